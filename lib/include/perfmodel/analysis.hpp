@@ -1,0 +1,60 @@
+#pragma once
+// Step-level analyses (seed 004 Day 16-17; seed 000): AI(b), AI_max, b*, memory footprint and
+// the largest batch that fits, TPOT floor, TTFT, tokens/s, MFU and HFU.
+#include <cstdint>
+#include <optional>
+
+#include "perfmodel/card.hpp"
+#include "perfmodel/model.hpp"
+#include "perfmodel/step.hpp"
+#include "perfmodel/workload.hpp"
+
+namespace perfmodel {
+
+// --- the seed's formulas, each on plain numbers so they can be checked by hand -------------
+// Decode arithmetic intensity with the KV cache (seed 004 Day 16):
+//   AI(b) = 2 N b / (W + b n kv), W = weight bytes (2N in bf16), kv = KV bytes per token.
+double decode_ai(double params, double weight_bytes, double batch, double ctx, double kv_per_token);
+// The ceiling as b -> infinity: AI_max = 2N / (n kv).
+double decode_ai_max(double params, double ctx, double kv_per_token);
+// The batch at which AI(b) reaches the ridge: b* = ridge W / (2N - ridge n kv); nullopt
+// ("never") when AI_max <= ridge.
+std::optional<double> decode_b_star(double ridge, double params, double weight_bytes, double ctx,
+                                    double kv_per_token);
+// KV bytes per token: 2 (K and V) x layers x kv heads x head_dim x bytes (reference B.3).
+double kv_bytes_per_token(const Model& m, DType kv);
+// KV bytes one sequence holds at context n, with sliding windows capping local layers.
+double kv_bytes_per_sequence(const Model& m, DType kv, int64_t ctx);
+// Transient activations per sequence of the step (the widest live tensors and the logits).
+double activation_bytes_per_sequence(const Model& m, const Workload& w);
+
+// Share of device memory a serving engine plans with (vLLM's gpu_memory_utilization default).
+inline constexpr double kDefaultMemoryUtilization = 0.9;
+
+struct MemoryPlan {
+  double capacity = 0, usable = 0;  // bytes; usable = capacity x utilization
+  double weights = 0, kv = 0, activations = 0, total = 0;
+  bool fits = false;
+  int64_t max_batch = 0;  // largest batch whose footprint fits (0: not even one)
+};
+MemoryPlan plan_memory(const Model& m, const Workload& w, const Card& card, double utilization);
+
+struct Analysis {
+  double parameters = 0, weight_bytes = 0, kv_bytes_per_token = 0;
+  double ridge = 0;   // nominal, at the step's matmul precision
+  double ai = 0, ai_max = 0;
+  std::optional<double> b_star;
+  MemoryPlan memory;
+  double step_time_s = 0;
+  double tpot_s = 0;        // decode: the step time
+  double tpot_floor_s = 0;  // (weights + b n kv) / nominal bandwidth (seed 004 W2)
+  double ttft_s = 0;        // prefill of the prompt for the batch
+  double tokens_per_s = 0;
+  double mfu = 0, hfu = 0;  // model / hardware FLOPs over time over the nominal peak
+};
+
+// `prefill_time_s` is the priced prefill step of the same batch (TTFT); pass 0 to skip.
+Analysis analyze(const Model& m, const Workload& w, const Step& step, double step_time_s,
+                 double prefill_time_s, const Card& card, double utilization);
+
+}  // namespace perfmodel

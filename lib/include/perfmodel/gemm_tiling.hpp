@@ -1,0 +1,48 @@
+#pragma once
+// CTA tiles and wave quantization of a GEMM (seed 001 slides 39 and 44; NVIDIA "Matrix
+// Multiplication Background" guide): the output is cut into tm x tn tiles, each tile runs on one
+// SM, and tiles run in waves of (SMs x CTAs per SM). A partial last wave leaves SMs idle.
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace perfmodel {
+
+struct Tile {
+  int64_t m = 0, n = 0;
+  std::string name() const { return std::to_string(m) + "x" + std::to_string(n); }
+};
+
+struct TilePlan {
+  Tile tile;
+  int64_t tiles = 0;         // ceil(M/tm) x ceil(N/tn) x batch
+  int64_t ctas_per_sm = 1;   // resident tiles per SM
+  int64_t waves = 0;         // ceil(tiles / (SMs x ctas_per_sm))
+  double wave_efficiency = 0;  // tiles / (ceil(tiles / SMs) x SMs): busy share of the SMs
+  int64_t split_k = 1;       // K split into this many slices (skinny GEMMs)
+  double tile_efficiency = 1;  // MMA efficiency of the tile shape (operand reuse; see .cpp)
+  double compute_time_s = 0;   // the busiest SM's tiles at its share of the peak
+};
+
+// The tiles cuBLAS-class kernels pick among on tensor-core GPUs.
+const std::vector<Tile>& default_tiles();
+
+// Plan one tile: tiles, waves, wave efficiency and the compute time at `peak_flops`.
+TilePlan plan_tile(int64_t m, int64_t n, int64_t k, int64_t batch, Tile tile, int sm_count,
+                   double peak_flops, int64_t split_k = 1);
+
+// The fastest plan among the default tiles (ties go to the larger tile), allowing split-K when
+// the output has fewer tiles than SMs.
+TilePlan best_tile(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_count,
+                   double peak_flops);
+
+// Largest power-of-two square tile t with three t x t tiles (A, B and the accumulator C) in
+// `smem_bytes` (seed 000 practice: 128 for bf16 in 100 KB).
+int64_t max_square_tile(double smem_bytes, double bytes_per_element);
+// Elements a tiled n x n matmul loads from slow memory with tile t: (n/t)^2 tiles x (n/t) steps
+// x 2t^2 = 2n^3/t (seed 000 practice, seed 001 slide 38).
+double tiled_matmul_loads(int64_t n, int64_t t);
+// Elements the naive matmul loads: each of n^2 outputs reads a row and a column, 2n^3.
+double naive_matmul_loads(int64_t n);
+
+}  // namespace perfmodel

@@ -1,0 +1,70 @@
+#pragma once
+// One kernel-sized piece of a step (ARCHITECTURE.md: Op): pure data. FLOPs and bytes are per
+// instance; `count` instances run per step (usually one per layer).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "perfmodel/dtype.hpp"
+
+namespace perfmodel {
+
+enum class OpKind { gemm, attention, elementwise, norm, kv_cache, embedding, copy, other };
+std::string to_string(OpKind k);
+
+// Which kernel implements the op; the validation backend runs the same one.
+enum class KernelId {
+  gemm,
+  copy,
+  add,
+  gelu_fused,
+  gelu_unfused,
+  silu_mul,
+  gelu_mul,
+  mul,
+  cast,
+  rmsnorm,
+  layernorm,
+  softmax_naive,
+  softmax_fused,
+  rotary,
+  kv_append,
+  embedding,
+  attention_decode,
+  attention_prefill_fused,
+  attention_prefill_unfused,
+  other
+};
+std::string to_string(KernelId k);
+
+struct GemmShape {
+  int64_t m = 0, n = 0, k = 0;  // y[m,n] = x[m,k] . W[n,k]^T (nn.Linear)
+  int64_t batch = 1;            // batched GEMMs (attention scores)
+};
+
+struct AttentionShape {
+  int64_t batch = 0, heads = 0, kv_heads = 0, q_len = 0, kv_len = 0, head_dim = 0;
+  bool causal = false;
+};
+
+struct Op {
+  std::string name;
+  OpKind kind = OpKind::other;
+  KernelId kernel = KernelId::other;
+  DType dtype = DType::bf16;   // compute / storage type of the op's activations
+  Precision precision = Precision::fp32;  // the peak its FLOPs run at
+  GemmShape gemm;              // kind == gemm
+  AttentionShape attention;    // attention, rotary, kv_cache
+  int64_t rows = 0, cols = 0;  // row-wise ops: elementwise, norm, softmax, embedding
+  double flops = 0;            // per instance
+  double bytes_read = 0;       // per instance, every tensor read counted (seed 004 错误一)
+  double bytes_written = 0;    // per instance
+  int launches = 1;            // kernels per instance
+  int64_t count = 1;           // instances per step
+  double model_flops = 0;      // the part of flops the model "needs" (MFU numerator)
+
+  double bytes() const { return bytes_read + bytes_written; }
+  double intensity() const { return bytes() > 0 ? flops / bytes() : 0; }
+};
+
+}  // namespace perfmodel

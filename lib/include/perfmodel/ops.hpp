@@ -1,0 +1,62 @@
+#pragma once
+// Op constructors: the one place each op's FLOPs and bytes are counted. Every tensor read and
+// every tensor written is counted once per kernel (seed 004 错误一), in its own dtype.
+#include <cstdint>
+#include <string>
+
+#include "perfmodel/op.hpp"
+
+namespace perfmodel::ops {
+
+// y[m,n] = x[m,k] . W[n,k]^T (+ bias): 2mnk FLOPs; reads x and W (and bias), writes y
+// (seed 000 example 2: bytes 2(MK + KN + MN) in bf16).
+Op gemm(std::string name, int64_t m, int64_t n, int64_t k, DType act, DType weight,
+        Precision precision, bool bias = false);
+
+// Elementwise kernels on rows x cols outputs. `inputs` full-size tensors are read and
+// `outputs` written per kernel; flops_per_element is the arithmetic per output element.
+Op elementwise(std::string name, KernelId kernel, int64_t rows, int64_t cols, DType dtype,
+               int inputs, int outputs, double flops_per_element, int launches = 1);
+
+// Convenience wrappers with the seeds' counts.
+Op add(std::string name, int64_t rows, int64_t cols, DType dtype);          // 2 reads, 1 write, 1 FLOP
+Op copy(std::string name, int64_t rows, int64_t cols, DType dtype);         // 1 read, 1 write
+Op silu_mul(std::string name, int64_t rows, int64_t cols, DType dtype);     // reads gate and up, writes 1
+Op gelu_mul(std::string name, int64_t rows, int64_t cols, DType dtype);     // GeGLU
+// GELU (tanh form). Fused: 1 read, 1 write. Unfused: the seed's 8 kernels, 10 reads and
+// 8 writes per element (seed 000: "10 чтений и 8 записей"), 9x the fused traffic.
+Op gelu(std::string name, int64_t rows, int64_t cols, DType dtype, bool fused);
+Op cast(std::string name, int64_t rows, int64_t cols, DType from, DType to);
+
+// RMSNorm / LayerNorm over rows of `cols`; reads x and the weight (and bias), writes y. With
+// `fused_residual` the residual add is fused in (reads x and residual, writes both).
+Op rmsnorm(std::string name, int64_t rows, int64_t cols, DType dtype, bool fused_residual);
+Op layernorm(std::string name, int64_t rows, int64_t cols, DType dtype, bool fused_residual);
+
+// Row softmax. Naive (seed 001 manual_softmax, 5 kernels): 5MN + M reads, 3MN + 2M writes.
+// Fused: MN reads, MN writes.
+Op softmax(std::string name, int64_t rows, int64_t cols, DType dtype, bool fused);
+
+// Rotary on q and k in place: reads and writes (heads + kv_heads) x head_dim per token and
+// reads the cos/sin table (head_dim per token).
+Op rotary(std::string name, int64_t tokens, int64_t heads, int64_t kv_heads, int64_t head_dim,
+          DType dtype);
+// KV-cache append: reads the new K and V, writes them into the cache.
+Op kv_append(std::string name, int64_t tokens, int64_t kv_heads, int64_t head_dim, DType act,
+             DType kv);
+// Embedding gather: reads token ids (int64) and one table row per token, writes the rows.
+Op embedding(std::string name, int64_t tokens, int64_t hidden, DType table, DType out);
+
+// Decode attention over a KV cache: QK^T and PV are 4 b h L d FLOPs; the cache is read once
+// per KV head group (GQA), q read and o written once.
+Op attention_decode(std::string name, int64_t batch, int64_t heads, int64_t kv_heads,
+                    int64_t kv_len, int64_t head_dim, DType act, DType kv);
+// Fused (flash) prefill attention: 4 b h s^2 d FLOPs, halved (s(s+1)/2 pairs) when causal;
+// Q, K, V read and O written once (the score matrix never reaches memory).
+Op attention_prefill(std::string name, int64_t batch, int64_t heads, int64_t kv_heads,
+                     int64_t q_len, int64_t kv_len, int64_t head_dim, bool causal, DType act,
+                     DType kv);
+// Score pairs of (causal) attention: q_len x kv_len, or the causal triangle.
+double attention_pairs(int64_t q_len, int64_t kv_len, bool causal);
+
+}  // namespace perfmodel::ops

@@ -1,0 +1,84 @@
+#pragma once
+// Pricing an op on a card (ARCHITECTURE.md: price(Op, Card, Calibration) -> OpCost).
+//
+// Two times per op:
+//  roofline_time_s  the seeds' bound max(F / P, M / W) at nominal datasheet peaks (seed 000);
+//  time_s           the prediction: the roofline at effective roofs (measured, or nominal times
+//                   a documented efficiency), with GEMM tile/wave quantization, a per-kernel
+//                   floor, and the host launch gap for eager profiles (docs/model.md).
+#include <optional>
+#include <string>
+
+#include "perfmodel/calibration.hpp"
+#include "perfmodel/card.hpp"
+#include "perfmodel/gemm_tiling.hpp"
+#include "perfmodel/op.hpp"
+#include "perfmodel/workload.hpp"
+
+namespace perfmodel {
+
+enum class Bound { memory, compute, overhead };
+std::string to_string(Bound b);
+
+// The roofs pricing uses, resolved once per (card, calibration).
+struct Roofs {
+  const Card* card = nullptr;
+  bool calibrated = false;
+  double bandwidth = 0;        // effective DRAM B/s
+  double l2_bandwidth = 0;     // effective L2 B/s
+  std::array<double, kPrecisionCount> peak{};  // effective FLOP/s per precision
+  double attention_efficiency = 0;  // fused prefill attention, share of the tensor peak
+  double kernel_floor_s = 0;   // minimal device time of one kernel
+  double host_launch_s = 0;    // eager: host time per launch
+  double ramp_t0_s = 0;        // fixed cost of a memory-bound kernel beyond the floor
+};
+
+// Documented default efficiencies for uncalibrated cards (docs/model.md cites each).
+struct DefaultEfficiency {
+  static constexpr double memory = 0.88;   // large copies reach 75-90 % (seed 004 Day 13; ref C.9: 4.3/4.8)
+  static constexpr double gemm = 0.80;     // cuBLAS large squares reach ~80 % (ref C.10-12)
+  static constexpr double vector = 0.70;   // FP32 CUDA-core arithmetic
+  static constexpr double attention = 0.50;  // simple flash-style kernels: half the GEMM rate
+  static constexpr double host_launch_s = 6e-6;  // PyTorch eager dispatch + cudaLaunchKernel
+};
+
+Roofs make_roofs(const Card& card, const Calibration* calibration);
+
+struct OpCost {
+  double roofline_time_s = 0;  // per instance, nominal roofline
+  double time_s = 0;           // per instance, prediction
+  double compute_time_s = 0;   // F / P_eff (after wave quantization for GEMMs)
+  double memory_time_s = 0;    // M / W_eff
+  double overhead_time_s = 0;  // floor and launch gaps
+  Bound bound = Bound::memory;
+  double nominal_peak = 0, nominal_bandwidth = 0;
+  double achieved_flops = 0;   // F / time_s
+  // The seed's three distances (seed 004 Day 15): to the slanted roof (overhead + kernel
+  // efficiency), along it to the ridge (arithmetic intensity), and the nominal roof's gap to the
+  // measured one (the card's own limit).
+  double distance_to_roof = 1;   // attainable(AI) at nominal roofs / achieved, >= 1
+  double distance_to_ridge = 1;  // ridge / AI when below the ridge, else 1
+  double roof_gap = 1;           // nominal peak / effective peak
+  std::optional<TilePlan> tiling;  // GEMMs
+};
+
+// `force_tile` prices a GEMM with that CTA tile instead of the best one.
+OpCost price(const Op& op, const Roofs& roofs, Impl impl, const Tile* force_tile = nullptr);
+
+}  // namespace perfmodel
+
+#include "perfmodel/step.hpp"
+
+namespace perfmodel {
+
+struct StepCost {
+  std::vector<OpCost> ops;     // per instance, parallel to Step::ops
+  double time_s = 0;           // sum of count x time over ops
+  double roofline_time_s = 0;  // sum of count x roofline time
+  double compute_time_s = 0, memory_time_s = 0, overhead_time_s = 0;  // time shares by bound
+  Bound bound = Bound::memory;  // the bound holding the largest share of time
+};
+
+StepCost price_step(const Step& step, const Roofs& roofs, Impl impl);
+
+}  // namespace perfmodel

@@ -1,0 +1,39 @@
+#pragma once
+// What is being run (ARCHITECTURE.md: Workload): phase, batch, context, dtypes, implementation.
+#include <cstdint>
+#include <string>
+
+#include "perfmodel/dtype.hpp"
+
+namespace perfmodel {
+
+enum class Phase { prefill, decode };
+
+// Implementation profile (docs/profiles.md):
+//  fused: what serving engines do — fused norm, activation, rotary and KV write, flash
+//         attention, the step replayed as one CUDA graph (no host gaps).
+//  eager: PyTorch eager as HF transformers runs it — every elementwise op its own kernel,
+//         RMSNorm in fp32 through several kernels, unfused attention, host launch per op.
+enum class Impl { fused, eager };
+
+struct Workload {
+  Phase phase = Phase::decode;
+  int64_t batch = 1;
+  // decode: tokens in the KV cache that the new token attends to (the new one included);
+  // prefill: prompt length.
+  int64_t ctx = 2048;
+  DType weight_dtype = DType::bf16;
+  DType act_dtype = DType::bf16;
+  DType kv_dtype = DType::bf16;
+  Impl impl = Impl::fused;
+  bool allow_tf32 = false;       // fp32 matmuls on tensor cores
+  bool lm_head_all_positions = false;  // prefill: logits for every position (training-style)
+
+  int64_t new_tokens_per_seq() const { return phase == Phase::decode ? 1 : ctx; }
+  int64_t tokens() const { return batch * new_tokens_per_seq(); }
+};
+
+std::string to_string(Phase p);
+std::string to_string(Impl i);
+
+}  // namespace perfmodel

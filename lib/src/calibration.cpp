@@ -1,0 +1,71 @@
+// hardware/<card>.calibration.yaml <-> Calibration (docs/calibration.md).
+#include <cstdio>
+#include <sstream>
+
+#include "perfmodel/calibration.hpp"
+#include "yaml_reader.hpp"
+
+namespace perfmodel {
+
+Calibration load_calibration(const std::string& path) {
+  detail::MapReader r(detail::load_file(path), path, "");
+  Calibration c;
+  c.source_file = path;
+  c.card_key = r.str("card");
+  c.device_name = r.opt_str("device").value_or("");
+  c.measured_on = r.opt_str("measured_on").value_or("");
+  r.opt_str("git_sha");
+  r.opt_str("driver");
+  r.opt_str("note");
+  c.dram_bandwidth = r.quantity("dram_bandwidth", Dimension::bytes_per_s);
+  c.l2_bandwidth = r.opt_quantity("l2_bandwidth", Dimension::bytes_per_s).value_or(0);
+  if (auto g = r.opt_map("gemm_peak")) {
+    for (int i = 0; i < kPrecisionCount; ++i)
+      if (auto v = g->opt_quantity(std::string(to_string(static_cast<Precision>(i))), Dimension::flop_per_s))
+        c.gemm_peak[i] = *v;
+    g->finish();
+  }
+  c.attention_peak = r.opt_quantity("attention_peak", Dimension::flop_per_s).value_or(0);
+  c.kernel_floor_s = r.quantity("kernel_floor", Dimension::seconds);
+  c.host_launch_s = r.opt_quantity("host_launch", Dimension::seconds).value_or(0);
+  if (auto ramp = r.opt_map("memory_ramp")) {
+    c.ramp_t0_s = ramp->opt_quantity("t0", Dimension::seconds, true).value_or(0);
+    c.ramp_bandwidth = ramp->opt_quantity("bandwidth", Dimension::bytes_per_s).value_or(0);
+    ramp->finish();
+  }
+  r.finish();
+  return c;
+}
+
+namespace {
+std::string q(double v, const char* unit, double scale) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.6g %s", v / scale, unit);
+  return buf;
+}
+}  // namespace
+
+std::string to_yaml(const Calibration& c) {
+  std::ostringstream o;
+  o << "# Measured roofs of one card, written by `perfmodel calibrate --on-gpu` (docs/calibration.md).\n";
+  o << "card: " << c.card_key << "\n";
+  if (!c.device_name.empty()) o << "device: \"" << c.device_name << "\"\n";
+  if (!c.measured_on.empty()) o << "measured_on: \"" << c.measured_on << "\"\n";
+  o << "dram_bandwidth: " << q(c.dram_bandwidth, "GB/s", 1e9) << "   # large copy, read + write counted\n";
+  if (c.l2_bandwidth > 0) o << "l2_bandwidth: " << q(c.l2_bandwidth, "GB/s", 1e9) << "\n";
+  o << "gemm_peak:\n";
+  for (int i = 0; i < kPrecisionCount; ++i)
+    if (c.gemm_peak[i] > 0)
+      o << "  " << to_string(static_cast<Precision>(i)) << ": " << q(c.gemm_peak[i], "TFLOP/s", 1e12) << "\n";
+  if (c.attention_peak > 0) o << "attention_peak: " << q(c.attention_peak, "TFLOP/s", 1e12) << "\n";
+  o << "kernel_floor: " << q(c.kernel_floor_s, "us", 1e-6) << "   # smallest kernel, graph replay\n";
+  if (c.host_launch_s > 0) o << "host_launch: " << q(c.host_launch_s, "us", 1e-6) << "   # eager launch, wall time\n";
+  if (c.ramp_bandwidth > 0) {
+    o << "memory_ramp:   # t = t0 + bytes / bandwidth, least squares over elementwise kernels\n";
+    o << "  t0: " << q(c.ramp_t0_s, "us", 1e-6) << "\n";
+    o << "  bandwidth: " << q(c.ramp_bandwidth, "GB/s", 1e9) << "\n";
+  }
+  return o.str();
+}
+
+}  // namespace perfmodel

@@ -1,0 +1,131 @@
+// hardware/*.yaml -> Card (docs/catalogue-schema.md).
+#include <cmath>
+
+#include "perfmodel/catalogue.hpp"
+#include "yaml_reader.hpp"
+
+namespace perfmodel {
+
+namespace {
+
+using detail::MapReader;
+
+void read_peaks(MapReader peaks, Card& c) {
+  for (int i = 0; i < kPrecisionCount; ++i) {
+    auto p = static_cast<Precision>(i);
+    if (auto v = peaks.opt_quantity(std::string(to_string(p)), Dimension::flop_per_s)) c.peak[i] = *v;
+  }
+  peaks.finish();
+}
+
+void read_fma(MapReader fma, Card& c) {
+  for (int i = 0; i < kPrecisionCount; ++i) {
+    auto p = static_cast<Precision>(i);
+    if (!is_tensor(p)) continue;
+    if (auto v = fma.opt_number(std::string(to_string(p)))) {
+      if (*v <= 0) fma.fail(std::string(to_string(p)), "must be positive");
+      c.tensor_fma_per_clock[i] = *v;
+    }
+  }
+  fma.finish();
+}
+
+// Derives what units x clock allow and checks it against the stated peaks (2 % tolerance).
+void derive_and_check(Card& c) {
+  for (int i = 0; i < kPrecisionCount; ++i) {
+    auto p = static_cast<Precision>(i);
+    double d = 0;
+    if (is_tensor(p) && c.tensor_fma_per_clock[i] > 0)
+      d = derive_tensor_peak(c.sm_count, c.tensor_cores_per_sm, c.tensor_fma_per_clock[i], c.tensor_clock_hz);
+    else if (p == Precision::fp32 && c.fp32_lanes_per_sm > 0)
+      d = derive_lane_peak(c.sm_count, c.fp32_lanes_per_sm, c.cuda_clock_hz);
+    else if (p == Precision::fp64 && c.fp64_lanes_per_sm > 0)
+      d = derive_lane_peak(c.sm_count, c.fp64_lanes_per_sm, c.cuda_clock_hz);
+    c.derived_peak[i] = d;
+    if (d <= 0) continue;
+    if (c.peak[i] <= 0) {
+      c.peak[i] = d;
+    } else if (std::fabs(d / c.peak[i] - 1) > 0.02) {
+      char buf[256];
+      std::snprintf(buf, sizeof buf,
+                    "%s: %s peak derived from units x clock is %.1f TFLOP/s, the stated value %.1f "
+                    "(%+.1f %%)",
+                    c.source_file.c_str(), std::string(to_string(p)).c_str(), d / 1e12,
+                    c.peak[i] / 1e12, (d / c.peak[i] - 1) * 100);
+      c.warnings.emplace_back(buf);
+    }
+  }
+}
+
+}  // namespace
+
+Card load_card_file(const std::string& path) {
+  MapReader r(detail::load_file(path), path, "");
+  Card c;
+  c.source_file = path;
+  c.name = r.str("name");
+  c.vendor = r.str("vendor");
+  c.architecture = r.str("architecture");
+  c.compute_capability = r.str("compute_capability");
+  c.sm_count = static_cast<int>(r.integer("sm_count"));
+  {
+    MapReader clocks = r.map("clocks");
+    c.tensor_clock_hz = clocks.quantity("tensor", Dimension::hertz);
+    c.cuda_clock_hz = clocks.quantity("cuda_core", Dimension::hertz);
+    clocks.finish();
+  }
+  {
+    MapReader u = r.map("units_per_sm");
+    c.tensor_cores_per_sm = static_cast<int>(u.integer("tensor_cores", 0));
+    c.fp32_lanes_per_sm = static_cast<int>(u.integer("fp32_lanes"));
+    c.fp64_lanes_per_sm = static_cast<int>(u.opt_integer("fp64_lanes", 0).value_or(0));
+    u.finish();
+  }
+  if (auto fma = r.opt_map("tensor_fma_per_clock")) read_fma(*fma, c);
+  read_peaks(r.map("peaks"), c);
+  {
+    MapReader m = r.map("memory");
+    c.memory_bytes = m.quantity("capacity", Dimension::bytes);
+    c.bus_width_bits = m.quantity("bus_width", Dimension::bits);
+    c.data_rate_bps = m.quantity("data_rate", Dimension::bits_per_s);
+    if (auto bw = m.opt_quantity("bandwidth", Dimension::bytes_per_s)) {
+      c.bandwidth = *bw;
+    } else {
+      c.bandwidth = derive_bandwidth(c.bus_width_bits, c.data_rate_bps);
+      c.bandwidth_derived = true;
+    }
+    c.l2_bytes = m.quantity("l2", Dimension::bytes);
+    m.finish();
+  }
+  {
+    MapReader s = r.map("sm_limits");
+    SmLimits& l = c.limits;
+    l.shared_memory_per_sm = s.quantity("shared_memory_per_sm", Dimension::bytes);
+    l.shared_memory_per_block = s.quantity("shared_memory_per_block", Dimension::bytes);
+    l.reserved_shared_memory_per_block =
+        s.opt_quantity("reserved_shared_memory_per_block", Dimension::bytes, true).value_or(0);
+    l.registers_per_sm = static_cast<int>(s.integer("registers_per_sm"));
+    l.max_registers_per_thread = static_cast<int>(s.integer("max_registers_per_thread"));
+    l.max_threads_per_sm = static_cast<int>(s.integer("max_threads_per_sm"));
+    l.max_warps_per_sm = static_cast<int>(s.integer("max_warps_per_sm"));
+    l.max_blocks_per_sm = static_cast<int>(s.integer("max_blocks_per_sm"));
+    l.max_threads_per_block = static_cast<int>(s.integer("max_threads_per_block"));
+    l.warp_size = static_cast<int>(s.integer("warp_size"));
+    s.finish();
+  }
+  c.launch_overhead_s = r.quantity("launch_overhead", Dimension::seconds);
+  {
+    MapReader ic = r.map("interconnect");
+    c.nvlink_bandwidth = ic.opt_quantity("nvlink", Dimension::bytes_per_s).value_or(0);
+    c.pcie_bandwidth = ic.quantity("pcie", Dimension::bytes_per_s);
+    ic.finish();
+  }
+  r.finish();
+  derive_and_check(c);
+  bool any = false;
+  for (double p : c.peak) any = any || p > 0;
+  if (!any) r.fail_here("no peak given or derivable");
+  return c;
+}
+
+}  // namespace perfmodel

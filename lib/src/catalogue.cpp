@@ -1,0 +1,115 @@
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
+#include "perfmodel/catalogue.hpp"
+#include "perfmodel/errors.hpp"
+#include "yaml_reader.hpp"
+
+namespace fs = std::filesystem;
+
+namespace perfmodel {
+
+namespace {
+
+std::vector<std::string> yaml_stems(const std::string& dir) {
+  std::vector<std::string> out;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    if (!e.is_regular_file() || e.path().extension() != ".yaml") continue;
+    std::string stem = e.path().stem().string();
+    // aliases.yaml and <card>.calibration.yaml are not catalogue entries.
+    if (stem == "aliases" || stem.ends_with(".calibration")) continue;
+    out.push_back(stem);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+std::string lower(std::string s) {
+  std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+  return s;
+}
+
+bool looks_like_path(const std::string& s) {
+  return s.find('/') != std::string::npos || s.ends_with(".yaml") || s.ends_with(".yml") ||
+         s.ends_with(".json");
+}
+
+}  // namespace
+
+Catalogue::Catalogue(std::string root) : root_(std::move(root)) {
+  if (!fs::is_directory(fs::path(root_) / "hardware"))
+    throw InputError("catalogue folder '" + root_ + "' has no hardware/ folder; set PERFMODEL_DATA_DIR "
+                     "to the folder that holds hardware/ and models/");
+}
+
+std::vector<std::string> Catalogue::card_keys() const { return yaml_stems(root_ + "/hardware"); }
+std::vector<std::string> Catalogue::model_keys() const { return yaml_stems(root_ + "/models"); }
+
+std::string Catalogue::resolve(const std::string& dir, const std::string& name) const {
+  const std::string n = lower(name);
+  const auto keys = yaml_stems(root_ + "/" + dir);
+  if (std::find(keys.begin(), keys.end(), n) != keys.end()) return n;
+  const std::string alias_file = root_ + "/" + dir + "/aliases.yaml";
+  if (fs::exists(alias_file)) {
+    YAML::Node aliases = detail::load_file(alias_file);
+    if (aliases.IsMap() && aliases[n]) return aliases[n].as<std::string>();
+  }
+  return "";
+}
+
+std::string Catalogue::card_key(const std::string& name) const { return resolve("hardware", name); }
+std::string Catalogue::model_key(const std::string& name) const { return resolve("models", name); }
+
+std::string Catalogue::calibration_path(const std::string& key) const {
+  return root_ + "/hardware/" + key + ".calibration.yaml";
+}
+
+Card Catalogue::card(const std::string& name) const {
+  if (looks_like_path(name) && fs::exists(name)) {
+    Card c = load_card_file(name);
+    c.key = fs::path(name).stem().string();
+    return c;
+  }
+  std::string key = card_key(name);
+  if (key.empty()) {
+    std::string close = detail::close_names(lower(name), card_keys());
+    throw InputError("unknown card '" + name + "'" + (close.empty() ? "" : "; did you mean " + close + "?") +
+                     " (`perfmodel cards` lists them)");
+  }
+  Card c = load_card_file(root_ + "/hardware/" + key + ".yaml");
+  c.key = key;
+  return c;
+}
+
+Model Catalogue::model(const std::string& name) const {
+  if (looks_like_path(name)) {
+    if (!fs::exists(name)) throw InputError("model file '" + name + "' does not exist");
+    return load_model_file(name);
+  }
+  std::string key = model_key(name);
+  if (key.empty()) {
+    std::string close = detail::close_names(lower(name), model_keys());
+    throw InputError("unknown model '" + name + "'" + (close.empty() ? "" : "; did you mean " + close + "?") +
+                     " (`perfmodel models` lists them; a path to a YAML file or an HF config.json also works)");
+  }
+  Model m = load_model_file(root_ + "/models/" + key + ".yaml");
+  m.key = key;
+  return m;
+}
+
+std::string default_data_root(const std::string& argv0) {
+  if (const char* env = std::getenv("PERFMODEL_DATA_DIR")) return env;
+  std::error_code ec;
+  fs::path exe = fs::read_symlink("/proc/self/exe", ec);
+  if (ec) exe = fs::path(argv0);
+  fs::path installed = exe.parent_path() / ".." / "share" / "perfmodel";
+  if (fs::is_directory(installed / "hardware")) return fs::weakly_canonical(installed).string();
+#ifdef PERFMODEL_SOURCE_DIR
+  if (fs::is_directory(fs::path(PERFMODEL_SOURCE_DIR) / "hardware")) return PERFMODEL_SOURCE_DIR;
+#endif
+  return ".";
+}
+
+}  // namespace perfmodel

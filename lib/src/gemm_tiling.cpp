@@ -1,0 +1,80 @@
+#include "perfmodel/gemm_tiling.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace perfmodel {
+
+namespace {
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+}  // namespace
+
+const std::vector<Tile>& default_tiles() {
+  static const std::vector<Tile> tiles{{256, 128}, {128, 256}, {128, 128}, {128, 64},
+                                       {64, 128},  {64, 64}};
+  return tiles;
+}
+
+TilePlan plan_tile(int64_t m, int64_t n, int64_t k, int64_t batch, Tile tile, int sm_count,
+                   double peak_flops, int64_t split_k) {
+  TilePlan p;
+  p.tile = tile;
+  p.split_k = std::max<int64_t>(1, split_k);
+  p.tiles = ceil_div(m, tile.m) * ceil_div(n, tile.n) * batch * p.split_k;
+  // One large tile fills an SM's tensor cores; smaller ones share the SM (register and shared
+  // memory budgets allow about 256x128 worth of accumulators per SM).
+  p.ctas_per_sm = std::max<int64_t>(1, (256 * 128) / (tile.m * tile.n));
+  const int64_t slots = static_cast<int64_t>(sm_count) * p.ctas_per_sm;
+  p.waves = ceil_div(p.tiles, slots);
+  // The step is as long as its busiest SM: ceil(tiles / SMs) tiles run on it, whether resident
+  // together or one after another. The busy share of the SMs is the wave efficiency (seed 001:
+  // 1793^3 with 256x128 tiles = 120 tiles on 108 SMs -> 2 rounds, 120 / 216 = 56 %).
+  const int64_t per_sm = ceil_div(p.tiles, sm_count);
+  p.wave_efficiency = static_cast<double>(p.tiles) / static_cast<double>(per_sm * sm_count);
+  // Operand reuse of a tm x tn tile: it does 2 tm tn FLOPs per (tm + tn) loaded elements; the
+  // MMA pipeline stays fed only above a reuse of about 64 (a 128x128 tile), so smaller tiles
+  // run proportionally slower. This is a mechanism, not a fit: reuse = tm tn / (tm + tn).
+  const double reuse = static_cast<double>(tile.m * tile.n) / static_cast<double>(tile.m + tile.n);
+  p.tile_efficiency = std::min(1.0, reuse / 64.0);
+  const double k_slice = std::ceil(static_cast<double>(k) / p.split_k);
+  const double tile_flops = 2.0 * tile.m * tile.n * k_slice;
+  const double sm_peak = peak_flops / sm_count;
+  p.compute_time_s = per_sm * tile_flops / (sm_peak * p.tile_efficiency);
+  return p;
+}
+
+TilePlan best_tile(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_count,
+                   double peak_flops) {
+  TilePlan best;
+  bool have = false;
+  for (const Tile& t : default_tiles()) {
+    int64_t base_tiles = ceil_div(m, t.m) * ceil_div(n, t.n) * batch;
+    // Split-K: when the output alone cannot fill the SMs, slice K (at least 256 deep each).
+    int64_t max_split = std::max<int64_t>(1, std::min<int64_t>(k / 256, sm_count / std::max<int64_t>(1, base_tiles)));
+    for (int64_t s = 1; s <= max_split; s *= 2) {
+      TilePlan p = plan_tile(m, n, k, batch, t, sm_count, peak_flops, s);
+      if (!have || p.compute_time_s < best.compute_time_s * (1 - 1e-9)) {
+        best = p;
+        have = true;
+      }
+    }
+  }
+  return best;
+}
+
+int64_t max_square_tile(double smem_bytes, double bytes_per_element) {
+  int64_t t = 1;
+  while (3.0 * static_cast<double>(2 * t) * static_cast<double>(2 * t) * bytes_per_element <= smem_bytes) t *= 2;
+  return t;
+}
+
+double tiled_matmul_loads(int64_t n, int64_t t) {
+  const double nt = static_cast<double>(n) / static_cast<double>(t);
+  return nt * nt * nt * 2.0 * static_cast<double>(t) * static_cast<double>(t);
+}
+
+double naive_matmul_loads(int64_t n) {
+  return 2.0 * static_cast<double>(n) * static_cast<double>(n) * static_cast<double>(n);
+}
+
+}  // namespace perfmodel

@@ -1,0 +1,159 @@
+// models/*.yaml and Hugging Face config.json -> Model.
+#include <algorithm>
+
+#include "perfmodel/catalogue.hpp"
+#include "perfmodel/errors.hpp"
+#include "yaml_reader.hpp"
+
+namespace perfmodel {
+
+namespace {
+
+using detail::MapReader;
+
+Activation parse_activation(MapReader& r, const std::string& key, const std::string& v) {
+  if (v == "silu" || v == "swish") return Activation::silu;
+  if (v == "gelu") return Activation::gelu;
+  if (v == "gelu_new" || v == "gelu_pytorch_tanh" || v == "gelu_fast" || v == "gelu_tanh")
+    return Activation::gelu_tanh;
+  if (v == "relu") return Activation::relu;
+  r.fail(key, "unknown activation '" + v + "'; expected silu, gelu, gelu_new, gelu_pytorch_tanh or relu");
+}
+
+template <typename T>
+T pick(MapReader& r, const std::string& key, const std::string& v,
+       std::initializer_list<std::pair<const char*, T>> options) {
+  std::string names;
+  for (const auto& [name, value] : options) {
+    if (v == name) return value;
+    names += (names.empty() ? "" : ", ") + std::string(name);
+  }
+  r.fail(key, "'" + v + "' is not one of: " + names);
+}
+
+}  // namespace
+
+Model load_model_file(const std::string& path) {
+  if (path.size() >= 5 && path.substr(path.size() - 5) == ".json") return load_hf_config(path);
+  YAML::Node root = detail::load_file(path);
+  if (root.IsMap() && (root["model_type"] || root["architectures"])) return load_hf_config(path);
+  MapReader r(root, path, "");
+  Model m;
+  m.key = path;
+  m.source_file = path;
+  m.name = r.str("name");
+  r.opt_str("hf_repo");
+  m.architecture = r.str("architecture");
+  m.hidden = r.integer("hidden_size");
+  m.intermediate = r.integer("intermediate_size");
+  m.layers = r.integer("num_hidden_layers");
+  m.heads = r.integer("num_attention_heads");
+  m.kv_heads = r.integer("num_key_value_heads");
+  m.head_dim = r.integer("head_dim");
+  m.vocab = r.integer("vocab_size");
+  m.max_positions = r.integer("max_position_embeddings");
+  m.act = parse_activation(r, "hidden_act", r.str("hidden_act"));
+  m.gated_mlp = pick<bool>(r, "mlp", r.str("mlp"), {{"gated", true}, {"plain", false}});
+  m.norm = pick<NormKind>(r, "norm", r.str("norm"),
+                          {{"rmsnorm", NormKind::rmsnorm}, {"layernorm", NormKind::layernorm}});
+  m.norms_per_layer = static_cast<int>(r.integer("norms_per_layer"));
+  if (m.norms_per_layer != 2 && m.norms_per_layer != 4) r.fail("norms_per_layer", "must be 2 or 4");
+  m.position = pick<PositionKind>(r, "position_embedding", r.str("position_embedding"),
+                                  {{"rope", PositionKind::rope}, {"learned", PositionKind::learned}});
+  m.tie_word_embeddings = r.boolean("tie_word_embeddings");
+  m.qkv_bias = r.boolean("attention_bias");
+  m.o_bias = r.boolean("attention_output_bias");
+  m.mlp_bias = r.boolean("mlp_bias");
+  m.sliding_window = r.integer("sliding_window", 0);
+  m.window_pattern = pick<WindowPattern>(r, "sliding_window_pattern", r.str("sliding_window_pattern"),
+                                         {{"all", WindowPattern::all}, {"alternate", WindowPattern::alternate}});
+  // MoE / MLA models come with a later issue; refuse rather than price them as dense.
+  for (const char* k : {"num_local_experts", "n_routed_experts", "num_experts", "kv_lora_rank", "q_lora_rank"})
+    if (r.has(k)) r.fail(k, "MoE and MLA models are not supported yet; refusing to price this model as dense");
+  r.finish();
+  validate(m);
+  return m;
+}
+
+Model load_hf_config(const std::string& path) {
+  MapReader r(detail::load_file(path), path, "");
+  Model m;
+  m.key = path;
+  m.source_file = path;
+  const std::string type = r.opt_str("model_type").value_or("");
+  static const std::vector<std::string> kSupported{"llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "gpt2"};
+  if (std::find(kSupported.begin(), kSupported.end(), type) == kSupported.end()) {
+    std::string list;
+    for (const auto& s : kSupported) list += (list.empty() ? "" : ", ") + s;
+    if (type == "mixtral" || type == "deepseek_v2" || type == "deepseek_v3" || type == "qwen2_moe")
+      r.fail("model_type", "'" + type + "' is a MoE/MLA model; MoE and MLA are not supported yet "
+                           "(refusing to price it as dense)");
+    r.fail("model_type", type.empty() ? "missing; supported model types: " + list
+                                      : "'" + type + "' is not supported; supported: " + list);
+  }
+  // MoE / MLA fields present with a value: refuse.
+  for (const char* k : {"num_local_experts", "n_routed_experts", "num_experts", "num_experts_per_tok",
+                        "moe_intermediate_size", "kv_lora_rank", "q_lora_rank"}) {
+    if (!r.has(k)) continue;
+    auto v = r.opt_str(k);
+    if (v && *v != "0") r.fail(k, "MoE and MLA models are not supported yet; refusing to price this model as dense");
+  }
+  m.architecture = type;
+  m.name = type;
+  if (auto names = r.has("_name_or_path") ? r.opt_str("_name_or_path") : std::nullopt) m.name = *names;
+  const bool gpt2 = type == "gpt2";
+  auto first = [&](std::initializer_list<const char*> keys, bool required) -> std::optional<int64_t> {
+    for (const char* k : keys)
+      if (r.has(k))
+        if (auto v = r.opt_nullable_integer(k)) return v;
+    if (required) r.fail_here(std::string("missing required field '") + *keys.begin() + "'");
+    return std::nullopt;
+  };
+  m.hidden = *first({"hidden_size", "n_embd"}, true);
+  m.layers = *first({"num_hidden_layers", "n_layer"}, true);
+  m.heads = *first({"num_attention_heads", "n_head"}, true);
+  m.vocab = *first({"vocab_size"}, true);
+  m.max_positions = *first({"max_position_embeddings", "n_positions"}, true);
+  // GPT-2: n_inner null means 4 x n_embd.
+  auto inter = first({"intermediate_size", "n_inner"}, !gpt2);
+  m.intermediate = inter ? *inter : 4 * m.hidden;
+  // Missing num_key_value_heads means multi-head attention (HF's default).
+  m.kv_heads = first({"num_key_value_heads"}, false).value_or(m.heads);
+  // Explicit head_dim wins (Gemma-2: 256, not hidden / heads).
+  auto hd = first({"head_dim"}, false);
+  if (m.heads <= 0) r.fail("num_attention_heads", "must be positive");
+  m.head_dim = hd ? *hd : m.hidden / m.heads;
+  std::string act = r.opt_str("hidden_act").value_or(r.opt_str("activation_function").value_or(
+      r.opt_str("hidden_activation").value_or("")));
+  if (act.empty()) r.fail_here("missing required field 'hidden_act'");
+  m.act = parse_activation(r, "hidden_act", act);
+  // PretrainedConfig defaults tie_word_embeddings to true (reference B.4).
+  m.tie_word_embeddings = r.opt_boolean("tie_word_embeddings").value_or(true);
+  if (gpt2) {
+    m.gated_mlp = false;
+    m.norm = NormKind::layernorm;
+    m.position = PositionKind::learned;
+    m.qkv_bias = m.o_bias = m.mlp_bias = true;
+  } else {
+    m.gated_mlp = true;
+    m.norm = NormKind::rmsnorm;
+    m.position = PositionKind::rope;
+    // Qwen2's q/k/v bias is hard-coded in the model, not a config key (reference B.4).
+    m.qkv_bias = r.opt_boolean("attention_bias").value_or(type == "qwen2");
+    m.o_bias = false;
+    m.mlp_bias = r.opt_boolean("mlp_bias").value_or(false);
+  }
+  if (type == "gemma2") {
+    m.norms_per_layer = 4;
+    m.window_pattern = WindowPattern::alternate;
+  }
+  auto window = r.has("sliding_window") ? r.opt_nullable_integer("sliding_window") : std::nullopt;
+  const bool use_window = r.opt_boolean("use_sliding_window").value_or(true);
+  m.sliding_window = window && use_window ? *window : 0;
+  // Other HF fields (training, tokenizer, rope scaling) do not change the cost.
+  for (const auto& k : r.keys()) r.ignore({k});
+  validate(m);
+  return m;
+}
+
+}  // namespace perfmodel

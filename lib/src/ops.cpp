@@ -1,0 +1,235 @@
+#include "perfmodel/ops.hpp"
+
+#include "perfmodel/checked.hpp"
+
+namespace perfmodel::ops {
+
+namespace {
+double elems(int64_t rows, int64_t cols, const std::string& name) {
+  return static_cast<double>(checked_mul({rows, cols}, name));
+}
+}  // namespace
+
+Op gemm(std::string name, int64_t m, int64_t n, int64_t k, DType act, DType weight,
+        Precision precision, bool bias) {
+  Op op;
+  op.name = std::move(name);
+  op.kind = OpKind::gemm;
+  op.kernel = KernelId::gemm;
+  op.dtype = act;
+  op.precision = precision;
+  op.gemm = {m, n, k, 1};
+  checked_mul({m, n, k}, op.name + " (m x n x k)");
+  const double M = static_cast<double>(m), N = static_cast<double>(n), K = static_cast<double>(k);
+  op.flops = 2.0 * M * N * K;
+  op.model_flops = op.flops;
+  op.bytes_read = M * K * bytes_of(act) + N * K * bytes_of(weight) + (bias ? N * bytes_of(weight) : 0);
+  op.bytes_written = M * N * bytes_of(act);
+  return op;
+}
+
+Op elementwise(std::string name, KernelId kernel, int64_t rows, int64_t cols, DType dtype,
+               int inputs, int outputs, double flops_per_element, int launches) {
+  Op op;
+  op.name = std::move(name);
+  op.kind = OpKind::elementwise;
+  op.kernel = kernel;
+  op.dtype = dtype;
+  op.precision = vector_precision(dtype);
+  op.rows = rows;
+  op.cols = cols;
+  const double e = elems(rows, cols, op.name);
+  op.flops = flops_per_element * e;
+  op.bytes_read = inputs * e * bytes_of(dtype);
+  op.bytes_written = outputs * e * bytes_of(dtype);
+  op.launches = launches;
+  return op;
+}
+
+Op add(std::string name, int64_t rows, int64_t cols, DType dtype) {
+  return elementwise(std::move(name), KernelId::add, rows, cols, dtype, 2, 1, 1);
+}
+
+Op copy(std::string name, int64_t rows, int64_t cols, DType dtype) {
+  Op op = elementwise(std::move(name), KernelId::copy, rows, cols, dtype, 1, 1, 0);
+  op.kind = OpKind::copy;
+  return op;
+}
+
+Op silu_mul(std::string name, int64_t rows, int64_t cols, DType dtype) {
+  // silu(g) * u = g / (1 + exp(-g)) * u: about 5 FLOPs per element.
+  return elementwise(std::move(name), KernelId::silu_mul, rows, cols, dtype, 2, 1, 5);
+}
+
+Op gelu_mul(std::string name, int64_t rows, int64_t cols, DType dtype) {
+  return elementwise(std::move(name), KernelId::gelu_mul, rows, cols, dtype, 2, 1, 10);
+}
+
+Op gelu(std::string name, int64_t rows, int64_t cols, DType dtype, bool fused) {
+  // tanh form: 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))): 8 operations per element.
+  if (fused) return elementwise(std::move(name), KernelId::gelu_fused, rows, cols, dtype, 1, 1, 8);
+  return elementwise(std::move(name), KernelId::gelu_unfused, rows, cols, dtype, 10, 8, 8, 8);
+}
+
+Op cast(std::string name, int64_t rows, int64_t cols, DType from, DType to) {
+  Op op = elementwise(std::move(name), KernelId::cast, rows, cols, from, 1, 0, 0);
+  op.kind = OpKind::copy;
+  op.bytes_written = elems(rows, cols, op.name) * bytes_of(to);
+  return op;
+}
+
+namespace {
+Op norm(std::string name, KernelId kernel, int64_t rows, int64_t cols, DType dtype,
+        bool fused_residual, int params_per_col, double flops_per_element) {
+  Op op;
+  op.name = std::move(name);
+  op.kind = OpKind::norm;
+  op.kernel = kernel;
+  op.dtype = dtype;
+  op.precision = Precision::fp32;  // accumulated in fp32 on CUDA cores
+  op.rows = rows;
+  op.cols = cols;
+  const double e = elems(rows, cols, op.name);
+  const double b = bytes_of(dtype);
+  op.flops = flops_per_element * e;
+  op.bytes_read = (fused_residual ? 2 : 1) * e * b + params_per_col * static_cast<double>(cols) * b;
+  op.bytes_written = (fused_residual ? 2 : 1) * e * b;
+  return op;
+}
+}  // namespace
+
+Op rmsnorm(std::string name, int64_t rows, int64_t cols, DType dtype, bool fused_residual) {
+  // square, sum, scale, weight: 4 FLOPs per element (+1 for the fused residual add).
+  return norm(std::move(name), KernelId::rmsnorm, rows, cols, dtype, fused_residual, 1,
+              fused_residual ? 5 : 4);
+}
+
+Op layernorm(std::string name, int64_t rows, int64_t cols, DType dtype, bool fused_residual) {
+  // mean, variance, normalize, scale, shift: about 7 FLOPs per element.
+  return norm(std::move(name), KernelId::layernorm, rows, cols, dtype, fused_residual, 2,
+              fused_residual ? 8 : 7);
+}
+
+Op softmax(std::string name, int64_t rows, int64_t cols, DType dtype, bool fused) {
+  Op op;
+  op.name = std::move(name);
+  op.kind = OpKind::other;
+  op.kernel = fused ? KernelId::softmax_fused : KernelId::softmax_naive;
+  op.dtype = dtype;
+  op.precision = Precision::fp32;
+  op.rows = rows;
+  op.cols = cols;
+  const double mn = elems(rows, cols, op.name), m = static_cast<double>(rows);
+  const double b = bytes_of(dtype);
+  op.flops = 5 * mn;  // max, subtract, exp, sum, divide
+  if (fused) {
+    op.bytes_read = mn * b;
+    op.bytes_written = mn * b;
+  } else {
+    // seed 001 manual_softmax: "Итого: 5MN + M чтений, 3MN + 2M записей"
+    op.bytes_read = (5 * mn + m) * b;
+    op.bytes_written = (3 * mn + 2 * m) * b;
+    op.launches = 5;
+  }
+  return op;
+}
+
+Op rotary(std::string name, int64_t tokens, int64_t heads, int64_t kv_heads, int64_t head_dim,
+          DType dtype) {
+  Op op;
+  op.name = std::move(name);
+  op.kind = OpKind::elementwise;
+  op.kernel = KernelId::rotary;
+  op.dtype = dtype;
+  op.precision = Precision::fp32;
+  op.attention = {tokens, heads, kv_heads, 1, 1, head_dim, false};
+  op.rows = tokens;
+  op.cols = (heads + kv_heads) * head_dim;
+  const double e = elems(tokens, op.cols, op.name);
+  const double b = bytes_of(dtype);
+  op.flops = 3 * e;  // x cos + rotate(x) sin
+  op.bytes_read = e * b + static_cast<double>(tokens) * head_dim * 4;  // cos/sin table in fp32
+  op.bytes_written = e * b;
+  return op;
+}
+
+Op kv_append(std::string name, int64_t tokens, int64_t kv_heads, int64_t head_dim, DType act,
+             DType kv) {
+  Op op;
+  op.name = std::move(name);
+  op.kind = OpKind::kv_cache;
+  op.kernel = KernelId::kv_append;
+  op.dtype = kv;
+  op.precision = Precision::fp32;
+  op.rows = tokens;
+  op.cols = 2 * kv_heads * head_dim;
+  const double e = elems(tokens, op.cols, op.name);
+  op.bytes_read = e * bytes_of(act) + static_cast<double>(tokens) * 8;  // + slot indices
+  op.bytes_written = e * bytes_of(kv);
+  return op;
+}
+
+Op embedding(std::string name, int64_t tokens, int64_t hidden, DType table, DType out) {
+  Op op;
+  op.name = std::move(name);
+  op.kind = OpKind::embedding;
+  op.kernel = KernelId::embedding;
+  op.dtype = out;
+  op.precision = Precision::fp32;
+  op.rows = tokens;
+  op.cols = hidden;
+  const double e = elems(tokens, hidden, op.name);
+  op.bytes_read = static_cast<double>(tokens) * 8 + e * bytes_of(table);
+  op.bytes_written = e * bytes_of(out);
+  return op;
+}
+
+double attention_pairs(int64_t q_len, int64_t kv_len, bool causal) {
+  const double q = static_cast<double>(q_len), k = static_cast<double>(kv_len);
+  if (!causal) return q * k;
+  // Query i (0-based, aligned to the end of the keys) sees kv_len - q_len + i + 1 keys.
+  return q * (k - q) + q * (q + 1) / 2;
+}
+
+Op attention_decode(std::string name, int64_t batch, int64_t heads, int64_t kv_heads,
+                    int64_t kv_len, int64_t head_dim, DType act, DType kv) {
+  Op op;
+  op.name = std::move(name);
+  op.kind = OpKind::attention;
+  op.kernel = KernelId::attention_decode;
+  op.dtype = act;
+  op.precision = matmul_precision(act, false);
+  op.attention = {batch, heads, kv_heads, 1, kv_len, head_dim, false};
+  checked_mul({batch, heads, kv_len, head_dim}, op.name);
+  const double B = static_cast<double>(batch), H = static_cast<double>(heads);
+  const double L = static_cast<double>(kv_len), D = static_cast<double>(head_dim);
+  op.flops = 4 * B * H * L * D;
+  op.model_flops = op.flops;
+  op.bytes_read = 2 * B * kv_heads * L * D * bytes_of(kv) + B * H * D * bytes_of(act);
+  op.bytes_written = B * H * D * bytes_of(act);
+  // Flash-decoding: a split kernel and a combine kernel.
+  op.launches = 2;
+  return op;
+}
+
+Op attention_prefill(std::string name, int64_t batch, int64_t heads, int64_t kv_heads,
+                     int64_t q_len, int64_t kv_len, int64_t head_dim, bool causal, DType act,
+                     DType kv) {
+  Op op;
+  op.name = std::move(name);
+  op.kind = OpKind::attention;
+  op.kernel = KernelId::attention_prefill_fused;
+  op.dtype = act;
+  op.precision = matmul_precision(act, false);
+  op.attention = {batch, heads, kv_heads, q_len, kv_len, head_dim, causal};
+  checked_mul({batch, heads, q_len, kv_len, head_dim}, op.name);
+  const double B = static_cast<double>(batch), H = static_cast<double>(heads);
+  const double D = static_cast<double>(head_dim);
+  op.flops = 4 * B * H * D * attention_pairs(q_len, kv_len, causal);
+  op.model_flops = op.flops;
+  op.bytes_read = B * q_len * H * D * bytes_of(act) + 2 * B * kv_len * kv_heads * D * bytes_of(kv);
+  op.bytes_written = B * q_len * H * D * bytes_of(act);
+  return op;
+}
+
+}  // namespace perfmodel::ops

@@ -1,0 +1,66 @@
+#pragma once
+// Strict reading of one YAML mapping: every key must be declared (required or optional) before
+// it is read, unknown keys are errors with file:line:col and a "did you mean", values with units
+// go through parse_quantity. The only code besides the loaders that touches yaml-cpp.
+#include <yaml-cpp/yaml.h>
+
+#include <cstdint>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "perfmodel/errors.hpp"
+#include "perfmodel/units.hpp"
+
+namespace perfmodel::detail {
+
+// Levenshtein distance, for "did you mean".
+size_t edit_distance(const std::string& a, const std::string& b);
+// The closest names within a small distance, comma separated ("" if none).
+std::string close_names(const std::string& name, const std::vector<std::string>& candidates);
+
+class MapReader {
+ public:
+  MapReader(YAML::Node node, std::string file, std::string path);
+
+  bool has(const std::string& key) const;
+  // Required values: throw ConfigError when absent or malformed.
+  std::string str(const std::string& key);
+  int64_t integer(const std::string& key, int64_t min_value = 1);
+  bool boolean(const std::string& key);
+  double quantity(const std::string& key, Dimension dim);
+  MapReader map(const std::string& key);
+  // Optional values.
+  std::optional<std::string> opt_str(const std::string& key);
+  std::optional<int64_t> opt_integer(const std::string& key, int64_t min_value = 1);
+  std::optional<bool> opt_boolean(const std::string& key);
+  std::optional<double> opt_quantity(const std::string& key, Dimension dim, bool allow_zero = false);
+  std::optional<double> opt_number(const std::string& key);
+  std::optional<MapReader> opt_map(const std::string& key);
+  // Null-or-integer (HF configs: "sliding_window": null).
+  std::optional<int64_t> opt_nullable_integer(const std::string& key);
+  // Keys of the mapping, in file order.
+  std::vector<std::string> keys() const;
+
+  // Marks keys that are allowed but ignored (e.g. HF training fields).
+  void ignore(const std::vector<std::string>& keys);
+  // Throws ConfigError for the first key never read nor ignored.
+  void finish() const;
+
+  [[noreturn]] void fail(const std::string& key, const std::string& what) const;
+  [[noreturn]] void fail_here(const std::string& what) const;
+  const std::string& file() const { return file_; }
+  std::string child_path(const std::string& key) const;
+
+ private:
+  YAML::Node get(const std::string& key);
+  YAML::Node node_;
+  std::string file_, path_;
+  std::set<std::string> used_;
+};
+
+// Loads a YAML (or JSON) file, turning parse errors into ConfigError.
+YAML::Node load_file(const std::string& file);
+
+}  // namespace perfmodel::detail

@@ -1,0 +1,88 @@
+#pragma once
+// Shared pieces of the subcommands: flag parsing (Boost.Program_options), loading the card,
+// model and calibration, building the workload, and printing a Report.
+#include <boost/program_options.hpp>
+#include <functional>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "perfmodel/calibration.hpp"
+#include "perfmodel/card.hpp"
+#include "perfmodel/catalogue.hpp"
+#include "perfmodel/model.hpp"
+#include "perfmodel/report.hpp"
+#include "perfmodel/workload.hpp"
+
+namespace perfmodel::cli {
+
+namespace po = boost::program_options;
+
+// Thrown for usage errors (exit code 2).
+struct UsageError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+struct Context {
+  std::string program;             // argv[0]
+  std::vector<std::string> argv;   // full command line, for meta
+  std::string data_root;           // folder with hardware/ and models/
+  std::ostream* out;
+  std::ostream* err;
+};
+
+struct Command {
+  std::string name;
+  std::string summary;
+  std::function<int(const std::vector<std::string>& args, Context& ctx)> run;
+};
+const std::vector<Command>& commands();
+
+// Parses `args` against `desc`. Returns false when --help was given (help already printed).
+// Unknown flags throw UsageError with a "did you mean".
+bool parse(const std::vector<std::string>& args, const po::options_description& desc,
+           po::variables_map& vm, Context& ctx, const std::string& usage,
+           const std::string& example, const po::positional_options_description* pos = nullptr);
+
+// --format table|csv|json
+void add_format(po::options_description& d, std::string& format);
+void emit(const Report& r, const std::string& format, Context& ctx);
+
+struct CardArgs {
+  std::string card = "a100";
+  std::string calibration;  // file
+  bool no_calibration = false;
+};
+void add_card(po::options_description& d, CardArgs& a, bool with_calibration = true);
+
+struct Loaded {
+  Card card;
+  std::optional<Calibration> calibration;
+  std::string calibration_file;
+};
+Loaded load_card(const CardArgs& a, Context& ctx);
+
+struct WorkloadArgs {
+  std::string model = "llama2-7b";
+  int64_t batch = 1;
+  int64_t ctx = 2048;
+  std::string dtype = "bf16";
+  std::string weight_dtype, act_dtype, kv_dtype;
+  std::string impl = "fused";
+  bool tf32 = false;
+  double mem_util = 0.9;
+};
+void add_workload(po::options_description& d, WorkloadArgs& a, bool with_model = true);
+Workload make_workload(const WorkloadArgs& a, Phase phase);
+Model load_model(const WorkloadArgs& a, Context& ctx);
+
+DType parse_dtype(const std::string& s, const std::string& flag);
+void require_positive(int64_t v, const std::string& flag);
+
+// Objects shared by several reports.
+Node card_node(const Loaded& l);
+Node model_node(const Model& m);
+Node workload_node(const Workload& w);
+
+}  // namespace perfmodel::cli

@@ -1,0 +1,113 @@
+// perfmodel gemm: one GEMM with its CTA tiles, waves and wave efficiency (seed 001 slide 44).
+#include <cstdio>
+
+#include "commands.hpp"
+#include "perfmodel/ops.hpp"
+#include "perfmodel/price.hpp"
+
+namespace perfmodel::cli {
+
+namespace {
+Tile parse_tile(const std::string& s) {
+  long long a = 0, b = 0;
+  char x = 0;
+  if (std::sscanf(s.c_str(), "%lld%c%lld", &a, &x, &b) != 3 || x != 'x' || a <= 0 || b <= 0)
+    throw UsageError("--tile must look like 256x128, got '" + s + "'");
+  return {a, b};
+}
+}  // namespace
+
+int cmd_gemm(const std::vector<std::string>& args, Context& ctx) {
+  po::options_description d("Options");
+  CardArgs card;
+  int64_t m = 0, n = 0, k = 0;
+  std::string dtype = "bf16", tile, format;
+  bool tf32 = false;
+  add_card(d, card);
+  d.add_options()("m", po::value(&m)->required(), "rows of x and y (tokens)")(
+      "n", po::value(&n)->required(), "output features (rows of W)")(
+      "k", po::value(&k)->required(), "input features (the reduction)")(
+      "dtype", po::value(&dtype)->default_value(dtype), "operand dtype")(
+      "tf32", po::bool_switch(&tf32), "fp32 on tensor cores")(
+      "tile", po::value(&tile), "price with this CTA tile, e.g. 256x128 (default: the best tile)");
+  add_format(d, format);
+  po::variables_map vm;
+  if (!parse(args, d, vm, ctx,
+             "perfmodel gemm: y[m,n] = x[m,k] W[n,k]^T priced with CTA tiles, waves over the SMs and wave quantization",
+             "perfmodel gemm --card a100 --m 1793 --n 1793 --k 1793 --tile 256x128"))
+    return 0;
+  require_positive(m, "--m");
+  require_positive(n, "--n");
+  require_positive(k, "--k");
+  Loaded l = load_card(card, ctx);
+  const DType t = parse_dtype(dtype, "--dtype");
+  Op op = ops::gemm("gemm", m, n, k, t, t, matmul_precision(t, tf32));
+  const Roofs roofs = make_roofs(l.card, l.calibration ? &*l.calibration : nullptr);
+  std::optional<Tile> forced;
+  if (!tile.empty()) forced = parse_tile(tile);
+  OpCost c = price(op, roofs, Impl::fused, forced ? &*forced : nullptr);
+
+  Report r;
+  r.command = "gemm";
+  r.root.set("meta", make_meta("gemm", ctx.argv));
+  Node inputs = Node::object();
+  inputs.set("card", card_node(l));
+  inputs.set("m", Node::integer(m));
+  inputs.set("n", Node::integer(n));
+  inputs.set("k", Node::integer(k));
+  inputs.set("dtype", Node::text(dtype));
+  inputs.set("precision", Node::text(std::string(to_string(op.precision))));
+  r.root.set("inputs", std::move(inputs));
+  r.root.set("time_s", Node::number(c.time_s, Hint::time));
+  r.root.set("roofline_time_s", Node::number(c.roofline_time_s, Hint::time));
+  r.root.set("flops", Node::number(op.flops, Hint::flops));
+  r.root.set("bytes", Node::number(op.bytes(), Hint::bytes));
+  r.root.set("intensity", Node::number(op.intensity(), Hint::intensity));
+  r.root.set("achieved_flops", Node::number(c.achieved_flops, Hint::flop_rate));
+  r.root.set("bound", Node::text(to_string(c.bound)));
+  r.root.set("tile", Node::text(c.tiling->tile.name()));
+  r.root.set("tiles", Node::integer(c.tiling->tiles));
+  r.root.set("waves", Node::integer(c.tiling->waves));
+  r.root.set("wave_efficiency", Node::number(c.tiling->wave_efficiency, Hint::percent));
+  r.root.set("split_k", Node::integer(c.tiling->split_k));
+  r.root.set("ctas_per_sm", Node::integer(c.tiling->ctas_per_sm));
+  Node cands = Node::array();
+  for (const Tile& tt : default_tiles()) {
+    TilePlan p = plan_tile(m, n, k, 1, tt, l.card.sm_count, roofs.peak[static_cast<int>(op.precision)]);
+    Node row = Node::object();
+    row.set("tile", Node::text(tt.name()));
+    row.set("tiles", Node::integer(p.tiles));
+    row.set("ctas_per_sm", Node::integer(p.ctas_per_sm));
+    row.set("waves", Node::integer(p.waves));
+    row.set("wave_efficiency", Node::number(p.wave_efficiency, Hint::percent));
+    row.set("tile_efficiency", Node::number(p.tile_efficiency, Hint::percent));
+    row.set("compute_time_s", Node::number(p.compute_time_s, Hint::time));
+    cands.push(std::move(row));
+  }
+  r.root.set("candidates", std::move(cands));
+  r.fields.push_back({"GEMM " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " " + dtype +
+                          " on " + l.card.name + " (" + std::to_string(l.card.sm_count) + " SMs)",
+                      "",
+                      {{"time_s", "time (predicted)", Hint::time},
+                       {"roofline_time_s", "roofline (nominal)", Hint::time},
+                       {"bound", "bound", Hint::text},
+                       {"intensity", "FLOP/B", Hint::intensity},
+                       {"achieved_flops", "achieved", Hint::flop_rate},
+                       {"tile", "tile", Hint::text},
+                       {"tiles", "tiles", Hint::integer},
+                       {"waves", "waves", Hint::integer},
+                       {"wave_efficiency", "wave efficiency", Hint::percent},
+                       {"split_k", "split-K", Hint::integer}}});
+  r.tables.push_back({"tile candidates", "candidates",
+                      {{"tile", "tile", Hint::text},
+                       {"tiles", "tiles", Hint::integer},
+                       {"ctas_per_sm", "CTAs/SM", Hint::integer},
+                       {"waves", "waves", Hint::integer},
+                       {"wave_efficiency", "wave eff", Hint::percent},
+                       {"tile_efficiency", "tile eff", Hint::percent},
+                       {"compute_time_s", "compute time", Hint::time}}});
+  emit(r, format, ctx);
+  return 0;
+}
+
+}  // namespace perfmodel::cli

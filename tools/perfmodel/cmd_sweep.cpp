@@ -1,0 +1,113 @@
+// perfmodel sweep-batch: decode step time and throughput against batch (seed 004 Day 16).
+#include <cmath>
+#include <sstream>
+
+#include "commands.hpp"
+#include "step_report.hpp"
+
+namespace perfmodel::cli {
+
+int cmd_sweep_batch(const std::vector<std::string>& args, Context& ctx) {
+  po::options_description d("Options");
+  CardArgs card;
+  WorkloadArgs wl;
+  std::string format, batches, phase = "decode";
+  int64_t max_batch = 0;
+  add_card(d, card);
+  add_workload(d, wl);
+  d.add_options()("batches", po::value(&batches), "comma-separated batch list (default 1, 2, 4 ... up to the memory limit)")(
+      "max-batch", po::value(&max_batch), "stop the doubling at this batch")(
+      "phase", po::value(&phase)->default_value(phase), "decode or prefill");
+  add_format(d, format);
+  po::variables_map vm;
+  if (!parse(args, d, vm, ctx,
+             "perfmodel sweep-batch: step time, tokens/s, AI(b), bound and the gap to linear scaling for a range of batches",
+             "perfmodel sweep-batch --model tinyllama --card t4 --ctx 256"))
+    return 0;
+  if (phase != "decode" && phase != "prefill") throw UsageError("--phase must be decode or prefill");
+  Loaded l = load_card(card, ctx);
+  Model m = load_model(wl, ctx);
+  const Phase ph = phase == "decode" ? Phase::decode : Phase::prefill;
+  Workload base = make_workload(wl, ph);
+  const int64_t fit = plan_memory(m, base, l.card, wl.mem_util).max_batch;
+
+  std::vector<int64_t> list;
+  if (!batches.empty()) {
+    std::stringstream ss(batches);
+    std::string item;
+    while (std::getline(ss, item, ',')) {
+      try {
+        size_t pos = 0;
+        long long b = std::stoll(item, &pos);
+        if (pos != item.size()) throw std::invalid_argument("");
+        require_positive(b, "--batches");
+        list.push_back(b);
+      } catch (const std::invalid_argument&) {
+        throw UsageError("--batches: '" + item + "' is not an integer");
+      } catch (const std::out_of_range&) {
+        throw UsageError("--batches: '" + item + "' is out of range");
+      }
+    }
+  } else {
+    const int64_t limit = max_batch > 0 ? std::min(max_batch, std::max<int64_t>(fit, 1)) : std::max<int64_t>(fit, 1);
+    for (int64_t b = 1; b <= limit; b *= 2) list.push_back(b);
+    if (list.back() != limit && max_batch == 0 && fit > 0) list.push_back(limit);
+  }
+
+  Report r;
+  r.command = "sweep-batch";
+  r.root.set("meta", make_meta("sweep-batch", ctx.argv));
+  Node inputs = Node::object();
+  inputs.set("card", card_node(l));
+  inputs.set("model", model_node(m));
+  inputs.set("workload", workload_node(base));
+  r.root.set("inputs", std::move(inputs));
+  Node rows = Node::array();
+  double per_seq_rate_1 = 0;
+  for (int64_t b : list) {
+    Workload w = base;
+    w.batch = b;
+    PricedStep p = price_workload(m, w, l, wl.mem_util);
+    Node row = Node::object();
+    row.set("batch", Node::integer(b));
+    row.set("time_s", Node::number(p.cost.time_s, Hint::time));
+    row.set("roofline_time_s", Node::number(p.cost.roofline_time_s, Hint::time));
+    row.set("tokens_per_s", Node::number(p.analysis.tokens_per_s));
+    row.set("ai", Node::number(p.analysis.ai, Hint::intensity));
+    row.set("bound", Node::text(to_string(p.cost.bound)));
+    if (per_seq_rate_1 == 0) per_seq_rate_1 = p.analysis.tokens_per_s / static_cast<double>(b);
+    // Gap to linear scaling: 1 - throughput(b) / (b x throughput(1) per sequence).
+    const double linear = per_seq_rate_1 * static_cast<double>(b);
+    row.set("gap_to_linear", Node::number(linear > 0 ? 1 - p.analysis.tokens_per_s / linear : 0, Hint::percent));
+    row.set("fits", Node::boolean(p.analysis.memory.fits));
+    row.set("footprint_bytes", Node::number(p.analysis.memory.total, Hint::bytes));
+    row.set("mfu", Node::number(p.analysis.mfu, Hint::percent));
+    rows.push(std::move(row));
+  }
+  r.root.set("rows", std::move(rows));
+  Node summary = Node::object();
+  PricedStep p1 = price_workload(m, base, l, wl.mem_util);
+  summary.set("max_batch", Node::integer(fit));
+  summary.set("ai_max", Node::number(p1.analysis.ai_max, Hint::intensity));
+  summary.set("ridge", Node::number(p1.analysis.ridge, Hint::intensity));
+  summary.set("b_star", p1.analysis.b_star ? Node::number(*p1.analysis.b_star, Hint::intensity) : Node::text("never"));
+  r.root.set("summary", std::move(summary));
+  r.fields.push_back({m.name + " on " + l.card.name + ", " + phase + ", ctx " + std::to_string(base.ctx), "summary",
+                      {{"max_batch", "largest batch that fits", Hint::integer},
+                       {"ai_max", "AI_max", Hint::intensity},
+                       {"ridge", "ridge (nominal)", Hint::intensity},
+                       {"b_star", "b*", Hint::intensity}}});
+  r.tables.push_back({"", "rows",
+                      {{"batch", "batch", Hint::integer},
+                       {"time_s", "step time", Hint::time},
+                       {"tokens_per_s", "tokens/s", Hint::none},
+                       {"ai", "AI(b)", Hint::intensity},
+                       {"bound", "bound", Hint::text},
+                       {"gap_to_linear", "gap to linear", Hint::percent},
+                       {"fits", "fits", Hint::none},
+                       {"mfu", "MFU", Hint::percent}}});
+  emit(r, format, ctx);
+  return 0;
+}
+
+}  // namespace perfmodel::cli

@@ -1,0 +1,186 @@
+#include "step_report.hpp"
+
+#include <cstdio>
+
+#include "perfmodel/units.hpp"
+
+namespace perfmodel::cli {
+
+PricedStep price_workload(const Model& m, const Workload& w, const Loaded& card, double mem_util) {
+  const Roofs roofs = make_roofs(card.card, card.calibration ? &*card.calibration : nullptr);
+  PricedStep p{w, build_step(m, w), {}, {}};
+  p.cost = price_step(p.step, roofs, w.impl);
+  double prefill_time = 0;
+  if (w.phase == Phase::decode) {
+    Workload pre = w;
+    pre.phase = Phase::prefill;
+    prefill_time = price_step(build_step(m, pre), roofs, w.impl).time_s;
+  }
+  p.analysis = analyze(m, w, p.step, p.cost.time_s, prefill_time, card.card, mem_util);
+  return p;
+}
+
+std::string op_shape(const Op& op) {
+  char buf[128];
+  if (op.kind == OpKind::gemm) {
+    std::snprintf(buf, sizeof buf, "%lldx%lldx%lld", static_cast<long long>(op.gemm.m),
+                  static_cast<long long>(op.gemm.n), static_cast<long long>(op.gemm.k));
+  } else if (op.kind == OpKind::attention) {
+    const AttentionShape& a = op.attention;
+    std::snprintf(buf, sizeof buf, "b%lld h%lld/%lld q%lld kv%lld d%lld%s", static_cast<long long>(a.batch),
+                  static_cast<long long>(a.heads), static_cast<long long>(a.kv_heads),
+                  static_cast<long long>(a.q_len), static_cast<long long>(a.kv_len),
+                  static_cast<long long>(a.head_dim), a.causal ? " causal" : "");
+  } else {
+    std::snprintf(buf, sizeof buf, "%lldx%lld", static_cast<long long>(op.rows), static_cast<long long>(op.cols));
+  }
+  return buf;
+}
+
+Node op_node(const Op& op, const OpCost& c, double step_time) {
+  const double n = static_cast<double>(op.count);
+  Node o = Node::object();
+  o.set("name", Node::text(op.name));
+  o.set("kind", Node::text(to_string(op.kind)));
+  o.set("kernel", Node::text(to_string(op.kernel)));
+  o.set("shape", Node::text(op_shape(op)));
+  o.set("dtype", Node::text(std::string(to_string(op.dtype))));
+  o.set("precision", Node::text(std::string(to_string(op.precision))));
+  o.set("count", Node::integer(op.count));
+  o.set("launches", Node::integer(op.launches * op.count));
+  o.set("flops", Node::number(n * op.flops, Hint::flops));
+  o.set("bytes", Node::number(n * op.bytes(), Hint::bytes));
+  o.set("bytes_read", Node::number(n * op.bytes_read, Hint::bytes));
+  o.set("bytes_written", Node::number(n * op.bytes_written, Hint::bytes));
+  o.set("intensity", Node::number(op.intensity(), Hint::intensity));
+  o.set("time_s", Node::number(n * c.time_s, Hint::time));
+  o.set("roofline_time_s", Node::number(n * c.roofline_time_s, Hint::time));
+  o.set("time_per_instance_s", Node::number(c.time_s, Hint::time));
+  o.set("bound", Node::text(to_string(c.bound)));
+  o.set("share", Node::number(step_time > 0 ? n * c.time_s / step_time : 0, Hint::percent));
+  o.set("distance_to_roof", Node::number(c.distance_to_roof, Hint::ratio));
+  o.set("distance_to_ridge", Node::number(c.distance_to_ridge, Hint::ratio));
+  o.set("roof_gap", Node::number(c.roof_gap, Hint::ratio));
+  if (c.tiling) {
+    o.set("tile", Node::text(c.tiling->tile.name()));
+    o.set("tiles", Node::integer(c.tiling->tiles));
+    o.set("waves", Node::integer(c.tiling->waves));
+    o.set("wave_efficiency", Node::number(c.tiling->wave_efficiency, Hint::percent));
+    o.set("split_k", Node::integer(c.tiling->split_k));
+  }
+  return o;
+}
+
+Node step_node(const PricedStep& p) {
+  Node s = Node::object();
+  s.set("time_s", Node::number(p.cost.time_s, Hint::time));
+  s.set("roofline_time_s", Node::number(p.cost.roofline_time_s, Hint::time));
+  s.set("flops", Node::number(p.step.flops(), Hint::flops));
+  s.set("bytes", Node::number(p.step.bytes(), Hint::bytes));
+  s.set("intensity", Node::number(p.step.bytes() > 0 ? p.step.flops() / p.step.bytes() : 0, Hint::intensity));
+  s.set("launches", Node::integer(p.step.launches()));
+  s.set("bound", Node::text(to_string(p.cost.bound)));
+  s.set("memory_bound_share", Node::number(p.cost.time_s > 0 ? p.cost.memory_time_s / p.cost.time_s : 0, Hint::percent));
+  s.set("compute_bound_share", Node::number(p.cost.time_s > 0 ? p.cost.compute_time_s / p.cost.time_s : 0, Hint::percent));
+  s.set("overhead_bound_share", Node::number(p.cost.time_s > 0 ? p.cost.overhead_time_s / p.cost.time_s : 0, Hint::percent));
+  return s;
+}
+
+Node analysis_node(const Analysis& a) {
+  Node n = Node::object();
+  n.set("parameters", Node::number(a.parameters, Hint::integer));
+  n.set("weight_bytes", Node::number(a.weight_bytes, Hint::bytes));
+  n.set("kv_bytes_per_token", Node::number(a.kv_bytes_per_token, Hint::bytes));
+  n.set("ai", Node::number(a.ai, Hint::intensity));
+  n.set("ai_max", Node::number(a.ai_max, Hint::intensity));
+  n.set("ridge", Node::number(a.ridge, Hint::intensity));
+  n.set("b_star", a.b_star ? Node::number(*a.b_star, Hint::intensity) : Node::text("never"));
+  n.set("max_batch", Node::integer(a.memory.max_batch));
+  n.set("fits", Node::boolean(a.memory.fits));
+  n.set("footprint_bytes", Node::number(a.memory.total, Hint::bytes));
+  n.set("kv_cache_bytes", Node::number(a.memory.kv, Hint::bytes));
+  n.set("activation_bytes", Node::number(a.memory.activations, Hint::bytes));
+  n.set("usable_memory_bytes", Node::number(a.memory.usable, Hint::bytes));
+  n.set("tpot_s", a.tpot_s > 0 ? Node::number(a.tpot_s, Hint::time) : Node());
+  n.set("tpot_floor_s", a.tpot_floor_s > 0 ? Node::number(a.tpot_floor_s, Hint::time) : Node());
+  n.set("ttft_s", Node::number(a.ttft_s, Hint::time));
+  n.set("tokens_per_s", Node::number(a.tokens_per_s, Hint::none));
+  n.set("mfu", Node::number(a.mfu, Hint::percent));
+  n.set("hfu", Node::number(a.hfu, Hint::percent));
+  return n;
+}
+
+Report step_report(const std::string& command, const Context& ctx, const Loaded& card,
+                   const Model& m, const PricedStep& p, bool detailed) {
+  Report r;
+  r.command = command;
+  r.root.set("meta", make_meta(command, ctx.argv));
+  Node inputs = Node::object();
+  inputs.set("card", card_node(card));
+  inputs.set("model", model_node(m));
+  inputs.set("workload", workload_node(p.workload));
+  r.root.set("inputs", std::move(inputs));
+  r.root.set("step", step_node(p));
+  Node ops = Node::array();
+  for (size_t i = 0; i < p.step.ops.size(); ++i) ops.push(op_node(p.step.ops[i], p.cost.ops[i], p.cost.time_s));
+  r.root.set("ops", std::move(ops));
+  r.root.set("analysis", analysis_node(p.analysis));
+  Node warnings = Node::array();
+  for (const auto& w : card.card.warnings) warnings.push(Node::text(w));
+  r.root.set("warnings", std::move(warnings));
+
+  const bool decode = p.workload.phase == Phase::decode;
+  r.fields.push_back({m.name + " on " + card.card.name + " — " + to_string(p.workload.phase) + ", batch " +
+                          std::to_string(p.workload.batch) + ", ctx " + std::to_string(p.workload.ctx) + ", " +
+                          std::string(to_string(p.workload.act_dtype)) + ", " + to_string(p.workload.impl) +
+                          (card.calibration ? ", calibrated" : ", datasheet roofs"),
+                      "step",
+                      {{"time_s", "step time (predicted)", Hint::time},
+                       {"roofline_time_s", "roofline bound (nominal)", Hint::time},
+                       {"bound", "bound by", Hint::text},
+                       {"flops", "FLOPs", Hint::flops},
+                       {"bytes", "bytes moved", Hint::bytes},
+                       {"intensity", "arithmetic intensity (FLOP/B)", Hint::intensity},
+                       {"launches", "kernel launches", Hint::integer}}});
+  std::vector<Column> an{{"tokens_per_s", "tokens/s", Hint::none}};
+  if (decode) {
+    an.push_back({"tpot_s", "TPOT (time per output token)", Hint::time});
+    an.push_back({"tpot_floor_s", "TPOT floor (bytes / nominal BW)", Hint::time});
+  }
+  an.insert(an.end(), {{"ttft_s", "TTFT (prefill of ctx tokens)", Hint::time},
+                       {"weight_bytes", "weights", Hint::bytes},
+                       {"kv_bytes_per_token", "KV cache per token", Hint::bytes},
+                       {"ai", "AI(b) = 2Nb / (W + b n kv)", Hint::intensity},
+                       {"ai_max", "AI_max = 2N / (n kv)", Hint::intensity},
+                       {"ridge", "ridge (nominal peak / BW)", Hint::intensity},
+                       {"b_star", "b* (batch to reach the ridge)", Hint::intensity},
+                       {"footprint_bytes", "memory footprint", Hint::bytes},
+                       {"usable_memory_bytes", "usable memory", Hint::bytes},
+                       {"max_batch", "largest batch that fits", Hint::integer},
+                       {"mfu", "MFU", Hint::percent},
+                       {"hfu", "HFU", Hint::percent}});
+  r.fields.push_back({"analysis", "analysis", an});
+  std::vector<Column> cols{{"name", "op", Hint::text},     {"kind", "kind", Hint::text},
+                           {"shape", "shape", Hint::text}, {"count", "x", Hint::integer},
+                           {"time_s", "time", Hint::time}, {"share", "share", Hint::percent},
+                           {"roofline_time_s", "roofline", Hint::time}, {"bound", "bound", Hint::text},
+                           {"intensity", "FLOP/B", Hint::intensity}};
+  if (detailed) {
+    cols.insert(cols.end(), {{"flops", "FLOPs", Hint::flops},
+                             {"bytes", "bytes", Hint::bytes},
+                             {"tile", "tile", Hint::text},
+                             {"waves", "waves", Hint::integer},
+                             {"wave_efficiency", "wave eff", Hint::percent},
+                             {"distance_to_roof", "to roof", Hint::ratio},
+                             {"distance_to_ridge", "to ridge", Hint::ratio}});
+  }
+  r.tables.push_back({"ops (times are all instances in the step)", "ops", cols});
+  if (!p.analysis.memory.fits)
+    r.notes.push_back("DOES NOT FIT: batch " + std::to_string(p.workload.batch) + " needs " +
+                      format_bytes_binary(p.analysis.memory.total) + " but " +
+                      format_bytes_binary(p.analysis.memory.usable) + " is usable; the largest batch that fits is " +
+                      std::to_string(p.analysis.memory.max_batch) + ".");
+  return r;
+}
+
+}  // namespace perfmodel::cli

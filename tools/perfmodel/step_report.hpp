@@ -1,0 +1,29 @@
+#pragma once
+// The report of one priced step (decode, prefill, ops, validate share it).
+#include "cli.hpp"
+#include "perfmodel/analysis.hpp"
+#include "perfmodel/price.hpp"
+#include "perfmodel/step.hpp"
+
+namespace perfmodel::cli {
+
+struct PricedStep {
+  Workload workload;
+  Step step;
+  StepCost cost;
+  Analysis analysis;
+};
+
+// Builds and prices the step, and the prefill step of the same batch for TTFT.
+PricedStep price_workload(const Model& m, const Workload& w, const Loaded& card, double mem_util);
+
+std::string op_shape(const Op& op);
+Node op_node(const Op& op, const OpCost& c, double step_time);
+Node step_node(const PricedStep& p);
+Node analysis_node(const Analysis& a);
+
+// Full report of a step; `detailed` adds the per-op distances and tiles (the `ops` command).
+Report step_report(const std::string& command, const Context& ctx, const Loaded& card,
+                   const Model& m, const PricedStep& p, bool detailed);
+
+}  // namespace perfmodel::cli
