@@ -23,8 +23,11 @@ double kv_bytes_per_token(const Model& m, DType kv) {
 }
 
 double kv_bytes_per_sequence(const Model& m, DType kv, int64_t ctx) {
-  double tokens = 0;
-  for (int64_t l = 0; l < m.layers; ++l) tokens += static_cast<double>(m.kv_tokens(l, ctx));
+  double tokens = static_cast<double>(m.layers) * static_cast<double>(ctx);
+  if (m.sliding_window > 0) {
+    tokens = 0;
+    for (int64_t l = 0; l < m.layers; ++l) tokens += static_cast<double>(m.kv_tokens(l, ctx));
+  }
   return 2.0 * tokens * static_cast<double>(m.kv_dim()) * bytes_of(kv);
 }
 
@@ -41,8 +44,9 @@ MemoryPlan plan_memory(const Model& m, const Workload& w, const Card& card, doub
   p.capacity = card.memory_bytes;
   p.usable = card.memory_bytes * utilization;
   p.weights = m.parameters() * bytes_of(w.weight_dtype);
-  const double per_seq = kv_bytes_per_sequence(m, w.kv_dtype, w.ctx) + activation_bytes_per_sequence(m, w);
-  p.kv = kv_bytes_per_sequence(m, w.kv_dtype, w.ctx) * static_cast<double>(w.batch);
+  const double kv_seq = kv_bytes_per_sequence(m, w.kv_dtype, w.ctx);
+  const double per_seq = kv_seq + activation_bytes_per_sequence(m, w);
+  p.kv = kv_seq * static_cast<double>(w.batch);
   p.activations = activation_bytes_per_sequence(m, w) * static_cast<double>(w.batch);
   p.total = p.weights + p.kv + p.activations;
   p.fits = p.total <= p.usable;
@@ -69,7 +73,7 @@ Analysis analyze(const Model& m, const Workload& w, const Step& step, double ste
   a.ttft_s = prefill_time_s;
   if (w.phase == Phase::decode) {
     a.tpot_s = step_time_s;
-    a.tpot_floor_s = (a.weight_bytes + static_cast<double>(w.batch) * kv_bytes_per_sequence(m, w.kv_dtype, w.ctx)) / card.bandwidth;
+    a.tpot_floor_s = (a.weight_bytes + a.memory.kv) / card.bandwidth;
   } else if (a.ttft_s == 0) {
     a.ttft_s = step_time_s;
   }

@@ -45,21 +45,30 @@ TilePlan plan_tile(int64_t m, int64_t n, int64_t k, int64_t batch, Tile tile, in
 
 TilePlan best_tile(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_count,
                    double peak_flops) {
-  TilePlan best;
-  bool have = false;
+  // Score each candidate by the busiest SM's work (the same quantity plan_tile prices) and
+  // plan only the winner: this runs once per GEMM of every predicted step.
+  Tile best{0, 0};
+  int64_t best_split = 1;
+  double best_cost = 0;
   for (const Tile& t : default_tiles()) {
-    int64_t base_tiles = ceil_div(m, t.m) * ceil_div(n, t.n) * batch;
+    const int64_t base_tiles = ceil_div(m, t.m) * ceil_div(n, t.n) * batch;
     // Split-K: when the output alone cannot fill the SMs, slice K (at least 256 deep each).
-    int64_t max_split = std::max<int64_t>(1, std::min<int64_t>(k / 256, sm_count / std::max<int64_t>(1, base_tiles)));
+    const int64_t max_split =
+        base_tiles >= sm_count ? 1 : std::max<int64_t>(1, std::min<int64_t>(k / 256, sm_count / base_tiles));
+    const double reuse = static_cast<double>(t.m * t.n) / static_cast<double>(t.m + t.n);
+    const double eff = std::min(1.0, reuse / 64.0);
     for (int64_t s = 1; s <= max_split; s *= 2) {
-      TilePlan p = plan_tile(m, n, k, batch, t, sm_count, peak_flops, s);
-      if (!have || p.compute_time_s < best.compute_time_s * (1 - 1e-9)) {
-        best = p;
-        have = true;
+      const int64_t per_sm = ceil_div(base_tiles * s, sm_count);
+      const double cost = static_cast<double>(per_sm) * static_cast<double>(t.m * t.n) *
+                          static_cast<double>(ceil_div(k, s)) / eff;
+      if (best.m == 0 || cost < best_cost * (1 - 1e-9)) {
+        best = t;
+        best_split = s;
+        best_cost = cost;
       }
     }
   }
-  return best;
+  return plan_tile(m, n, k, batch, best, sm_count, peak_flops, best_split);
 }
 
 int64_t max_square_tile(double smem_bytes, double bytes_per_element) {

@@ -50,6 +50,7 @@ void eager_rotary(Step& s, int64_t T, int64_t width, const std::string& which, D
 
 Step build_eager_step(const Model& m, const Workload& w) {
   Step s;
+  s.ops.reserve(64);
   const int64_t T = w.tokens();
   const int64_t L = m.layers;
   const DType act = w.act_dtype, wt = w.weight_dtype;

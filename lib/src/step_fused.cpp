@@ -40,6 +40,7 @@ void add_attention(Step& s, const Model& m, const Workload& w, int64_t kv_len, i
 
 Step build_fused_step(const Model& m, const Workload& w) {
   Step s;
+  s.ops.reserve(20);
   const int64_t T = w.tokens();
   const int64_t L = m.layers;
   const DType act = w.act_dtype, wt = w.weight_dtype;
@@ -73,8 +74,8 @@ Step build_fused_step(const Model& m, const Workload& w) {
 
   s.ops.push_back(counted(ops::gemm("o_proj", T, m.hidden, m.q_dim(), act, wt, mm, m.o_bias), L));
   if (m.norms_per_layer == 4)  // Gemma-2: post-attention norm before the residual add
-    s.ops.push_back(counted(norm_op(m, "post_attention_norm", T, act, false), L));
-  s.ops.push_back(counted(norm_op(m, "post_attention_residual_norm", T, act, true), L));
+    s.ops.push_back(counted(norm_op(m, "post_attn_norm2", T, act, false), L));
+  s.ops.push_back(counted(norm_op(m, "post_attn_norm", T, act, true), L));
   if (m.gated_mlp) {
     s.ops.push_back(counted(ops::gemm("gate_up_proj", T, 2 * m.intermediate, m.hidden, act, wt, mm,
                                       m.mlp_bias),

@@ -1,0 +1,34 @@
+// Speed of the library: full decode-step predictions (build_step + price_step + analyze) per
+// second over a (batch, ctx) sweep, on one core. Target >= 1,000,000 per second.
+#include <benchmark/benchmark.h>
+
+#include "perfmodel/analysis.hpp"
+#include "perfmodel/catalogue.hpp"
+#include "perfmodel/price.hpp"
+#include "perfmodel/step.hpp"
+
+namespace {
+
+void BM_DecodeStepPrediction(benchmark::State& state) {
+  perfmodel::Catalogue cat(PERFMODEL_BENCH_ROOT);
+  const perfmodel::Card card = cat.card("h100");
+  const perfmodel::Model model = cat.model("llama2-7b");
+  const perfmodel::Roofs roofs = perfmodel::make_roofs(card, nullptr);
+  perfmodel::Workload w;
+  int64_t i = 0;
+  for (auto _ : state) {
+    w.batch = 1 + (i & 127);
+    w.ctx = 128 + ((i >> 7) & 63) * 64;
+    ++i;
+    perfmodel::Step step = perfmodel::build_step(model, w);
+    perfmodel::StepCost cost = perfmodel::price_step(step, roofs, w.impl);
+    perfmodel::Analysis a = perfmodel::analyze(model, w, step, cost.time_s, 0, card, 0.9);
+    benchmark::DoNotOptimize(a);
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_DecodeStepPrediction);
+
+}  // namespace
+
+BENCHMARK_MAIN();
