@@ -163,6 +163,7 @@ Op kv_append(std::string name, int64_t tokens, int64_t kv_heads, int64_t head_di
   op.precision = Precision::fp32;
   op.rows = tokens;
   op.cols = 2 * kv_heads * head_dim;
+  op.attention = {tokens, kv_heads, kv_heads, 1, 1, head_dim, false};
   const double e = elems(tokens, op.cols, op.name);
   op.bytes_read = e * bytes_of(act) + static_cast<double>(tokens) * 8;  // + slot indices
   op.bytes_written = e * bytes_of(kv);
@@ -229,6 +230,24 @@ Op attention_prefill(std::string name, int64_t batch, int64_t heads, int64_t kv_
   op.model_flops = op.flops;
   op.bytes_read = B * q_len * H * D * bytes_of(act) + 2 * B * kv_len * kv_heads * D * bytes_of(kv);
   op.bytes_written = B * q_len * H * D * bytes_of(act);
+  return op;
+}
+
+Op attention_prefill_unfused(std::string name, int64_t batch, int64_t heads, int64_t kv_heads,
+                             int64_t q_len, int64_t kv_len, int64_t head_dim, bool causal,
+                             DType act, DType kv) {
+  Op op = attention_prefill(std::move(name), batch, heads, kv_heads, q_len, kv_len, head_dim,
+                            causal, act, kv);
+  op.kernel = KernelId::attention_prefill_unfused;
+  const double B = static_cast<double>(batch), H = static_cast<double>(heads);
+  const double D = static_cast<double>(head_dim);
+  const double scores = B * H * static_cast<double>(q_len) * static_cast<double>(kv_len);
+  op.flops = 4 * B * H * D * static_cast<double>(q_len) * static_cast<double>(kv_len) + 5 * scores;
+  op.model_flops = 4 * B * H * D * attention_pairs(q_len, kv_len, causal);
+  // S written by QK^T, read and P written by softmax, P read by PV.
+  op.bytes_read += 2 * scores * bytes_of(act);
+  op.bytes_written += 2 * scores * bytes_of(act);
+  op.launches = 3;
   return op;
 }
 

@@ -59,6 +59,7 @@ Step build_eager_step(const Model& m, const Workload& w) {
   const int64_t group = m.heads / m.kv_heads;
 
   s.ops.push_back(ops::embedding("embed_tokens", T, m.hidden, wt, act));
+  s.ops.back().vocab = m.vocab;
   if (m.position == PositionKind::learned) s.ops.push_back(ops::add("embed_positions", T, m.hidden, act));
 
   auto norm = [&](const std::string& name, int64_t count) {

@@ -47,6 +47,7 @@ Step build_fused_step(const Model& m, const Workload& w) {
   const Precision mm = matmul_precision(wt == DType::fp8 ? DType::fp8 : act, w.allow_tf32);
 
   s.ops.push_back(ops::embedding("embed_tokens", T, m.hidden, wt, act));
+  s.ops.back().vocab = m.vocab;
   if (m.position == PositionKind::learned) {
     // Learned absolute positions (GPT-2): a second gather fused with the add.
     Op pos = ops::add("embed_positions", T, m.hidden, act);

@@ -56,6 +56,13 @@ Op attention_decode(std::string name, int64_t batch, int64_t heads, int64_t kv_h
 Op attention_prefill(std::string name, int64_t batch, int64_t heads, int64_t kv_heads,
                      int64_t q_len, int64_t kv_len, int64_t head_dim, bool causal, DType act,
                      DType kv);
+// Unfused prefill attention (eager PyTorch math path): S = Q K^T as a batched GEMM writing the
+// full score matrix, a softmax pass reading and writing it, and P V: the score matrix crosses
+// memory three times (seed 001 slide 46: 40.3 GB vs 4.4 GB for FlashAttention). No causal
+// FLOP saving: the mask is applied to a full matrix.
+Op attention_prefill_unfused(std::string name, int64_t batch, int64_t heads, int64_t kv_heads,
+                             int64_t q_len, int64_t kv_len, int64_t head_dim, bool causal,
+                             DType act, DType kv);
 // Score pairs of (causal) attention: q_len x kv_len, or the causal triangle.
 double attention_pairs(int64_t q_len, int64_t kv_len, bool causal);
 

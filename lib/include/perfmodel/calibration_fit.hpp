@@ -1,0 +1,42 @@
+#pragma once
+// Turning raw calibration measurements into a Calibration: the roofs are read off directly
+// (large copy, L2-resident copy, large-square GEMMs) and the memory-bound ramp t = t0 + bytes/BW
+// is fitted by least squares (Eigen) over elementwise kernels of growing size.
+#include <string>
+#include <vector>
+
+#include "perfmodel/calibration.hpp"
+
+namespace perfmodel {
+
+struct RawPoint {
+  std::string what;          // copy_large | l2_copy | copy_ramp | add_ramp | gemm_peak | gemm_m_ramp | attention_peak
+  std::string dtype;         // for gemm points: bf16, fp16, tf32, fp32, fp8
+  int64_t m = 0, n = 0, k = 0;
+  double bytes = 0;          // bytes moved (read + write)
+  double flops = 0;          // for attention points
+  double seconds = 0;
+};
+
+struct RawCalibration {
+  std::string device_name, driver;
+  std::vector<RawPoint> points;
+  double host_launch_s = 0;
+  double kernel_floor_s = 0;
+};
+
+// Reads calibration-raw.json as written by the validation backend (throws ConfigError).
+RawCalibration load_raw_calibration(const std::string& path);
+
+struct RampFit {
+  double t0_s = 0, bandwidth = 0;
+  double rms_relative_error = 0;
+  int points = 0;
+};
+// Least squares of t = t0 + bytes / BW, each point weighted by 1/t so small and large sizes
+// count alike (relative error).
+RampFit fit_ramp(const std::vector<std::pair<double, double>>& bytes_seconds);
+
+Calibration fit_calibration(const RawCalibration& raw, const std::string& card_key);
+
+}  // namespace perfmodel

@@ -1,0 +1,389 @@
+// perfmodel validate --on-gpu and perfmodel calibrate --on-gpu: the CUDA backend measures the
+// very ops build_step produced and prints predicted against measured.
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <ctime>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "commands.hpp"
+#include "perfmodel/calibration_fit.hpp"
+#include "perfmodel/errors.hpp"
+#include "perfmodel/kernel_case.hpp"
+#include "perfmodel/units.hpp"
+#include "perfmodel/validation/validation.hpp"
+#include "perfmodel/version.hpp"
+#include "accuracy_report.hpp"
+#include "step_report.hpp"
+
+namespace perfmodel::cli {
+
+namespace v = perfmodel::validation;
+
+namespace {
+
+void require_device() {
+  std::string why;
+  if (!v::device_available(&why)) throw UsageError(why.empty() ? "no CUDA device found" : why);
+}
+
+std::string today() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&t));
+  return buf;
+}
+
+// The catalogue card for the device the backend sees (H200 -> h200 ...), unless --card names one.
+std::string card_for_device(const v::DeviceInfo& d) {
+  std::string n = d.name;
+  std::transform(n.begin(), n.end(), n.begin(), ::tolower);
+  if (n.find("h200") != std::string::npos) return "h200";
+  if (n.find("h100") != std::string::npos) return n.find("pcie") != std::string::npos ? "h100-pcie" : "h100-sxm";
+  if (n.find("h800") != std::string::npos) return "h800";
+  if (n.find("a100") != std::string::npos) return n.find("40gb") != std::string::npos ? "a100-40gb-sxm" : "a100-80gb-sxm";
+  if (n.find("l40s") != std::string::npos) return "l40s";
+  if (n.find("l4") != std::string::npos) return "l4";
+  if (n.find("4090") != std::string::npos) return "rtx-4090";
+  if (n.find("4080") != std::string::npos) return "rtx-4080";
+  if (n.find("3090") != std::string::npos) return "rtx-3090";
+  if (n.find("t4") != std::string::npos) return "t4";
+  if (n.find("b200") != std::string::npos) return "b200";
+  throw UsageError("cannot tell the catalogue card of device '" + d.name + "'; pass --card");
+}
+
+v::Dtype to_v(DType t) {
+  switch (t) {
+    case DType::fp32: return v::Dtype::fp32;
+    case DType::tf32: return v::Dtype::tf32;
+    case DType::fp16: return v::Dtype::fp16;
+    case DType::fp8: return v::Dtype::fp8;
+    default: return v::Dtype::bf16;
+  }
+}
+
+// The backend case that runs an op of a step at its exact shapes (nullopt: no such kernel).
+std::optional<v::Case> case_for(const Op& op, const Workload& w) {
+  const int64_t q = w.new_tokens_per_seq();
+  v::Case c;
+  c.name = op.name;
+  c.dtype = to_v(op.dtype);
+  const auto& a = op.attention;
+  switch (op.kernel) {
+    case KernelId::gemm: c.kernel = v::Kernel::gemm; c.m = op.gemm.m; c.n = op.gemm.n; c.k = op.gemm.k; break;
+    case KernelId::embedding: c.kernel = v::Kernel::embedding; c.rows = op.rows; c.cols = op.cols; c.vocab = op.vocab > 0 ? op.vocab : 32000; break;
+    case KernelId::rmsnorm: c.kernel = v::Kernel::rmsnorm; c.rows = op.rows; c.cols = op.cols; break;
+    case KernelId::layernorm: c.kernel = v::Kernel::layernorm; c.rows = op.rows; c.cols = op.cols; break;
+    case KernelId::silu_mul: c.kernel = v::Kernel::silu_mul; c.rows = op.rows; c.cols = op.cols; break;
+    case KernelId::gelu_fused: c.kernel = v::Kernel::gelu_fused; c.rows = op.rows; c.cols = op.cols; break;
+    case KernelId::add: c.kernel = v::Kernel::add; c.rows = op.rows; c.cols = op.cols; break;
+    case KernelId::copy: c.kernel = v::Kernel::copy; c.rows = op.rows; c.cols = op.cols; break;
+    case KernelId::rotary:
+      c.kernel = v::Kernel::rotary; c.batch = w.batch; c.q_len = q; c.heads = a.heads; c.kv_heads = a.kv_heads;
+      c.head_dim = a.head_dim; c.kv_len = w.ctx; break;
+    case KernelId::kv_append:
+      c.kernel = v::Kernel::kv_append; c.batch = w.batch; c.q_len = q; c.kv_len = w.ctx; c.kv_heads = a.kv_heads;
+      c.head_dim = a.head_dim; break;
+    case KernelId::attention_decode:
+      c.kernel = v::Kernel::attention_decode; c.batch = a.batch; c.heads = a.heads; c.kv_heads = a.kv_heads;
+      c.q_len = 1; c.kv_len = a.kv_len; c.head_dim = a.head_dim; break;
+    case KernelId::attention_prefill_fused:
+      c.kernel = v::Kernel::attention_prefill_fused; c.batch = a.batch; c.heads = a.heads; c.kv_heads = a.kv_heads;
+      c.q_len = a.q_len; c.kv_len = a.kv_len; c.head_dim = a.head_dim; c.causal = a.causal; break;
+    default: return std::nullopt;
+  }
+  return c;
+}
+
+std::string json_escape(const std::string& s) {
+  std::string o;
+  for (char ch : s) o += ch == '"' ? std::string("\\\"") : ch == '\\' ? std::string("\\\\") : std::string(1, ch);
+  return o;
+}
+
+}  // namespace
+
+namespace {
+
+struct GpuArgs {
+  bool on_gpu = false;
+  std::string suite, output, card;
+  double max_seconds = 1.0;
+};
+
+void add_gpu(po::options_description& d, GpuArgs& g) {
+  d.add_options()("on-gpu", po::bool_switch(&g.on_gpu), "run on the CUDA device (required)")(
+      "output", po::value(&g.output), "write the full results (JSON) to this file")(
+      "max-seconds", po::value(&g.max_seconds)->default_value(g.max_seconds),
+      "time budget of the hot sampling loop per case (stops earlier at 0.5 % spread)");
+}
+
+std::string meta_json(const v::DeviceInfo& d, const std::string& card_key, const Context& ctx) {
+  std::ostringstream o;
+  o << "{\"schema_version\":" << kSchemaVersion << ",\"perfmodel_version\":\"" << kVersion << "\",\"git_sha\":\"" << kGitSha
+    << "\",\"git_dirty\":" << (kGitDirty ? "true" : "false") << ",\"date\":\"" << today() << "\",\"card\":\"" << card_key
+    << "\",\"device\":" << v::device_info_json(d) << ",\"argv\":[";
+  for (size_t i = 0; i < ctx.argv.size(); ++i) o << (i ? "," : "") << "\"" << json_escape(ctx.argv[i]) << "\"";
+  o << "]}";
+  return o.str();
+}
+
+void write_file(const std::string& path, const std::string& text) {
+  std::ofstream f(path);
+  if (!f) throw InputError("cannot write '" + path + "'");
+  f << text;
+}
+
+int run_suite(Context& ctx, const Loaded& l, const v::DeviceInfo& dev, const v::Options& opt, const GpuArgs& g,
+              const std::string& format) {
+  const std::vector<v::Case> cases = v::kernel_suite();
+  std::ostringstream body;
+  const auto t0 = std::chrono::steady_clock::now();
+  int done = 0, wrong = 0;
+  for (const v::Case& c : cases) {
+    v::Result res = v::run_case(c, opt);
+    if (!res.ok || !res.correct) ++wrong;
+    body << (done ? ",\n" : "") << v::result_json(c, res);
+    ++done;
+    if (done % 10 == 0 || done == static_cast<int>(cases.size())) {
+      const double el = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      *ctx.err << "validate: " << done << "/" << cases.size() << " cases, " << wrong << " wrong, " << static_cast<int>(el)
+               << " s\n";
+    }
+  }
+  const std::string text = "{\"schema_version\":1,\"meta\":" + meta_json(dev, l.card.key, ctx) + ",\n\"cases\":[\n" +
+                           body.str() + "\n]}\n";
+  const std::string out = g.output.empty() ? "kernels.json" : g.output;
+  write_file(out, text);
+  Measurements m;
+  load_measurements(out, m);
+  const Roofs roofs = make_roofs(l.card, l.calibration ? &*l.calibration : nullptr);
+  Catalogue cat(ctx.data_root);
+  const auto errors = evaluate(m, roofs, [&](const std::string& key) { return cat.model(key); });
+  Report r = accuracy_report(ctx, l, m, errors);
+  r.notes.push_back("wrote " + out + " (" + std::to_string(done) + " cases, " + std::to_string(wrong) + " wrong)");
+  emit(r, format, ctx);
+  return wrong ? 1 : 0;
+}
+
+int validate_step(const std::vector<std::string>& args, Context& ctx) {
+  po::options_description d("Options");
+  GpuArgs g;
+  CardArgs card;
+  card.card = "";
+  WorkloadArgs wl;
+  std::string format, phase = "decode";
+  add_gpu(d, g);
+  d.add_options()("suite", po::value(&g.suite), "run a whole suite instead of one step: kernels");
+  add_card(d, card);
+  add_workload(d, wl);
+  d.add_options()("phase", po::value(&phase)->default_value(phase), "decode or prefill");
+  add_format(d, format);
+  po::variables_map vm;
+  if (!parse(args, d, vm, ctx,
+             "perfmodel validate --on-gpu: runs every op of a step (or the kernel suite) on the GPU and prints "
+             "predicted against measured",
+             "perfmodel validate --on-gpu --model llama2-7b --phase decode --batch 16 --ctx 2048"))
+    return 0;
+  if (!g.on_gpu) throw UsageError("validate needs --on-gpu (it runs kernels on the CUDA device)");
+  if (phase != "decode" && phase != "prefill") throw UsageError("--phase must be decode or prefill");
+  if (!g.suite.empty() && g.suite != "kernels") throw UsageError("--suite must be 'kernels'");
+  require_device();
+  const v::DeviceInfo dev = v::device_info();
+  if (card.card.empty()) card.card = card_for_device(dev);
+  Loaded l = load_card(card, ctx);
+  v::Options opt;
+  opt.max_seconds_per_case = g.max_seconds;
+  if (!g.suite.empty()) return run_suite(ctx, l, dev, opt, g, format);
+
+  Model m = load_model(wl, ctx);
+  Workload w = make_workload(wl, phase == "decode" ? Phase::decode : Phase::prefill);
+  if (w.impl != Impl::fused) throw UsageError("validate runs the fused profile (the backend has no eager kernels)");
+  PricedStep p = price_workload(m, w, l, wl.mem_util);
+  if (!p.analysis.memory.fits)
+    throw InputError("batch " + std::to_string(w.batch) + " does not fit; the largest is " +
+                     std::to_string(p.analysis.memory.max_batch));
+
+  Report r;
+  r.command = "validate";
+  r.root.set("meta", make_meta("validate", ctx.argv));
+  Node inputs = Node::object();
+  inputs.set("card", card_node(l));
+  inputs.set("model", model_node(m));
+  inputs.set("workload", workload_node(w));
+  inputs.set("device", Node::text(dev.name));
+  r.root.set("inputs", std::move(inputs));
+  Node rows = Node::array();
+  std::vector<v::Case> sequence;
+  double measured_sum = 0;
+  for (size_t i = 0; i < p.step.ops.size(); ++i) {
+    const Op& op = p.step.ops[i];
+    const OpCost& c = p.cost.ops[i];
+    Node row = op_node(op, c, p.cost.time_s);
+    row.set("predicted_s", Node::number(c.time_s, Hint::time));
+    auto vc = case_for(op, w);
+    if (!vc) {
+      row.set("measured_s", Node());
+      row.set("status", Node::text("no kernel"));
+      rows.push(std::move(row));
+      continue;
+    }
+    *ctx.err << "validate: " << op.name << " (" << op_shape(op) << ")\n";
+    v::Result res = v::run_case(*vc, opt);
+    if (!res.ok || !res.correct) {
+      row.set("measured_s", Node());
+      row.set("status", Node::text("WRONG: " + res.error));
+    } else {
+      row.set("measured_s", Node::number(res.median_s, Hint::time));
+      row.set("measured_q1_s", Node::number(res.q1_s, Hint::time));
+      row.set("measured_q3_s", Node::number(res.q3_s, Hint::time));
+      row.set("error", Node::number(c.time_s / res.median_s - 1, Hint::percent));
+      row.set("status", Node::text(res.converged ? "ok" : res.stop_reason));
+      measured_sum += res.median_s * static_cast<double>(op.count);
+    }
+    for (int64_t k = 0; k < op.count; ++k) sequence.push_back(*vc);
+    rows.push(std::move(row));
+  }
+  r.root.set("ops", std::move(rows));
+  *ctx.err << "validate: the whole step as one graph (" << sequence.size() << " kernels)\n";
+  v::Result whole = v::run_sequence(sequence, opt);
+  Node step = Node::object();
+  step.set("predicted_s", Node::number(p.cost.time_s, Hint::time));
+  step.set("measured_sum_s", Node::number(measured_sum, Hint::time));
+  step.set("measured_graph_s", whole.ok ? Node::number(whole.median_s, Hint::time) : Node());
+  step.set("error_vs_graph", whole.ok ? Node::number(p.cost.time_s / whole.median_s - 1, Hint::percent) : Node());
+  step.set("error_vs_sum", measured_sum > 0 ? Node::number(p.cost.time_s / measured_sum - 1, Hint::percent) : Node());
+  r.root.set("step", std::move(step));
+  r.fields.push_back({m.name + " " + phase + " b=" + std::to_string(w.batch) + " ctx=" + std::to_string(w.ctx) + " on " + dev.name,
+                      "step",
+                      {{"predicted_s", "step predicted", Hint::time},
+                       {"measured_graph_s", "step measured (one graph replay)", Hint::time},
+                       {"error_vs_graph", "error vs graph", Hint::percent},
+                       {"measured_sum_s", "sum of measured ops", Hint::time},
+                       {"error_vs_sum", "error vs sum", Hint::percent}}});
+  r.tables.push_back({"per op (per instance)", "ops",
+                      {{"name", "op", Hint::text},
+                       {"shape", "shape", Hint::text},
+                       {"count", "x", Hint::integer},
+                       {"predicted_s", "predicted", Hint::time},
+                       {"measured_s", "measured", Hint::time},
+                       {"error", "error", Hint::percent},
+                       {"bound", "bound", Hint::text},
+                       {"status", "status", Hint::text}}});
+  if (!g.output.empty()) write_file(g.output, to_json(r.root));
+  emit(r, format, ctx);
+  return 0;
+}
+
+}  // namespace
+
+namespace {
+
+// The seeds' W3 table: nominal and measured roofs side by side.
+Report calibration_report(const Context& ctx, const Card& card, const Calibration& c, const std::string& file) {
+  Report r;
+  r.command = "calibrate";
+  r.root.set("meta", make_meta("calibrate", ctx.argv));
+  Node rows = Node::array();
+  auto row = [&](const std::string& what, double nominal, double measured, Hint h) {
+    if (measured <= 0) return;
+    Node n = Node::object();
+    n.set("roof", Node::text(what));
+    n.set("nominal", nominal > 0 ? Node::number(nominal, h) : Node());
+    n.set("measured", Node::number(measured, h));
+    n.set("ratio", nominal > 0 ? Node::number(measured / nominal, Hint::percent) : Node());
+    rows.push(std::move(n));
+  };
+  row("DRAM bandwidth (copy)", card.bandwidth, c.dram_bandwidth, Hint::byte_rate);
+  row("L2 bandwidth", 0, c.l2_bandwidth, Hint::byte_rate);
+  for (int i = 0; i < kPrecisionCount; ++i)
+    row("GEMM " + std::string(to_string(static_cast<Precision>(i))), card.peak[i], c.gemm_peak[i], Hint::flop_rate);
+  row("flash attention (bf16)", card.peak[static_cast<int>(Precision::bf16)], c.attention_peak, Hint::flop_rate);
+  const double p = card.peak[static_cast<int>(Precision::bf16)];
+  const double mp = c.gemm_peak[static_cast<int>(Precision::bf16)];
+  if (p > 0 && mp > 0 && c.dram_bandwidth > 0) row("ridge bf16 (FLOP/B)", p / card.bandwidth, mp / c.dram_bandwidth, Hint::intensity);
+  row("kernel floor", card.launch_overhead_s, c.kernel_floor_s, Hint::time);
+  row("host launch (eager)", 0, c.host_launch_s, Hint::time);
+  row("memory ramp t0", 0, c.ramp_t0_s, Hint::time);
+  row("memory ramp bandwidth", card.bandwidth, c.ramp_bandwidth, Hint::byte_rate);
+  r.root.set("roofs", std::move(rows));
+  r.root.set("calibration_file", Node::text(file));
+  r.tables.push_back({"nominal vs measured roofs of " + card.name, "roofs",
+                      {{"roof", "roof", Hint::text},
+                       {"nominal", "nominal", Hint::none},
+                       {"measured", "measured", Hint::none},
+                       {"ratio", "measured/nominal", Hint::percent}}});
+  r.notes.push_back("wrote " + file);
+  return r;
+}
+
+}  // namespace
+
+int cmd_validate(const std::vector<std::string>& args, Context& ctx) { return validate_step(args, ctx); }
+
+int cmd_calibrate(const std::vector<std::string>& args, Context& ctx) {
+  po::options_description d("Options");
+  GpuArgs g;
+  std::string card_name, raw_in, raw_out, format;
+  d.add_options()("on-gpu", po::bool_switch(&g.on_gpu), "measure on the CUDA device")(
+      "card", po::value(&card_name), "catalogue card the device is (default: from the device name)")(
+      "output", po::value(&g.output), "calibration file to write (default hardware/<card>.calibration.yaml)")(
+      "raw", po::value(&raw_out), "also write the raw measurements (JSON)")(
+      "from-raw", po::value(&raw_in), "refit from a raw measurement file instead of measuring (no GPU needed)");
+  add_format(d, format);
+  po::variables_map vm;
+  if (!parse(args, d, vm, ctx,
+             "perfmodel calibrate --on-gpu: measures the card's real roofs (copy and L2 bandwidth, GEMM peak per dtype, "
+             "kernel floor, launch overhead, the memory ramp) and writes a calibration file the cost model uses",
+             "perfmodel calibrate --on-gpu --raw calibration-raw.json"))
+    return 0;
+  RawCalibration raw;
+  std::string key = card_name;
+  if (!raw_in.empty()) {
+    raw = load_raw_calibration(raw_in);
+    if (key.empty()) throw UsageError("--from-raw needs --card");
+  } else {
+    if (!g.on_gpu) throw UsageError("calibrate needs --on-gpu (or --from-raw FILE)");
+    require_device();
+    const v::DeviceInfo dev = v::device_info();
+    if (key.empty()) key = card_for_device(dev);
+    v::Options opt;
+    v::CalibrationData data = v::collect_calibration(opt, [&](const std::string& msg) { *ctx.err << "calibrate: " << msg << "\n"; });
+    // The flash attention kernel's throughput at a large causal prefill (its own roof).
+    v::Case att;
+    att.name = "attention_peak";
+    att.kernel = v::Kernel::attention_prefill_fused;
+    att.batch = 4, att.heads = 32, att.kv_heads = 8, att.q_len = 4096, att.kv_len = 4096, att.head_dim = 128;
+    att.causal = true;
+    *ctx.err << "calibrate: flash attention throughput\n";
+    v::Result ar = v::run_case(att, opt);
+    std::string json = v::calibration_json(data);
+    if (ar.ok && ar.correct && ar.median_s > 0) {
+      const double flops = 4.0 * 4 * 32 * 128 * (4096.0 * 4097.0 / 2.0);
+      char buf[256];
+      std::snprintf(buf, sizeof buf, "{\"what\":\"attention_peak\",\"dtype\":\"bf16\",\"flops\":%.9g,\"seconds\":%.9g}", flops, ar.median_s);
+      const std::string key_text = "\"points\":[";
+      const size_t at = json.find(key_text);
+      if (at != std::string::npos) {
+        const size_t pos = at + key_text.size();
+        const bool empty = json.compare(pos, 1, "]") == 0;
+        json.insert(pos, std::string(buf) + (empty ? "" : ","));
+      }
+    }
+    const std::string tmp = raw_out.empty() ? std::string("/tmp/perfmodel-calibration-raw.json") : raw_out;
+    write_file(tmp, json);
+    raw = load_raw_calibration(tmp);
+  }
+  Catalogue cat(ctx.data_root);
+  Card card = cat.card(key);
+  Calibration c = fit_calibration(raw, card.key);
+  c.measured_on = today();
+  const std::string out = g.output.empty() ? cat.calibration_path(card.key) : g.output;
+  write_file(out, to_yaml(c));
+  emit(calibration_report(ctx, card, c, out), format, ctx);
+  return 0;
+}
+
+}  // namespace perfmodel::cli
