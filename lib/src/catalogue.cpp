@@ -31,6 +31,15 @@ std::string lower(std::string s) {
   return s;
 }
 
+// Keys plus the aliases of a catalogue folder, for "did you mean".
+std::vector<std::string> with_aliases(std::vector<std::string> keys, const std::string& alias_file) {
+  if (!fs::exists(alias_file)) return keys;
+  YAML::Node aliases = detail::load_file(alias_file);
+  if (aliases.IsMap())
+    for (auto it = aliases.begin(); it != aliases.end(); ++it) keys.push_back(it->first.as<std::string>());
+  return keys;
+}
+
 bool looks_like_path(const std::string& s) {
   return s.find('/') != std::string::npos || s.ends_with(".yaml") || s.ends_with(".yml") ||
          s.ends_with(".json");
@@ -74,7 +83,7 @@ Card Catalogue::card(const std::string& name) const {
   }
   std::string key = card_key(name);
   if (key.empty()) {
-    std::string close = detail::close_names(lower(name), card_keys());
+    std::string close = detail::close_names(lower(name), with_aliases(card_keys(), root_ + "/hardware/aliases.yaml"));
     throw InputError("unknown card '" + name + "'" + (close.empty() ? "" : "; did you mean " + close + "?") +
                      " (`perfmodel cards` lists them)");
   }
@@ -90,7 +99,7 @@ Model Catalogue::model(const std::string& name) const {
   }
   std::string key = model_key(name);
   if (key.empty()) {
-    std::string close = detail::close_names(lower(name), model_keys());
+    std::string close = detail::close_names(lower(name), with_aliases(model_keys(), root_ + "/models/aliases.yaml"));
     throw InputError("unknown model '" + name + "'" + (close.empty() ? "" : "; did you mean " + close + "?") +
                      " (`perfmodel models` lists them; a path to a YAML file or an HF config.json also works)");
   }

@@ -16,7 +16,7 @@ std::string to_string(Bound b) {
 
 Roofs make_roofs(const Card& card, const Calibration* cal) {
   Roofs r;
-  r.card = &card;
+  r.card = card;
   r.calibrated = cal != nullptr;
   r.bandwidth = cal && cal->dram_bandwidth > 0 ? cal->dram_bandwidth
                                                : card.bandwidth * DefaultEfficiency::memory;
@@ -43,14 +43,14 @@ namespace {
 
 double effective_peak(const Roofs& r, Precision p) {
   double v = r.peak[static_cast<size_t>(p)];
-  if (v <= 0) r.card->peak_flops(p);  // throws a clear "card has no <p> peak"
+  if (v <= 0) r.card.peak_flops(p);  // throws a clear "card has no <p> peak"
   return v;
 }
 
 }  // namespace
 
 OpCost price(const Op& op, const Roofs& r, Impl impl, const Tile* force_tile) {
-  const Card& card = *r.card;
+  const Card& card = r.card;
   OpCost c;
   c.nominal_bandwidth = card.bandwidth;
   const double bytes = op.bytes();

@@ -1,5 +1,6 @@
 #include "perfmodel/report.hpp"
 
+#include <charconv>
 #include <cmath>
 #include <cstdio>
 #include <sstream>
@@ -118,6 +119,13 @@ std::string format_value(const Node& v, Hint hint) {
 
 namespace {
 
+// The shortest text that reads back as the same double (exact SI values in JSON and CSV).
+std::string shortest(double x) {
+  char b[40];
+  auto r = std::to_chars(b, b + sizeof b, x);
+  return std::string(b, r.ptr);
+}
+
 void json_string(std::ostringstream& o, const std::string& s) {
   o << '"';
   for (unsigned char c : s) {
@@ -154,9 +162,7 @@ void json(std::ostringstream& o, const Node& n, int indent, int depth) {
       } else if (n.is_integer()) {
         o << static_cast<int64_t>(x);
       } else {
-        char b[40];
-        std::snprintf(b, sizeof b, "%.10g", x);
-        o << b;
+        o << shortest(x);
       }
       break;
     }
@@ -208,8 +214,7 @@ std::string raw(const Node* v) {
     case Node::Kind::number:
       if (!std::isfinite(v->as_number())) return "";
       if (v->is_integer()) return std::to_string(static_cast<int64_t>(v->as_number()));
-      std::snprintf(buf, sizeof buf, "%.8g", v->as_number());
-      return buf;
+      return shortest(v->as_number());
     case Node::Kind::string: return v->as_string();
     case Node::Kind::boolean: return v->as_bool() ? "true" : "false";
     default: return "";
@@ -299,7 +304,7 @@ std::string render_csv(const Report& r) {
     const Node* obj = r.root.at_path(f.path);
     if (!obj) continue;
     for (const Column& c : f.fields) {
-      keys.push_back(f.path + "." + c.key);
+      keys.push_back(f.path.empty() ? c.key : f.path + "." + c.key);
       values.push_back(raw(obj->at_path(c.key)));
     }
   }

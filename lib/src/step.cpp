@@ -42,6 +42,10 @@ void validate(const Model& model, const Workload& w) {
   checked_mul({w.batch, w.ctx, model.kv_dim(), model.layers, 2}, "KV cache (batch x ctx x kv_dim x layers)");
   if (w.phase == Phase::prefill)
     checked_mul({w.batch, model.heads, w.ctx, w.ctx}, "attention scores (batch x heads x ctx^2)");
+  if (w.ctx > model.max_positions)
+    throw InputError("ctx " + std::to_string(w.ctx) + " exceeds " + model.name + "'s max_position_embeddings (" +
+                     std::to_string(model.max_positions) + ")");
+
 }
 
 Step build_step(const Model& model, const Workload& w) {

@@ -20,8 +20,11 @@ Op counted(Op op, int64_t count) {
 }
 
 // Attention for the layers that share one KV length (sliding windows split the layers).
-void add_attention(Step& s, const Model& m, const Workload& w, int64_t kv_len, int64_t layers,
+void add_attention(Step& s, const Model& m, const Workload& w, int64_t window, int64_t layers,
                    const std::string& suffix) {
+  // Decode reads at most `window` cached tokens; prefill attends over the whole prompt with
+  // each query seeing at most `window` keys.
+  const int64_t kv_len = window > 0 && w.ctx > window && w.phase == Phase::decode ? window : w.ctx;
   if (layers == 0) return;
   if (w.phase == Phase::decode) {
     s.ops.push_back(counted(ops::attention_decode("attention" + suffix, w.batch, m.heads,
@@ -31,7 +34,7 @@ void add_attention(Step& s, const Model& m, const Workload& w, int64_t kv_len, i
   } else {
     s.ops.push_back(counted(ops::attention_prefill("attention" + suffix, w.batch, m.heads,
                                                    m.kv_heads, w.ctx, kv_len, m.head_dim,
-                                                   /*causal=*/true, w.act_dtype, w.kv_dtype),
+                                                   /*causal=*/true, w.act_dtype, w.kv_dtype, window),
                             layers));
   }
 }
@@ -64,13 +67,12 @@ Step build_fused_step(const Model& m, const Workload& w) {
     s.ops.push_back(counted(ops::rotary("rotary", T, m.heads, m.kv_heads, m.head_dim, act), L));
   s.ops.push_back(counted(ops::kv_append("kv_write", T, m.kv_heads, m.head_dim, act, w.kv_dtype), L));
 
-  const int64_t kv_len = w.ctx;
-  if (m.sliding_window > 0 && kv_len > m.sliding_window) {
+  if (m.sliding_window > 0 && w.ctx > m.sliding_window) {
     const int64_t local = m.window_pattern == WindowPattern::all ? L : (L + 1) / 2;
     add_attention(s, m, w, m.sliding_window, local, "_local");
-    add_attention(s, m, w, kv_len, L - local, "_global");
+    add_attention(s, m, w, 0, L - local, "_global");
   } else {
-    add_attention(s, m, w, kv_len, L, "");
+    add_attention(s, m, w, 0, L, "");
   }
 
   s.ops.push_back(counted(ops::gemm("o_proj", T, m.hidden, m.q_dim(), act, wt, mm, m.o_bias), L));

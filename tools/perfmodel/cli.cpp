@@ -103,7 +103,7 @@ void add_workload(po::options_description& d, WorkloadArgs& a, bool with_model) 
   d.add_options()("batch", po::value(&a.batch)->default_value(a.batch), "sequences per step")(
       "ctx", po::value(&a.ctx)->default_value(a.ctx),
       "context: decode = tokens in the KV cache (new one included); prefill = prompt length")(
-      "dtype", po::value(&a.dtype)->default_value(a.dtype), "weights, activations and KV cache dtype")(
+      "dtype", po::value(&a.dtype)->default_value(a.dtype), "weights, activations and KV cache dtype (auto: bf16, or fp16 on cards without bf16)")(
       "weight-dtype", po::value(&a.weight_dtype), "weights dtype (overrides --dtype)")(
       "act-dtype", po::value(&a.act_dtype), "activations dtype (overrides --dtype)")(
       "kv-dtype", po::value(&a.kv_dtype), "KV-cache dtype (overrides --dtype)")(
@@ -124,7 +124,7 @@ void require_positive(int64_t v, const std::string& flag) {
   if (v <= 0) throw UsageError(flag + " must be positive, got " + std::to_string(v));
 }
 
-Workload make_workload(const WorkloadArgs& a, Phase phase) {
+Workload make_workload(const WorkloadArgs& a, Phase phase, const Card& card) {
   require_positive(a.batch, "--batch");
   require_positive(a.ctx, "--ctx");
   if (!(a.mem_util > 0 && a.mem_util <= 1)) throw UsageError("--mem-util must be in (0, 1]");
@@ -132,7 +132,8 @@ Workload make_workload(const WorkloadArgs& a, Phase phase) {
   w.phase = phase;
   w.batch = a.batch;
   w.ctx = a.ctx;
-  DType base = parse_dtype(a.dtype, "--dtype");
+  DType base = a.dtype == "auto" ? (card.supports(Precision::bf16) ? DType::bf16 : DType::fp16)
+                                 : parse_dtype(a.dtype, "--dtype");
   w.weight_dtype = a.weight_dtype.empty() ? base : parse_dtype(a.weight_dtype, "--weight-dtype");
   w.act_dtype = a.act_dtype.empty() ? base : parse_dtype(a.act_dtype, "--act-dtype");
   w.kv_dtype = a.kv_dtype.empty() ? base : parse_dtype(a.kv_dtype, "--kv-dtype");

@@ -67,14 +67,15 @@ struct WorkloadArgs {
   std::string model = "llama2-7b";
   int64_t batch = 1;
   int64_t ctx = 2048;
-  std::string dtype = "bf16";
+  std::string dtype = "auto";
   std::string weight_dtype, act_dtype, kv_dtype;
   std::string impl = "fused";
   bool tf32 = false;
   double mem_util = 0.9;
 };
 void add_workload(po::options_description& d, WorkloadArgs& a, bool with_model = true);
-Workload make_workload(const WorkloadArgs& a, Phase phase);
+// `card` resolves --dtype auto: bf16 where the card has a bf16 peak, else fp16 (T4).
+Workload make_workload(const WorkloadArgs& a, Phase phase, const Card& card);
 Model load_model(const WorkloadArgs& a, Context& ctx);
 
 DType parse_dtype(const std::string& s, const std::string& flag);

@@ -199,7 +199,7 @@ int validate_step(const std::vector<std::string>& args, Context& ctx) {
   if (!g.suite.empty()) return run_suite(ctx, l, dev, opt, g, format);
 
   Model m = load_model(wl, ctx);
-  Workload w = make_workload(wl, phase == "decode" ? Phase::decode : Phase::prefill);
+  Workload w = make_workload(wl, phase == "decode" ? Phase::decode : Phase::prefill, l.card);
   if (w.impl != Impl::fused) throw UsageError("validate runs the fused profile (the backend has no eager kernels)");
   PricedStep p = price_workload(m, w, l, wl.mem_util);
   if (!p.analysis.memory.fits)

@@ -71,7 +71,7 @@ int cmd_roofline(const std::vector<std::string>& args, Context& ctx) {
   if (phase != "decode" && phase != "prefill") throw UsageError("--phase must be decode or prefill");
   Loaded l = load_card(card, ctx);
   Model m = load_model(wl, ctx);
-  Workload w = make_workload(wl, phase == "decode" ? Phase::decode : Phase::prefill);
+  Workload w = make_workload(wl, phase == "decode" ? Phase::decode : Phase::prefill, l.card);
   PricedStep p = price_workload(m, w, l, wl.mem_util);
   const Precision mm = matmul_precision(w.act_dtype, w.allow_tf32);
   const double peak = l.card.peak_flops(mm), bw = l.card.bandwidth;

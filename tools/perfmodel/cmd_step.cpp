@@ -28,7 +28,7 @@ int run_step(const std::vector<std::string>& args, Context& ctx, const std::stri
   if (phase != "decode" && phase != "prefill") throw UsageError("--phase must be decode or prefill");
   Loaded l = load_card(card, ctx);
   Model m = load_model(wl, ctx);
-  Workload w = make_workload(wl, phase == "decode" ? Phase::decode : Phase::prefill);
+  Workload w = make_workload(wl, phase == "decode" ? Phase::decode : Phase::prefill, l.card);
   PricedStep p = price_workload(m, w, l, wl.mem_util);
   Report r = step_report(command, ctx, l, m, p, detailed);
   emit(r, format, ctx);

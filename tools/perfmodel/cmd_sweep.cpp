@@ -28,7 +28,7 @@ int cmd_sweep_batch(const std::vector<std::string>& args, Context& ctx) {
   Loaded l = load_card(card, ctx);
   Model m = load_model(wl, ctx);
   const Phase ph = phase == "decode" ? Phase::decode : Phase::prefill;
-  Workload base = make_workload(wl, ph);
+  Workload base = make_workload(wl, ph, l.card);
   const int64_t fit = plan_memory(m, base, l.card, wl.mem_util).max_batch;
 
   std::vector<int64_t> list;

@@ -45,6 +45,7 @@ struct GemmShape {
 struct AttentionShape {
   int64_t batch = 0, heads = 0, kv_heads = 0, q_len = 0, kv_len = 0, head_dim = 0;
   bool causal = false;
+  int64_t window = 0;  // sliding window (0 = none): a query sees at most this many keys
 };
 
 struct Op {

@@ -55,7 +55,7 @@ Op attention_decode(std::string name, int64_t batch, int64_t heads, int64_t kv_h
 // Q, K, V read and O written once (the score matrix never reaches memory).
 Op attention_prefill(std::string name, int64_t batch, int64_t heads, int64_t kv_heads,
                      int64_t q_len, int64_t kv_len, int64_t head_dim, bool causal, DType act,
-                     DType kv);
+                     DType kv, int64_t window = 0);
 // Unfused prefill attention (eager PyTorch math path): S = Q K^T as a batched GEMM writing the
 // full score matrix, a softmax pass reading and writing it, and P V: the score matrix crosses
 // memory three times (seed 001 slide 46: 40.3 GB vs 4.4 GB for FlashAttention). No causal
@@ -63,7 +63,9 @@ Op attention_prefill(std::string name, int64_t batch, int64_t heads, int64_t kv_
 Op attention_prefill_unfused(std::string name, int64_t batch, int64_t heads, int64_t kv_heads,
                              int64_t q_len, int64_t kv_len, int64_t head_dim, bool causal,
                              DType act, DType kv);
-// Score pairs of (causal) attention: q_len x kv_len, or the causal triangle.
-double attention_pairs(int64_t q_len, int64_t kv_len, bool causal);
+// Score pairs of attention: q_len x kv_len, or with a causal mask the queries (aligned to the
+// end of the keys) each see the keys up to their own position, at most `window` of them when a
+// sliding window is set (Mistral, Gemma-2 local layers).
+double attention_pairs(int64_t q_len, int64_t kv_len, bool causal, int64_t window = 0);
 
 }  // namespace perfmodel::ops

@@ -22,7 +22,7 @@ std::string to_string(Bound b);
 
 // The roofs pricing uses, resolved once per (card, calibration).
 struct Roofs {
-  const Card* card = nullptr;
+  Card card;                   // a copy: Roofs outlives the catalogue's Card
   bool calibrated = false;
   double bandwidth = 0;        // effective DRAM B/s
   double l2_bandwidth = 0;     // effective L2 B/s

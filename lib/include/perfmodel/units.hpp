@@ -17,7 +17,7 @@ std::string_view to_string(Dimension d);
 std::optional<double> parse_quantity(std::string_view text, Dimension dim, std::string* why,
                                      bool allow_zero = false);
 
-// Human-readable formatting with an SI prefix, e.g. format_si(4.8e12, "B/s") == "4.80 TB/s".
+// Human-readable formatting with an SI prefix, e.g. format_si(4.8e12, "B/s") == "4.8 TB/s" (3 significant digits).
 std::string format_si(double value, std::string_view unit, int precision = 3);
 // Seconds as "12.3 us" / "4.56 ms".
 std::string format_time(double seconds);

@@ -1,0 +1,247 @@
+// The catalogues: every card and model loads cleanly, derived peaks agree with the datasheet,
+// parameter counts and KV bytes match reference B.3, aliases and lookups behave.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+
+#include "perfmodel/analysis.hpp"
+#include "perfmodel/catalogue.hpp"
+#include "perfmodel/errors.hpp"
+#include "test_support.hpp"
+
+using namespace perfmodel;
+
+TEST_CASE("the catalogue lists the cards and models of hardware/ and models/") {
+  const auto cards = test::catalogue().card_keys();
+  const auto models = test::catalogue().model_keys();
+  // 14 card files and 13 model files (aliases.yaml is not an entry).
+  CHECK(cards.size() == 14);
+  CHECK(models.size() == 13);
+  for (const char* k : {"a100-80gb-sxm", "a100-40gb-sxm", "h100-sxm", "t4", "rtx-4080", "mi300x"})
+    CHECK(std::find(cards.begin(), cards.end(), k) != cards.end());
+  for (const char* k : {"llama2-7b", "tinyllama-1.1b", "baby-gpt", "gemma2-9b", "gpt2"})
+    CHECK(std::find(models.begin(), models.end(), k) != models.end());
+  CHECK(std::find(cards.begin(), cards.end(), "aliases") == cards.end());
+  CHECK(std::find(models.begin(), models.end(), "aliases") == models.end());
+}
+
+TEST_CASE("every card loads without warnings and its derived peaks are within 2 % of the stated ones") {
+  for (const auto& key : test::catalogue().card_keys()) {
+    CAPTURE(key);
+    const Card c = test::catalogue().card(key);
+    CHECK(c.key == key);
+    CHECK(c.warnings.empty());
+    CHECK(c.sm_count > 0);
+    CHECK(c.bandwidth > 0);
+    CHECK(c.memory_bytes > 0);
+    CHECK(c.l2_bytes > 0);
+    CHECK(c.launch_overhead_s > 0);
+    CHECK(c.limits.warp_size == (c.vendor == "AMD" ? 64 : 32));  // AMD wavefronts are 64 wide
+    bool any_tensor = false;
+    for (int i = 0; i < kPrecisionCount; ++i) {
+      const auto p = static_cast<Precision>(i);
+      CAPTURE(to_string(p));
+      if (c.derived_peak[i] > 0) {
+        REQUIRE(c.peak[i] > 0);  // a derivable peak is always usable
+        CHECK(std::fabs(c.derived_peak[i] / c.peak[i] - 1) <= 0.02);
+      }
+      any_tensor = any_tensor || (is_tensor(p) && c.peak[i] > 0);
+    }
+    CHECK(any_tensor);
+    // The bandwidth is either stated or bus width / 8 x data rate; a stated one should agree
+    // with the derivation (loose: some datasheets round).
+    const double derived_bw = derive_bandwidth(c.bus_width_bits, c.data_rate_bps);
+    CHECK(derived_bw / c.bandwidth == doctest::Approx(1.0).epsilon(0.05));
+  }
+}
+
+TEST_CASE("T4 and A100 nominal peaks come from units x clock, bandwidths from bus x rate (seed 004)") {
+  const Card t4 = test::catalogue().card("t4");
+  const Card a100 = test::catalogue().card("a100");
+  const auto fp16 = static_cast<size_t>(Precision::fp16);
+  const auto bf16 = static_cast<size_t>(Precision::bf16);
+  // T4: 40 SM x 8 TC x 64 FMA x 2 x 1.59 GHz = 65.1e12 FLOP/s ("≈ 65 TFLOP/s").
+  CHECK(t4.derived_peak[fp16] == doctest::Approx(40.0 * 8 * 64 * 2 * 1.59e9));
+  CHECK(t4.derived_peak[fp16] == doctest::Approx(65e12).epsilon(0.01));
+  CHECK_FALSE(t4.supports(Precision::bf16));  // Turing has no bf16 tensor path
+  // A100: 108 x 4 x 256 x 2 x 1.41 GHz = 311.9e12 ("≈ 312 TFLOP/s"), for fp16 and bf16.
+  CHECK(a100.derived_peak[fp16] == doctest::Approx(108.0 * 4 * 256 * 2 * 1.41e9));
+  CHECK(a100.derived_peak[bf16] == doctest::Approx(312e12).epsilon(0.01));
+  // Bandwidth = bus / 8 x rate: T4 256 / 8 x 10 Gbps = 320 GB/s; A100 5120 / 8 x 3.186 Gbps =
+  // 2039.04 GB/s. Neither file states it, so both are derived.
+  CHECK(t4.bandwidth_derived);
+  CHECK(t4.bandwidth == doctest::Approx(320e9));
+  CHECK(a100.bandwidth_derived);
+  CHECK(a100.bandwidth == doctest::Approx(2039e9).epsilon(0.001));
+  // A100 ridge 312e12 / 2039.04e9 = 153.0 (seed 004 W1).
+  CHECK(a100.ridge(Precision::bf16) == doctest::Approx(153.0).epsilon(0.005));
+  // T4 ridge 65e12 / 320e9 = 203 (seed 004).
+  CHECK(t4.ridge(Precision::fp16) == doctest::Approx(203.1).epsilon(0.005));
+}
+
+TEST_CASE("the derivation helpers") {
+  CHECK(derive_tensor_peak(40, 8, 64, 1.59e9) == doctest::Approx(65.1264e12));
+  // RTX 4080 FP32: 76 x 128 lanes x 2 x 2.505 GHz = 48.74e12 (seed 000: "≈ 48.7").
+  CHECK(derive_lane_peak(76, 128, 2.505e9) == doctest::Approx(48.73728e12));
+  CHECK(derive_bandwidth(256, 22.4e9) == doctest::Approx(716.8e9));
+}
+
+TEST_CASE("a card without a precision says which ones it has") {
+  const Card t4 = test::catalogue().card("t4");
+  try {
+    (void)t4.peak_flops(Precision::bf16);
+    FAIL("expected InputError");
+  } catch (const InputError& e) {
+    const std::string what = e.what();
+    CHECK(test::contains(what, "t4"));
+    CHECK(test::contains(what, "bf16"));
+    CHECK(test::contains(what, "fp16"));
+  }
+}
+
+TEST_CASE("every model loads and its parameter count matches reference B.3") {
+  // Reference B.3 (computed with the Llama-like formula, cross-checked with published counts).
+  const std::map<std::string, double> expected{
+      {"tinyllama-1.1b", 1100048384.0}, {"llama2-7b", 6738415616.0},     {"llama2-13b", 13015864320.0},
+      {"llama2-70b", 68976648192.0},    {"llama3-8b", 8030261248.0},     {"llama3-70b", 70553706496.0},
+      {"llama3.1-405b", 405853388800.0}, {"mistral-7b", 7241732096.0},   {"qwen2.5-7b", 7615616512.0},
+      {"qwen2.5-0.5b", 494032768.0},    {"gpt2", 124439808.0},           {"gemma2-9b", 9241705984.0},
+      // baby GPT (seed 000, nanoGPT 6 x 384, vocab 137, block 256, tied, biases, LayerNorm):
+      // per layer 4·384² + 2·384·1536 + biases (1152 + 384 + 1536 + 384) + 2 LayerNorms (2·768)
+      //   = 589,824 + 1,179,648 + 3,456 + 1,536 = 1,774,464; x 6 = 10,646,784;
+      // + wte 137·384 = 52,608 + wpe 256·384 = 98,304 + ln_f 768 = 10,798,464 ("10.8M").
+      {"baby-gpt", 10798464.0}};
+  const auto keys = test::catalogue().model_keys();
+  CHECK(keys.size() == expected.size());
+  for (const auto& key : keys) {
+    CAPTURE(key);
+    const Model m = test::catalogue().model(key);
+    CHECK(m.key == key);
+    REQUIRE(expected.count(key) == 1);
+    CHECK(m.parameters() == expected.at(key));  // integers in a double: exact
+    CHECK(m.heads % m.kv_heads == 0);
+  }
+}
+
+TEST_CASE("KV bytes per token match reference B.3") {
+  // 2 (K, V) x layers x kv heads x head_dim x 2 bytes.
+  auto kv = [](const char* key) { return kv_bytes_per_token(test::catalogue().model(key), DType::bf16); };
+  CHECK(kv("tinyllama") == 22528.0);   // 2 x 22 x 4 x 64 x 2
+  CHECK(kv("llama2-7b") == 524288.0);  // 2 x 32 x 32 x 128 x 2 = 512 KiB
+  CHECK(kv("llama3-8b") == 131072.0);  // 2 x 32 x 8 x 128 x 2 = 128 KiB
+  CHECK(kv("llama2-13b") == 819200.0); // 2 x 40 x 40 x 128 x 2 = 800 KiB
+  CHECK(kv("llama2-70b") == 327680.0); // 2 x 80 x 8 x 128 x 2
+  CHECK(kv("qwen2.5-7b") == 57344.0);  // 2 x 28 x 4 x 128 x 2
+  CHECK(kv("gpt2") == 36864.0);        // 2 x 12 x 12 x 64 x 2
+  CHECK(kv("gemma2-9b") == 344064.0);  // 2 x 42 x 8 x 256 x 2 = 336 KiB
+  // In fp8 the cache halves.
+  CHECK(kv_bytes_per_token(test::catalogue().model("llama2-7b"), DType::fp8) == 262144.0);
+}
+
+TEST_CASE("aliases resolve to catalogue keys that exist") {
+  const auto& cat = test::catalogue();
+  CHECK(cat.card_key("a100") == "a100-80gb-sxm");
+  CHECK(cat.card_key("A100") == "a100-80gb-sxm");  // case-insensitive
+  CHECK(cat.card_key("4080") == "rtx-4080");
+  CHECK(cat.card_key("tesla-t4") == "t4");
+  CHECK(cat.card_key("rtx-4080") == "rtx-4080");
+  CHECK(cat.card_key("no-such-card").empty());
+  CHECK(cat.model_key("tinyllama") == "tinyllama-1.1b");
+  CHECK(cat.model_key("llama-2-7b") == "llama2-7b");
+  CHECK(cat.model_key("no-such-model").empty());
+  // Every alias in both alias files points at a real entry (the files are flat "alias: key"
+  // mappings; read them line by line).
+  for (const std::string dir : {"hardware", "models"}) {
+    std::ifstream in(test::root() + "/" + dir + "/aliases.yaml");
+    REQUIRE(in.good());
+    int aliases = 0;
+    for (std::string line; std::getline(in, line);) {
+      if (line.empty() || line[0] == '#') continue;
+      const size_t colon = line.find(':');
+      REQUIRE(colon != std::string::npos);
+      std::string alias = line.substr(0, colon);
+      if (alias.size() >= 2 && alias.front() == '"') alias = alias.substr(1, alias.size() - 2);
+      CAPTURE(alias);
+      if (dir == "hardware") {
+        const std::string key = cat.card_key(alias);
+        CHECK_FALSE(key.empty());
+        CHECK(cat.card(alias).key == key);
+      } else {
+        const std::string key = cat.model_key(alias);
+        CHECK_FALSE(key.empty());
+        CHECK(cat.model(alias).key == key);
+      }
+      ++aliases;
+    }
+    CHECK(aliases > 5);
+  }
+}
+
+TEST_CASE("unknown names throw InputError listing close names") {
+  try {
+    (void)test::catalogue().model("llama2-7bb");
+    FAIL("expected InputError");
+  } catch (const InputError& e) {
+    CHECK(test::contains(e.what(), "unknown model 'llama2-7bb'"));
+    CHECK(test::contains(e.what(), "llama2-7b"));
+  }
+  try {
+    (void)test::catalogue().card("h1OO");
+    FAIL("expected InputError");
+  } catch (const InputError& e) {
+    CHECK(test::contains(e.what(), "unknown card 'h1OO'"));
+  }
+  CHECK_THROWS_AS((void)test::catalogue().model("models/does-not-exist.yaml"), InputError);
+  CHECK_THROWS_AS(Catalogue("/nonexistent/folder"), InputError);
+}
+
+TEST_CASE("an unknown card suggests the close alias") {
+  try {
+    (void)test::catalogue().card("a10O");
+    FAIL("expected InputError");
+  } catch (const InputError& e) {
+    CHECK(test::contains(e.what(), "did you mean"));
+    CHECK(test::contains(e.what(), "a100"));
+  }
+}
+
+TEST_CASE("cards and models load from a path as well as a key") {
+  const Card c = test::catalogue().card(test::root() + "/hardware/rtx-4080.yaml");
+  CHECK(c.key == "rtx-4080");
+  CHECK(c.sm_count == 76);
+  const Card direct = load_card_file(test::root() + "/hardware/rtx-4080.yaml");
+  CHECK(direct.bandwidth == c.bandwidth);
+  const Model m = test::catalogue().model(test::root() + "/models/llama2-7b.yaml");
+  CHECK(m.parameters() == 6738415616.0);
+}
+
+TEST_CASE("the RTX 4080 card carries seed 000's numbers") {
+  const Card c = test::catalogue().card("rtx-4080");
+  CHECK(c.sm_count == 76);
+  CHECK(c.peak[static_cast<int>(Precision::fp32)] == doctest::Approx(48.7e12));
+  CHECK(c.peak[static_cast<int>(Precision::bf16)] == doctest::Approx(97.5e12));
+  CHECK(c.peak[static_cast<int>(Precision::tf32)] == doctest::Approx(48.7e12));  // GeForce: TF32 = FP32
+  CHECK(c.peak[static_cast<int>(Precision::fp16_acc16)] == doctest::Approx(194.9e12));
+  CHECK(c.bandwidth == doctest::Approx(716.8e9));
+  CHECK(c.l2_bytes == 64.0 * 1024 * 1024);
+  CHECK(c.limits.shared_memory_per_sm == 100.0 * 1024);
+  CHECK(c.limits.max_threads_per_sm == 1536);
+  CHECK(c.limits.max_warps_per_sm == 48);
+  CHECK(c.limits.registers_per_sm == 65536);
+  // Ridge = 97.5e12 / 716.8e9 = 136.02 FLOP/B (seed 000).
+  CHECK(c.ridge(Precision::bf16) == doctest::Approx(136.0).epsilon(0.001));
+  CHECK(std::lround(c.ridge(Precision::bf16)) == 136);
+}
+
+TEST_CASE("default_data_root prefers PERFMODEL_DATA_DIR") {
+  const char* old = std::getenv("PERFMODEL_DATA_DIR");
+  const std::string saved = old ? old : "";
+  setenv("PERFMODEL_DATA_DIR", "/some/where", 1);
+  CHECK(default_data_root("perfmodel") == "/some/where");
+  if (old) setenv("PERFMODEL_DATA_DIR", saved.c_str(), 1);
+  else unsetenv("PERFMODEL_DATA_DIR");
+}

@@ -1,0 +1,369 @@
+// The perfmodel CLI, run as a user runs it: exit codes (0 ok, 2 bad input), stdout, and ONE line
+// on stderr for every error (ARCHITECTURE.md: Errors).
+#include <doctest/doctest.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "test_support.hpp"
+
+namespace fs = std::filesystem;
+
+namespace {
+
+struct Run {
+  int rc = -1;
+  std::string out, err;
+  size_t err_lines() const {
+    size_t n = 0;
+    for (char c : err) n += c == '\n';
+    return n;
+  }
+};
+
+std::string slurp(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  std::ostringstream s;
+  s << in.rdbuf();
+  return s.str();
+}
+
+fs::path tmp_dir() {
+  const fs::path d = fs::path(PERFMODEL_TEST_TMP) / ("cli_" + std::to_string(getpid()));
+  fs::create_directories(d);
+  return d;
+}
+
+// Runs `perfmodel <args>` with the source tree's catalogue, capturing stdout, stderr and the code.
+// `cwd`: the folder to run in (default: the test's own).
+Run cli(const std::string& args, const std::string& cwd = "") {
+  static int counter = 0;
+  const fs::path base = tmp_dir() / std::to_string(counter++);
+  const std::string out = base.string() + ".out", err = base.string() + ".err";
+  const std::string cmd = (cwd.empty() ? "" : "cd '" + cwd + "' && ") + "PERFMODEL_DATA_DIR='" + test::root() +
+                          "' '" + PERFMODEL_TEST_CLI + "' " + args + " >'" + out + "' 2>'" + err + "' </dev/null";
+  const int status = std::system(cmd.c_str());
+  Run r;
+  r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  r.out = slurp(out);
+  r.err = slurp(err);
+  fs::remove(out);
+  fs::remove(err);
+  return r;
+}
+
+#define SHOW(run) INFO("rc=" << (run).rc << "\nstdout:\n" << (run).out << "\nstderr:\n" << (run).err)
+
+// Usage or input errors: exit 2, exactly one line on stderr.
+void expect_input_error(const Run& r, std::initializer_list<const char*> needles) {
+  SHOW(r);
+  CHECK(r.rc == 2);
+  CHECK(r.err_lines() == 1);
+  for (const char* n : needles) CHECK(test::contains(r.err, n));
+}
+
+test::Json json_of(const Run& r) {
+  SHOW(r);
+  test::Json j;
+  REQUIRE_NOTHROW(j = test::parse_json(r.out));
+  return j;
+}
+
+double num(const test::Json& j, const std::string& path) {
+  const test::Json* v = j.at(path);
+  REQUIRE_MESSAGE(v, "no " << path);
+  REQUIRE(v->type == test::Json::Type::number);
+  return v->num;
+}
+
+}  // namespace
+
+TEST_CASE("decode prints the step time") {
+  const Run r = cli("decode --model llama2-7b --card a100 --ctx 2048");
+  SHOW(r);
+  CHECK(r.rc == 0);
+  CHECK(test::contains(r.out, "step time"));
+  CHECK(test::contains(r.out, "Llama-2-7B"));
+  CHECK(r.err.empty());
+}
+
+TEST_CASE("decode --format json carries meta, inputs, the step, ops and the analysis") {
+  const Run r = cli("decode --model llama2-7b --card a100 --ctx 2048 --format json");
+  CHECK(r.rc == 0);
+  for (const char* key : {"schema_version", "step", "time_s", "ops", "analysis", "b_star", "max_batch", "tpot_s",
+                          "tokens_per_s", "weight_bytes", "kv_bytes_per_token", "ai_max", "ridge"})
+    CHECK(test::contains(r.out, std::string("\"") + key + "\""));
+  const test::Json j = json_of(r);
+  CHECK(num(j, "meta.schema_version") == 1);
+  CHECK(j.at("meta.command")->str == "decode");
+  CHECK(j.at("inputs.card.key")->str == "a100-80gb-sxm");
+  CHECK(j.at("inputs.model.key")->str == "llama2-7b");
+  CHECK(num(j, "inputs.workload.ctx") == 2048);
+  CHECK(num(j, "step.time_s") > 0);
+  REQUIRE(j.at("ops")->type == test::Json::Type::array);
+  CHECK(j.at("ops")->arr.size() > 10);
+  // The analysis, by hand (see test_analysis / test_seeds): weights 13,476,831,232 B, KV 524,288 B
+  // per token, AI_max 12.55, ridge 153, b* never, 59 sequences fit.
+  // (to 1e-9: the JSON printer keeps 10 significant digits; exactness is the may_fail case below)
+  CHECK(num(j, "analysis.weight_bytes") == doctest::Approx(13476831232.0).epsilon(1e-9));
+  CHECK(num(j, "analysis.kv_bytes_per_token") == 524288.0);
+  CHECK(num(j, "analysis.ai_max") == doctest::Approx(12.551).epsilon(0.001));
+  CHECK(num(j, "analysis.ridge") == doctest::Approx(153).epsilon(0.003));
+  CHECK(j.at("analysis.b_star")->str == "never");
+  CHECK(num(j, "analysis.max_batch") == 59);
+  // TPOT is the step time; tokens/s its inverse at batch 1.
+  CHECK(num(j, "analysis.tpot_s") == doctest::Approx(num(j, "step.time_s")));
+  CHECK(num(j, "analysis.tokens_per_s") == doctest::Approx(1 / num(j, "step.time_s")));
+}
+
+TEST_CASE("decode --format csv: a header line of op columns, then one line per op") {
+  const Run r = cli("decode --model llama2-7b --card a100 --ctx 2048 --format csv");
+  SHOW(r);
+  CHECK(r.rc == 0);
+  const std::string first = r.out.substr(0, r.out.find('\n'));
+  CHECK(first.rfind("name,kind,", 0) == 0);
+  CHECK(test::contains(first, "time_s"));
+  CHECK(test::contains(r.out, "\nlm_head,gemm,"));
+}
+
+TEST_CASE("gemm: the 1793 / 1792 wave cliff on A100 with 256x128 tiles") {
+  const test::Json a = json_of(cli("gemm --card a100 --m 1793 --n 1793 --k 1793 --tile 256x128 --format json"));
+  CHECK(num(a, "tiles") == 120);
+  CHECK(num(a, "waves") == 2);
+  CHECK(a.at("tile")->str == "256x128");
+  CHECK(num(a, "wave_efficiency") == doctest::Approx(120.0 / 216));
+  const test::Json b = json_of(cli("gemm --card a100 --m 1792 --n 1792 --k 1792 --tile 256x128 --format json"));
+  CHECK(num(b, "tiles") == 98);
+  CHECK(num(b, "waves") == 1);
+  CHECK(num(b, "wave_efficiency") == doctest::Approx(98.0 / 108));
+  CHECK(num(a, "flops") == doctest::Approx(2.0 * 1793 * 1793 * 1793).epsilon(1e-9));
+  // Bad tile spelling.
+  expect_input_error(cli("gemm --card a100 --m 8 --n 8 --k 8 --tile 256by128"), {"--tile"});
+}
+
+TEST_CASE("JSON carries exact values") {
+  const test::Json d = json_of(cli("decode --model llama2-7b --card a100 --ctx 2048 --format json"));
+  CHECK(num(d, "analysis.weight_bytes") == 13476831232.0);
+  const test::Json g = json_of(cli("gemm --card a100 --m 1793 --n 1793 --k 1793 --format json"));
+  CHECK(num(g, "flops") == 2.0 * 1793 * 1793 * 1793);
+}
+
+TEST_CASE("op --kind add: seed 000's 64·2^20 bf16 add on RTX 4080 is 0.56 ms on the roofline") {
+  const test::Json j = json_of(cli("op --card rtx-4080 --kind add --rows 64 --cols 1048576 --format json"));
+  CHECK(num(j, "bytes") == 6.0 * 67108864);
+  CHECK(num(j, "flops") == 67108864.0);
+  CHECK(num(j, "roofline_time_s") == doctest::Approx(6.0 * 67108864 / 716.8e9));
+  CHECK(j.at("bound")->str == "memory");
+  // The unfused GELU moves 9x the fused bytes.
+  const test::Json f = json_of(cli("op --card rtx-4080 --kind gelu --rows 16384 --cols 1536 --format json"));
+  const test::Json u = json_of(cli("op --card rtx-4080 --kind gelu --unfused --rows 16384 --cols 1536 --format json"));
+  CHECK(num(u, "bytes") == 9 * num(f, "bytes"));
+  expect_input_error(cli("op --card rtx-4080 --kind frobnicate --rows 4 --cols 4"), {"--kind"});
+}
+
+TEST_CASE("sweep-batch on T4 with the default dtype (the issue's example)") {
+  const Run r = cli("sweep-batch --model tinyllama --card t4 --ctx 256 --format json");
+  CHECK(r.rc == 0);
+  const test::Json j = json_of(r);
+  REQUIRE(j.at("rows"));
+  CHECK_FALSE(j.at("rows")->arr.empty());
+}
+
+TEST_CASE("sweep-batch --format json has rows up to the memory limit (T4, fp16)") {
+  const test::Json j = json_of(cli("sweep-batch --model tinyllama --card t4 --ctx 256 --dtype fp16 --format json"));
+  REQUIRE(j.at("rows"));
+  const auto& rows = j.at("rows")->arr;
+  REQUIRE(rows.size() >= 2);
+  CHECK(rows.front().get("batch")->num == 1);
+  // Batches double, and every listed batch fits.
+  for (size_t i = 1; i + 1 < rows.size(); ++i) CHECK(rows[i].get("batch")->num == 2 * rows[i - 1].get("batch")->num);
+  for (const auto& row : rows) CHECK(row.get("fits")->b);
+  CHECK(rows.back().get("batch")->num == num(j, "summary.max_batch"));
+  // Seed 004: AI_max 381.5 at n = 256; ridge 203.
+  CHECK(num(j, "summary.ai_max") == doctest::Approx(381.49).epsilon(0.001));
+  CHECK(num(j, "summary.ridge") == doctest::Approx(203.1).epsilon(0.002));
+  // Throughput grows with batch.
+  CHECK(rows.back().get("tokens_per_s")->num > rows.front().get("tokens_per_s")->num);
+}
+
+TEST_CASE("occupancy: seed 002's grid on RTX 4080") {
+  const test::Json j =
+      json_of(cli("occupancy --card rtx-4080 --threads 256 --registers 32 --grid 240 --format json"));
+  CHECK(num(j, "result.blocks_per_sm") == 6);
+  CHECK(num(j, "result.warps_per_sm") == 48);
+  CHECK(num(j, "result.occupancy") == doctest::Approx(1.0));
+  CHECK(j.at("result.limited_by")->str == "threads");
+  CHECK(num(j, "result.grid_threads") == 61440);
+  CHECK(num(j, "result.grid_warps") == 1920);
+  CHECK(num(j, "result.waves") == 1);
+  const test::Json s = json_of(cli("occupancy --card rtx-4080 --threads 256 --smem '48 KiB' --grid 240 --format json"));
+  CHECK(j.at("result.limited_by"));
+  CHECK(s.at("result.limited_by")->str == "shared_memory");
+  CHECK(num(s, "result.blocks_per_sm") == 2);
+  const Run table = cli("occupancy --card rtx-4080 --threads 256 --registers 128 --grid 240");
+  SHOW(table);
+  CHECK(table.rc == 0);
+  CHECK(test::contains(table.out, "registers"));
+  expect_input_error(cli("occupancy --card rtx-4080 --threads 4096"), {"threads"});
+}
+
+TEST_CASE("cards and models list the catalogue") {
+  const Run c = cli("cards");
+  SHOW(c);
+  CHECK(c.rc == 0);
+  for (const auto& key : test::catalogue().card_keys()) CHECK(test::contains(c.out, key));
+  const test::Json cj = json_of(cli("cards --format json"));
+  CHECK(cj.at("cards")->arr.size() == test::catalogue().card_keys().size());
+  const Run m = cli("models");
+  SHOW(m);
+  CHECK(m.rc == 0);
+  for (const auto& key : test::catalogue().model_keys()) CHECK(test::contains(m.out, key));
+  const test::Json mj = json_of(cli("models --format json"));
+  REQUIRE(mj.at("models")->arr.size() == test::catalogue().model_keys().size());
+  for (const auto& row : mj.at("models")->arr)
+    if (row.get("key")->str == "llama2-7b") CHECK(row.get("parameters")->num == 6738415616.0);
+}
+
+TEST_CASE("roofline --svg writes an SVG file") {
+  const fs::path svg = tmp_dir() / "roofline.svg";
+  fs::remove(svg);
+  const Run r = cli("roofline --model llama2-7b --card a100 --batch 16 --svg '" + svg.string() + "'");
+  SHOW(r);
+  CHECK(r.rc == 0);
+  REQUIRE(fs::exists(svg));
+  const std::string text = slurp(svg);
+  CHECK(text.rfind("<svg", 0) == 0);
+  CHECK(test::contains(text, "</svg>"));
+  CHECK(test::contains(text, "qkv_proj"));
+  fs::remove(svg);
+  const test::Json j = json_of(cli("roofline --model llama2-7b --card a100 --format json"));
+  CHECK(num(j, "roofs.nominal_ridge") == doctest::Approx(153).epsilon(0.003));
+}
+
+TEST_CASE("prefill and ops run") {
+  const Run p = cli("prefill --model tinyllama --card a100 --batch 2 --ctx 512");
+  SHOW(p);
+  CHECK(p.rc == 0);
+  CHECK(test::contains(p.out, "TTFT"));
+  const test::Json o = json_of(cli("ops --model llama2-7b --card a100 --batch 8 --format json"));
+  bool tiled = false;
+  for (const auto& op : o.at("ops")->arr) tiled = tiled || op.get("tiles");
+  CHECK(tiled);  // GEMMs carry their tiles and waves
+}
+
+TEST_CASE("every main subcommand's --help exits 0 and shows an example") {
+  for (const char* cmd : {"decode", "prefill", "sweep-batch", "ops", "gemm", "op", "roofline", "occupancy",
+                          "cards", "models"}) {
+    CAPTURE(cmd);
+    const Run r = cli(std::string(cmd) + " --help");
+    SHOW(r);
+    CHECK(r.rc == 0);
+    CHECK(test::contains(r.out, "Example"));
+  }
+  const Run top = cli("--help");
+  CHECK(top.rc == 0);
+  CHECK(test::contains(top.out, "Example"));
+}
+
+TEST_CASE("the example in each main subcommand's --help runs") {
+  const fs::path dir = tmp_dir() / "examples";
+  fs::create_directories(dir);
+  // sweep-batch's example (`--model tinyllama --card t4 --ctx 256`) is the issue's own T4 example,
+  // which fails for the bf16-on-T4 bug: see the may_fail case "sweep-batch on T4 with the default
+  // dtype" above.
+  for (const char* cmd : {"decode", "prefill", "ops", "gemm", "op", "roofline", "occupancy", "cards", "models"}) {
+    CAPTURE(cmd);
+    const Run help = cli(std::string(cmd) + " --help");
+    const size_t at = help.out.find("Example:\n  perfmodel ");
+    REQUIRE(at != std::string::npos);
+    const size_t start = at + std::string("Example:\n  perfmodel ").size();
+    const std::string example = help.out.substr(start, help.out.find('\n', start) - start);
+    CAPTURE(example);
+    const Run r = cli(example, dir.string());
+    SHOW(r);
+    CHECK(r.rc == 0);
+    CHECK(r.err.empty());
+    CHECK_FALSE(r.out.empty());
+  }
+  fs::remove_all(dir);
+}
+
+TEST_CASE("validate, calibrate and accuracy --help exit 0 and show an example") {
+  for (const char* cmd : {"validate", "calibrate", "accuracy"}) {
+    CAPTURE(cmd);
+    const Run r = cli(std::string(cmd) + " --help");
+    SHOW(r);
+    CHECK(r.rc == 0);
+    CHECK(test::contains(r.out, "Example"));
+  }
+}
+
+TEST_CASE("bad input: exit code 2 and one line on stderr") {
+  expect_input_error(cli("decode --card a10O"), {"unknown card 'a10O'"});
+  expect_input_error(cli("decode --model llama2-7bb"), {"unknown model 'llama2-7bb'", "llama2-7b"});
+  expect_input_error(cli("decode --batchh 4"), {"--batchh", "did you mean --batch"});
+  expect_input_error(cli("decode --batch 0"), {"--batch"});
+  expect_input_error(cli("decode --batch -4"), {"--batch"});
+  expect_input_error(cli("decode --ctx abc"), {"--ctx"});
+  expect_input_error(cli("decode --format xml"), {"--format", "xml"});
+  expect_input_error(cli("decode --dtype fp7"), {"fp7", "bf16"});
+  expect_input_error(cli("decode --impl lazy"), {"--impl"});
+  expect_input_error(cli("decode --mem-util 1.5"), {"--mem-util"});
+  expect_input_error(cli("gemm --card a100 --m 8 --n 8"), {"--k"});
+  expect_input_error(cli("frobnicate"), {"unknown command 'frobnicate'", "decode"});
+  // A model file with an unknown key: the ConfigError's file:line:col on one line.
+  expect_input_error(cli("decode --model '" + test::data("bad/model-unknown-key.yaml") + "'"),
+                     {"model-unknown-key.yaml:4:1", "did you mean hf_repo"});
+  // MoE refused.
+  expect_input_error(cli("decode --model '" + test::data("hf/mixtral.json") + "'"), {"MoE"});
+  // No command at all: usage and exit 2.
+  const Run none = cli("");
+  CHECK(none.rc == 2);
+  CHECK(test::contains(none.out, "Usage"));
+}
+
+TEST_CASE("an unknown card suggests a close name") {
+  const Run r = cli("decode --card a10O");
+  expect_input_error(r, {"did you mean", "a100"});
+}
+
+TEST_CASE("a batch that does not fit: exit 2, the result on stdout, the reason on stderr (fp16)") {
+  const Run r = cli("decode --model llama2-70b --card t4 --dtype fp16");
+  SHOW(r);
+  CHECK(r.rc == 2);
+  CHECK(test::contains(r.out, "step time"));
+  CHECK(test::contains(r.out, "DOES NOT FIT"));
+  CHECK(r.err_lines() == 1);
+  CHECK(test::contains(r.err, "does not fit"));
+  CHECK(test::contains(r.err, "largest batch"));
+  CHECK(test::contains(r.err, "is 0"));
+  // Llama-2-7B at batch 64 on A100 at 2048: the largest that fits is 59.
+  const Run b = cli("decode --model llama2-7b --card a100 --ctx 2048 --batch 64 --format json");
+  SHOW(b);
+  CHECK(b.rc == 2);
+  CHECK(test::contains(b.err, "59"));
+  CHECK(b.err_lines() == 1);
+  const test::Json j = json_of(b);
+  CHECK_FALSE(j.at("analysis.fits")->b);
+}
+
+TEST_CASE("a batch that does not fit: the issue's literal T4 example") {
+  const Run r = cli("decode --model llama2-70b --card t4");
+  SHOW(r);
+  CHECK(r.rc == 2);
+  CHECK(test::contains(r.out, "step time"));
+  CHECK(test::contains(r.err, "does not fit"));
+  CHECK(test::contains(r.err, "largest batch"));
+}
+
+TEST_CASE("validate --on-gpu in a build without CUDA") {
+  if (PERFMODEL_TEST_HAVE_CUDA) {
+    MESSAGE("skipped: this build has the CUDA backend");
+    return;
+  }
+  expect_input_error(cli("validate --on-gpu"), {"built without CUDA; rebuild with -DPERFMODEL_CUDA=ON"});
+  expect_input_error(cli("calibrate --on-gpu"), {"built without CUDA; rebuild with -DPERFMODEL_CUDA=ON"});
+}

@@ -1,0 +1,112 @@
+// gemm_tiling.hpp: CTA tiles, waves and wave quantization (seed 001 slides 39 and 44), the
+// tile that fits shared memory and the tiled matmul's loads (seed 000 practice).
+#include <doctest/doctest.h>
+
+#include "perfmodel/gemm_tiling.hpp"
+#include "perfmodel/ops.hpp"
+#include "perfmodel/price.hpp"
+#include "test_support.hpp"
+
+using namespace perfmodel;
+
+TEST_CASE("the 1792 / 1793 wave cliff on 108 SMs with 256x128 tiles") {
+  const double peak = 312e12;
+  // 1792: ceil(1792/256) x ceil(1792/128) = 7 x 14 = 98 tiles, one wave, 98 / 108 busy.
+  const TilePlan a = plan_tile(1792, 1792, 1792, 1, Tile{256, 128}, 108, peak);
+  CHECK(a.tiles == 98);
+  CHECK(a.ctas_per_sm == 1);
+  CHECK(a.waves == 1);
+  CHECK(a.wave_efficiency == doctest::Approx(98.0 / 108));
+  // 1793: 8 x 15 = 120 tiles, two waves, 120 / 216 = 56 % busy.
+  const TilePlan b = plan_tile(1793, 1793, 1793, 1, Tile{256, 128}, 108, peak);
+  CHECK(b.tiles == 120);
+  CHECK(b.waves == 2);
+  CHECK(b.wave_efficiency == doctest::Approx(120.0 / 216));
+  // The busiest SM runs one tile at 1792 and two at 1793: each tile is 2 x 256 x 128 x K FLOPs at
+  // the SM's share of the peak (peak / 108); the 256x128 tile's reuse 32768 / 384 = 85 > 64, so
+  // full MMA efficiency.
+  CHECK(a.tile_efficiency == doctest::Approx(1.0));
+  CHECK(a.compute_time_s == doctest::Approx(2.0 * 256 * 128 * 1792 / (peak / 108)));
+  CHECK(b.compute_time_s == doctest::Approx(2 * 2.0 * 256 * 128 * 1793 / (peak / 108)));
+  CHECK(b.compute_time_s / a.compute_time_s == doctest::Approx(2.0).epsilon(0.001));
+  CHECK(Tile{256, 128}.name() == "256x128");
+}
+
+TEST_CASE("smaller tiles share an SM and lose MMA efficiency") {
+  // 128x128: 2 CTAs per SM (256·128 / 128·128); reuse 16384 / 256 = 64 -> efficiency 1.
+  const TilePlan p = plan_tile(4096, 4096, 4096, 1, Tile{128, 128}, 108, 312e12);
+  CHECK(p.ctas_per_sm == 2);
+  CHECK(p.tiles == 32 * 32);
+  CHECK(p.waves == 5);  // ceil(1024 / 216)
+  CHECK(p.tile_efficiency == doctest::Approx(1.0));
+  // 64x64: 8 CTAs per SM; reuse 4096 / 128 = 32 -> efficiency 0.5.
+  const TilePlan q = plan_tile(4096, 4096, 4096, 1, Tile{64, 64}, 108, 312e12);
+  CHECK(q.ctas_per_sm == 8);
+  CHECK(q.tile_efficiency == doctest::Approx(0.5));
+  // Batched GEMMs multiply the tiles.
+  CHECK(plan_tile(256, 128, 64, 3, Tile{256, 128}, 108, 1e12).tiles == 3);
+}
+
+TEST_CASE("split-K slices K and multiplies the tiles") {
+  const TilePlan p = plan_tile(256, 128, 4096, 1, Tile{256, 128}, 108, 312e12, 4);
+  CHECK(p.split_k == 4);
+  CHECK(p.tiles == 4);
+  // One tile per SM of a quarter of K: 2 x 256 x 128 x 1024 FLOPs at peak / 108.
+  CHECK(p.compute_time_s == doctest::Approx(2.0 * 256 * 128 * 1024 / (312e12 / 108)));
+}
+
+TEST_CASE("best_tile never does worse than any default tile, and splits skinny GEMMs") {
+  for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{1793, 1793, 1793},
+                         {4096, 4096, 4096},
+                         {1, 4096, 4096},
+                         {16384, 1152, 384}}) {
+    CAPTURE(m);
+    CAPTURE(n);
+    const TilePlan best = best_tile(m, n, k, 1, 108, 312e12);
+    for (const Tile& t : default_tiles())
+      CHECK(best.compute_time_s <= plan_tile(m, n, k, 1, t, 108, 312e12).compute_time_s * (1 + 1e-9));
+  }
+  // A decode GEMM (M = 1) has far fewer output tiles than SMs: split-K kicks in.
+  CHECK(best_tile(1, 4096, 4096, 1, 108, 312e12).split_k > 1);
+  // The default tiles include the 256x128 of the seed.
+  bool has = false;
+  for (const Tile& t : default_tiles()) has = has || (t.m == 256 && t.n == 128);
+  CHECK(has);
+}
+
+TEST_CASE("the tile that fits shared memory and the tiled matmul's loads") {
+  // Three t x t tiles in bf16 within 100 KiB: 3 x 128² x 2 = 98,304 <= 102,400 < 3 x 256² x 2.
+  CHECK(max_square_tile(100 * 1024, 2) == 128);
+  CHECK(max_square_tile(98304, 2) == 128);
+  CHECK(max_square_tile(98303, 2) == 64);
+  CHECK(max_square_tile(228 * 1024, 2) == 128);  // H100's 228 KiB: 256 needs 384 KiB
+  // 2n³/t for several t; the ratio to the naive 2n³ is t.
+  for (int64_t t : {1, 2, 8, 64, 128}) {
+    CAPTURE(t);
+    CHECK(tiled_matmul_loads(1024, t) == doctest::Approx(2.0 * 1024 * 1024 * 1024 / t));
+    CHECK(naive_matmul_loads(1024) / tiled_matmul_loads(1024, t) == doctest::Approx(static_cast<double>(t)));
+  }
+  // Seed 000: the 128 tile gives t / 2 = 64 FLOP/B against DRAM (2n³ FLOPs over 2n³/t x 2 B x ...):
+  // FLOPs 2n³ / bytes (2n³/128 x 2 B) = 64.
+  const double n = 4096;
+  CHECK(2 * n * n * n / (tiled_matmul_loads(4096, 128) * 2) == doctest::Approx(64.0));
+}
+
+TEST_CASE("pricing a GEMM with a forced tile uses that tile's waves") {
+  const Card a100 = test::catalogue().card("a100");
+  const Roofs roofs = make_roofs(a100, nullptr);
+  const Tile t{256, 128};
+  const Op g1792 = ops::gemm("g", 1792, 1792, 1792, DType::bf16, DType::bf16, Precision::bf16);
+  const Op g1793 = ops::gemm("g", 1793, 1793, 1793, DType::bf16, DType::bf16, Precision::bf16);
+  const OpCost c1 = price(g1792, roofs, Impl::fused, &t);
+  const OpCost c2 = price(g1793, roofs, Impl::fused, &t);
+  REQUIRE(c1.tiling.has_value());
+  REQUIRE(c2.tiling.has_value());
+  CHECK(c1.tiling->tiles == 98);
+  CHECK(c1.tiling->waves == 1);
+  CHECK(c2.tiling->tiles == 120);
+  CHECK(c2.tiling->waves == 2);
+  // One more row and column nearly doubles the predicted time; the roofline does not see it.
+  CHECK(c2.time_s / c1.time_s > 1.8);
+  CHECK(c2.roofline_time_s / c1.roofline_time_s == doctest::Approx(1793.0 * 1793 * 1793 / (1792.0 * 1792 * 1792)));
+}

@@ -1,0 +1,142 @@
+// Hugging Face config.json loading (catalogue.hpp: load_hf_config), on fixtures in
+// tests/data/hf/: missing fields take HF's defaults, GPT-2 spells its fields differently,
+// Gemma-2's head_dim is explicit, Qwen2's q/k/v bias is implied, MoE and MLA are refused.
+#include <doctest/doctest.h>
+
+#include "perfmodel/analysis.hpp"
+#include "perfmodel/catalogue.hpp"
+#include "perfmodel/errors.hpp"
+#include "test_support.hpp"
+
+using namespace perfmodel;
+
+TEST_CASE("a Llama config without head_dim and num_key_value_heads is MHA with hidden/heads") {
+  const Model m = load_hf_config(test::data("hf/llama-mha-no-head-dim.json"));
+  CHECK(m.architecture == "llama");
+  CHECK(m.name == "test/llama-mha");
+  CHECK(m.hidden == 4096);
+  CHECK(m.intermediate == 11008);
+  CHECK(m.layers == 32);
+  CHECK(m.heads == 32);
+  CHECK(m.kv_heads == 32);   // absent -> multi-head attention (HF default)
+  CHECK(m.head_dim == 128);  // absent -> 4096 / 32
+  CHECK(m.vocab == 32000);
+  CHECK(m.max_positions == 4096);
+  CHECK(m.act == Activation::silu);
+  CHECK(m.gated_mlp);
+  CHECK(m.norm == NormKind::rmsnorm);
+  CHECK(m.norms_per_layer == 2);
+  CHECK(m.position == PositionKind::rope);
+  CHECK_FALSE(m.tie_word_embeddings);
+  CHECK_FALSE(m.qkv_bias);
+  CHECK(m.sliding_window == 0);
+  // These are Llama-2-7B's shapes: reference B.3's 6,738,415,616 and 512 KiB per token.
+  CHECK(m.parameters() == 6738415616.0);
+  CHECK(kv_bytes_per_token(m, DType::bf16) == 524288.0);
+  // The same fixture through the catalogue's path lookup.
+  CHECK(test::catalogue().model(test::data("hf/llama-mha-no-head-dim.json")).parameters() == 6738415616.0);
+}
+
+TEST_CASE("a GPT-2 config: n_embd / n_head / n_layer / n_positions, n_inner null, gelu_new") {
+  const Model m = load_hf_config(test::data("hf/gpt2.json"));
+  CHECK(m.architecture == "gpt2");
+  CHECK(m.hidden == 768);
+  CHECK(m.heads == 12);
+  CHECK(m.kv_heads == 12);
+  CHECK(m.head_dim == 64);
+  CHECK(m.layers == 12);
+  CHECK(m.max_positions == 1024);
+  CHECK(m.intermediate == 3072);  // n_inner null -> 4 x n_embd
+  CHECK(m.vocab == 50257);
+  CHECK(m.act == Activation::gelu_tanh);  // gelu_new is the tanh form
+  CHECK_FALSE(m.gated_mlp);
+  CHECK(m.norm == NormKind::layernorm);
+  CHECK(m.position == PositionKind::learned);
+  CHECK(m.tie_word_embeddings);  // absent -> PretrainedConfig default true
+  CHECK(m.qkv_bias);
+  CHECK(m.o_bias);
+  CHECK(m.mlp_bias);
+  // Hand count (reference B.3: 124,439,808):
+  //   per layer: attention 4·768² = 2,359,296; MLP 2·768·3072 = 4,718,592;
+  //   biases 2304 + 768 + 3072 + 768 = 6,912; 2 LayerNorms x (w + b) = 3,072 -> 7,087,872
+  //   x 12 = 85,054,464; wte 50257·768 = 38,597,376; wpe 1024·768 = 786,432; ln_f 1,536.
+  CHECK(m.parameters() == 85054464.0 + 38597376.0 + 786432.0 + 1536.0);
+  CHECK(m.parameters() == 124439808.0);
+  // The catalogue's gpt2.yaml describes the same model.
+  CHECK(test::catalogue().model("gpt2").parameters() == m.parameters());
+}
+
+TEST_CASE("a Gemma-2 config: explicit head_dim 256, four norms, alternating sliding window") {
+  const Model m = load_hf_config(test::data("hf/gemma2.json"));
+  CHECK(m.architecture == "gemma2");
+  CHECK(m.head_dim == 256);  // not 3584 / 16 = 224
+  CHECK(m.q_dim() == 4096);
+  CHECK(m.kv_heads == 8);
+  CHECK(m.norms_per_layer == 4);
+  CHECK(m.act == Activation::gelu_tanh);
+  CHECK(m.tie_word_embeddings);
+  CHECK(m.sliding_window == 4096);
+  CHECK(m.window_pattern == WindowPattern::alternate);
+  CHECK(m.parameters() == 9241705984.0);  // reference B.3
+  CHECK(kv_bytes_per_token(m, DType::bf16) == 344064.0);
+  CHECK(test::catalogue().model("gemma2-9b").parameters() == m.parameters());
+}
+
+TEST_CASE("a Qwen2 config implies the q/k/v bias; use_sliding_window false disables the window") {
+  const Model m = load_hf_config(test::data("hf/qwen2.json"));
+  CHECK(m.architecture == "qwen2");
+  CHECK(m.qkv_bias);
+  CHECK_FALSE(m.o_bias);
+  CHECK_FALSE(m.mlp_bias);
+  CHECK(m.head_dim == 64);  // 896 / 14
+  CHECK(m.kv_heads == 2);
+  CHECK(m.tie_word_embeddings);
+  CHECK(m.sliding_window == 0);
+  // Qwen2.5-0.5B, reference B.3: 494,032,768. By hand: per layer attention
+  //   896·896 + 2·896·128 + 896·896 = 1,835,008; MLP 3·896·4864 = 13,074,432; q/k/v bias
+  //   896 + 2·128 = 1,152; 2 RMSNorms 1,792 -> 14,912,384; x 24 = 357,897,216;
+  //   embeddings (tied) 151936·896 = 136,134,656; final norm 896.
+  CHECK(m.parameters() == 357897216.0 + 136134656.0 + 896.0);
+  CHECK(m.parameters() == 494032768.0);
+  CHECK(test::catalogue().model("qwen2.5-0.5b").parameters() == m.parameters());
+}
+
+namespace {
+void expect_refused(const std::string& file) {
+  CAPTURE(file);
+  try {
+    (void)load_hf_config(test::data(file));
+    FAIL("expected the config to be refused");
+  } catch (const ConfigError& e) {
+    const std::string what = e.what();
+    CAPTURE(what);
+    CHECK(test::contains(what, "MoE"));
+    CHECK(test::contains(what, "MLA"));
+    CHECK(test::contains(what, file));  // names the file
+  }
+}
+}  // namespace
+
+TEST_CASE("MoE and MLA configs are refused, not priced as dense") {
+  expect_refused("hf/mixtral.json");
+  expect_refused("hf/deepseek-v3.json");
+  // An MLA field on an otherwise supported model type is refused too.
+  expect_refused("hf/llama-with-mla-fields.json");
+  // Through the catalogue's path lookup as well.
+  CHECK_THROWS_AS((void)test::catalogue().model(test::data("hf/mixtral.json")), ConfigError);
+}
+
+TEST_CASE("an unsupported model type names the supported ones") {
+  try {
+    (void)load_hf_config(test::data("hf/unknown-type.json"));
+    FAIL("expected ConfigError");
+  } catch (const ConfigError& e) {
+    CHECK(test::contains(e.what(), "falcon"));
+    CHECK(test::contains(e.what(), "llama"));
+    CHECK(e.yaml_path() == "model_type");
+  }
+}
+
+TEST_CASE("a missing config file is a ConfigError naming it") {
+  CHECK_THROWS_AS((void)load_hf_config(test::data("hf/nope.json")), ConfigError);
+}

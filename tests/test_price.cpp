@@ -1,0 +1,154 @@
+// price.hpp: the nominal roofline max(F/P, M/W), the prediction at effective roofs with the
+// launch floor and the eager host gap, the seed's distances, step sums, and calibration files.
+#include <doctest/doctest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "perfmodel/calibration.hpp"
+#include "perfmodel/errors.hpp"
+#include "perfmodel/ops.hpp"
+#include "perfmodel/price.hpp"
+#include "perfmodel/step.hpp"
+#include "test_support.hpp"
+
+using namespace perfmodel;
+
+namespace {
+const Card& a100() {
+  static const Card c = test::catalogue().card("a100");
+  return c;
+}
+}  // namespace
+
+TEST_CASE("uncalibrated roofs are the datasheet times the documented default efficiencies") {
+  const Roofs r = make_roofs(a100(), nullptr);
+  CHECK_FALSE(r.calibrated);
+  CHECK(r.bandwidth == doctest::Approx(a100().bandwidth * 0.88));
+  CHECK(r.l2_bandwidth == doctest::Approx(3 * r.bandwidth));
+  CHECK(r.peak[static_cast<int>(Precision::bf16)] == doctest::Approx(312e12 * 0.80));
+  CHECK(r.peak[static_cast<int>(Precision::fp32)] == doctest::Approx(19.5e12 * 0.70));
+  CHECK(r.peak[static_cast<int>(Precision::fp8)] == 0);  // A100 has no FP8
+  CHECK(r.attention_efficiency == doctest::Approx(0.5));
+  CHECK(r.kernel_floor_s == doctest::Approx(2.5e-6));
+  CHECK(r.host_launch_s == doctest::Approx(6e-6));
+}
+
+TEST_CASE("a large bf16 add on A100: memory-bound, times and distances by hand") {
+  const Roofs r = make_roofs(a100(), nullptr);
+  const Op add = ops::add("add", 64, int64_t{1} << 20, DType::bf16);  // 67,108,864 elements
+  const double bytes = 6.0 * 67108864, flops = 67108864.0, bw = a100().bandwidth;
+  const OpCost c = price(add, r, Impl::fused);
+  // Nominal roofline: max(67.1e6 / 19.5e12, 402.7e6 / 2039.04e9) = 197.5 us.
+  CHECK(c.roofline_time_s == doctest::Approx(bytes / bw));
+  // Prediction: memory at 88 % of the bandwidth = 224.4 us; compute at 70 % of 19.5 TFLOP/s.
+  CHECK(c.memory_time_s == doctest::Approx(bytes / (0.88 * bw)));
+  CHECK(c.compute_time_s == doctest::Approx(flops / (0.7 * 19.5e12)));
+  CHECK(c.time_s == doctest::Approx(c.memory_time_s));
+  CHECK(c.bound == Bound::memory);
+  CHECK(c.overhead_time_s == doctest::Approx(0.0));
+  CHECK(c.time_s >= c.roofline_time_s);
+  // Distances (seed 004 Day 15): to the roof = attainable / achieved = 1 / 0.88; to the ridge =
+  // (19.5e12 / bw) / (1/6); the roof gap of the fp32 peak = 1 / 0.7.
+  CHECK(c.distance_to_roof == doctest::Approx(1 / 0.88));
+  CHECK(c.distance_to_ridge == doctest::Approx((19.5e12 / bw) * 6));
+  CHECK(c.roof_gap == doctest::Approx(1 / 0.7));
+  CHECK(c.achieved_flops == doctest::Approx(flops / c.time_s));
+}
+
+TEST_CASE("a big square GEMM is compute-bound; a tiny kernel is overhead-bound") {
+  const Roofs r = make_roofs(a100(), nullptr);
+  const OpCost g = price(ops::gemm("g", 8192, 8192, 8192, DType::bf16, DType::bf16, Precision::bf16), r, Impl::fused);
+  // 2 x 8192³ / 312e12 = 3.524 ms nominal.
+  CHECK(g.roofline_time_s == doctest::Approx(2.0 * 8192 * 8192 * 8192 / 312e12));
+  CHECK(g.bound == Bound::compute);
+  CHECK(g.distance_to_ridge == doctest::Approx(1.0));  // right of the ridge
+  CHECK(g.time_s >= g.roofline_time_s / 0.8 * 0.999);  // at most 80 % of the peak
+  // 16 elements: the 2.5 us launch floor dominates.
+  const OpCost tiny = price(ops::add("a", 1, 16, DType::bf16), r, Impl::fused);
+  CHECK(tiny.time_s == doctest::Approx(2.5e-6));
+  CHECK(tiny.bound == Bound::overhead);
+  // Eager: the host issues each launch, 6 us; an 8-launch unfused GELU pays 8 of them.
+  CHECK(price(ops::add("a", 1, 16, DType::bf16), r, Impl::eager).time_s == doctest::Approx(6e-6));
+  CHECK(price(ops::gelu("g", 1, 16, DType::bf16, false), r, Impl::eager).time_s == doctest::Approx(48e-6));
+  CHECK(price(ops::gelu("g", 1, 16, DType::bf16, false), r, Impl::fused).time_s == doctest::Approx(20e-6));
+}
+
+TEST_CASE("an op in a precision the card lacks is an InputError naming the card") {
+  const Card t4 = test::catalogue().card("t4");  // Roofs keeps a pointer to the card
+  const Roofs r = make_roofs(t4, nullptr);
+  const Op g = ops::gemm("g", 64, 64, 64, DType::bf16, DType::bf16, Precision::bf16);
+  CHECK_THROWS_AS(price(g, r, Impl::fused), InputError);
+}
+
+TEST_CASE("price_step sums count x time per op, and never beats the nominal roofline") {
+  const Model m = test::catalogue().model("llama2-7b");
+  Workload w;
+  w.batch = 16;
+  w.ctx = 1024;
+  const Step s = build_step(m, w);
+  const Roofs r = make_roofs(a100(), nullptr);
+  const StepCost c = price_step(s, r, Impl::fused);
+  REQUIRE(c.ops.size() == s.ops.size());
+  double t = 0, roof = 0;
+  for (size_t i = 0; i < s.ops.size(); ++i) {
+    CAPTURE(s.ops[i].name);
+    t += static_cast<double>(s.ops[i].count) * c.ops[i].time_s;
+    roof += static_cast<double>(s.ops[i].count) * c.ops[i].roofline_time_s;
+    CHECK(c.ops[i].time_s >= c.ops[i].roofline_time_s * (1 - 1e-12));
+  }
+  CHECK(c.time_s == doctest::Approx(t));
+  CHECK(c.roofline_time_s == doctest::Approx(roof));
+  CHECK(c.compute_time_s + c.memory_time_s + c.overhead_time_s == doctest::Approx(c.time_s));
+  CHECK(c.bound == Bound::memory);  // decode at batch 16 is far left of the ridge
+  // The decode step's roofline is bounded below by its bytes over the nominal bandwidth.
+  CHECK(c.roofline_time_s >= s.bytes() / a100().bandwidth * 0.99);
+}
+
+TEST_CASE("a calibration file replaces the default roofs") {
+  const Calibration cal = load_calibration(test::data("calibration/a100-test.calibration.yaml"));
+  CHECK(cal.card_key == "a100-80gb-sxm");
+  CHECK(cal.device_name == "NVIDIA A100-SXM4-80GB");
+  CHECK(cal.dram_bandwidth == doctest::Approx(1800e9));
+  CHECK(cal.l2_bandwidth == doctest::Approx(5000e9));
+  CHECK(cal.gemm_peak[static_cast<int>(Precision::bf16)] == doctest::Approx(280e12));
+  CHECK(cal.attention_peak == doctest::Approx(196e12));
+  CHECK(cal.kernel_floor_s == doctest::Approx(3e-6));
+  CHECK(cal.host_launch_s == doctest::Approx(5e-6));
+  CHECK(cal.ramp_t0_s == doctest::Approx(1.5e-6));
+  CHECK(cal.ramp_bandwidth == doctest::Approx(1750e9));
+  const Roofs r = make_roofs(a100(), &cal);
+  CHECK(r.calibrated);
+  CHECK(r.bandwidth == doctest::Approx(1800e9));
+  CHECK(r.peak[static_cast<int>(Precision::bf16)] == doctest::Approx(280e12));
+  CHECK(r.peak[static_cast<int>(Precision::tf32)] == doctest::Approx(156e12 * 0.8));  // not measured
+  CHECK(r.attention_efficiency == doctest::Approx(0.7));
+  CHECK(r.kernel_floor_s == doctest::Approx(3e-6));
+  CHECK(r.host_launch_s == doctest::Approx(5e-6));
+  // A memory-bound op pays the ramp's t0 on top of bytes / measured bandwidth.
+  const Op add = ops::add("add", 64, int64_t{1} << 20, DType::bf16);
+  CHECK(price(add, r, Impl::fused).time_s == doctest::Approx(6.0 * 67108864 / 1800e9 + 1.5e-6));
+}
+
+TEST_CASE("a calibration survives to_yaml and back") {
+  const Calibration cal = load_calibration(test::data("calibration/a100-test.calibration.yaml"));
+  const std::filesystem::path tmp = std::filesystem::path(PERFMODEL_TEST_TMP) / "roundtrip.calibration.yaml";
+  std::filesystem::create_directories(tmp.parent_path());
+  {
+    std::ofstream out(tmp);
+    out << to_yaml(cal);
+  }
+  const Calibration back = load_calibration(tmp.string());
+  CHECK(back.card_key == cal.card_key);
+  CHECK(back.device_name == cal.device_name);
+  CHECK(back.measured_on == cal.measured_on);
+  CHECK(back.dram_bandwidth == doctest::Approx(cal.dram_bandwidth));
+  CHECK(back.l2_bandwidth == doctest::Approx(cal.l2_bandwidth));
+  for (int i = 0; i < kPrecisionCount; ++i) CHECK(back.gemm_peak[i] == doctest::Approx(cal.gemm_peak[i]));
+  CHECK(back.attention_peak == doctest::Approx(cal.attention_peak));
+  CHECK(back.kernel_floor_s == doctest::Approx(cal.kernel_floor_s));
+  CHECK(back.host_launch_s == doctest::Approx(cal.host_launch_s));
+  CHECK(back.ramp_t0_s == doctest::Approx(cal.ramp_t0_s));
+  CHECK(back.ramp_bandwidth == doctest::Approx(cal.ramp_bandwidth));
+  std::filesystem::remove(tmp);
+}

@@ -1,0 +1,114 @@
+// perfmodel CUDA + cuBLAS validation backend: public API (plain C++, no CUDA headers).
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace perfmodel::validation {
+
+// fp8 = e4m3 inputs, bf16 output, fp32 accumulate (cuBLASLt), only where CC >= 8.9.
+enum class Dtype { fp32, tf32, bf16, fp16, fp8 };
+
+enum class Kernel {
+  gemm, copy, add, gelu_fused, gelu_unfused, silu_mul, rmsnorm, layernorm,
+  softmax_naive, softmax_fused, rotary, kv_append, embedding,
+  attention_decode, attention_prefill_unfused, attention_prefill_fused, spin
+};
+
+std::string to_string(Kernel);
+std::string to_string(Dtype);
+std::optional<Kernel> kernel_from_string(std::string_view);
+std::optional<Dtype> dtype_from_string(std::string_view);
+
+struct Case {
+  std::string name;
+  Kernel kernel = Kernel::copy;
+  Dtype dtype = Dtype::bf16;
+  // gemm, nn.Linear layout: y[m,n] = x[m,k] . W[n,k]^T (row-major x, W, y)
+  int64_t m = 0, n = 0, k = 0;
+  // copy/add/gelu*/silu_mul (cols = output cols; input is rows x 2*cols [gate | up])/rmsnorm/layernorm/softmax*
+  int64_t rows = 0, cols = 0;
+  // embedding: gather `rows` tokens of width `cols` from a vocab x cols table
+  int64_t vocab = 0;
+  // attention, rotary (rows = batch*q_len tokens), kv_append.
+  // Layouts: attention q/o [batch, heads, q_len, head_dim], K/V cache [batch, kv_heads, kv_len, head_dim];
+  // rotary q [batch*q_len, heads, head_dim], k [batch*q_len, kv_heads, head_dim] (positions kv_len-q_len+i);
+  // kv_append new K/V [batch, q_len, kv_heads, head_dim] into [batch, kv_heads, kv_len, head_dim] at kv_len-q_len.
+  int64_t batch = 0, heads = 0, kv_heads = 0, q_len = 0, kv_len = 0, head_dim = 0;
+  bool causal = false;
+  bool l2_resident = false;   // hot timing WITHOUT rotating buffers (case meant to sit in L2)
+  double spin_seconds = 0;    // Kernel::spin: a kernel that busy-waits this long (harness self-test)
+};
+
+struct Options {
+  int min_samples = 10;
+  double target_rel_spread = 0.005;   // (q3 - q1) / median
+  double max_seconds_per_case = 1.5;  // wall-clock budget of the hot sampling loop
+  bool cold = true;
+  bool check = true;
+  int warmup = 3;
+};
+
+struct Result {
+  bool ok = false;
+  std::string error;  // launch/alloc failure or wrong result; then no times are trusted
+  bool correct = false;
+  double max_rel_error = 0;  // largest ||out-ref||/||ref|| over the checks made (small instance, sampled timed shape)
+  double median_s = 0, q1_s = 0, q3_s = 0;  // hot per-launch device time
+  int samples = 0;
+  bool converged = false;
+  std::string stop_reason;
+  double cold_median_s = 0;  // single launch after L2 flush
+  double sm_clock_mhz_min = 0, sm_clock_mhz_max = 0;  // 0 = unknown (no NVML)
+  int throttled_samples = 0;
+  int64_t launches_per_sample = 0;
+  // additions (not in the original brief)
+  int buffer_sets = 0;           // rotating buffer sets cycled through in the hot graph
+  double rotated_bytes = 0;      // bytes touched per launch x sets (>= 2 x L2 unless l2_resident / tiny case)
+  int kernels_per_launch = 0;    // device kernels (incl. cuBLAS) one launch of the case enqueues
+  double flops = 0;              // useful floating-point operations of one launch
+  double bytes = 0;              // minimal DRAM traffic of one launch (each input read once, each output written once)
+};
+
+struct DeviceInfo {
+  std::string name;
+  int sm_count = 0;
+  int64_t l2_bytes = 0;
+  int64_t memory_bytes = 0;
+  int cc_major = 0, cc_minor = 0;
+  int sm_clock_max_mhz = 0;
+  int mem_clock_mhz = 0;
+  int mem_bus_width_bits = 0;
+  std::string driver_version, runtime_version, cublas_version;
+};
+
+bool device_available(std::string* why);  // false + "no CUDA device found" (or the CUDA error text)
+DeviceInfo device_info();
+Result run_case(const Case&, const Options&);
+// All cases in order, captured into ONE CUDA graph; time per replay of the whole sequence (a model step).
+Result run_sequence(const std::vector<Case>&, const Options&);
+
+struct CalibrationPoint {
+  std::string what;
+  Dtype dtype = Dtype::bf16;
+  int64_t m = 0, n = 0, k = 0, bytes = 0;
+  double seconds = 0;
+};
+struct CalibrationData {
+  DeviceInfo device;
+  std::vector<CalibrationPoint> points;
+  double host_launch_overhead_s = 0;
+  double min_kernel_time_s = 0;
+};
+CalibrationData collect_calibration(const Options&, const std::function<void(const std::string&)>& progress);
+
+std::vector<Case> kernel_suite();
+std::string device_info_json(const DeviceInfo&);
+std::string result_json(const Case&, const Result&);
+std::string calibration_json(const CalibrationData&);  // addition: {"device":{...},"host_launch_overhead_s":..,"points":[..]}
+
+}  // namespace perfmodel::validation

@@ -1,0 +1,143 @@
+// GPU tests of the validation backend. Without a CUDA device every GPU test prints
+// "SKIPPED: no CUDA device found" and returns.
+#define DOCTEST_CONFIG_IMPLEMENT_WITH_MAIN
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+
+#include "perfmodel/validation/testing.hpp"
+#include "perfmodel/validation/validation.hpp"
+
+using namespace perfmodel::validation;
+
+namespace {
+bool have_gpu() {
+  std::string why;
+  if (device_available(&why)) return true;
+  MESSAGE("SKIPPED: " << why);
+  return false;
+}
+Options quick() {
+  Options o;
+  o.min_samples = 3;
+  o.max_seconds_per_case = 0.05;
+  o.cold = false;
+  return o;
+}
+void expect_correct(const Case& c) {
+  Result r = run_case(c, quick());
+  INFO(c.name << ": " << r.error);
+  CHECK(r.ok);
+  CHECK(r.correct);
+  CHECK(r.median_s > 0);
+}
+}  // namespace
+
+TEST_CASE("names round-trip (no GPU needed)") {
+  for (auto k : {Kernel::gemm, Kernel::softmax_fused, Kernel::attention_prefill_fused, Kernel::spin})
+    CHECK(kernel_from_string(to_string(k)) == k);
+  for (auto d : {Dtype::fp32, Dtype::tf32, Dtype::bf16, Dtype::fp16, Dtype::fp8}) CHECK(dtype_from_string(to_string(d)) == d);
+  CHECK_FALSE(kernel_from_string("nope").has_value());
+  CHECK(kernel_suite().size() >= 300);
+  Case c;
+  c.name = "x\"y";
+  Result r;
+  const std::string j = result_json(c, r);
+  CHECK(j.find("\"measured_s\":") != std::string::npos);
+  CHECK(j.find("x\\\"y") != std::string::npos);
+}
+
+TEST_CASE("device probe") {
+  std::string why;
+  if (!device_available(&why)) {
+    MESSAGE("SKIPPED: " << why);
+    CHECK(!why.empty());
+    return;
+  }
+  DeviceInfo d = device_info();
+  CHECK(d.sm_count > 0);
+  CHECK(d.l2_bytes > 0);
+}
+
+TEST_CASE("harness: spin kernel of known duration is measured within 3%") {
+  if (!have_gpu()) return;
+  for (double sec : {50e-6, 500e-6}) {
+    Case c;
+    c.kernel = Kernel::spin;
+    c.spin_seconds = sec;
+    c.name = "spin";
+    Options o;
+    o.check = false;
+    o.max_seconds_per_case = 0.5;
+    Result r = run_case(c, o);
+    INFO("spin " << sec << " s measured " << r.median_s << " s: " << r.error);
+    REQUIRE(r.ok);
+    CHECK(std::fabs(r.median_s / sec - 1) <= 0.03);
+  }
+}
+
+TEST_CASE("every kernel is correct on small random inputs") {
+  if (!have_gpu()) return;
+  for (Dtype dt : {Dtype::bf16, Dtype::fp16, Dtype::fp32}) {
+    for (Kernel k : {Kernel::copy, Kernel::add, Kernel::gelu_fused, Kernel::gelu_unfused, Kernel::silu_mul, Kernel::rmsnorm,
+                     Kernel::layernorm, Kernel::softmax_naive, Kernel::softmax_fused}) {
+      Case c;
+      c.kernel = k; c.dtype = dt; c.rows = 19; c.cols = 264;
+      c.name = to_string(k) + "_" + to_string(dt);
+      expect_correct(c);
+    }
+    Case e; e.kernel = Kernel::embedding; e.dtype = dt; e.rows = 21; e.cols = 128; e.vocab = 300; e.name = "embedding"; expect_correct(e);
+    Case r; r.kernel = Kernel::rotary; r.dtype = dt; r.batch = 2; r.q_len = 3; r.kv_len = 7; r.heads = 4; r.kv_heads = 2; r.head_dim = 64;
+    r.name = "rotary"; expect_correct(r);
+    Case a; a.kernel = Kernel::kv_append; a.dtype = dt; a.batch = 2; a.q_len = 3; a.kv_len = 7; a.kv_heads = 2; a.head_dim = 64;
+    a.name = "kv_append"; expect_correct(a);
+  }
+  for (Dtype dt : {Dtype::bf16, Dtype::fp16, Dtype::fp32, Dtype::tf32, Dtype::fp8}) {
+    Case g; g.kernel = Kernel::gemm; g.dtype = dt; g.m = 32; g.n = 48; g.k = 128; g.name = "gemm_" + to_string(dt); expect_correct(g);
+  }
+  for (Dtype dt : {Dtype::bf16, Dtype::fp16}) {
+    Case d; d.kernel = Kernel::attention_decode; d.dtype = dt; d.batch = 2; d.heads = 8; d.kv_heads = 2; d.head_dim = 128; d.q_len = 1;
+    d.kv_len = 300; d.name = "decode"; expect_correct(d);
+    for (Kernel k : {Kernel::attention_prefill_fused, Kernel::attention_prefill_unfused}) {
+      Case p; p.kernel = k; p.dtype = dt; p.batch = 1; p.heads = 4; p.kv_heads = 2; p.head_dim = 64; p.q_len = 72; p.kv_len = 104;
+      p.causal = true; p.name = to_string(k); expect_correct(p);
+    }
+  }
+}
+
+TEST_CASE("poison detection: broken kernels are reported wrong and not timed") {
+  if (!have_gpu()) return;
+  Result r = testing::run_broken_copy_check(9, 136);
+  CHECK_FALSE(r.ok);
+  CHECK_FALSE(r.correct);
+  CHECK(r.samples == 0);
+  CHECK(r.error.find("not finite") != std::string::npos);
+  Result w = testing::run_wrong_value_check(9, 136);
+  CHECK_FALSE(w.ok);
+  CHECK_FALSE(w.correct);
+  CHECK(w.error.find("relative error") != std::string::npos);
+}
+
+TEST_CASE("invalid cases fail cleanly") {
+  if (!have_gpu()) return;
+  Case c; c.kernel = Kernel::copy; c.rows = 3; c.cols = 7; c.name = "odd";
+  Result r = run_case(c, quick());
+  CHECK_FALSE(r.ok);
+  CHECK_FALSE(r.error.empty());
+}
+
+TEST_CASE("run_sequence times a whole step") {
+  if (!have_gpu()) return;
+  Case a; a.kernel = Kernel::rmsnorm; a.dtype = Dtype::bf16; a.rows = 4; a.cols = 2048; a.name = "norm";
+  Case g; g.kernel = Kernel::gemm; g.dtype = Dtype::bf16; g.m = 4; g.n = 2560; g.k = 2048; g.name = "qkv";
+  Case s; s.kernel = Kernel::silu_mul; s.dtype = Dtype::bf16; s.rows = 4; s.cols = 5632; s.name = "silu";
+  Options o = quick();
+  o.max_seconds_per_case = 0.2;
+  Result r = run_sequence({a, g, s}, o);
+  INFO(r.error);
+  CHECK(r.ok);
+  CHECK(r.correct);
+  CHECK(r.median_s > 0);
+  CHECK(r.kernels_per_launch == 3);
+}
