@@ -41,6 +41,7 @@ void load_one(const std::string& path, Measurements& into) {
       kc.batch = get_int(c, "batch"), kc.heads = get_int(c, "heads"), kc.kv_heads = get_int(c, "kv_heads");
       kc.q_len = get_int(c, "q_len"), kc.kv_len = get_int(c, "kv_len"), kc.head_dim = get_int(c, "head_dim");
       kc.causal = c["causal"] && c["causal"].as<bool>();
+      kc.residual = c["residual"] && c["residual"].as<bool>();
       kc.l2_resident = c["l2_resident"] && c["l2_resident"].as<bool>();
       mc.measured_s = c["measured_s"].as<double>();
       if (mc.measured_s > 0) into.cases.push_back(mc);

@@ -29,8 +29,8 @@ Op to_op(const KernelCase& c, bool allow_tf32) {
     case KernelId::gelu_unfused: return ops::gelu(c.name, c.rows, c.cols, t, false);
     case KernelId::silu_mul: return ops::silu_mul(c.name, c.rows, c.cols, t);
     case KernelId::gelu_mul: return ops::gelu_mul(c.name, c.rows, c.cols, t);
-    case KernelId::rmsnorm: return ops::rmsnorm(c.name, c.rows, c.cols, t, false);
-    case KernelId::layernorm: return ops::layernorm(c.name, c.rows, c.cols, t, false);
+    case KernelId::rmsnorm: return ops::rmsnorm(c.name, c.rows, c.cols, t, c.residual);
+    case KernelId::layernorm: return ops::layernorm(c.name, c.rows, c.cols, t, c.residual);
     case KernelId::softmax_naive: return ops::softmax(c.name, c.rows, c.cols, t, false);
     case KernelId::softmax_fused: return ops::softmax(c.name, c.rows, c.cols, t, true);
     case KernelId::rotary: return ops::rotary(c.name, tokens, c.heads, c.kv_heads, c.head_dim, t);

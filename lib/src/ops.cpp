@@ -91,6 +91,7 @@ Op norm(std::string name, KernelId kernel, int64_t rows, int64_t cols, DType dty
   op.precision = Precision::fp32;  // accumulated in fp32 on CUDA cores
   op.rows = rows;
   op.cols = cols;
+  op.residual = fused_residual;
   const double e = elems(rows, cols, op.name);
   const double b = bytes_of(dtype);
   op.flops = flops_per_element * e;

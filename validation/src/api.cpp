@@ -94,7 +94,7 @@ std::string result_json(const Case& c, const Result& r) {
   o.s("name", c.name).s("kernel", to_string(c.kernel)).s("dtype", to_string(c.dtype))
       .i("m", c.m).i("n", c.n).i("k", c.k).i("rows", c.rows).i("cols", c.cols).i("vocab", c.vocab)
       .i("batch", c.batch).i("heads", c.heads).i("kv_heads", c.kv_heads).i("q_len", c.q_len).i("kv_len", c.kv_len)
-      .i("head_dim", c.head_dim).b("causal", c.causal).b("l2_resident", c.l2_resident).d("spin_seconds", c.spin_seconds)
+      .i("head_dim", c.head_dim).b("causal", c.causal).b("residual", c.residual).b("l2_resident", c.l2_resident).d("spin_seconds", c.spin_seconds)
       .b("ok", r.ok).s("error", r.error).b("correct", r.correct).d("max_rel_error", r.max_rel_error)
       .d("measured_s", r.median_s).d("median_s", r.median_s).d("q1_s", r.q1_s).d("q3_s", r.q3_s)
       .i("samples", r.samples).b("converged", r.converged).s("stop_reason", r.stop_reason).d("cold_median_s", r.cold_median_s)

@@ -123,6 +123,42 @@ __global__ void rmsnorm_kernel(const T* __restrict__ x, const T* __restrict__ w,
   }
 }
 
+// Fused residual add + RMSNorm (vLLM's fused_add_rms_norm): h = x + r is written back as the
+// new residual stream and y = h * rsqrt(mean(h^2) + eps) * w.
+template <typename T>
+__global__ void rmsnorm_residual_kernel(const T* __restrict__ x, const T* __restrict__ r, const T* __restrict__ w,
+                                        T* __restrict__ y, T* __restrict__ h, int64_t cols, float eps) {
+  constexpr int V = VecN<T>::n;
+  __shared__ float sh[32];
+  const T* xr = x + blockIdx.x * cols;
+  const T* rr = r + blockIdx.x * cols;
+  T* hr = h + blockIdx.x * cols;
+  T* yr = y + blockIdx.x * cols;
+  const int64_t nv = cols / V;
+  float ss = 0.f;
+  for (int64_t j = threadIdx.x; j < nv; j += blockDim.x) {
+    float f[V], g[V];
+    load_vec(xr + j * V, f);
+    load_vec(rr + j * V, g);
+#pragma unroll
+    for (int e = 0; e < V; ++e) {
+      f[e] += g[e];
+      ss += f[e] * f[e];
+    }
+    store_vec(hr + j * V, f);
+  }
+  ss = block_sum(ss, sh);
+  const float inv = rsqrtf(ss / static_cast<float>(cols) + eps);
+  for (int64_t j = threadIdx.x; j < nv; j += blockDim.x) {
+    float f[V], g[V];
+    load_vec(hr + j * V, f);  // this thread's own writes: same thread, no barrier needed
+    load_vec(w + j * V, g);
+#pragma unroll
+    for (int e = 0; e < V; ++e) f[e] = f[e] * inv * g[e];
+    store_vec(yr + j * V, f);
+  }
+}
+
 template <typename T>
 __global__ void layernorm_kernel(const T* __restrict__ x, const T* __restrict__ w, const T* __restrict__ bias,
                                  T* __restrict__ y, int64_t cols, float eps) {
@@ -469,7 +505,13 @@ class RowWorkload : public EwWorkload {
     const size_t N = static_cast<size_t>(n());
     const size_t C = static_cast<size_t>(c.cols), R = static_cast<size_t>(c.rows);
     switch (c.kernel) {
-      case Kernel::rmsnorm: bufs = {{"x", et_, N, Role::input}, {"w", et_, C, Role::input, true, 0.5f, 1.5f}, {"y", et_, N, Role::output}}; break;
+      case Kernel::rmsnorm:
+        if (c.residual)
+          bufs = {{"x", et_, N, Role::input}, {"r", et_, N, Role::input}, {"w", et_, C, Role::input, true, 0.5f, 1.5f},
+                  {"y", et_, N, Role::output}, {"h", et_, N, Role::output}};
+        else
+          bufs = {{"x", et_, N, Role::input}, {"w", et_, C, Role::input, true, 0.5f, 1.5f}, {"y", et_, N, Role::output}};
+        break;
       case Kernel::layernorm:
         bufs = {{"x", et_, N, Role::input}, {"w", et_, C, Role::input, true, 0.5f, 1.5f}, {"b", et_, C, Role::input}, {"y", et_, N, Role::output}};
         break;
@@ -485,7 +527,7 @@ class RowWorkload : public EwWorkload {
     const double e = static_cast<double>(n()) * et_size(et_);
     const double C = static_cast<double>(c_.cols) * et_size(et_), R = static_cast<double>(c_.rows) * 4;
     switch (c_.kernel) {
-      case Kernel::rmsnorm: return 2 * e + C;
+      case Kernel::rmsnorm: return (c_.residual ? 4 : 2) * e + C;
       case Kernel::layernorm: return 2 * e + 2 * C;
       case Kernel::softmax_fused: return 2 * e;
       case Kernel::softmax_naive: return 8 * e + 4 * R;  // 5MN+2M reads, 3MN+2M writes
@@ -505,7 +547,11 @@ class RowWorkload : public EwWorkload {
       const T* x = static_cast<const T*>(p[0]);
       switch (c_.kernel) {
         case Kernel::rmsnorm:
-          rmsnorm_kernel<T><<<rows, th, 0, s>>>(x, static_cast<const T*>(p[1]), static_cast<T*>(p[2]), c_.cols, 1e-6f);
+          if (c_.residual)
+            rmsnorm_residual_kernel<T><<<rows, th, 0, s>>>(x, static_cast<const T*>(p[1]), static_cast<const T*>(p[2]),
+                                                           static_cast<T*>(p[3]), static_cast<T*>(p[4]), c_.cols, 1e-6f);
+          else
+            rmsnorm_kernel<T><<<rows, th, 0, s>>>(x, static_cast<const T*>(p[1]), static_cast<T*>(p[2]), c_.cols, 1e-6f);
           break;
         case Kernel::layernorm:
           layernorm_kernel<T><<<rows, th, 0, s>>>(x, static_cast<const T*>(p[1]), static_cast<const T*>(p[2]), static_cast<T*>(p[3]), c_.cols, 1e-5f);
@@ -534,16 +580,24 @@ class RowWorkload : public EwWorkload {
     });
   }
   CheckOut check(void* const* p) override {
-    const int out = c_.kernel == Kernel::rmsnorm ? 2 : c_.kernel == Kernel::layernorm ? 3 : 1;
+    const bool res = c_.kernel == Kernel::rmsnorm && c_.residual;
+    const int out = c_.kernel == Kernel::rmsnorm ? (res ? 3 : 2) : c_.kernel == Kernel::layernorm ? 3 : 1;
     const int64_t C = c_.cols;
     std::vector<double> w, b;
-    if (c_.kernel == Kernel::rmsnorm || c_.kernel == Kernel::layernorm) w = download(p[1], et_, 0, C);
+    if (c_.kernel == Kernel::rmsnorm || c_.kernel == Kernel::layernorm) w = download(p[res ? 2 : 1], et_, 0, C);
     if (c_.kernel == Kernel::layernorm) b = download(p[2], et_, 0, C);
     Comparer cmp;
     for (int64_t r : rows_to_check(c_.rows, C)) {
       auto x = download(p[0], et_, r * C, C);
       auto y = download(p[out], et_, r * C, C);
       std::vector<double> ref(C);
+      if (res) {
+        // h = x + r must be written too; the norm is taken of h as stored (rounded to T).
+        auto rin = download(p[1], et_, r * C, C);
+        auto h = download(p[4], et_, r * C, C);
+        for (int64_t i = 0; i < C; ++i) cmp.add(r * C + i, h[i], x[i] + rin[i]);
+        x = h;
+      }
       if (c_.kernel == Kernel::rmsnorm) {
         double ss = 0;
         for (double v : x) ss += v * v;

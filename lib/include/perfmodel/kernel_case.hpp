@@ -19,6 +19,7 @@ struct KernelCase {
   int64_t vocab = 0;              // embedding table rows
   int64_t batch = 0, heads = 0, kv_heads = 0, q_len = 0, kv_len = 0, head_dim = 0;
   bool causal = false;
+  bool residual = false;          // rmsnorm / layernorm with the residual add fused in
   bool l2_resident = false;       // measured hot without rotating buffers
 };
 

@@ -58,6 +58,7 @@ struct Op {
   AttentionShape attention;    // attention, rotary, kv_cache
   int64_t rows = 0, cols = 0;  // row-wise ops: elementwise, norm, softmax, embedding
   int64_t vocab = 0;           // embedding: rows of the table gathered from
+  bool residual = false;       // norms: the residual add is fused in
   double flops = 0;            // per instance
   double bytes_read = 0;       // per instance, every tensor read counted (seed 004 错误一)
   double bytes_written = 0;    // per instance

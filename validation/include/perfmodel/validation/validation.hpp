@@ -40,6 +40,7 @@ struct Case {
   // kv_append new K/V [batch, q_len, kv_heads, head_dim] into [batch, kv_heads, kv_len, head_dim] at kv_len-q_len.
   int64_t batch = 0, heads = 0, kv_heads = 0, q_len = 0, kv_len = 0, head_dim = 0;
   bool causal = false;
+  bool residual = false;      // rmsnorm: fused residual add (h = x + r written, y = norm(h)), as serving engines run it
   bool l2_resident = false;   // hot timing WITHOUT rotating buffers (case meant to sit in L2)
   double spin_seconds = 0;    // Kernel::spin: a kernel that busy-waits this long (harness self-test)
 };
