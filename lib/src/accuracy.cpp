@@ -118,8 +118,9 @@ std::vector<CaseError> evaluate(const Measurements& m, const Roofs& roofs,
     double predicted = cost.time_s;
     if (c.kernel.l2_resident) {
       // Hot in L2: the bytes stream at the L2 rate.
+      // Hot in L2: the bytes stream at the L2 rate; the fixed costs stay.
       const double l2 = op.bytes() / roofs.l2_bandwidth;
-      predicted = std::max({cost.compute_time_s, l2 + op.launches * roofs.ramp_t0_s, op.launches * roofs.kernel_floor_s});
+      predicted = cost.time_s - std::max(cost.compute_time_s, cost.memory_time_s) + std::max(cost.compute_time_s, l2);
     }
     CaseError e{accuracy_set(c.kernel.kernel), c.kernel.name, to_string(c.kernel.kernel), predicted, c.measured_s,
                 predicted / c.measured_s - 1};

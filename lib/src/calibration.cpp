@@ -18,6 +18,8 @@ Calibration load_calibration(const std::string& path) {
   r.opt_str("driver");
   r.opt_str("note");
   c.dram_bandwidth = r.quantity("dram_bandwidth", Dimension::bytes_per_s);
+  c.read_bandwidth = r.opt_quantity("read_bandwidth", Dimension::bytes_per_s).value_or(0);
+  c.write_bandwidth = r.opt_quantity("write_bandwidth", Dimension::bytes_per_s).value_or(0);
   c.l2_bandwidth = r.opt_quantity("l2_bandwidth", Dimension::bytes_per_s).value_or(0);
   if (auto g = r.opt_map("gemm_peak")) {
     for (int i = 0; i < kPrecisionCount; ++i)
@@ -28,6 +30,10 @@ Calibration load_calibration(const std::string& path) {
   c.attention_peak = r.opt_quantity("attention_peak", Dimension::flop_per_s).value_or(0);
   c.kernel_floor_s = r.quantity("kernel_floor", Dimension::seconds);
   c.host_launch_s = r.opt_quantity("host_launch", Dimension::seconds).value_or(0);
+  c.pass_latency_s = r.opt_quantity("pass_latency", Dimension::seconds, true).value_or(0);
+  c.gemm_fixed_s = r.opt_quantity("gemm_fixed", Dimension::seconds, true).value_or(0);
+  c.gemm_stream_efficiency = r.opt_number("gemm_stream_efficiency").value_or(0);
+  c.gemm_fixed_per_k_s = r.opt_quantity("gemm_fixed_per_1024_k", Dimension::seconds, true).value_or(0);
   if (auto ramp = r.opt_map("memory_ramp")) {
     c.ramp_t0_s = ramp->opt_quantity("t0", Dimension::seconds, true).value_or(0);
     c.ramp_bandwidth = ramp->opt_quantity("bandwidth", Dimension::bytes_per_s).value_or(0);
@@ -52,14 +58,20 @@ std::string to_yaml(const Calibration& c) {
   if (!c.device_name.empty()) o << "device: \"" << c.device_name << "\"\n";
   if (!c.measured_on.empty()) o << "measured_on: \"" << c.measured_on << "\"\n";
   o << "dram_bandwidth: " << q(c.dram_bandwidth, "GB/s", 1e9) << "   # large copy, read + write counted\n";
+  if (c.read_bandwidth > 0) o << "read_bandwidth: " << q(c.read_bandwidth, "GB/s", 1e9) << "   # fitted: copy and add\n";
+  if (c.write_bandwidth > 0) o << "write_bandwidth: " << q(c.write_bandwidth, "GB/s", 1e9) << "\n";
   if (c.l2_bandwidth > 0) o << "l2_bandwidth: " << q(c.l2_bandwidth, "GB/s", 1e9) << "\n";
-  o << "gemm_peak:\n";
+  o << "gemm_peak:   # per SM slot x SMs: the 8192^3 measurement over its wave efficiency\n";
   for (int i = 0; i < kPrecisionCount; ++i)
     if (c.gemm_peak[i] > 0)
       o << "  " << to_string(static_cast<Precision>(i)) << ": " << q(c.gemm_peak[i], "TFLOP/s", 1e12) << "\n";
   if (c.attention_peak > 0) o << "attention_peak: " << q(c.attention_peak, "TFLOP/s", 1e12) << "\n";
   o << "kernel_floor: " << q(c.kernel_floor_s, "us", 1e-6) << "   # smallest kernel, graph replay\n";
   if (c.host_launch_s > 0) o << "host_launch: " << q(c.host_launch_s, "us", 1e-6) << "   # eager launch, wall time\n";
+  if (c.pass_latency_s > 0) o << "pass_latency: " << q(c.pass_latency_s, "us", 1e-6) << "   # memory ramp excess over the floor\n";
+  if (c.gemm_fixed_s > 0) o << "gemm_fixed: " << q(c.gemm_fixed_s, "us", 1e-6) << "   # fitted on the M ramp (M = 1 .. 4096)\n";
+  if (c.gemm_fixed_per_k_s > 0) o << "gemm_fixed_per_1024_k: " << q(c.gemm_fixed_per_k_s, "us", 1e-6) << "   # fitted on the K ramp\n";
+  if (c.gemm_stream_efficiency > 0) o << "gemm_stream_efficiency: " << c.gemm_stream_efficiency << "   # small-M GEMMs: share of the read rate\n";
   if (c.ramp_bandwidth > 0) {
     o << "memory_ramp:   # t = t0 + bytes / bandwidth, least squares over elementwise kernels\n";
     o << "  t0: " << q(c.ramp_t0_s, "us", 1e-6) << "\n";

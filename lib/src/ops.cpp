@@ -45,6 +45,7 @@ Op elementwise(std::string name, KernelId kernel, int64_t rows, int64_t cols, DT
   op.bytes_read = inputs * e * bytes_of(dtype);
   op.bytes_written = outputs * e * bytes_of(dtype);
   op.launches = launches;
+  op.passes = launches;  // each kernel one sweep
   return op;
 }
 
@@ -103,14 +104,20 @@ Op norm(std::string name, KernelId kernel, int64_t rows, int64_t cols, DType dty
 
 Op rmsnorm(std::string name, int64_t rows, int64_t cols, DType dtype, bool fused_residual) {
   // square, sum, scale, weight: 4 FLOPs per element (+1 for the fused residual add).
-  return norm(std::move(name), KernelId::rmsnorm, rows, cols, dtype, fused_residual, 1,
-              fused_residual ? 5 : 4);
+  // Two dependent sweeps: the sum of squares (a block reduction), then the scaled write.
+  Op op = norm(std::move(name), KernelId::rmsnorm, rows, cols, dtype, fused_residual, 1,
+               fused_residual ? 5 : 4);
+  op.passes = 2;
+  return op;
 }
 
 Op layernorm(std::string name, int64_t rows, int64_t cols, DType dtype, bool fused_residual) {
-  // mean, variance, normalize, scale, shift: about 7 FLOPs per element.
-  return norm(std::move(name), KernelId::layernorm, rows, cols, dtype, fused_residual, 2,
-              fused_residual ? 8 : 7);
+  // mean, variance, normalize, scale, shift: about 7 FLOPs per element. Three dependent
+  // sweeps: the mean, the variance around it, the normalized write.
+  Op op = norm(std::move(name), KernelId::layernorm, rows, cols, dtype, fused_residual, 2,
+               fused_residual ? 8 : 7);
+  op.passes = 3;
+  return op;
 }
 
 Op softmax(std::string name, int64_t rows, int64_t cols, DType dtype, bool fused) {
@@ -126,13 +133,16 @@ Op softmax(std::string name, int64_t rows, int64_t cols, DType dtype, bool fused
   const double b = bytes_of(dtype);
   op.flops = 5 * mn;  // max, subtract, exp, sum, divide
   if (fused) {
+    // Online softmax (seed 001 slide 49): one sweep for the running max and sum, one to write.
     op.bytes_read = mn * b;
     op.bytes_written = mn * b;
+    op.passes = 2;
   } else {
     // seed 001 manual_softmax: "Итого: 5MN + M чтений, 3MN + 2M записей"
     op.bytes_read = (5 * mn + m) * b;
     op.bytes_written = (3 * mn + 2 * m) * b;
     op.launches = 5;
+    op.passes = 5;
   }
   return op;
 }
@@ -218,6 +228,7 @@ Op attention_decode(std::string name, int64_t batch, int64_t heads, int64_t kv_h
   op.bytes_written = B * H * D * bytes_of(act);
   // Flash-decoding: a split kernel and a combine kernel.
   op.launches = 2;
+  op.passes = 2;
   return op;
 }
 
@@ -256,6 +267,7 @@ Op attention_prefill_unfused(std::string name, int64_t batch, int64_t heads, int
   op.bytes_read += 2 * scores * bytes_of(act);
   op.bytes_written += 2 * scores * bytes_of(act);
   op.launches = 3;
+  op.passes = 3;
   return op;
 }
 

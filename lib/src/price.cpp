@@ -1,5 +1,8 @@
 #include "perfmodel/price.hpp"
 
+#include "perfmodel/attention_schedule.hpp"
+#include "perfmodel/ops.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -18,24 +21,30 @@ Roofs make_roofs(const Card& card, const Calibration* cal) {
   Roofs r;
   r.card = card;
   r.calibrated = cal != nullptr;
-  r.bandwidth = cal && cal->dram_bandwidth > 0 ? cal->dram_bandwidth
-                                               : card.bandwidth * DefaultEfficiency::memory;
-  // Without a measurement the L2 is taken as 3x DRAM (chipsandcheese H100: ~5.5 TB/s L2 vs
-  // ~2 TB/s DRAM on the PCIe part); it matters only for L2-resident cases.
-  r.l2_bandwidth = cal && cal->l2_bandwidth > 0 ? cal->l2_bandwidth : 3.0 * r.bandwidth;
+  auto pick = [](double measured, double fallback) { return measured > 0 ? measured : fallback; };
+  const double stream = card.bandwidth * DefaultEfficiency::memory;
+  const double copy = cal ? pick(cal->dram_bandwidth, stream) : stream;
+  r.read_bandwidth = cal ? pick(cal->read_bandwidth, copy) : stream;
+  r.write_bandwidth = cal ? pick(cal->write_bandwidth, copy) : stream;
+  // Without a measurement the L2 is taken as 1.5x DRAM (measured 6.0 vs 4.0 TB/s on the H200);
+  // it matters only for L2-resident cases.
+  r.l2_bandwidth = cal ? pick(cal->l2_bandwidth, 1.5 * copy) : 1.5 * stream;
   for (int i = 0; i < kPrecisionCount; ++i) {
     const double nominal = card.peak[i];
     if (nominal <= 0) continue;
     const Precision p = static_cast<Precision>(i);
-    double eff = is_tensor(p) ? DefaultEfficiency::gemm : DefaultEfficiency::vector;
-    r.peak[i] = cal && cal->gemm_peak[i] > 0 ? cal->gemm_peak[i] : nominal * eff;
+    const double eff = is_tensor(p) ? DefaultEfficiency::gemm : DefaultEfficiency::vector;
+    r.peak[i] = cal ? pick(cal->gemm_peak[i], nominal * eff) : nominal * eff;
   }
-  r.attention_efficiency = DefaultEfficiency::attention;
-  if (cal && cal->attention_peak > 0 && cal->gemm_peak[static_cast<int>(Precision::bf16)] > 0)
-    r.attention_efficiency = cal->attention_peak / cal->gemm_peak[static_cast<int>(Precision::bf16)];
-  r.kernel_floor_s = cal && cal->kernel_floor_s > 0 ? cal->kernel_floor_s : card.launch_overhead_s;
-  r.host_launch_s = cal && cal->host_launch_s > 0 ? cal->host_launch_s : DefaultEfficiency::host_launch_s;
-  r.ramp_t0_s = cal ? cal->ramp_t0_s : 0;
+  const double bf16 = card.peak[static_cast<int>(Precision::bf16)] > 0 ? card.peak[static_cast<int>(Precision::bf16)]
+                                                                      : card.peak[static_cast<int>(Precision::fp16)];
+  r.attention_peak = cal ? pick(cal->attention_peak, bf16 * DefaultEfficiency::attention) : bf16 * DefaultEfficiency::attention;
+  r.kernel_floor_s = cal ? pick(cal->kernel_floor_s, card.launch_overhead_s) : card.launch_overhead_s;
+  r.pass_latency_s = cal ? pick(cal->pass_latency_s, DefaultEfficiency::pass_latency_s) : DefaultEfficiency::pass_latency_s;
+  r.gemm_fixed_s = cal ? pick(cal->gemm_fixed_s, DefaultEfficiency::gemm_fixed_s) : DefaultEfficiency::gemm_fixed_s;
+  r.host_launch_s = cal ? pick(cal->host_launch_s, DefaultEfficiency::host_launch_s) : DefaultEfficiency::host_launch_s;
+  r.gemm_fixed_per_k_s = cal ? pick(cal->gemm_fixed_per_k_s, DefaultEfficiency::gemm_fixed_per_k_s) : DefaultEfficiency::gemm_fixed_per_k_s;
+  r.gemm_stream_efficiency = cal ? pick(cal->gemm_stream_efficiency, DefaultEfficiency::gemm_stream) : DefaultEfficiency::gemm_stream;
   return r;
 }
 
@@ -49,8 +58,52 @@ double effective_peak(const Roofs& r, Precision p) {
 
 }  // namespace
 
+namespace {
+
+// A batched GEMM: `batch` independent y = x W^T of one shape.
+Op batched_gemm(const std::string& name, int64_t batch, int64_t m, int64_t n, int64_t k, DType t, Precision p) {
+  Op g = ops::gemm(name, m, n, k, t, t, p);
+  const double b = static_cast<double>(batch);
+  g.gemm.batch = batch;
+  g.flops *= b;
+  g.model_flops *= b;
+  g.bytes_read *= b;
+  g.bytes_written *= b;
+  return g;
+}
+
+// The unfused (eager math) attention as the three kernels it launches: S = Q K^T batched over
+// (sequence, KV head) with the G query heads of a group stacked as rows, the row softmax of S
+// in place, and O = P V.
+std::vector<Op> unfused_attention_kernels(const Op& op) {
+  const AttentionShape& a = op.attention;
+  const int64_t groups = a.batch * a.kv_heads, g = a.heads / a.kv_heads;
+  return {batched_gemm("qk", groups, g * a.q_len, a.kv_len, a.head_dim, op.dtype, op.precision),
+          ops::softmax("softmax", a.batch * a.heads * a.q_len, a.kv_len, op.dtype, true),
+          batched_gemm("pv", groups, g * a.q_len, a.head_dim, a.kv_len, op.dtype, op.precision)};
+}
+
+}  // namespace
+
 OpCost price(const Op& op, const Roofs& r, Impl impl, const Tile* force_tile) {
   const Card& card = r.card;
+  if (op.kernel == KernelId::attention_prefill_unfused && op.attention.batch > 0) {
+    // Priced kernel by kernel; the op keeps its own FLOPs, bytes and roofline.
+    OpCost total;
+    for (const Op& k : unfused_attention_kernels(op)) {
+      const OpCost c = price(k, r, impl);
+      total.time_s += c.time_s;
+      total.compute_time_s += c.compute_time_s;
+      total.memory_time_s += c.memory_time_s;
+    }
+    total.nominal_bandwidth = card.bandwidth;
+    total.nominal_peak = card.peak_flops(op.precision);
+    total.roofline_time_s = std::max(op.flops / total.nominal_peak, op.bytes() / card.bandwidth);
+    total.overhead_time_s = std::max(0.0, total.time_s - std::max(total.compute_time_s, total.memory_time_s));
+    total.bound = total.compute_time_s >= total.memory_time_s ? Bound::compute : Bound::memory;
+    total.achieved_flops = op.flops / total.time_s;
+    return total;
+  }
   OpCost c;
   c.nominal_bandwidth = card.bandwidth;
   const double bytes = op.bytes();
@@ -60,25 +113,40 @@ OpCost price(const Op& op, const Roofs& r, Impl impl, const Tile* force_tile) {
   const double m_nominal = bytes / card.bandwidth;
   c.roofline_time_s = std::max(f_nominal, m_nominal);
 
-  // Compute time at effective peaks.
+  // Compute: GEMMs by tiles and waves, flash attention by its CTA schedule, the rest at the
+  // effective peak of their unit.
   const double peak = has_flops ? effective_peak(r, op.precision) : 0;
+  double fixed = op.launches * r.kernel_floor_s;
   if (op.kind == OpKind::gemm && has_flops) {
     c.tiling = force_tile ? plan_tile(op.gemm.m, op.gemm.n, op.gemm.k, op.gemm.batch, *force_tile,
                                       card.sm_count, peak)
                           : best_tile(op.gemm.m, op.gemm.n, op.gemm.k, op.gemm.batch, card.sm_count, peak);
     c.compute_time_s = c.tiling->compute_time_s;
+    // GEMV-shaped products (a few rows) run as dot products, not padded MMA tiles.
+    if (op.gemm.m <= 8) c.compute_time_s = op.flops / peak;
+    // Prologue and epilogue, and the K loop one CTA walks (its pipeline latency is not hidden
+    // behind a weight stream): fitted on the calibration's M and K ramps.
+    fixed += r.gemm_fixed_s + r.gemm_fixed_per_k_s * static_cast<double>(op.gemm.k) /
+                                  static_cast<double>(c.tiling->split_k) / 1024.0;
   } else if (op.kernel == KernelId::attention_prefill_fused && has_flops) {
-    c.compute_time_s = op.flops / (peak * r.attention_efficiency);
-  } else if (has_flops) {
-    c.compute_time_s = op.flops / peak;
+    const AttentionShape& a = op.attention;
+    const AttentionSchedule s = schedule_prefill_attention(a.batch, a.heads, a.q_len, a.kv_len, a.causal,
+                                                           a.window, card.sm_count);
+    const double unit_flops = 4.0 * kAttentionTile * kAttentionTile * static_cast<double>(a.head_dim);
+    c.compute_time_s = s.units_critical * unit_flops / (r.attention_peak / card.sm_count);
+    fixed += op.passes * r.pass_latency_s;
+  } else {
+    if (has_flops) c.compute_time_s = op.flops / peak;
+    fixed += op.passes * r.pass_latency_s;
   }
-  c.memory_time_s = bytes / r.bandwidth;
+  // Memory: reads and writes stream at their own rates; a GEMM's weight stream runs at the
+  // fitted share of it (its loads wait on the MMA pipeline, not only on DRAM).
+  c.memory_time_s = op.bytes_read / r.read_bandwidth + op.bytes_written / r.write_bandwidth;
+  if (op.kind == OpKind::gemm) c.memory_time_s /= r.gemm_stream_efficiency;
 
-  // Per-kernel floor: no kernel finishes faster than the launch floor; the memory ramp adds a
-  // fixed cost t0 to each memory-bound kernel (t = t0 + bytes / BW, docs/model.md).
-  const double device = std::max(c.compute_time_s, c.memory_time_s) + op.launches * r.ramp_t0_s;
-  const double floor = op.launches * r.kernel_floor_s;
-  double time = std::max(device, floor);
+  // t = fixed + max(compute, memory): the launch floor and each dependent sweep's latency do
+  // not overlap the streaming (docs/model.md, "fixed costs").
+  double time = fixed + std::max(c.compute_time_s, c.memory_time_s);
   // Eager: the host issues every launch; the GPU cannot run ahead of it.
   if (impl == Impl::eager) time = std::max(time, op.launches * r.host_launch_s);
   c.time_s = time;
@@ -90,6 +158,7 @@ OpCost price(const Op& op, const Roofs& r, Impl impl, const Tile* force_tile) {
 
   // Distances (seed 004 Day 15).
   const double ai = bytes > 0 ? op.flops / bytes : 0;
+  const double copy_bw = 2.0 / (1.0 / r.read_bandwidth + 1.0 / r.write_bandwidth);
   if (has_flops && time > 0) {
     c.achieved_flops = op.flops / time;
     const double attainable = std::min(c.nominal_peak, ai * card.bandwidth);
@@ -98,8 +167,8 @@ OpCost price(const Op& op, const Roofs& r, Impl impl, const Tile* force_tile) {
     c.distance_to_ridge = ai < ridge && ai > 0 ? ridge / ai : 1.0;
     c.roof_gap = c.nominal_peak / peak;
   } else if (bytes > 0 && time > 0) {
-    c.distance_to_roof = (bytes / time) > 0 ? card.bandwidth / (bytes / time) : 1.0;
-    c.roof_gap = card.bandwidth / r.bandwidth;
+    c.distance_to_roof = card.bandwidth / (bytes / time);
+    c.roof_gap = card.bandwidth / copy_bw;
   }
   return c;
 }

@@ -79,6 +79,7 @@ Step build_eager_step(const Model& m, const Workload& w) {
   // StaticCache.update: index_copy_ of the new K and V into the cache.
   Op kcopy = ops::kv_append("kv_write.index_copy", T, m.kv_heads, m.head_dim, act, w.kv_dtype);
   kcopy.launches = 2;
+  kcopy.passes = 2;
   s.ops.push_back(counted(kcopy, L));
 
   // The static cache holds max-length K/V; attention reads the first ctx positions (masked).
@@ -88,11 +89,13 @@ Step build_eager_step(const Model& m, const Workload& w) {
     Op rep = ops::copy("repeat_kv", w.batch * kv_len, 2 * m.q_dim(), w.kv_dtype);
     rep.bytes_read = static_cast<double>(w.batch) * kv_len * 2 * m.kv_dim() * bytes_of(w.kv_dtype);
     rep.launches = 2;
+    rep.passes = 2;
     s.ops.push_back(counted(rep, L));
   }
   if (w.phase == Phase::decode) {
     Op a = ops::attention_decode("attention.sdpa", w.batch, m.heads, m.heads, kv_len, m.head_dim, act, w.kv_dtype);
     a.launches = 1;
+    a.passes = 1;
     s.ops.push_back(counted(a, L));
   } else {
     s.ops.push_back(counted(ops::attention_prefill("attention.sdpa", w.batch, m.heads, m.heads, w.ctx,

@@ -1,6 +1,7 @@
 // perfmodel validate --on-gpu and perfmodel calibrate --on-gpu: the CUDA backend measures the
 // very ops build_step produced and prints predicted against measured.
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <cmath>
 #include <ctime>
@@ -113,6 +114,22 @@ std::string json_escape(const std::string& s) {
 
 namespace {
 
+// Every result file records the device it was measured on (nvbench's habit).
+Node device_node(const v::DeviceInfo& d) {
+  Node n = Node::object();
+  n.set("name", Node::text(d.name));
+  n.set("sm_count", Node::integer(d.sm_count));
+  n.set("l2_bytes", Node::integer(d.l2_bytes));
+  n.set("memory_bytes", Node::integer(d.memory_bytes));
+  n.set("compute_capability", Node::text(std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)));
+  n.set("sm_clock_max_mhz", Node::integer(d.sm_clock_max_mhz));
+  n.set("mem_clock_mhz", Node::integer(d.mem_clock_mhz));
+  n.set("driver_version", Node::text(d.driver_version));
+  n.set("runtime_version", Node::text(d.runtime_version));
+  n.set("cublas_version", Node::text(d.cublas_version));
+  return n;
+}
+
 struct GpuArgs {
   bool on_gpu = false;
   std::string suite, output, card;
@@ -221,6 +238,7 @@ int validate_step(const std::vector<std::string>& args, Context& ctx) {
   inputs.set("workload", workload_node(w));
   inputs.set("device", Node::text(dev.name));
   r.root.set("inputs", std::move(inputs));
+  r.root.set("device", device_node(dev));
   Node rows = Node::array();
   std::vector<v::Case> sequence;
   double measured_sum = 0;
@@ -288,111 +306,61 @@ int validate_step(const std::vector<std::string>& args, Context& ctx) {
 
 }  // namespace
 
-namespace {
-
-// The seeds' W3 table: nominal and measured roofs side by side.
-Report calibration_report(const Context& ctx, const Card& card, const Calibration& c, const std::string& file) {
-  Report r;
-  r.command = "calibrate";
-  r.root.set("meta", make_meta("calibrate", ctx.argv));
-  Node rows = Node::array();
-  auto row = [&](const std::string& what, double nominal, double measured, Hint h) {
-    if (measured <= 0) return;
-    Node n = Node::object();
-    n.set("roof", Node::text(what));
-    n.set("nominal", nominal > 0 ? Node::number(nominal, h) : Node());
-    n.set("measured", Node::number(measured, h));
-    n.set("ratio", nominal > 0 ? Node::number(measured / nominal, Hint::percent) : Node());
-    rows.push(std::move(n));
-  };
-  row("DRAM bandwidth (copy)", card.bandwidth, c.dram_bandwidth, Hint::byte_rate);
-  row("L2 bandwidth", 0, c.l2_bandwidth, Hint::byte_rate);
-  for (int i = 0; i < kPrecisionCount; ++i)
-    row("GEMM " + std::string(to_string(static_cast<Precision>(i))), card.peak[i], c.gemm_peak[i], Hint::flop_rate);
-  row("flash attention (bf16)", card.peak[static_cast<int>(Precision::bf16)], c.attention_peak, Hint::flop_rate);
-  const double p = card.peak[static_cast<int>(Precision::bf16)];
-  const double mp = c.gemm_peak[static_cast<int>(Precision::bf16)];
-  if (p > 0 && mp > 0 && c.dram_bandwidth > 0) row("ridge bf16 (FLOP/B)", p / card.bandwidth, mp / c.dram_bandwidth, Hint::intensity);
-  row("kernel floor", card.launch_overhead_s, c.kernel_floor_s, Hint::time);
-  row("host launch (eager)", 0, c.host_launch_s, Hint::time);
-  row("memory ramp t0", 0, c.ramp_t0_s, Hint::time);
-  row("memory ramp bandwidth", card.bandwidth, c.ramp_bandwidth, Hint::byte_rate);
-  r.root.set("roofs", std::move(rows));
-  r.root.set("calibration_file", Node::text(file));
-  r.tables.push_back({"nominal vs measured roofs of " + card.name, "roofs",
-                      {{"roof", "roof", Hint::text},
-                       {"nominal", "nominal", Hint::none},
-                       {"measured", "measured", Hint::none},
-                       {"ratio", "measured/nominal", Hint::percent}}});
-  r.notes.push_back("wrote " + file);
-  return r;
-}
-
-}  // namespace
-
 int cmd_validate(const std::vector<std::string>& args, Context& ctx) { return validate_step(args, ctx); }
 
-int cmd_calibrate(const std::vector<std::string>& args, Context& ctx) {
-  po::options_description d("Options");
-  GpuArgs g;
-  std::string card_name, raw_in, raw_out, format;
-  d.add_options()("on-gpu", po::bool_switch(&g.on_gpu), "measure on the CUDA device")(
-      "card", po::value(&card_name), "catalogue card the device is (default: from the device name)")(
-      "output", po::value(&g.output), "calibration file to write (default hardware/<card>.calibration.yaml)")(
-      "raw", po::value(&raw_out), "also write the raw measurements (JSON)")(
-      "from-raw", po::value(&raw_in), "refit from a raw measurement file instead of measuring (no GPU needed)");
-  add_format(d, format);
-  po::variables_map vm;
-  if (!parse(args, d, vm, ctx,
-             "perfmodel calibrate --on-gpu: measures the card's real roofs (copy and L2 bandwidth, GEMM peak per dtype, "
-             "kernel floor, launch overhead, the memory ramp) and writes a calibration file the cost model uses",
-             "perfmodel calibrate --on-gpu --raw calibration-raw.json"))
-    return 0;
-  RawCalibration raw;
-  std::string key = card_name;
-  if (!raw_in.empty()) {
-    raw = load_raw_calibration(raw_in);
-    if (key.empty()) throw UsageError("--from-raw needs --card");
-  } else {
-    if (!g.on_gpu) throw UsageError("calibrate needs --on-gpu (or --from-raw FILE)");
-    require_device();
-    const v::DeviceInfo dev = v::device_info();
-    if (key.empty()) key = card_for_device(dev);
-    v::Options opt;
-    v::CalibrationData data = v::collect_calibration(opt, [&](const std::string& msg) { *ctx.err << "calibrate: " << msg << "\n"; });
-    // The flash attention kernel's throughput at a large causal prefill (its own roof).
-    v::Case att;
-    att.name = "attention_peak";
-    att.kernel = v::Kernel::attention_prefill_fused;
-    att.batch = 4, att.heads = 32, att.kv_heads = 8, att.q_len = 4096, att.kv_len = 4096, att.head_dim = 128;
-    att.causal = true;
-    *ctx.err << "calibrate: flash attention throughput\n";
-    v::Result ar = v::run_case(att, opt);
-    std::string json = v::calibration_json(data);
-    if (ar.ok && ar.correct && ar.median_s > 0) {
-      const double flops = 4.0 * 4 * 32 * 128 * (4096.0 * 4097.0 / 2.0);
-      char buf[256];
-      std::snprintf(buf, sizeof buf, "{\"what\":\"attention_peak\",\"dtype\":\"bf16\",\"flops\":%.9g,\"seconds\":%.9g}", flops, ar.median_s);
-      const std::string key_text = "\"points\":[";
-      const size_t at = json.find(key_text);
-      if (at != std::string::npos) {
-        const size_t pos = at + key_text.size();
-        const bool empty = json.compare(pos, 1, "]") == 0;
-        json.insert(pos, std::string(buf) + (empty ? "" : ","));
-      }
-    }
-    const std::string tmp = raw_out.empty() ? std::string("/tmp/perfmodel-calibration-raw.json") : raw_out;
-    write_file(tmp, json);
-    raw = load_raw_calibration(tmp);
+
+RawCalibration measure_calibration(Context& ctx, std::string& key, const std::string& raw_out) {
+  require_device();
+  const v::DeviceInfo dev = v::device_info();
+  if (key.empty()) key = card_for_device(dev);
+  v::Options opt;
+  v::CalibrationData data = v::collect_calibration(opt, [&](const std::string& msg) { *ctx.err << "calibrate: " << msg << "\n"; });
+  // The flash attention kernel's throughput at a large causal prefill (its own roof).
+  v::Case att;
+  att.name = "attention_peak";
+  att.kernel = v::Kernel::attention_prefill_fused;
+  using A = CalibrationAttentionCase;
+  att.batch = A::batch, att.heads = A::heads, att.kv_heads = A::kv_heads, att.q_len = A::seq, att.kv_len = A::seq;
+  att.head_dim = A::head_dim;
+  att.causal = true;
+  *ctx.err << "calibrate: flash attention throughput\n";
+  v::Result ar = v::run_case(att, opt);
+  std::string json = v::calibration_json(data);
+  std::string extra;
+  char buf[256];
+  if (ar.ok && ar.correct && ar.median_s > 0) {
+    const double flops = 4.0 * A::batch * A::heads * A::head_dim * (A::seq * (A::seq + 1.0) / 2.0);
+    std::snprintf(buf, sizeof buf, "{\"what\":\"attention_peak\",\"dtype\":\"bf16\",\"flops\":%.9g,\"seconds\":%.9g}", flops, ar.median_s);
+    extra += buf;
   }
-  Catalogue cat(ctx.data_root);
-  Card card = cat.card(key);
-  Calibration c = fit_calibration(raw, card.key);
-  c.measured_on = today();
-  const std::string out = g.output.empty() ? cat.calibration_path(card.key) : g.output;
-  write_file(out, to_yaml(c));
-  emit(calibration_report(ctx, card, c, out), format, ctx);
-  return 0;
+  // Weight-streaming GEMMs over the reduction depth K and the output width N: what the GEMM's
+  // fixed cost depends on (the M ramp of collect_calibration holds K and N at 4096).
+  *ctx.err << "calibrate: GEMM K and N ramps\n";
+  const std::vector<std::array<int64_t, 3>> ramp{{1, 4096, 512},  {1, 4096, 1024}, {1, 4096, 2048},
+                                                 {1, 4096, 8192}, {1, 4096, 16384}, {16, 4096, 8192},
+                                                 {1, 1024, 4096}, {1, 16384, 4096}, {1, 65536, 4096},
+                                                 {64, 96, 256},   {1, 512, 1024}};
+  for (const auto& [m, n, k] : ramp) {
+    v::Case g;
+    g.name = "gemm_k_ramp";
+    g.kernel = v::Kernel::gemm;
+    g.m = m, g.n = n, g.k = k;
+    v::Result gr = v::run_case(g, opt);
+    if (!gr.ok || !gr.correct) continue;
+    std::snprintf(buf, sizeof buf, "{\"what\":\"gemm_k_ramp\",\"dtype\":\"bf16\",\"m\":%lld,\"n\":%lld,\"k\":%lld,\"seconds\":%.9g}",
+                  static_cast<long long>(m), static_cast<long long>(n), static_cast<long long>(k), gr.median_s);
+    extra += (extra.empty() ? "" : ",") + std::string(buf);
+  }
+  const std::string key_text = "\"points\":[";
+  const size_t at = json.find(key_text);
+  if (at != std::string::npos && !extra.empty()) {
+    const size_t pos = at + key_text.size();
+    const bool empty = json.compare(pos, 1, "]") == 0;
+    json.insert(pos, extra + (empty ? "" : ","));
+  }
+  const std::string tmp = raw_out.empty() ? std::string("/tmp/perfmodel-calibration-raw.json") : raw_out;
+  write_file(tmp, json);
+  return load_raw_calibration(tmp);
 }
 
 }  // namespace perfmodel::cli

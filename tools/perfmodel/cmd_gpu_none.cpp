@@ -1,6 +1,7 @@
 // validate / calibrate in a build without the CUDA backend: the flags are parsed as in a CUDA
 // build (so --help is the same), then the command says how to get the backend.
 #include "commands.hpp"
+#include "perfmodel/calibration_fit.hpp"
 
 namespace perfmodel::cli {
 
@@ -24,6 +25,8 @@ int no_cuda(const std::string& name, const std::vector<std::string>& args, Conte
 }  // namespace
 
 int cmd_validate(const std::vector<std::string>& a, Context& c) { return no_cuda("validate", a, c); }
-int cmd_calibrate(const std::vector<std::string>& a, Context& c) { return no_cuda("calibrate", a, c); }
+RawCalibration measure_calibration(Context&, std::string&, const std::string&) {
+  throw UsageError("built without CUDA; rebuild with -DPERFMODEL_CUDA=ON (or refit with --from-raw FILE)");
+}
 
 }  // namespace perfmodel::cli

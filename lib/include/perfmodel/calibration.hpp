@@ -15,12 +15,20 @@ struct Calibration {
   std::string measured_on;    // date
   std::string source_file;
   double dram_bandwidth = 0;  // B/s, large device-to-device copy, read + write counted
+  // DRAM reads and writes stream at different rates (bus turnaround, seed 004 Day 13): fitted
+  // from a copy (half writes) and an add (a third writes).
+  double read_bandwidth = 0, write_bandwidth = 0;
   double l2_bandwidth = 0;    // B/s, L2-resident copy
-  std::array<double, kPrecisionCount> gemm_peak{};  // FLOP/s on large squares
-  double attention_peak = 0;  // FLOP/s of the fused prefill attention kernel at large sizes
+  // FLOP/s per SM-slot on large squares, with the shape's own wave quantization taken out.
+  std::array<double, kPrecisionCount> gemm_peak{};
+  double attention_peak = 0;  // FLOP/s of the fused prefill attention kernel, same convention
   double kernel_floor_s = 0;  // device time of the smallest kernel in a graph replay
+  double pass_latency_s = 0;  // fixed cost of one dependent sweep over memory (memory ramp)
+  double gemm_fixed_s = 0;    // fixed cost of a GEMM beyond max(compute, memory) (M ramp fit)
+  double gemm_fixed_per_k_s = 0;  // ... plus this per 1024 of the K one CTA walks (pipeline not hidden)
+  double gemm_stream_efficiency = 0;  // weight-streaming GEMMs (small M) reach this share of the read rate
   double host_launch_s = 0;   // wall time per eager launch (host launch overhead)
-  // Memory-bound ramp t = t0 + bytes / BW fitted on elementwise kernels of growing size.
+  // Memory-bound ramp t = t0 + bytes / BW over copies of growing size (reported, for the W3 table).
   double ramp_t0_s = 0;
   double ramp_bandwidth = 0;
 };

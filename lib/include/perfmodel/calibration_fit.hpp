@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "perfmodel/calibration.hpp"
+#include "perfmodel/card.hpp"
 
 namespace perfmodel {
 
@@ -37,6 +38,12 @@ struct RampFit {
 // count alike (relative error).
 RampFit fit_ramp(const std::vector<std::pair<double, double>>& bytes_seconds);
 
-Calibration fit_calibration(const RawCalibration& raw, const std::string& card_key);
+// The causal prefill attention case whose time sets attention_peak (calibrate runs it).
+struct CalibrationAttentionCase {
+  static constexpr int64_t batch = 4, heads = 32, kv_heads = 8, seq = 4096, head_dim = 128;
+};
+
+// Fits the calibration of `card` (its SM count de-quantizes the GEMM and attention peaks).
+Calibration fit_calibration(const RawCalibration& raw, const Card& card);
 
 }  // namespace perfmodel

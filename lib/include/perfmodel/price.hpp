@@ -24,13 +24,17 @@ std::string to_string(Bound b);
 struct Roofs {
   Card card;                   // a copy: Roofs outlives the catalogue's Card
   bool calibrated = false;
-  double bandwidth = 0;        // effective DRAM B/s
+  double read_bandwidth = 0;   // effective DRAM read stream, B/s
+  double write_bandwidth = 0;  // effective DRAM write stream, B/s
   double l2_bandwidth = 0;     // effective L2 B/s
   std::array<double, kPrecisionCount> peak{};  // effective FLOP/s per precision
-  double attention_efficiency = 0;  // fused prefill attention, share of the tensor peak
+  double attention_peak = 0;   // flash prefill attention, FLOP/s over all SMs
   double kernel_floor_s = 0;   // minimal device time of one kernel
+  double pass_latency_s = 0;   // fixed cost of one dependent sweep over memory
+  double gemm_fixed_s = 0;     // fixed cost of a GEMM (prologue, first tiles, epilogue)
+  double gemm_fixed_per_k_s = 0;      // ... plus this per 1024 of K one CTA walks
+  double gemm_stream_efficiency = 1;  // small-M GEMMs stream weights at this share of the read rate
   double host_launch_s = 0;    // eager: host time per launch
-  double ramp_t0_s = 0;        // fixed cost of a memory-bound kernel beyond the floor
 };
 
 // Documented default efficiencies for uncalibrated cards (docs/model.md cites each).
@@ -38,8 +42,12 @@ struct DefaultEfficiency {
   static constexpr double memory = 0.88;   // large copies reach 75-90 % (seed 004 Day 13; ref C.9: 4.3/4.8)
   static constexpr double gemm = 0.80;     // cuBLAS large squares reach ~80 % (ref C.10-12)
   static constexpr double vector = 0.70;   // FP32 CUDA-core arithmetic
-  static constexpr double attention = 0.50;  // simple flash-style kernels: half the GEMM rate
-  static constexpr double host_launch_s = 6e-6;  // PyTorch eager dispatch + cudaLaunchKernel
+  static constexpr double attention = 0.40;  // flash attention forward: ~half the GEMM rate
+  static constexpr double pass_latency_s = 0.8e-6;  // ~one DRAM round trip plus a block barrier
+  static constexpr double gemm_fixed_s = 2e-6;      // GEMM prologue/epilogue (cuBLAS)
+  static constexpr double gemm_fixed_per_k_s = 0.5e-6;  // K-loop pipeline per 1024 of K
+  static constexpr double gemm_stream = 0.9;        // GEMV weight streams vs a copy's read rate
+  static constexpr double host_launch_s = 6e-6;     // PyTorch eager dispatch + cudaLaunchKernel
 };
 
 Roofs make_roofs(const Card& card, const Calibration* calibration);

@@ -1,0 +1,110 @@
+// perfmodel calibrate: measure the card's real roofs on the GPU (or refit committed raw
+// measurements without one) and write the calibration file the cost model uses.
+#include <ctime>
+#include <fstream>
+
+#include "commands.hpp"
+#include "perfmodel/calibration_fit.hpp"
+#include "perfmodel/errors.hpp"
+
+namespace perfmodel::cli {
+
+// The GPU part (cmd_gpu.cpp with CUDA; cmd_gpu_none.cpp says how to get it).
+RawCalibration measure_calibration(Context& ctx, std::string& key, const std::string& raw_out);
+
+namespace {
+
+std::string today() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&t));
+  return buf;
+}
+
+void write_text(const std::string& path, const std::string& text) {
+  std::ofstream f(path);
+  if (!f) throw InputError("cannot write '" + path + "'");
+  f << text;
+}
+
+// The seeds' W3 table: nominal and measured roofs side by side.
+Report calibration_report(const Context& ctx, const Card& card, const Calibration& c, const std::string& file) {
+  Report r;
+  r.command = "calibrate";
+  r.root.set("meta", make_meta("calibrate", ctx.argv));
+  Node rows = Node::array();
+  auto row = [&](const std::string& what, double nominal, double measured, Hint h) {
+    if (measured <= 0) return;
+    Node n = Node::object();
+    n.set("roof", Node::text(what));
+    n.set("nominal", nominal > 0 ? Node::number(nominal, h) : Node());
+    n.set("measured", Node::number(measured, h));
+    n.set("ratio", nominal > 0 ? Node::number(measured / nominal, Hint::percent) : Node());
+    rows.push(std::move(n));
+  };
+  row("DRAM bandwidth (copy)", card.bandwidth, c.dram_bandwidth, Hint::byte_rate);
+  row("DRAM read stream (fit)", card.bandwidth, c.read_bandwidth, Hint::byte_rate);
+  row("DRAM write stream (fit)", card.bandwidth, c.write_bandwidth, Hint::byte_rate);
+  row("L2 bandwidth", 0, c.l2_bandwidth, Hint::byte_rate);
+  for (int i = 0; i < kPrecisionCount; ++i)
+    row("GEMM " + std::string(to_string(static_cast<Precision>(i))), card.peak[i], c.gemm_peak[i], Hint::flop_rate);
+  row("flash attention (bf16)", card.peak[static_cast<int>(Precision::bf16)], c.attention_peak, Hint::flop_rate);
+  const double p = card.peak[static_cast<int>(Precision::bf16)];
+  const double mp = c.gemm_peak[static_cast<int>(Precision::bf16)];
+  if (p > 0 && mp > 0 && c.dram_bandwidth > 0) row("ridge bf16 (FLOP/B)", p / card.bandwidth, mp / c.dram_bandwidth, Hint::intensity);
+  row("kernel floor", card.launch_overhead_s, c.kernel_floor_s, Hint::time);
+  row("host launch (eager)", 0, c.host_launch_s, Hint::time);
+  row("memory ramp t0", 0, c.ramp_t0_s, Hint::time);
+  row("pass latency (sweep)", 0, c.pass_latency_s, Hint::time);
+  row("GEMM fixed cost", 0, c.gemm_fixed_s, Hint::time);
+  row("memory ramp bandwidth", card.bandwidth, c.ramp_bandwidth, Hint::byte_rate);
+  r.root.set("roofs", std::move(rows));
+  r.root.set("calibration_file", Node::text(file));
+  r.tables.push_back({"nominal vs measured roofs of " + card.name, "roofs",
+                      {{"roof", "roof", Hint::text},
+                       {"nominal", "nominal", Hint::none},
+                       {"measured", "measured", Hint::none},
+                       {"ratio", "measured/nominal", Hint::percent}}});
+  r.notes.push_back("wrote " + file);
+  return r;
+}
+
+}  // namespace
+
+int cmd_calibrate(const std::vector<std::string>& args, Context& ctx) {
+  po::options_description d("Options");
+  bool g_on_gpu = false;
+  std::string g_output;
+  std::string card_name, raw_in, raw_out, format;
+  d.add_options()("on-gpu", po::bool_switch(&g_on_gpu), "measure on the CUDA device")(
+      "card", po::value(&card_name), "catalogue card the device is (default: from the device name)")(
+      "output", po::value(&g_output), "calibration file to write (default hardware/<card>.calibration.yaml)")(
+      "raw", po::value(&raw_out), "also write the raw measurements (JSON)")(
+      "from-raw", po::value(&raw_in), "refit from a raw measurement file instead of measuring (no GPU needed)");
+  add_format(d, format);
+  po::variables_map vm;
+  if (!parse(args, d, vm, ctx,
+             "perfmodel calibrate --on-gpu: measures the card's real roofs (copy and L2 bandwidth, GEMM peak per dtype, "
+             "kernel floor, launch overhead, the memory ramp) and writes a calibration file the cost model uses",
+             "perfmodel calibrate --on-gpu --raw calibration-raw.json"))
+    return 0;
+  RawCalibration raw;
+  std::string key = card_name;
+  if (!raw_in.empty()) {
+    raw = load_raw_calibration(raw_in);
+    if (key.empty()) throw UsageError("--from-raw needs --card");
+  } else {
+    if (!g_on_gpu) throw UsageError("calibrate needs --on-gpu (or --from-raw FILE)");
+    raw = measure_calibration(ctx, key, raw_out);
+  }
+  Catalogue cat(ctx.data_root);
+  Card card = cat.card(key);
+  Calibration c = fit_calibration(raw, card);
+  c.measured_on = today();
+  const std::string out = g_output.empty() ? cat.calibration_path(card.key) : g_output;
+  write_text(out, to_yaml(c));
+  emit(calibration_report(ctx, card, c, out), format, ctx);
+  return 0;
+}
+
+}  // namespace perfmodel::cli
