@@ -24,13 +24,18 @@ const Card& a100() {
 TEST_CASE("uncalibrated roofs are the datasheet times the documented default efficiencies") {
   const Roofs r = make_roofs(a100(), nullptr);
   CHECK_FALSE(r.calibrated);
-  CHECK(r.bandwidth == doctest::Approx(a100().bandwidth * 0.88));
-  CHECK(r.l2_bandwidth == doctest::Approx(3 * r.bandwidth));
+  CHECK(r.read_bandwidth == doctest::Approx(a100().bandwidth * 0.88));
+  CHECK(r.write_bandwidth == doctest::Approx(a100().bandwidth * 0.88));
+  CHECK(r.l2_bandwidth == doctest::Approx(1.5 * r.read_bandwidth));
   CHECK(r.peak[static_cast<int>(Precision::bf16)] == doctest::Approx(312e12 * 0.80));
   CHECK(r.peak[static_cast<int>(Precision::fp32)] == doctest::Approx(19.5e12 * 0.70));
   CHECK(r.peak[static_cast<int>(Precision::fp8)] == 0);  // A100 has no FP8
-  CHECK(r.attention_efficiency == doctest::Approx(0.5));
-  CHECK(r.kernel_floor_s == doctest::Approx(2.5e-6));
+  CHECK(r.attention_peak == doctest::Approx(312e12 * 0.40));
+  CHECK(r.kernel_floor_s == doctest::Approx(1e-6));  // hardware/a100-80gb-sxm.yaml launch_overhead
+  CHECK(r.pass_latency_s == doctest::Approx(0.8e-6));
+  CHECK(r.gemm_fixed_s == doctest::Approx(2e-6));
+  CHECK(r.gemm_fixed_per_k_s == doctest::Approx(0.5e-6));
+  CHECK(r.gemm_stream_efficiency == doctest::Approx(0.9));
   CHECK(r.host_launch_s == doctest::Approx(6e-6));
 }
 
@@ -41,16 +46,18 @@ TEST_CASE("a large bf16 add on A100: memory-bound, times and distances by hand")
   const OpCost c = price(add, r, Impl::fused);
   // Nominal roofline: max(67.1e6 / 19.5e12, 402.7e6 / 2039.04e9) = 197.5 us.
   CHECK(c.roofline_time_s == doctest::Approx(bytes / bw));
-  // Prediction: memory at 88 % of the bandwidth = 224.4 us; compute at 70 % of 19.5 TFLOP/s.
+  // Prediction: memory at 88 % of the bandwidth = 224.4 us (reads and writes alike when
+  // uncalibrated); compute at 70 % of 19.5 TFLOP/s; plus the launch floor (1 us) and one
+  // sweep's latency (0.8 us).
   CHECK(c.memory_time_s == doctest::Approx(bytes / (0.88 * bw)));
   CHECK(c.compute_time_s == doctest::Approx(flops / (0.7 * 19.5e12)));
-  CHECK(c.time_s == doctest::Approx(c.memory_time_s));
+  CHECK(c.time_s == doctest::Approx(c.memory_time_s + 1e-6 + 0.8e-6));
   CHECK(c.bound == Bound::memory);
-  CHECK(c.overhead_time_s == doctest::Approx(0.0));
+  CHECK(c.overhead_time_s == doctest::Approx(1.8e-6));
   CHECK(c.time_s >= c.roofline_time_s);
-  // Distances (seed 004 Day 15): to the roof = attainable / achieved = 1 / 0.88; to the ridge =
-  // (19.5e12 / bw) / (1/6); the roof gap of the fp32 peak = 1 / 0.7.
-  CHECK(c.distance_to_roof == doctest::Approx(1 / 0.88));
+  // Distances (seed 004 Day 15): to the roof = attainable / achieved = time / (bytes / bw); to
+  // the ridge = (19.5e12 / bw) / (1/6); the roof gap of the fp32 peak = 1 / 0.7.
+  CHECK(c.distance_to_roof == doctest::Approx(c.time_s / (bytes / bw)));
   CHECK(c.distance_to_ridge == doctest::Approx((19.5e12 / bw) * 6));
   CHECK(c.roof_gap == doctest::Approx(1 / 0.7));
   CHECK(c.achieved_flops == doctest::Approx(flops / c.time_s));
@@ -64,18 +71,20 @@ TEST_CASE("a big square GEMM is compute-bound; a tiny kernel is overhead-bound")
   CHECK(g.bound == Bound::compute);
   CHECK(g.distance_to_ridge == doctest::Approx(1.0));  // right of the ridge
   CHECK(g.time_s >= g.roofline_time_s / 0.8 * 0.999);  // at most 80 % of the peak
-  // 16 elements: the 2.5 us launch floor dominates.
+  // 16 elements: the fixed costs dominate: the 1 us floor and one 0.8 us sweep, plus 96 bytes.
   const OpCost tiny = price(ops::add("a", 1, 16, DType::bf16), r, Impl::fused);
-  CHECK(tiny.time_s == doctest::Approx(2.5e-6));
+  CHECK(tiny.time_s == doctest::Approx(1.8e-6 + 96 / (0.88 * a100().bandwidth)));
   CHECK(tiny.bound == Bound::overhead);
   // Eager: the host issues each launch, 6 us; an 8-launch unfused GELU pays 8 of them.
   CHECK(price(ops::add("a", 1, 16, DType::bf16), r, Impl::eager).time_s == doctest::Approx(6e-6));
   CHECK(price(ops::gelu("g", 1, 16, DType::bf16, false), r, Impl::eager).time_s == doctest::Approx(48e-6));
-  CHECK(price(ops::gelu("g", 1, 16, DType::bf16, false), r, Impl::fused).time_s == doctest::Approx(20e-6));
+  // Fused execution of the 8 kernels: 8 x (1 + 0.8) us plus 18 x 16 x 2 bytes.
+  CHECK(price(ops::gelu("g", 1, 16, DType::bf16, false), r, Impl::fused).time_s ==
+        doctest::Approx(8 * 1.8e-6 + 18 * 32 / (0.88 * a100().bandwidth)));
 }
 
 TEST_CASE("an op in a precision the card lacks is an InputError naming the card") {
-  const Card t4 = test::catalogue().card("t4");  // Roofs keeps a pointer to the card
+  const Card t4 = test::catalogue().card("t4");
   const Roofs r = make_roofs(t4, nullptr);
   const Op g = ops::gemm("g", 64, 64, 64, DType::bf16, DType::bf16, Precision::bf16);
   CHECK_THROWS_AS(price(g, r, Impl::fused), InputError);
@@ -119,15 +128,27 @@ TEST_CASE("a calibration file replaces the default roofs") {
   CHECK(cal.ramp_bandwidth == doctest::Approx(1750e9));
   const Roofs r = make_roofs(a100(), &cal);
   CHECK(r.calibrated);
-  CHECK(r.bandwidth == doctest::Approx(1800e9));
+  CHECK(r.read_bandwidth == doctest::Approx(2000e9));
+  CHECK(r.write_bandwidth == doctest::Approx(1600e9));
   CHECK(r.peak[static_cast<int>(Precision::bf16)] == doctest::Approx(280e12));
   CHECK(r.peak[static_cast<int>(Precision::tf32)] == doctest::Approx(156e12 * 0.8));  // not measured
-  CHECK(r.attention_efficiency == doctest::Approx(0.7));
+  CHECK(r.attention_peak == doctest::Approx(196e12));
   CHECK(r.kernel_floor_s == doctest::Approx(3e-6));
+  CHECK(r.pass_latency_s == doctest::Approx(0.8e-6));
   CHECK(r.host_launch_s == doctest::Approx(5e-6));
-  // A memory-bound op pays the ramp's t0 on top of bytes / measured bandwidth.
+  // A memory-bound op: reads (2 x 134 MB) at 2000 GB/s, the write (134 MB) at 1600 GB/s, plus
+  // the floor (3 us) and one sweep (0.8 us).
   const Op add = ops::add("add", 64, int64_t{1} << 20, DType::bf16);
-  CHECK(price(add, r, Impl::fused).time_s == doctest::Approx(6.0 * 67108864 / 1800e9 + 1.5e-6));
+  const double e = 2.0 * 67108864;
+  CHECK(price(add, r, Impl::fused).time_s == doctest::Approx(2 * e / 2000e9 + e / 1600e9 + 3.8e-6));
+  // A GEMV streams its weights at 90 % of the read rate and pays the GEMM fixed cost
+  // 2 us + 0.25 us x K/1024 (no split-K: N = 32000 fills the SMs): y[1,32000] = x W^T, K = 4096.
+  const Op gemv = ops::gemm("lm_head", 1, 32000, 4096, DType::bf16, DType::bf16, Precision::bf16);
+  const OpCost gc = price(gemv, r, Impl::fused);
+  REQUIRE(gc.tiling);
+  CHECK(gc.tiling->split_k == 1);
+  const double gemv_read = (4096.0 + 32000.0 * 4096.0) * 2, gemv_write = 32000.0 * 2;
+  CHECK(gc.time_s == doctest::Approx(3e-6 + 2e-6 + 0.25e-6 * 4 + (gemv_read / 2000e9 + gemv_write / 1600e9) / 0.9));
 }
 
 TEST_CASE("a calibration survives to_yaml and back") {
@@ -150,5 +171,11 @@ TEST_CASE("a calibration survives to_yaml and back") {
   CHECK(back.host_launch_s == doctest::Approx(cal.host_launch_s));
   CHECK(back.ramp_t0_s == doctest::Approx(cal.ramp_t0_s));
   CHECK(back.ramp_bandwidth == doctest::Approx(cal.ramp_bandwidth));
+  CHECK(back.read_bandwidth == doctest::Approx(cal.read_bandwidth));
+  CHECK(back.write_bandwidth == doctest::Approx(cal.write_bandwidth));
+  CHECK(back.pass_latency_s == doctest::Approx(cal.pass_latency_s));
+  CHECK(back.gemm_fixed_s == doctest::Approx(cal.gemm_fixed_s));
+  CHECK(back.gemm_fixed_per_k_s == doctest::Approx(cal.gemm_fixed_per_k_s));
+  CHECK(back.gemm_stream_efficiency == doctest::Approx(cal.gemm_stream_efficiency));
   std::filesystem::remove(tmp);
 }
