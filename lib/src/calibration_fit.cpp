@@ -6,6 +6,7 @@
 
 #include "perfmodel/attention_schedule.hpp"
 #include "perfmodel/gemm_tiling.hpp"
+#include "perfmodel/price.hpp"
 #include "yaml_reader.hpp"
 
 namespace perfmodel {
@@ -122,7 +123,8 @@ Calibration fit_calibration(const RawCalibration& raw, const Card& card) {
   auto peak_for = [&](const RawPoint& p, double fixed) {
     auto prec = precision_from_string(p.dtype);
     const double nominal = card.peak[static_cast<int>(*prec)];
-    const TilePlan plan = best_tile(p.m, p.n, p.k, 1, card.sm_count, nominal);
+    TilePlan plan = best_tile(p.m, p.n, p.k, 1, card.sm_count, nominal);
+    if (stream_k_capable(card)) plan = with_stream_k(plan, p.k, card.sm_count, nominal, stream_k_fixup(card, plan.tile));
     const double busy = std::max(p.seconds - fixed, p.seconds * 0.5);
     // plan.compute_time_s = busiest SM's tiles at nominal: invert for the effective peak.
     return nominal * plan.compute_time_s / busy;
@@ -135,7 +137,8 @@ Calibration fit_calibration(const RawCalibration& raw, const Card& card) {
     struct Pre { double compute_nominal, bytes_time, k_per_cta, seconds; };
     std::vector<Pre> pre;
     for (const RawPoint* p : ramp_pts) {
-      const TilePlan plan = best_tile(p->m, p->n, p->k, 1, card.sm_count, nominal);
+      TilePlan plan = best_tile(p->m, p->n, p->k, 1, card.sm_count, nominal);
+      if (stream_k_capable(card)) plan = with_stream_k(plan, p->k, card.sm_count, nominal, stream_k_fixup(card, plan.tile));
       const double M = static_cast<double>(p->m), N = static_cast<double>(p->n), K = static_cast<double>(p->k);
       pre.push_back({plan.compute_time_s, (M * K + N * K) * 2 * inv_r + M * N * 2 * inv_w,
                      K / static_cast<double>(plan.split_k) / 1024.0, p->seconds});

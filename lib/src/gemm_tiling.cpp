@@ -71,6 +71,21 @@ TilePlan best_tile(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_count,
   return plan_tile(m, n, k, batch, best, sm_count, peak_flops, best_split);
 }
 
+TilePlan with_stream_k(const TilePlan& plan, int64_t k, int sm_count, double peak_flops, double fixup_s) {
+  const int64_t full_waves = plan.tiles / sm_count;
+  const int64_t rem = plan.tiles - full_waves * sm_count;
+  if (rem == 0 || plan.split_k > 1) return plan;
+  const double k_slice = std::ceil(static_cast<double>(k) / plan.split_k);
+  const double tile_time = 2.0 * plan.tile.m * plan.tile.n * k_slice / (peak_flops / sm_count * plan.tile_efficiency);
+  const double t = full_waves * tile_time + static_cast<double>(rem) * tile_time / sm_count + fixup_s;
+  if (t >= plan.compute_time_s) return plan;
+  TilePlan s = plan;
+  s.compute_time_s = t;
+  s.stream_k = true;
+  s.wave_efficiency = static_cast<double>(plan.tiles) * tile_time / (t * sm_count);
+  return s;
+}
+
 int64_t max_square_tile(double smem_bytes, double bytes_per_element) {
   int64_t t = 1;
   while (3.0 * static_cast<double>(2 * t) * static_cast<double>(2 * t) * bytes_per_element <= smem_bytes) t *= 2;

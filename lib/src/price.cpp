@@ -4,6 +4,8 @@
 #include "perfmodel/ops.hpp"
 
 #include <algorithm>
+#include <cctype>
+#include <cstdlib>
 #include <cmath>
 
 namespace perfmodel {
@@ -57,6 +59,17 @@ double effective_peak(const Roofs& r, Precision p) {
 }
 
 }  // namespace
+
+// cuBLAS schedules stream-K hybrids from Hopper (CC 9.0) on.
+bool stream_k_capable(const Card& card) {
+  return !card.compute_capability.empty() && std::isdigit(static_cast<unsigned char>(card.compute_capability[0])) &&
+         std::atoi(card.compute_capability.c_str()) >= 9;
+}
+
+// One fp32 partial tile written and read back at an SM's L2 port (64 B per clock).
+double stream_k_fixup(const Card& card, const Tile& t) {
+  return 2.0 * static_cast<double>(t.m * t.n) * 4.0 / (64.0 * card.tensor_clock_hz);
+}
 
 namespace {
 
@@ -121,6 +134,7 @@ OpCost price(const Op& op, const Roofs& r, Impl impl, const Tile* force_tile) {
     c.tiling = force_tile ? plan_tile(op.gemm.m, op.gemm.n, op.gemm.k, op.gemm.batch, *force_tile,
                                       card.sm_count, peak)
                           : best_tile(op.gemm.m, op.gemm.n, op.gemm.k, op.gemm.batch, card.sm_count, peak);
+    if (!force_tile && stream_k_capable(card)) c.tiling = with_stream_k(*c.tiling, op.gemm.k, card.sm_count, peak, stream_k_fixup(card, c.tiling->tile));
     c.compute_time_s = c.tiling->compute_time_s;
     // GEMV-shaped products (a few rows) run as dot products, not padded MMA tiles.
     if (op.gemm.m <= 8) c.compute_time_s = op.flops / peak;
@@ -143,6 +157,30 @@ OpCost price(const Op& op, const Roofs& r, Impl impl, const Tile* force_tile) {
   // fitted share of it (its loads wait on the MMA pipeline, not only on DRAM).
   c.memory_time_s = op.bytes_read / r.read_bandwidth + op.bytes_written / r.write_bandwidth;
   if (op.kind == OpKind::gemm) c.memory_time_s /= r.gemm_stream_efficiency;
+  // Multi-kernel chains (unfused GELU, naive softmax): the intermediates one kernel writes and
+  // the next reads stay in L2 when they fit (half of L2, leaving room for the rest), so only
+  // the chain's first input and last output cross DRAM; the rest streams at the L2 rate.
+  const double elems = static_cast<double>(op.rows) * static_cast<double>(op.cols);
+  if (op.launches > 1 && op.kind != OpKind::attention && elems > 0 &&
+      elems * bytes_of(op.dtype) * 2 <= card.l2_bytes / 2) {
+    const double edge = elems * bytes_of(op.dtype);
+    const double inner = op.bytes() - 2 * edge;
+    if (inner > 0) c.memory_time_s = edge / r.read_bandwidth + edge / r.write_bandwidth + inner / r.l2_bandwidth;
+  }
+  // Row kernels (norms, softmax) run one CTA per row: with few rows the grid cannot keep
+  // enough bytes in flight, and each CTA streams its row (re-read once per sweep) at the rate
+  // of its own in-flight window: 16 KiB (256 threads x 16 B x 4 loads) per sweep latency
+  // (Little's law; docs/model.md). Rows beyond the resident slots run in waves.
+  if ((op.kind == OpKind::norm || op.kernel == KernelId::softmax_fused) && op.rows > 0 && r.pass_latency_s > 0) {
+    const double cta_rate = 16384.0 / r.pass_latency_s;
+    const double rows = static_cast<double>(op.rows);
+    // The first window of each sweep is already paid by the sweep's latency (fixed cost).
+    const double row = static_cast<double>(op.cols) * bytes_of(op.dtype) * (op.residual ? 2 : 1);
+    const double per_row = std::max(0.0, row * (op.passes + 1) - op.passes * 16384.0);
+    const double slots = static_cast<double>(card.sm_count) * 8.0;
+    const double waves = std::ceil(rows / slots);
+    c.memory_time_s = std::max(c.memory_time_s, waves * per_row / cta_rate);
+  }
 
   // t = fixed + max(compute, memory): the launch floor and each dependent sweep's latency do
   // not overlap the streaming (docs/model.md, "fixed costs").

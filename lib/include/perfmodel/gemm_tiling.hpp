@@ -22,6 +22,7 @@ struct TilePlan {
   int64_t split_k = 1;       // K split into this many slices (skinny GEMMs)
   double tile_efficiency = 1;  // MMA efficiency of the tile shape (operand reuse; see .cpp)
   double compute_time_s = 0;   // the busiest SM's tiles at its share of the peak
+  bool stream_k = false;       // the last partial wave split along K over all SMs
 };
 
 // The tiles cuBLAS-class kernels pick among on tensor-core GPUs.
@@ -35,6 +36,12 @@ TilePlan plan_tile(int64_t m, int64_t n, int64_t k, int64_t batch, Tile tile, in
 // the output has fewer tiles than SMs.
 TilePlan best_tile(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_count,
                    double peak_flops);
+
+// Stream-K hybrid (CUTLASS / cuBLAS on Hopper and later): full waves run tile by tile, the
+// tiles of the partial last wave are split along K over all SMs, and each split tile pays a
+// fix-up (partial sums through L2). Returns `plan` unchanged when that is not faster.
+// `fixup_s`: time to write and read back one fp32 partial tile at an SM's L2 port.
+TilePlan with_stream_k(const TilePlan& plan, int64_t k, int sm_count, double peak_flops, double fixup_s);
 
 // Largest power-of-two square tile t with three t x t tiles (A, B and the accumulator C) in
 // `smem_bytes` (seed 000 practice: 128 for bf16 in 100 KB).

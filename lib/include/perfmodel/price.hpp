@@ -71,6 +71,10 @@ struct OpCost {
 };
 
 // `force_tile` prices a GEMM with that CTA tile instead of the best one.
+// GEMM scheduling helpers shared with the calibration fit.
+bool stream_k_capable(const Card& card);
+double stream_k_fixup(const Card& card, const Tile& tile);
+
 OpCost price(const Op& op, const Roofs& roofs, Impl impl, const Tile* force_tile = nullptr);
 
 }  // namespace perfmodel
