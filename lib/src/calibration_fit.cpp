@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "perfmodel/attention_schedule.hpp"
+#include "perfmodel/decode_attention.hpp"
 #include "perfmodel/gemm_tiling.hpp"
 #include "perfmodel/price.hpp"
 #include "yaml_reader.hpp"
@@ -27,6 +28,11 @@ RawCalibration load_raw_calibration(const std::string& path) {
     if (p["m"]) pt.m = p["m"].as<int64_t>();
     if (p["n"]) pt.n = p["n"].as<int64_t>();
     if (p["k"]) pt.k = p["k"].as<int64_t>();
+    if (p["batch"]) pt.batch = p["batch"].as<int64_t>();
+    if (p["heads"]) pt.heads = p["heads"].as<int64_t>();
+    if (p["kv_heads"]) pt.kv_heads = p["kv_heads"].as<int64_t>();
+    if (p["kv_len"]) pt.kv_len = p["kv_len"].as<int64_t>();
+    if (p["head_dim"]) pt.head_dim = p["head_dim"].as<int64_t>();
     if (p["bytes"]) pt.bytes = p["bytes"].as<double>();
     if (p["flops"]) pt.flops = p["flops"].as<double>();
     pt.seconds = p["seconds"].as<double>();
@@ -185,6 +191,34 @@ Calibration fit_calibration(const RawCalibration& raw, const Card& card) {
     const double unit_flops = 4.0 * kAttentionTile * kAttentionTile * A::head_dim;
     const double busy = std::max(p.seconds - c.kernel_floor_s - c.pass_latency_s, p.seconds * 0.5);
     c.attention_peak = std::max(c.attention_peak, s.units_critical * unit_flops * card.sm_count / busy);
+  }
+  // Flash-decoding: t = floor + sweep + max(KV stream, waves x tiles x t_tile)
+  //                    + [splits > 1] (floor + splits x t_split); grid search on the decode ramp.
+  std::vector<const RawPoint*> dec;
+  for (const RawPoint& p : raw.points)
+    if (p.what == "decode_ramp" && p.batch > 0 && p.kv_heads > 0) dec.push_back(&p);
+  if (!dec.empty()) {
+    double best = -1;
+    for (double tile = 0.05e-6; tile <= 4e-6; tile += 0.05e-6)
+      for (double split = 0; split <= 1e-6; split += 0.01e-6) {
+        double err = 0;
+        for (const RawPoint* p : dec) {
+          const DecodeSplit d = plan_decode_split(p->batch, p->heads, p->kv_heads, p->kv_len, card.sm_count);
+          const double kv = 2.0 * p->batch * p->kv_heads * p->kv_len * p->head_dim * 2;
+          const double slots = 3.0 * card.sm_count;
+          const double full = std::floor(static_cast<double>(d.ctas) / slots);
+          const double rest = static_cast<double>(d.ctas) - full * slots;
+          auto wave = [&](double ctas) { return std::max(ctas * kv / static_cast<double>(d.ctas) * inv_r, d.tiles_per_cta * tile); };
+          double t = c.kernel_floor_s + c.pass_latency_s + full * wave(slots) + (rest > 0 ? wave(rest) : 0.0);
+          if (d.splits > 1) t += c.kernel_floor_s + d.splits * split;
+          err += (t / p->seconds - 1) * (t / p->seconds - 1);
+        }
+        if (best < 0 || err < best) {
+          best = err;
+          c.decode_tile_s = tile;
+          c.decode_combine_split_s = split;
+        }
+      }
   }
   const RampFit f = fit_ramp(ramp);
   if (f.points >= 2 && f.bandwidth > 0) {

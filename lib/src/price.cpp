@@ -1,6 +1,7 @@
 #include "perfmodel/price.hpp"
 
 #include "perfmodel/attention_schedule.hpp"
+#include "perfmodel/decode_attention.hpp"
 #include "perfmodel/ops.hpp"
 
 #include <algorithm>
@@ -45,6 +46,9 @@ Roofs make_roofs(const Card& card, const Calibration* cal) {
   r.pass_latency_s = cal ? pick(cal->pass_latency_s, DefaultEfficiency::pass_latency_s) : DefaultEfficiency::pass_latency_s;
   r.gemm_fixed_s = cal ? pick(cal->gemm_fixed_s, DefaultEfficiency::gemm_fixed_s) : DefaultEfficiency::gemm_fixed_s;
   r.host_launch_s = cal ? pick(cal->host_launch_s, DefaultEfficiency::host_launch_s) : DefaultEfficiency::host_launch_s;
+  r.decode_tile_s = cal ? pick(cal->decode_tile_s, DefaultEfficiency::decode_tile_s) : DefaultEfficiency::decode_tile_s;
+  r.decode_combine_split_s = cal ? pick(cal->decode_combine_split_s, DefaultEfficiency::decode_combine_split_s)
+                                 : DefaultEfficiency::decode_combine_split_s;
   r.gemm_fixed_per_k_s = cal ? pick(cal->gemm_fixed_per_k_s, DefaultEfficiency::gemm_fixed_per_k_s) : DefaultEfficiency::gemm_fixed_per_k_s;
   r.gemm_stream_efficiency = cal ? pick(cal->gemm_stream_efficiency, DefaultEfficiency::gemm_stream) : DefaultEfficiency::gemm_stream;
   return r;
@@ -149,6 +153,23 @@ OpCost price(const Op& op, const Roofs& r, Impl impl, const Tile* force_tile) {
     const double unit_flops = 4.0 * kAttentionTile * kAttentionTile * static_cast<double>(a.head_dim);
     c.compute_time_s = s.units_critical * unit_flops / (r.attention_peak / card.sm_count);
     fixed += op.passes * r.pass_latency_s;
+  } else if (op.kernel == KernelId::attention_decode && op.attention.batch > 0) {
+    // Flash-decoding: the split kernel's CTAs walk their key tiles one dependent step at a
+    // time (waves of three CTAs per SM), then the combine merges the splits one by one.
+    const AttentionShape& a = op.attention;
+    const DecodeSplit d = plan_decode_split(a.batch, a.heads, a.kv_heads, a.kv_len, card.sm_count);
+    // Wave by wave (three CTAs per SM resident), each wave takes the longer of streaming its
+    // share of the KV bytes and its CTAs' serial chain of key tiles.
+    const double slots = 3.0 * card.sm_count;
+    const double full = std::floor(static_cast<double>(d.ctas) / slots);
+    const double rest = static_cast<double>(d.ctas) - full * slots;
+    const double per_cta_bytes = op.bytes_read / static_cast<double>(d.ctas);
+    const double chain = d.tiles_per_cta * r.decode_tile_s;
+    auto wave = [&](double ctas) { return std::max(ctas * per_cta_bytes / r.read_bandwidth, chain); };
+    c.compute_time_s = std::max(has_flops ? op.flops / peak : 0.0, full * wave(slots) + (rest > 0 ? wave(rest) : 0.0));
+    fixed += r.kernel_floor_s + r.pass_latency_s;  // the split kernel
+    if (d.splits > 1) fixed += r.kernel_floor_s + d.splits * r.decode_combine_split_s;  // the combine
+    fixed -= op.launches * r.kernel_floor_s;  // (launch floors counted here, not above)
   } else {
     if (has_flops) c.compute_time_s = op.flops / peak;
     fixed += op.passes * r.pass_latency_s;

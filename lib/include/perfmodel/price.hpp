@@ -29,6 +29,8 @@ struct Roofs {
   double l2_bandwidth = 0;     // effective L2 B/s
   std::array<double, kPrecisionCount> peak{};  // effective FLOP/s per precision
   double attention_peak = 0;   // flash prefill attention, FLOP/s over all SMs
+  double decode_tile_s = 0;    // flash-decoding: one key tile's dependent step in a CTA
+  double decode_combine_split_s = 0;  // flash-decoding: combine cost per split
   double kernel_floor_s = 0;   // minimal device time of one kernel
   double pass_latency_s = 0;   // fixed cost of one dependent sweep over memory
   double gemm_fixed_s = 0;     // fixed cost of a GEMM (prologue, first tiles, epilogue)
@@ -48,6 +50,8 @@ struct DefaultEfficiency {
   static constexpr double gemm_fixed_per_k_s = 0.5e-6;  // K-loop pipeline per 1024 of K
   static constexpr double gemm_stream = 0.9;        // GEMV weight streams vs a copy's read rate
   static constexpr double host_launch_s = 6e-6;     // PyTorch eager dispatch + cudaLaunchKernel
+  static constexpr double decode_tile_s = 0.5e-6;   // a key tile: one L2/DRAM round trip plus the MMA
+  static constexpr double decode_combine_split_s = 0.1e-6;  // one partial merged: an L2 hit
 };
 
 Roofs make_roofs(const Card& card, const Calibration* calibration);
