@@ -146,8 +146,10 @@ Calibration fit_calibration(const RawCalibration& raw, const Card& card) {
       TilePlan plan = best_tile(p->m, p->n, p->k, 1, card.sm_count, nominal);
       if (stream_k_capable(card)) plan = with_stream_k(plan, p->k, card.sm_count, nominal, stream_k_fixup(card, plan.tile));
       const double M = static_cast<double>(p->m), N = static_cast<double>(p->n), K = static_cast<double>(p->k);
+      // A split-K plan pays its reduction kernel (floor + one sweep) on top.
+      const double reduce = plan.split_k > 1 ? c.kernel_floor_s + c.pass_latency_s : 0.0;
       pre.push_back({plan.compute_time_s, (M * K + N * K) * 2 * inv_r + M * N * 2 * inv_w,
-                     K / static_cast<double>(plan.split_k) / 1024.0, p->seconds});
+                     K / static_cast<double>(plan.split_k) / 1024.0, p->seconds - reduce});
     }
     double best_err = -1;
     for (double g0 = 0; g0 <= 6e-6; g0 += 0.1e-6) {

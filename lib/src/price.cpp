@@ -146,6 +146,8 @@ OpCost price(const Op& op, const Roofs& r, Impl impl, const Tile* force_tile) {
     // behind a weight stream): fitted on the calibration's M and K ramps.
     fixed += r.gemm_fixed_s + r.gemm_fixed_per_k_s * static_cast<double>(op.gemm.k) /
                                   static_cast<double>(c.tiling->split_k) / 1024.0;
+    // Split-K: a second kernel reduces the fp32 partial outputs.
+    if (c.tiling->split_k > 1) fixed += r.kernel_floor_s + r.pass_latency_s;
   } else if (op.kernel == KernelId::attention_prefill_fused && has_flops) {
     const AttentionShape& a = op.attention;
     const AttentionSchedule s = schedule_prefill_attention(a.batch, a.heads, a.q_len, a.kv_len, a.causal,
