@@ -80,7 +80,10 @@ void load_measurements(const std::string& path, Measurements& into) {
   if (fs::is_directory(path)) {
     std::vector<std::string> files;
     for (const auto& e : fs::recursive_directory_iterator(path))
-      if (e.is_regular_file() && e.path().extension() == ".json" && e.path().filename() != "calibration-raw.json")
+      // calibration-raw.json is the fit's input, selftest.json the backend's correctness checks
+      // (few samples): neither is part of the accuracy data set.
+      if (e.is_regular_file() && e.path().extension() == ".json" && e.path().filename() != "calibration-raw.json" &&
+          e.path().filename() != "selftest.json")
         files.push_back(e.path().string());
     std::sort(files.begin(), files.end());
     for (const auto& f : files) load_one(f, into);

@@ -31,7 +31,8 @@ struct Measurements {
   std::vector<MeasuredStep> steps;
 };
 
-// Reads one file or every *.json under a folder (recursively): kernel-suite files
+// Reads one file or every *.json under a folder (recursively; calibration-raw.json and
+// selftest.json excepted): kernel-suite files
 // ({"cases": [...]}) and step files written by `validate --output`. Throws ConfigError.
 void load_measurements(const std::string& path, Measurements& into);
 
