@@ -134,6 +134,7 @@ OpCost price(const Op& op, const Roofs& r, Impl impl, const Tile* force_tile) {
   // effective peak of their unit.
   const double peak = has_flops ? effective_peak(r, op.precision) : 0;
   double fixed = op.launches * r.kernel_floor_s;
+  double decode_memory_s = 0;  // flash-decoding: the wave-by-wave stream and tile chain
   if (op.kind == OpKind::gemm && has_flops) {
     c.tiling = force_tile ? plan_tile(op.gemm.m, op.gemm.n, op.gemm.k, op.gemm.batch, *force_tile,
                                       card.sm_count, peak)
@@ -168,7 +169,9 @@ OpCost price(const Op& op, const Roofs& r, Impl impl, const Tile* force_tile) {
     const double per_cta_bytes = op.bytes_read / static_cast<double>(d.ctas);
     const double chain = d.tiles_per_cta * r.decode_tile_s;
     auto wave = [&](double ctas) { return std::max(ctas * per_cta_bytes / r.read_bandwidth, chain); };
-    c.compute_time_s = std::max(has_flops ? op.flops / peak : 0.0, full * wave(slots) + (rest > 0 ? wave(rest) : 0.0));
+    if (has_flops) c.compute_time_s = op.flops / peak;
+    // The tile chain is a chain of dependent loads: it counts as memory time.
+    decode_memory_s = full * wave(slots) + (rest > 0 ? wave(rest) : 0.0);
     fixed += r.kernel_floor_s + r.pass_latency_s;  // the split kernel
     if (d.splits > 1) fixed += r.kernel_floor_s + d.splits * r.decode_combine_split_s;  // the combine
     fixed -= op.launches * r.kernel_floor_s;  // (launch floors counted here, not above)
@@ -180,6 +183,7 @@ OpCost price(const Op& op, const Roofs& r, Impl impl, const Tile* force_tile) {
   // fitted share of it (its loads wait on the MMA pipeline, not only on DRAM).
   c.memory_time_s = op.bytes_read / r.read_bandwidth + op.bytes_written / r.write_bandwidth;
   if (op.kind == OpKind::gemm) c.memory_time_s /= r.gemm_stream_efficiency;
+  c.memory_time_s = std::max(c.memory_time_s, decode_memory_s);
   // Multi-kernel chains (unfused GELU, naive softmax): the intermediates one kernel writes and
   // the next reads stay in L2 when they fit (half of L2, leaving room for the rest), so only
   // the chain's first input and last output cross DRAM; the rest streams at the L2 rate.
