@@ -50,17 +50,22 @@ TilePlan best_tile(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_count,
   Tile best{0, 0};
   int64_t best_split = 1;
   double best_cost = 0;
+  // Tile sides and splits are powers of two: shifts instead of divisions (this loop runs for
+  // every GEMM of every predicted step).
   for (const Tile& t : default_tiles()) {
-    const int64_t base_tiles = ceil_div(m, t.m) * ceil_div(n, t.n) * batch;
+    const int sm_shift = __builtin_ctzll(static_cast<unsigned long long>(t.m));
+    const int sn_shift = __builtin_ctzll(static_cast<unsigned long long>(t.n));
+    const int64_t base_tiles = ((m + t.m - 1) >> sm_shift) * ((n + t.n - 1) >> sn_shift) * batch;
     // Split-K: when the output alone cannot fill the SMs, slice K (at least 256 deep each).
     const int64_t max_split =
-        base_tiles >= sm_count ? 1 : std::max<int64_t>(1, std::min<int64_t>(k / 256, sm_count / base_tiles));
+        base_tiles >= sm_count ? 1 : std::max<int64_t>(1, std::min<int64_t>(k >> 8, sm_count / base_tiles));
     const double reuse = static_cast<double>(t.m * t.n) / static_cast<double>(t.m + t.n);
     const double eff = std::min(1.0, reuse / 64.0);
-    for (int64_t s = 1; s <= max_split; s *= 2) {
+    int split_shift = 0;
+    for (int64_t s = 1; s <= max_split; s *= 2, ++split_shift) {
       const int64_t per_sm = ceil_div(base_tiles * s, sm_count);
       const double cost = static_cast<double>(per_sm) * static_cast<double>(t.m * t.n) *
-                          static_cast<double>(ceil_div(k, s)) / eff;
+                          static_cast<double>((k + s - 1) >> split_shift) / eff;
       if (best.m == 0 || cost < best_cost * (1 - 1e-9)) {
         best = t;
         best_split = s;

@@ -21,7 +21,7 @@ Op gemm(std::string name, int64_t m, int64_t n, int64_t k, DType act, DType weig
   op.dtype = act;
   op.precision = precision;
   op.gemm = {m, n, k, 1};
-  checked_mul({m, n, k}, op.name + " (m x n x k)");
+  checked_mul({m, n, k}, op.name, "(m x n x k)");
   const double M = static_cast<double>(m), N = static_cast<double>(n), K = static_cast<double>(k);
   op.flops = 2.0 * M * N * K;
   op.model_flops = op.flops;

@@ -24,6 +24,7 @@ Roofs make_roofs(const Card& card, const Calibration* cal) {
   Roofs r;
   r.card = card;
   r.calibrated = cal != nullptr;
+  r.stream_k = stream_k_capable(card);
   auto pick = [](double measured, double fallback) { return measured > 0 ? measured : fallback; };
   const double stream = card.bandwidth * DefaultEfficiency::memory;
   const double copy = cal ? pick(cal->dram_bandwidth, stream) : stream;
@@ -139,7 +140,7 @@ OpCost price(const Op& op, const Roofs& r, Impl impl, const Tile* force_tile) {
     c.tiling = force_tile ? plan_tile(op.gemm.m, op.gemm.n, op.gemm.k, op.gemm.batch, *force_tile,
                                       card.sm_count, peak)
                           : best_tile(op.gemm.m, op.gemm.n, op.gemm.k, op.gemm.batch, card.sm_count, peak);
-    if (!force_tile && stream_k_capable(card)) c.tiling = with_stream_k(*c.tiling, op.gemm.k, card.sm_count, peak, stream_k_fixup(card, c.tiling->tile));
+    if (!force_tile && r.stream_k) c.tiling = with_stream_k(*c.tiling, op.gemm.k, card.sm_count, peak, stream_k_fixup(card, c.tiling->tile));
     c.compute_time_s = c.tiling->compute_time_s;
     // GEMV-shaped products (a few rows) run as dot products, not padded MMA tiles.
     if (op.gemm.m <= 8) c.compute_time_s = op.flops / peak;
@@ -244,7 +245,7 @@ namespace perfmodel {
 
 StepCost price_step(const Step& step, const Roofs& roofs, Impl impl) {
   StepCost s;
-  s.ops.reserve(step.ops.size());
+  s.ops.reserve(step.ops.size());  // one allocation per step
   for (const Op& op : step.ops) {
     OpCost c = price(op, roofs, impl);
     const double n = static_cast<double>(op.count);

@@ -41,6 +41,17 @@ void add_attention(Step& s, const Model& m, const Workload& w, int64_t window, i
 
 }  // namespace
 
+void append_fused_attention(Step& s, const Model& m, const Workload& w) {
+  const int64_t L = m.layers;
+  if (m.sliding_window > 0 && w.ctx > m.sliding_window) {
+    const int64_t local = m.window_pattern == WindowPattern::all ? L : (L + 1) / 2;
+    add_attention(s, m, w, m.sliding_window, local, "_local");
+    add_attention(s, m, w, 0, L - local, "_global");
+  } else {
+    add_attention(s, m, w, 0, L, "");
+  }
+}
+
 Step build_fused_step(const Model& m, const Workload& w) {
   Step s;
   s.ops.reserve(20);
@@ -67,13 +78,7 @@ Step build_fused_step(const Model& m, const Workload& w) {
     s.ops.push_back(counted(ops::rotary("rotary", T, m.heads, m.kv_heads, m.head_dim, act), L));
   s.ops.push_back(counted(ops::kv_append("kv_write", T, m.kv_heads, m.head_dim, act, w.kv_dtype), L));
 
-  if (m.sliding_window > 0 && w.ctx > m.sliding_window) {
-    const int64_t local = m.window_pattern == WindowPattern::all ? L : (L + 1) / 2;
-    add_attention(s, m, w, m.sliding_window, local, "_local");
-    add_attention(s, m, w, 0, L - local, "_global");
-  } else {
-    add_attention(s, m, w, 0, L, "");
-  }
+  append_fused_attention(s, m, w);
 
   s.ops.push_back(counted(ops::gemm("o_proj", T, m.hidden, m.q_dim(), act, wt, mm, m.o_bias), L));
   if (m.norms_per_layer == 4)  // Gemma-2: post-attention norm before the residual add

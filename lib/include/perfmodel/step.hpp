@@ -24,6 +24,8 @@ Step build_step(const Model& model, const Workload& workload);
 // The profiles (docs/profiles.md); build_step dispatches to one of them.
 Step build_fused_step(const Model& model, const Workload& workload);
 Step build_eager_step(const Model& model, const Workload& workload);
+// The attention ops of the fused profile (the only ops of a decode step that depend on ctx).
+void append_fused_attention(Step& step, const Model& model, const Workload& workload);
 
 void validate(const Model& model, const Workload& workload);
 

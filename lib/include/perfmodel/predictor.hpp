@@ -1,0 +1,45 @@
+#pragma once
+// Many predictions for one (model, card, calibration): sweeps over batch and context, capacity
+// planning loops, the library's hot path. In a fused decode step only the attention ops depend
+// on the context; every other op depends on the batch alone. The predictor therefore prices the
+// batch-only ops once per batch (memoized in the Predictor object, no global state) and, for
+// each prediction, builds and prices only the attention ops for the context. The result equals
+// build_step + price_step (tests/test_predictor.cpp checks it). Not thread-safe: one per thread.
+#include <cstdint>
+#include <map>
+#include <tuple>
+
+#include "perfmodel/analysis.hpp"
+#include "perfmodel/price.hpp"
+
+namespace perfmodel {
+
+struct Prediction {
+  double time_s = 0;            // the step
+  double roofline_time_s = 0;
+  double tokens_per_s = 0;
+  double ai = 0;                // AI(b), seed 004
+  bool fits = false;
+  int64_t max_batch = 0;
+};
+
+class Predictor {
+ public:
+  Predictor(Model model, const Card& card, const Calibration* calibration,
+            double memory_utilization = kDefaultMemoryUtilization);
+  Prediction predict(const Workload& w);
+  size_t cached_batches() const { return batch_only_.size(); }
+
+ private:
+  struct Sums {
+    double time_s = 0, roofline_time_s = 0;
+  };
+  using Key = std::tuple<int64_t, int, int, int, bool, bool>;  // batch, dtypes, tf32, all positions
+  Model model_;
+  Roofs roofs_;
+  double utilization_;
+  double params_ = 0, weight_bytes_per_param_ = 0;
+  std::map<Key, Sums> batch_only_;
+};
+
+}  // namespace perfmodel
