@@ -113,7 +113,11 @@ std::string format_value(const Node& v, Hint hint) {
     case Hint::ratio: std::snprintf(buf, sizeof buf, "%.2fx", x); return buf;
     case Hint::percent: std::snprintf(buf, sizeof buf, "%.1f%%", x * 100); return buf;
     case Hint::intensity: std::snprintf(buf, sizeof buf, "%.3g", x); return buf;
-    default: std::snprintf(buf, sizeof buf, "%.4g", x); return buf;
+    default:
+      // Plain numbers: 4 significant digits, but no exponent below a billion (tokens/s).
+      if (std::fabs(x) >= 1e4 && std::fabs(x) < 1e9) std::snprintf(buf, sizeof buf, "%.0f", x);
+      else std::snprintf(buf, sizeof buf, "%.4g", x);
+      return buf;
   }
 }
 
