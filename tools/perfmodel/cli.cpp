@@ -1,5 +1,6 @@
 #include "cli.hpp"
 
+#include <ctime>
 #include <fstream>
 #include <iostream>
 
@@ -112,6 +113,19 @@ void add_workload(po::options_description& d, WorkloadArgs& a, bool with_model) 
       "tf32", po::bool_switch(&a.tf32), "run fp32 matmuls on tensor cores (TF32)")(
       "mem-util", po::value(&a.mem_util)->default_value(a.mem_util),
       "share of device memory usable for weights + KV + activations (vLLM default 0.9)");
+}
+
+std::string today_utc() {
+  std::time_t t = std::time(nullptr);
+  char buf[32];
+  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&t));
+  return buf;
+}
+
+void write_text_file(const std::string& path, const std::string& text) {
+  std::ofstream f(path);
+  if (!f) throw InputError("cannot write '" + path + "'");
+  f << text;
 }
 
 DType parse_dtype(const std::string& s, const std::string& flag) {

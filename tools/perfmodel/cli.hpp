@@ -79,6 +79,10 @@ Workload make_workload(const WorkloadArgs& a, Phase phase, const Card& card);
 Model load_model(const WorkloadArgs& a, Context& ctx);
 
 DType parse_dtype(const std::string& s, const std::string& flag);
+// Today's date (UTC), YYYY-MM-DD, for result files.
+std::string today_utc();
+// Writes a whole text file; InputError when it cannot.
+void write_text_file(const std::string& path, const std::string& text);
 void require_positive(int64_t v, const std::string& flag);
 
 // Objects shared by several reports.

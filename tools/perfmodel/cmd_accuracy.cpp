@@ -13,6 +13,19 @@
 
 namespace perfmodel::cli {
 
+namespace {
+Node case_node(const CaseError& e) {
+  Node x = Node::object();
+  x.set("set", Node::text(e.set));
+  x.set("name", Node::text(e.name));
+  x.set("kernel", Node::text(e.detail));
+  x.set("predicted_s", Node::number(e.predicted_s, Hint::time));
+  x.set("measured_s", Node::number(e.measured_s, Hint::time));
+  x.set("error", Node::number(e.error, Hint::percent));
+  return x;
+}
+}  // namespace
+
 Report accuracy_report(const Context& ctx, const Loaded& card, const Measurements& m,
                        const std::vector<CaseError>& errors) {
   Report r;
@@ -36,15 +49,8 @@ Report accuracy_report(const Context& ctx, const Loaded& card, const Measurement
     n.set("mean_signed_error", Node::number(s.mean_signed, Hint::percent));
     Node w = Node::array();
     for (const CaseError& e : s.worst) {
-      Node x = Node::object();
-      x.set("set", Node::text(e.set));
-      x.set("name", Node::text(e.name));
-      x.set("kernel", Node::text(e.detail));
-      x.set("predicted_s", Node::number(e.predicted_s, Hint::time));
-      x.set("measured_s", Node::number(e.measured_s, Hint::time));
-      x.set("error", Node::number(e.error, Hint::percent));
-      worst.push(x);
-      w.push(std::move(x));
+      worst.push(case_node(e));
+      w.push(case_node(e));
     }
     n.set("worst", std::move(w));
     sets.push(std::move(n));
@@ -53,14 +59,7 @@ Report accuracy_report(const Context& ctx, const Loaded& card, const Measurement
   r.root.set("worst", std::move(worst));
   Node cases = Node::array();
   for (const CaseError& e : errors) {
-    Node x = Node::object();
-    x.set("set", Node::text(e.set));
-    x.set("name", Node::text(e.name));
-    x.set("kernel", Node::text(e.detail));
-    x.set("predicted_s", Node::number(e.predicted_s, Hint::time));
-    x.set("measured_s", Node::number(e.measured_s, Hint::time));
-    x.set("error", Node::number(e.error, Hint::percent));
-    cases.push(std::move(x));
+    cases.push(case_node(e));
   }
   r.root.set("cases", std::move(cases));
   r.tables.push_back({"error by op kind (predicted / measured - 1; " + std::string(card.calibration ? "calibrated" : "datasheet roofs") + ")",
@@ -156,18 +155,13 @@ int cmd_accuracy(const std::vector<std::string>& args, Context& ctx) {
   const auto errors = evaluate(m, roofs, [&](const std::string& key) { return cat.model(key); });
   Report r = accuracy_report(ctx, l, m, errors);
   if (!markdown.empty()) {
-    std::time_t t = std::time(nullptr);
-    char date[32];
-    std::strftime(date, sizeof date, "%Y-%m-%d", std::gmtime(&t));
-    std::string text = accuracy_markdown(l, m, errors, date);
+    std::string text = accuracy_markdown(l, m, errors, today_utc());
     if (!notes.empty()) {
       std::ifstream n(notes);
       if (!n) throw InputError("cannot read --notes file '" + notes + "'");
       text += "\n" + std::string(std::istreambuf_iterator<char>(n), {});
     }
-    std::ofstream f(markdown);
-    if (!f) throw InputError("cannot write '" + markdown + "'");
-    f << text;
+    write_text_file(markdown, text);
     r.notes.push_back("wrote " + markdown);
   }
   emit(r, format, ctx);

@@ -14,19 +14,6 @@ RawCalibration measure_calibration(Context& ctx, std::string& key, const std::st
 
 namespace {
 
-std::string today() {
-  std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&t));
-  return buf;
-}
-
-void write_text(const std::string& path, const std::string& text) {
-  std::ofstream f(path);
-  if (!f) throw InputError("cannot write '" + path + "'");
-  f << text;
-}
-
 // The seeds' W3 table: nominal and measured roofs side by side.
 Report calibration_report(const Context& ctx, const Card& card, const Calibration& c, const std::string& file) {
   Report r;
@@ -100,9 +87,9 @@ int cmd_calibrate(const std::vector<std::string>& args, Context& ctx) {
   Catalogue cat(ctx.data_root);
   Card card = cat.card(key);
   Calibration c = fit_calibration(raw, card);
-  c.measured_on = today();
+  c.measured_on = today_utc();
   const std::string out = g_output.empty() ? cat.calibration_path(card.key) : g_output;
-  write_text(out, to_yaml(c));
+  write_text_file(out, to_yaml(c));
   emit(calibration_report(ctx, card, c, out), format, ctx);
   return 0;
 }

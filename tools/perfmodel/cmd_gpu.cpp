@@ -30,13 +30,6 @@ void require_device() {
   if (!v::device_available(&why)) throw UsageError(why.empty() ? "no CUDA device found" : why);
 }
 
-std::string today() {
-  std::time_t t = std::time(nullptr);
-  char buf[32];
-  std::strftime(buf, sizeof buf, "%Y-%m-%d", std::gmtime(&t));
-  return buf;
-}
-
 // The catalogue card for the device the backend sees (H200 -> h200 ...), unless --card names one.
 std::string card_for_device(const v::DeviceInfo& d) {
   std::string n = d.name;
@@ -146,17 +139,11 @@ void add_gpu(po::options_description& d, GpuArgs& g) {
 std::string meta_json(const v::DeviceInfo& d, const std::string& card_key, const Context& ctx) {
   std::ostringstream o;
   o << "{\"schema_version\":" << kSchemaVersion << ",\"perfmodel_version\":\"" << kVersion << "\",\"git_sha\":\"" << kGitSha
-    << "\",\"git_dirty\":" << (kGitDirty ? "true" : "false") << ",\"date\":\"" << today() << "\",\"card\":\"" << card_key
+    << "\",\"git_dirty\":" << (kGitDirty ? "true" : "false") << ",\"date\":\"" << today_utc() << "\",\"card\":\"" << card_key
     << "\",\"device\":" << v::device_info_json(d) << ",\"argv\":[";
   for (size_t i = 0; i < ctx.argv.size(); ++i) o << (i ? "," : "") << "\"" << json_escape(ctx.argv[i]) << "\"";
   o << "]}";
   return o.str();
-}
-
-void write_file(const std::string& path, const std::string& text) {
-  std::ofstream f(path);
-  if (!f) throw InputError("cannot write '" + path + "'");
-  f << text;
 }
 
 int run_suite(Context& ctx, const Loaded& l, const v::DeviceInfo& dev, const v::Options& opt, const GpuArgs& g,
@@ -179,7 +166,7 @@ int run_suite(Context& ctx, const Loaded& l, const v::DeviceInfo& dev, const v::
   const std::string text = "{\"schema_version\":1,\"meta\":" + meta_json(dev, l.card.key, ctx) + ",\n\"cases\":[\n" +
                            body.str() + "\n]}\n";
   const std::string out = g.output.empty() ? "kernels.json" : g.output;
-  write_file(out, text);
+  write_text_file(out, text);
   Measurements m;
   load_measurements(out, m);
   const Roofs roofs = make_roofs(l.card, l.calibration ? &*l.calibration : nullptr);
@@ -299,7 +286,7 @@ int validate_step(const std::vector<std::string>& args, Context& ctx) {
                        {"error", "error", Hint::percent},
                        {"bound", "bound", Hint::text},
                        {"status", "status", Hint::text}}});
-  if (!g.output.empty()) write_file(g.output, to_json(r.root));
+  if (!g.output.empty()) write_text_file(g.output, to_json(r.root));
   emit(r, format, ctx);
   return 0;
 }
@@ -378,7 +365,7 @@ RawCalibration measure_calibration(Context& ctx, std::string& key, const std::st
     json.insert(pos, extra + (empty ? "" : ","));
   }
   const std::string tmp = raw_out.empty() ? std::string("/tmp/perfmodel-calibration-raw.json") : raw_out;
-  write_file(tmp, json);
+  write_text_file(tmp, json);
   return load_raw_calibration(tmp);
 }
 
