@@ -205,9 +205,9 @@ Calibration fit_calibration(const RawCalibration& raw, const Card& card) {
       for (double split = 0; split <= 1e-6; split += 0.01e-6) {
         double err = 0;
         for (const RawPoint* p : dec) {
-          const DecodeSplit d = plan_decode_split(p->batch, p->heads, p->kv_heads, p->kv_len, card.sm_count);
+          const DecodeSplit d = plan_decode_split(p->batch, p->heads, p->kv_heads, p->kv_len, p->head_dim, card);
           const double kv = 2.0 * p->batch * p->kv_heads * p->kv_len * p->head_dim * 2;
-          const double slots = 3.0 * card.sm_count;
+          const double slots = static_cast<double>(d.resident_per_sm) * card.sm_count;
           const double full = std::floor(static_cast<double>(d.ctas) / slots);
           const double rest = static_cast<double>(d.ctas) - full * slots;
           auto wave = [&](double ctas) { return std::max(ctas * kv / static_cast<double>(d.ctas) * inv_r, d.tiles_per_cta * tile); };

@@ -161,10 +161,10 @@ OpCost price(const Op& op, const Roofs& r, Impl impl, const Tile* force_tile) {
     // Flash-decoding: the split kernel's CTAs walk their key tiles one dependent step at a
     // time (waves of three CTAs per SM), then the combine merges the splits one by one.
     const AttentionShape& a = op.attention;
-    const DecodeSplit d = plan_decode_split(a.batch, a.heads, a.kv_heads, a.kv_len, card.sm_count);
-    // Wave by wave (three CTAs per SM resident), each wave takes the longer of streaming its
+    const DecodeSplit d = plan_decode_split(a.batch, a.heads, a.kv_heads, a.kv_len, a.head_dim, card);
+    // Wave by wave (as many CTAs per SM as its occupancy allows), each wave takes the longer of streaming its
     // share of the KV bytes and its CTAs' serial chain of key tiles.
-    const double slots = 3.0 * card.sm_count;
+    const double slots = static_cast<double>(d.resident_per_sm) * card.sm_count;
     const double full = std::floor(static_cast<double>(d.ctas) / slots);
     const double rest = static_cast<double>(d.ctas) - full * slots;
     const double per_cta_bytes = op.bytes_read / static_cast<double>(d.ctas);
