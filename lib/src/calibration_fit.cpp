@@ -153,12 +153,10 @@ Calibration fit_calibration(const RawCalibration& raw, const Card& card) {
     }
     double best_err = -1;
     for (double g0 = 0; g0 <= 6e-6; g0 += 0.1e-6) {
-      const double scale = nominal / peak_for(*bf16_peak, c.kernel_floor_s + g0 + 8 * 0);  // compute at the fitted peak
       for (double g1 = 0; g1 <= 2e-6; g1 += 0.05e-6) {
         // The peak square walks K = 8192: its own fixed cost includes g1 x 8.
         const double scale_k = nominal / peak_for(*bf16_peak, c.kernel_floor_s + g0 + g1 * bf16_peak->k / 1024.0 /
                                                                       best_tile(bf16_peak->m, bf16_peak->n, bf16_peak->k, 1, card.sm_count, nominal).split_k);
-        (void)scale;
         for (double kappa = 0.7; kappa <= 1.0001; kappa += 0.01) {
           double err = 0;
           for (const Pre& q : pre) {

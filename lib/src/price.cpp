@@ -159,7 +159,7 @@ OpCost price(const Op& op, const Roofs& r, Impl impl, const Tile* force_tile) {
     fixed += op.passes * r.pass_latency_s;
   } else if (op.kernel == KernelId::attention_decode && op.attention.batch > 0) {
     // Flash-decoding: the split kernel's CTAs walk their key tiles one dependent step at a
-    // time (waves of three CTAs per SM), then the combine merges the splits one by one.
+    // time, then the combine merges the splits one by one.
     const AttentionShape& a = op.attention;
     const DecodeSplit d = plan_decode_split(a.batch, a.heads, a.kv_heads, a.kv_len, a.head_dim, card);
     // Wave by wave (as many CTAs per SM as its occupancy allows), each wave takes the longer of streaming its
@@ -173,9 +173,9 @@ OpCost price(const Op& op, const Roofs& r, Impl impl, const Tile* force_tile) {
     if (has_flops) c.compute_time_s = op.flops / peak;
     // The tile chain is a chain of dependent loads: it counts as memory time.
     decode_memory_s = full * wave(slots) + (rest > 0 ? wave(rest) : 0.0);
-    fixed += r.kernel_floor_s + r.pass_latency_s;  // the split kernel
-    if (d.splits > 1) fixed += r.kernel_floor_s + d.splits * r.decode_combine_split_s;  // the combine
-    fixed -= op.launches * r.kernel_floor_s;  // (launch floors counted here, not above)
+    // The split kernel, and the combine only when there is more than one split.
+    fixed = r.kernel_floor_s + r.pass_latency_s;
+    if (d.splits > 1) fixed += r.kernel_floor_s + d.splits * r.decode_combine_split_s;
   } else {
     if (has_flops) c.compute_time_s = op.flops / peak;
     fixed += op.passes * r.pass_latency_s;
