@@ -121,9 +121,9 @@ TEST_CASE("softmax naive: 5MN + M reads and 3MN + 2M writes (seed 001 manual_sof
 
 TEST_CASE("rotary, kv_append, embedding") {
   // Rotary on q and k: 3 tokens x (4 + 2) heads x 8 dims = 144 elements, bf16, read and written,
-  // plus the fp32 cos/sin table: 3 x 8 x 4 B = 96 B.
+  // plus each token's int64 position and its bf16 cos/sin row: 3 x (8 B + 8 x 2 B) = 72 B.
   const Op r = ops::rotary("r", 3, 4, 2, 8, DType::bf16);
-  CHECK(r.bytes_read == 144 * 2.0 + 96.0);
+  CHECK(r.bytes_read == 144 * 2.0 + 72.0);
   CHECK(r.bytes_written == 144 * 2.0);
   CHECK(r.flops == 3 * 144.0);
   // KV append: 3 tokens x 2 (K, V) x 2 kv heads x 8 = 96 elements: read bf16 + 3 x 8 B of slot

@@ -36,6 +36,9 @@ Calibration load_calibration(const std::string& path) {
   c.gemm_fixed_s = r.opt_quantity("gemm_fixed", Dimension::seconds, true).value_or(0);
   c.gemm_stream_efficiency = r.opt_number("gemm_stream_efficiency").value_or(0);
   c.gemm_fixed_per_k_s = r.opt_quantity("gemm_fixed_per_1024_k", Dimension::seconds, true).value_or(0);
+  c.issue_efficiency = r.opt_number("issue_efficiency").value_or(0);
+  if (c.issue_efficiency < 0 || c.issue_efficiency > 1)
+    r.fail("issue_efficiency", "must be a share between 0 and 1");
   if (auto ramp = r.opt_map("memory_ramp")) {
     c.ramp_t0_s = ramp->opt_quantity("t0", Dimension::seconds, true).value_or(0);
     c.ramp_bandwidth = ramp->opt_quantity("bandwidth", Dimension::bytes_per_s).value_or(0);
@@ -76,6 +79,7 @@ std::string to_yaml(const Calibration& c) {
   if (c.gemm_fixed_s > 0) o << "gemm_fixed: " << q(c.gemm_fixed_s, "us", 1e-6) << "   # fitted on the M ramp (M = 1 .. 4096)\n";
   if (c.gemm_fixed_per_k_s > 0) o << "gemm_fixed_per_1024_k: " << q(c.gemm_fixed_per_k_s, "us", 1e-6) << "   # fitted on the K ramp\n";
   if (c.gemm_stream_efficiency > 0) o << "gemm_stream_efficiency: " << c.gemm_stream_efficiency << "   # small-M GEMMs: share of the read rate\n";
+  if (c.issue_efficiency > 0) o << "issue_efficiency: " << c.issue_efficiency << "   # share of issue slots busy, fused softmaxes\n";
   if (c.ramp_bandwidth > 0) {
     o << "memory_ramp:   # t = t0 + bytes / bandwidth, least squares over elementwise kernels\n";
     o << "  t0: " << q(c.ramp_t0_s, "us", 1e-6) << "\n";

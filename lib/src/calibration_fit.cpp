@@ -7,6 +7,7 @@
 #include "perfmodel/attention_schedule.hpp"
 #include "perfmodel/decode_attention.hpp"
 #include "perfmodel/gemm_tiling.hpp"
+#include "perfmodel/instructions.hpp"
 #include "perfmodel/price.hpp"
 #include "yaml_reader.hpp"
 
@@ -220,6 +221,19 @@ Calibration fit_calibration(const RawCalibration& raw, const Card& card) {
         }
       }
   }
+  // Issue: fused softmaxes of counted instructions (perfmodel/instructions.hpp) run issue-bound;
+  // their busy time (beyond the floor and the two sweeps' latency) over the card's issue slots
+  // gives the share of slots such kernels keep busy.
+  std::vector<double> shares;
+  const double slots = issue_slots_per_second(card);
+  for (const RawPoint& p : raw.points) {
+    if (p.what != "issue_softmax" || p.m <= 0 || p.n <= 0 || slots <= 0) continue;
+    const double warp_instructions =
+        kernel_instructions(KernelId::softmax_fused, p.m, p.n, DType::bf16) / card.limits.warp_size;
+    const double busy = p.seconds - c.kernel_floor_s - 2 * c.pass_latency_s;
+    if (busy > 0) shares.push_back(std::min(1.0, warp_instructions / slots / busy));
+  }
+  if (!shares.empty()) c.issue_efficiency = median(shares);
   const RampFit f = fit_ramp(ramp);
   if (f.points >= 2 && f.bandwidth > 0) {
     c.ramp_bandwidth = f.bandwidth;

@@ -3,6 +3,7 @@
 #include <algorithm>
 
 #include "perfmodel/checked.hpp"
+#include "perfmodel/instructions.hpp"
 
 namespace perfmodel::ops {
 
@@ -46,6 +47,7 @@ Op elementwise(std::string name, KernelId kernel, int64_t rows, int64_t cols, DT
   op.bytes_written = outputs * e * bytes_of(dtype);
   op.launches = launches;
   op.passes = launches;  // each kernel one sweep
+  op.instructions = kernel_instructions(kernel, rows, cols, dtype);
   return op;
 }
 
@@ -98,6 +100,7 @@ Op norm(std::string name, KernelId kernel, int64_t rows, int64_t cols, DType dty
   op.flops = flops_per_element * e;
   op.bytes_read = (fused_residual ? 2 : 1) * e * b + params_per_col * static_cast<double>(cols) * b;
   op.bytes_written = (fused_residual ? 2 : 1) * e * b;
+  op.instructions = kernel_instructions(kernel, rows, cols, dtype, fused_residual);
   return op;
 }
 }  // namespace
@@ -144,6 +147,7 @@ Op softmax(std::string name, int64_t rows, int64_t cols, DType dtype, bool fused
     op.launches = 5;
     op.passes = 5;
   }
+  op.instructions = kernel_instructions(op.kernel, rows, cols, dtype);
   return op;
 }
 
@@ -161,8 +165,11 @@ Op rotary(std::string name, int64_t tokens, int64_t heads, int64_t kv_heads, int
   const double e = elems(tokens, op.cols, op.name);
   const double b = bytes_of(dtype);
   op.flops = 3 * e;  // x cos + rotate(x) sin
-  op.bytes_read = e * b + static_cast<double>(tokens) * head_dim * 4;  // cos/sin table in fp32
+  // each token's position (int64) and its cos/sin row (head_dim values in the activation
+  // dtype), as vLLM's rotary_embedding reads them
+  op.bytes_read = e * b + static_cast<double>(tokens) * (8.0 + static_cast<double>(head_dim) * b);
   op.bytes_written = e * b;
+  op.instructions = kernel_instructions(KernelId::rotary, tokens, op.cols, dtype);
   return op;
 }
 
@@ -180,6 +187,7 @@ Op kv_append(std::string name, int64_t tokens, int64_t kv_heads, int64_t head_di
   const double e = elems(tokens, op.cols, op.name);
   op.bytes_read = e * bytes_of(act) + static_cast<double>(tokens) * 8;  // + slot indices
   op.bytes_written = e * bytes_of(kv);
+  op.instructions = kernel_instructions(KernelId::kv_append, tokens, op.cols, kv);
   return op;
 }
 
@@ -195,6 +203,7 @@ Op embedding(std::string name, int64_t tokens, int64_t hidden, DType table, DTyp
   const double e = elems(tokens, hidden, op.name);
   op.bytes_read = static_cast<double>(tokens) * 8 + e * bytes_of(table);
   op.bytes_written = e * bytes_of(out);
+  op.instructions = kernel_instructions(KernelId::embedding, tokens, hidden, out);
   return op;
 }
 

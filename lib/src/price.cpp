@@ -2,6 +2,7 @@
 
 #include "perfmodel/attention_schedule.hpp"
 #include "perfmodel/decode_attention.hpp"
+#include "perfmodel/instructions.hpp"
 #include "perfmodel/ops.hpp"
 
 #include <algorithm>
@@ -52,6 +53,8 @@ Roofs make_roofs(const Card& card, const Calibration* cal) {
                                  : DefaultEfficiency::decode_combine_split_s;
   r.gemm_fixed_per_k_s = cal ? pick(cal->gemm_fixed_per_k_s, DefaultEfficiency::gemm_fixed_per_k_s) : DefaultEfficiency::gemm_fixed_per_k_s;
   r.gemm_stream_efficiency = cal ? pick(cal->gemm_stream_efficiency, DefaultEfficiency::gemm_stream) : DefaultEfficiency::gemm_stream;
+  const double issue_eff = cal ? pick(cal->issue_efficiency, DefaultEfficiency::issue) : DefaultEfficiency::issue;
+  r.issue_rate = issue_slots_per_second(card) * issue_eff;
   return r;
 }
 
@@ -178,6 +181,9 @@ OpCost price(const Op& op, const Roofs& r, Impl impl, const Tile* force_tile) {
     if (d.splits > 1) fixed += r.kernel_floor_s + d.splits * r.decode_combine_split_s;
   } else {
     if (has_flops) c.compute_time_s = op.flops / peak;
+    // Issue roof: the kernel's warp instructions at the SMs' issue rate.
+    if (op.instructions > 0 && r.issue_rate > 0)
+      c.compute_time_s = std::max(c.compute_time_s, op.instructions / card.limits.warp_size / r.issue_rate);
     fixed += op.passes * r.pass_latency_s;
   }
   // Memory: reads and writes stream at their own rates; a GEMM's weight stream runs at the

@@ -341,9 +341,13 @@ RawCalibration measure_calibration(Context& ctx, std::string& key, const std::st
   // Flash-decoding at shapes the kernel suite does not hold (the suite stays a held-out test):
   // both kernel paths (GQA groups of 2 and of 8), several context lengths.
   *ctx.err << "calibrate: decode attention ramp\n";
+  // The last five hold many key tiles per CTA (few splits), so the fit can tell a CTA's fixed
+  // cost from its per-tile cost.
   const std::vector<std::array<int64_t, 5>> dec{{1, 32, 16, 512, 128},  {1, 32, 16, 2048, 128}, {1, 32, 16, 6144, 128},
                                                 {1, 64, 8, 512, 128},   {1, 64, 8, 2048, 128},  {1, 64, 8, 6144, 128},
-                                                {4, 32, 4, 3072, 128},  {2, 16, 2, 1536, 128},  {16, 32, 16, 1536, 128}};
+                                                {4, 32, 4, 3072, 128},  {2, 16, 2, 1536, 128},  {16, 32, 16, 1536, 128},
+                                                {16, 32, 8, 3000, 128}, {64, 32, 4, 1500, 128}, {48, 32, 4, 700, 64},
+                                                {24, 64, 8, 2500, 128}, {96, 32, 4, 384, 128}};
   for (const auto& [b, h, kvh, len, d] : dec) {
     v::Case a;
     a.name = "decode_ramp";
@@ -355,6 +359,20 @@ RawCalibration measure_calibration(Context& ctx, std::string& key, const std::st
                   "{\"what\":\"decode_ramp\",\"dtype\":\"bf16\",\"batch\":%lld,\"heads\":%lld,\"kv_heads\":%lld,\"kv_len\":%lld,\"head_dim\":%lld,\"seconds\":%.9g}",
                   static_cast<long long>(b), static_cast<long long>(h), static_cast<long long>(kvh), static_cast<long long>(len),
                   static_cast<long long>(d), r.median_s);
+    extra += (extra.empty() ? "" : ",") + std::string(buf);
+  }
+  // Issue-bound kernels: fused softmaxes over rows the suite does not hold; their instructions
+  // are counted (perfmodel/instructions.hpp), so the time gives the share of issue slots used.
+  *ctx.err << "calibrate: issue rate (fused softmax)\n";
+  for (const auto& [rows, cols] : std::vector<std::array<int64_t, 2>>{{8192, 8192}, {32768, 2048}, {16384, 3072}}) {
+    v::Case s;
+    s.name = "issue_softmax";
+    s.kernel = v::Kernel::softmax_fused;
+    s.rows = rows, s.cols = cols;
+    v::Result r = v::run_case(s, opt);
+    if (!r.ok || !r.correct) continue;
+    std::snprintf(buf, sizeof buf, "{\"what\":\"issue_softmax\",\"dtype\":\"bf16\",\"m\":%lld,\"n\":%lld,\"seconds\":%.9g}",
+                  static_cast<long long>(rows), static_cast<long long>(cols), r.median_s);
     extra += (extra.empty() ? "" : ",") + std::string(buf);
   }
   const std::string key_text = "\"points\":[";

@@ -247,7 +247,7 @@ int cmd_case(int argc, char** argv) {
     else if (k == "batch") c.batch = std::stoll(v); else if (k == "heads") c.heads = std::stoll(v);
     else if (k == "kv_heads") c.kv_heads = std::stoll(v); else if (k == "q_len") c.q_len = std::stoll(v);
     else if (k == "kv_len") c.kv_len = std::stoll(v); else if (k == "head_dim") c.head_dim = std::stoll(v);
-    else if (k == "causal") c.causal = v == "1" || v == "true"; else if (k == "l2_resident") c.l2_resident = v == "1" || v == "true";
+    else if (k == "causal") c.causal = v == "1" || v == "true"; else if (k == "residual") c.residual = v == "1" || v == "true"; else if (k == "l2_resident") c.l2_resident = v == "1" || v == "true";
     else if (k == "spin_seconds") c.spin_seconds = std::stod(v);
     else if (k == "max_seconds") o.max_seconds_per_case = std::stod(v);
     else if (k == "cold") o.cold = v == "1" || v == "true";

@@ -30,6 +30,9 @@ struct Calibration {
   double gemm_fixed_per_k_s = 0;  // ... plus this per 1024 of the K one CTA walks (pipeline not hidden)
   double gemm_stream_efficiency = 0;  // weight-streaming GEMMs (small M) reach this share of the read rate
   double host_launch_s = 0;   // wall time per eager launch (host launch overhead)
+  // Share of the issue slots (SMs x 4 schedulers x CUDA-core clock) an issue-bound kernel that
+  // also streams DRAM keeps busy: fitted on fused softmaxes of counted instructions.
+  double issue_efficiency = 0;
   // Memory-bound ramp t = t0 + bytes / BW over copies of growing size (reported, for the W3 table).
   double ramp_t0_s = 0;
   double ramp_bandwidth = 0;

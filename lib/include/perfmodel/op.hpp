@@ -63,6 +63,7 @@ struct Op {
   double bytes_read = 0;       // per instance, every tensor read counted (seed 004 错误一)
   double bytes_written = 0;    // per instance
   int launches = 1;            // kernels per instance
+  double instructions = 0;     // thread instructions per instance (issue roof; 0 = not counted)
   int passes = 1;              // dependent sweeps over memory (a row reduction then a write is 2)
   int64_t count = 1;           // instances per step
   double model_flops = 0;      // the part of flops the model "needs" (MFU numerator)

@@ -38,6 +38,9 @@ struct Roofs {
   double gemm_fixed_per_k_s = 0;      // ... plus this per 1024 of K one CTA walks
   double gemm_stream_efficiency = 1;  // small-M GEMMs stream weights at this share of the read rate
   double host_launch_s = 0;    // eager: host time per launch
+  // Warp instructions per second all SMs issue on a mixed memory/arithmetic kernel: SMs x 4
+  // schedulers x CUDA-core clock x the share of issue slots such kernels keep busy.
+  double issue_rate = 0;
 };
 
 // Documented default efficiencies for uncalibrated cards (docs/model.md cites each).
@@ -53,6 +56,9 @@ struct DefaultEfficiency {
   static constexpr double host_launch_s = 6e-6;     // PyTorch eager dispatch + cudaLaunchKernel
   static constexpr double decode_tile_s = 0.5e-6;   // a key tile: one L2/DRAM round trip plus the MMA
   static constexpr double decode_combine_split_s = 0.1e-6;  // one partial merged: an L2 hit
+  // Issue slots a kernel that also waits on DRAM keeps busy (Nsight Compute's "Issue Slots
+  // Busy" read 85-88 % on the issue-bound softmax kernels of validation/results/h200/ncu).
+  static constexpr double issue = 0.85;
 };
 
 Roofs make_roofs(const Card& card, const Calibration* calibration);
