@@ -28,8 +28,11 @@ Calibration load_calibration(const std::string& path) {
     g->finish();
   }
   c.attention_peak = r.opt_quantity("attention_peak", Dimension::flop_per_s).value_or(0);
-  c.decode_tile_s = r.opt_quantity("decode_tile", Dimension::seconds, true).value_or(0);
-  c.decode_combine_split_s = r.opt_quantity("decode_combine_per_split", Dimension::seconds, true).value_or(0);
+  c.decode.cpi = r.opt_number("decode_cpi").value_or(0);
+  c.decode.cpi_per_cta = r.opt_number("decode_cpi_per_cta").value_or(0);
+  if (c.decode.cpi < 0 || c.decode.cpi_per_cta < 0) r.fail("decode_cpi", "cycles per instruction must not be negative");
+  c.decode.cta_fixed_s = r.opt_quantity("decode_cta_fixed", Dimension::seconds, true).value_or(0);
+  c.decode.combine_split_s = r.opt_quantity("decode_combine_per_split", Dimension::seconds, true).value_or(0);
   c.kernel_floor_s = r.quantity("kernel_floor", Dimension::seconds);
   c.host_launch_s = r.opt_quantity("host_launch", Dimension::seconds).value_or(0);
   c.pass_latency_s = r.opt_quantity("pass_latency", Dimension::seconds, true).value_or(0);
@@ -71,8 +74,10 @@ std::string to_yaml(const Calibration& c) {
     if (c.gemm_peak[i] > 0)
       o << "  " << to_string(static_cast<Precision>(i)) << ": " << q(c.gemm_peak[i], "TFLOP/s", 1e12) << "\n";
   if (c.attention_peak > 0) o << "attention_peak: " << q(c.attention_peak, "TFLOP/s", 1e12) << "\n";
-  if (c.decode_tile_s > 0) o << "decode_tile: " << q(c.decode_tile_s, "us", 1e-6) << "   # flash-decoding: one key tile's step\n";
-  if (c.decode_combine_split_s > 0) o << "decode_combine_per_split: " << q(c.decode_combine_split_s, "us", 1e-6) << "   # flash-decoding combine\n";
+  if (c.decode.cpi > 0) o << "decode_cpi: " << c.decode.cpi << "   # flash-decoding: cycles per warp instruction, CTA alone on its SM\n";
+  if (c.decode.cpi_per_cta > 0) o << "decode_cpi_per_cta: " << c.decode.cpi_per_cta << "   # ... plus this per further CTA on the SM\n";
+  if (c.decode.cta_fixed_s > 0) o << "decode_cta_fixed: " << q(c.decode.cta_fixed_s, "us", 1e-6) << "   # flash-decoding: a CTA's first-tile wait\n";
+  if (c.decode.combine_split_s > 0) o << "decode_combine_per_split: " << q(c.decode.combine_split_s, "us", 1e-6) << "   # flash-decoding combine\n";
   o << "kernel_floor: " << q(c.kernel_floor_s, "us", 1e-6) << "   # smallest kernel, graph replay\n";
   if (c.host_launch_s > 0) o << "host_launch: " << q(c.host_launch_s, "us", 1e-6) << "   # eager launch, wall time\n";
   if (c.pass_latency_s > 0) o << "pass_latency: " << q(c.pass_latency_s, "us", 1e-6) << "   # memory ramp excess over the floor\n";

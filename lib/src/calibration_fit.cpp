@@ -193,33 +193,36 @@ Calibration fit_calibration(const RawCalibration& raw, const Card& card) {
     const double busy = std::max(p.seconds - c.kernel_floor_s - c.pass_latency_s, p.seconds * 0.5);
     c.attention_peak = std::max(c.attention_peak, s.units_critical * unit_flops * card.sm_count / busy);
   }
-  // Flash-decoding: t = floor + sweep + max(KV stream, waves x tiles x t_tile)
-  //                    + [splits > 1] (floor + splits x t_split); grid search on the decode ramp.
+  // Flash-decoding: t = floor + split kernel (waves of max(KV stream, busiest SM's CTA chain))
+  //                    + [splits > 1] (floor + combine); four parameters, grid search on the
+  //                    decode ramp (shapes outside the kernel suite; decode_attention.hpp).
   std::vector<const RawPoint*> dec;
   for (const RawPoint& p : raw.points)
     if (p.what == "decode_ramp" && p.batch > 0 && p.kv_heads > 0) dec.push_back(&p);
   if (!dec.empty()) {
+    std::vector<DecodeSplit> plans;
+    std::vector<double> kv;
+    for (const RawPoint* p : dec) {
+      plans.push_back(plan_decode_split(p->batch, p->heads, p->kv_heads, p->kv_len, p->head_dim, card));
+      kv.push_back(2.0 * p->batch * p->kv_heads * p->kv_len * p->head_dim * 2);
+    }
     double best = -1;
-    for (double tile = 0.05e-6; tile <= 4e-6; tile += 0.05e-6)
-      for (double split = 0; split <= 1e-6; split += 0.01e-6) {
-        double err = 0;
-        for (const RawPoint* p : dec) {
-          const DecodeSplit d = plan_decode_split(p->batch, p->heads, p->kv_heads, p->kv_len, p->head_dim, card);
-          const double kv = 2.0 * p->batch * p->kv_heads * p->kv_len * p->head_dim * 2;
-          const double slots = static_cast<double>(d.resident_per_sm) * card.sm_count;
-          const double full = std::floor(static_cast<double>(d.ctas) / slots);
-          const double rest = static_cast<double>(d.ctas) - full * slots;
-          auto wave = [&](double ctas) { return std::max(ctas * kv / static_cast<double>(d.ctas) * inv_r, d.tiles_per_cta * tile); };
-          double t = c.kernel_floor_s + c.pass_latency_s + full * wave(slots) + (rest > 0 ? wave(rest) : 0.0);
-          if (d.splits > 1) t += c.kernel_floor_s + d.splits * split;
-          err += (t / p->seconds - 1) * (t / p->seconds - 1);
-        }
-        if (best < 0 || err < best) {
-          best = err;
-          c.decode_tile_s = tile;
-          c.decode_combine_split_s = split;
-        }
-      }
+    DecodeCosts k;
+    for (k.cpi = 2; k.cpi <= 10; k.cpi += 0.25)
+      for (k.cpi_per_cta = 0; k.cpi_per_cta <= 4; k.cpi_per_cta += 0.2)
+        for (k.cta_fixed_s = 0; k.cta_fixed_s <= 3e-6; k.cta_fixed_s += 0.25e-6)
+          for (k.combine_split_s = 0; k.combine_split_s <= 0.4e-6; k.combine_split_s += 0.02e-6) {
+            double err = 0;
+            for (size_t i = 0; i < dec.size(); ++i) {
+              double t = c.kernel_floor_s + decode_split_time(plans[i], kv[i], 1 / inv_r, card, k);
+              if (plans[i].splits > 1) t += c.kernel_floor_s + decode_combine_time(plans[i], c.pass_latency_s, k);
+              err += (t / dec[i]->seconds - 1) * (t / dec[i]->seconds - 1);
+            }
+            if (best < 0 || err < best) {
+              best = err;
+              c.decode = k;
+            }
+          }
   }
   // Issue: fused softmaxes of counted instructions (perfmodel/instructions.hpp) run issue-bound;
   // their busy time (beyond the floor and the two sweeps' latency) over the card's issue slots

@@ -48,8 +48,10 @@ Roofs make_roofs(const Card& card, const Calibration* cal) {
   r.pass_latency_s = cal ? pick(cal->pass_latency_s, DefaultEfficiency::pass_latency_s) : DefaultEfficiency::pass_latency_s;
   r.gemm_fixed_s = cal ? pick(cal->gemm_fixed_s, DefaultEfficiency::gemm_fixed_s) : DefaultEfficiency::gemm_fixed_s;
   r.host_launch_s = cal ? pick(cal->host_launch_s, DefaultEfficiency::host_launch_s) : DefaultEfficiency::host_launch_s;
-  r.decode_tile_s = cal ? pick(cal->decode_tile_s, DefaultEfficiency::decode_tile_s) : DefaultEfficiency::decode_tile_s;
-  r.decode_combine_split_s = cal ? pick(cal->decode_combine_split_s, DefaultEfficiency::decode_combine_split_s)
+  r.decode.cpi = cal ? pick(cal->decode.cpi, DefaultEfficiency::decode_cpi) : DefaultEfficiency::decode_cpi;
+  r.decode.cpi_per_cta = cal ? pick(cal->decode.cpi_per_cta, DefaultEfficiency::decode_cpi_per_cta) : DefaultEfficiency::decode_cpi_per_cta;
+  r.decode.cta_fixed_s = cal ? pick(cal->decode.cta_fixed_s, DefaultEfficiency::decode_cta_fixed_s) : DefaultEfficiency::decode_cta_fixed_s;
+  r.decode.combine_split_s = cal ? pick(cal->decode.combine_split_s, DefaultEfficiency::decode_combine_split_s)
                                  : DefaultEfficiency::decode_combine_split_s;
   r.gemm_fixed_per_k_s = cal ? pick(cal->gemm_fixed_per_k_s, DefaultEfficiency::gemm_fixed_per_k_s) : DefaultEfficiency::gemm_fixed_per_k_s;
   r.gemm_stream_efficiency = cal ? pick(cal->gemm_stream_efficiency, DefaultEfficiency::gemm_stream) : DefaultEfficiency::gemm_stream;
@@ -165,20 +167,12 @@ OpCost price(const Op& op, const Roofs& r, Impl impl, const Tile* force_tile) {
     // time, then the combine merges the splits one by one.
     const AttentionShape& a = op.attention;
     const DecodeSplit d = plan_decode_split(a.batch, a.heads, a.kv_heads, a.kv_len, a.head_dim, card);
-    // Wave by wave (as many CTAs per SM as its occupancy allows), each wave takes the longer of streaming its
-    // share of the KV bytes and its CTAs' serial chain of key tiles.
-    const double slots = static_cast<double>(d.resident_per_sm) * card.sm_count;
-    const double full = std::floor(static_cast<double>(d.ctas) / slots);
-    const double rest = static_cast<double>(d.ctas) - full * slots;
-    const double per_cta_bytes = op.bytes_read / static_cast<double>(d.ctas);
-    const double chain = d.tiles_per_cta * r.decode_tile_s;
-    auto wave = [&](double ctas) { return std::max(ctas * per_cta_bytes / r.read_bandwidth, chain); };
     if (has_flops) c.compute_time_s = op.flops / peak;
-    // The tile chain is a chain of dependent loads: it counts as memory time.
-    decode_memory_s = full * wave(slots) + (rest > 0 ? wave(rest) : 0.0);
+    // The KV stream and the CTAs' chains of dependent tile steps: memory time.
+    decode_memory_s = decode_split_time(d, op.bytes_read, r.read_bandwidth, card, r.decode);
     // The split kernel, and the combine only when there is more than one split.
-    fixed = r.kernel_floor_s + r.pass_latency_s;
-    if (d.splits > 1) fixed += r.kernel_floor_s + d.splits * r.decode_combine_split_s;
+    fixed = r.kernel_floor_s;
+    if (d.splits > 1) fixed += r.kernel_floor_s + decode_combine_time(d, r.pass_latency_s, r.decode);
   } else {
     if (has_flops) c.compute_time_s = op.flops / peak;
     // Issue roof: the kernel's warp instructions at the SMs' issue rate.

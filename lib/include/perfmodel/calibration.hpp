@@ -5,6 +5,7 @@
 #include <array>
 #include <string>
 
+#include "perfmodel/decode_attention.hpp"
 #include "perfmodel/dtype.hpp"
 
 namespace perfmodel {
@@ -22,8 +23,7 @@ struct Calibration {
   // FLOP/s per SM-slot on large squares, with the shape's own wave quantization taken out.
   std::array<double, kPrecisionCount> gemm_peak{};
   double attention_peak = 0;  // FLOP/s of the fused prefill attention kernel, same convention
-  double decode_tile_s = 0;    // flash-decoding: one key tile's dependent step in a CTA
-  double decode_combine_split_s = 0;  // flash-decoding: the combine's cost per split merged
+  DecodeCosts decode;          // flash-decoding: tile, CTA fixed cost, SM contention, combine per split
   double kernel_floor_s = 0;  // device time of the smallest kernel in a graph replay
   double pass_latency_s = 0;  // fixed cost of one dependent sweep over memory (memory ramp)
   double gemm_fixed_s = 0;    // fixed cost of a GEMM beyond max(compute, memory) (M ramp fit)

@@ -30,8 +30,7 @@ struct Roofs {
   double l2_bandwidth = 0;     // effective L2 B/s
   std::array<double, kPrecisionCount> peak{};  // effective FLOP/s per precision
   double attention_peak = 0;   // flash prefill attention, FLOP/s over all SMs
-  double decode_tile_s = 0;    // flash-decoding: one key tile's dependent step in a CTA
-  double decode_combine_split_s = 0;  // flash-decoding: combine cost per split
+  DecodeCosts decode;          // flash-decoding: per-CTA tile chain and combine costs
   double kernel_floor_s = 0;   // minimal device time of one kernel
   double pass_latency_s = 0;   // fixed cost of one dependent sweep over memory
   double gemm_fixed_s = 0;     // fixed cost of a GEMM (prologue, first tiles, epilogue)
@@ -54,7 +53,11 @@ struct DefaultEfficiency {
   static constexpr double gemm_fixed_per_k_s = 0.5e-6;  // K-loop pipeline per 1024 of K
   static constexpr double gemm_stream = 0.9;        // GEMV weight streams vs a copy's read rate
   static constexpr double host_launch_s = 6e-6;     // PyTorch eager dispatch + cudaLaunchKernel
-  static constexpr double decode_tile_s = 0.5e-6;   // a key tile: one L2/DRAM round trip plus the MMA
+  // Flash-decoding's warp chain: Nsight Compute's "warp cycles per issued instruction" on the
+  // H200 (4.1 alone, +1.8 per further CTA) and one DRAM round trip for the first tile.
+  static constexpr double decode_cpi = 4.1;
+  static constexpr double decode_cpi_per_cta = 1.8;
+  static constexpr double decode_cta_fixed_s = 1.0e-6;
   static constexpr double decode_combine_split_s = 0.1e-6;  // one partial merged: an L2 hit
   // Issue slots a kernel that also waits on DRAM keeps busy (Nsight Compute's "Issue Slots
   // Busy" read 85-88 % on the issue-bound softmax kernels of validation/results/h200/ncu).
