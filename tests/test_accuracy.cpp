@@ -66,12 +66,12 @@ TEST_CASE("GEMM suite, datasheet roofs and default efficiencies: median <= 20 % 
   CHECK(s.median_abs <= 0.20);
 }
 
-TEST_CASE("elementwise / norm / softmax, calibrated: median <= 8 % (issue 4 target); p90 held at <= 27 % (target 20 %, not met)") {
+TEST_CASE("elementwise / norm / softmax, calibrated: median <= 8 % (issue 4 target); p90 held at <= 24 % (target 20 %, not met)") {
   const SetStats s = fx().stats("elementwise", true);
   CAPTURE(s.median_abs);
   CAPTURE(s.p90_abs);
   CHECK(s.median_abs <= 0.08);
-  CHECK(s.p90_abs <= 0.27);
+  CHECK(s.p90_abs <= 0.24);
 }
 
 TEST_CASE("attention decode and prefill, calibrated: median <= 10 %, p90 <= 25 % (issue 4 target)") {

@@ -183,3 +183,17 @@ TEST_CASE("a calibration survives to_yaml and back") {
   CHECK(back.gemm_stream_efficiency == doctest::Approx(cal.gemm_stream_efficiency));
   std::filesystem::remove(tmp);
 }
+
+TEST_CASE("an L2-resident kernel chain waits on DRAM once and on L2 for every later sweep") {
+  const Card h200 = test::catalogue().card("h200");
+  const Roofs r = make_roofs(h200, nullptr);
+  CHECK(r.l2_pass_latency_s == doctest::Approx(0.4e-6));
+  // Unfused GELU of 8 x 4096 bf16 (64 KiB): eight kernels, far inside half of the 60 MiB L2.
+  const OpCost small = price(ops::gelu("g", 8, 4096, DType::bf16, false), r, Impl::fused);
+  const double fixed = 8 * r.kernel_floor_s + r.pass_latency_s + 7 * r.l2_pass_latency_s;
+  CHECK(small.time_s == doctest::Approx(fixed + std::max(small.compute_time_s, small.memory_time_s)));
+  // 1 GiB of it does not fit: every sweep pays the DRAM round trip.
+  const OpCost big = price(ops::gelu("g", 131072, 4096, DType::bf16, false), r, Impl::fused);
+  CHECK(big.time_s == doctest::Approx(8 * r.kernel_floor_s + 8 * r.pass_latency_s +
+                                      std::max(big.compute_time_s, big.memory_time_s)));
+}

@@ -36,6 +36,7 @@ Calibration load_calibration(const std::string& path) {
   c.kernel_floor_s = r.quantity("kernel_floor", Dimension::seconds);
   c.host_launch_s = r.opt_quantity("host_launch", Dimension::seconds).value_or(0);
   c.pass_latency_s = r.opt_quantity("pass_latency", Dimension::seconds, true).value_or(0);
+  c.l2_pass_latency_s = r.opt_quantity("l2_pass_latency", Dimension::seconds, true).value_or(0);
   c.gemm_fixed_s = r.opt_quantity("gemm_fixed", Dimension::seconds, true).value_or(0);
   c.gemm_stream_efficiency = r.opt_number("gemm_stream_efficiency").value_or(0);
   c.gemm_fixed_per_k_s = r.opt_quantity("gemm_fixed_per_1024_k", Dimension::seconds, true).value_or(0);
@@ -81,6 +82,7 @@ std::string to_yaml(const Calibration& c) {
   o << "kernel_floor: " << q(c.kernel_floor_s, "us", 1e-6) << "   # smallest kernel, graph replay\n";
   if (c.host_launch_s > 0) o << "host_launch: " << q(c.host_launch_s, "us", 1e-6) << "   # eager launch, wall time\n";
   if (c.pass_latency_s > 0) o << "pass_latency: " << q(c.pass_latency_s, "us", 1e-6) << "   # memory ramp excess over the floor\n";
+  if (c.l2_pass_latency_s > 0) o << "l2_pass_latency: " << q(c.l2_pass_latency_s, "us", 1e-6) << "   # smallest copy (L2-resident) over the floor\n";
   if (c.gemm_fixed_s > 0) o << "gemm_fixed: " << q(c.gemm_fixed_s, "us", 1e-6) << "   # fitted on the M ramp (M = 1 .. 4096)\n";
   if (c.gemm_fixed_per_k_s > 0) o << "gemm_fixed_per_1024_k: " << q(c.gemm_fixed_per_k_s, "us", 1e-6) << "   # fitted on the K ramp\n";
   if (c.gemm_stream_efficiency > 0) o << "gemm_stream_efficiency: " << c.gemm_stream_efficiency << "   # small-M GEMMs: share of the read rate\n";

@@ -46,6 +46,7 @@ Roofs make_roofs(const Card& card, const Calibration* cal) {
   r.attention_peak = cal ? pick(cal->attention_peak, bf16 * DefaultEfficiency::attention) : bf16 * DefaultEfficiency::attention;
   r.kernel_floor_s = cal ? pick(cal->kernel_floor_s, card.launch_overhead_s) : card.launch_overhead_s;
   r.pass_latency_s = cal ? pick(cal->pass_latency_s, DefaultEfficiency::pass_latency_s) : DefaultEfficiency::pass_latency_s;
+  r.l2_pass_latency_s = cal ? pick(cal->l2_pass_latency_s, DefaultEfficiency::l2_pass_latency_s) : DefaultEfficiency::l2_pass_latency_s;
   r.gemm_fixed_s = cal ? pick(cal->gemm_fixed_s, DefaultEfficiency::gemm_fixed_s) : DefaultEfficiency::gemm_fixed_s;
   r.host_launch_s = cal ? pick(cal->host_launch_s, DefaultEfficiency::host_launch_s) : DefaultEfficiency::host_launch_s;
   r.decode.cpi = cal ? pick(cal->decode.cpi, DefaultEfficiency::decode_cpi) : DefaultEfficiency::decode_cpi;
@@ -140,6 +141,11 @@ OpCost price(const Op& op, const Roofs& r, Impl impl, const Tile* force_tile) {
   // effective peak of their unit.
   const double peak = has_flops ? effective_peak(r, op.precision) : 0;
   double fixed = op.launches * r.kernel_floor_s;
+  // Multi-kernel chains (unfused GELU, naive softmax) whose intermediates fit in half of L2: each
+  // kernel after the first reads what the previous one just wrote, from L2.
+  const double elems = static_cast<double>(op.rows) * static_cast<double>(op.cols);
+  const bool chain_in_l2 = op.launches > 1 && op.kind != OpKind::attention && elems > 0 &&
+                           elems * bytes_of(op.dtype) * 2 <= card.l2_bytes / 2;
   double decode_memory_s = 0;  // flash-decoding: the wave-by-wave stream and tile chain
   if (op.kind == OpKind::gemm && has_flops) {
     c.tiling = force_tile ? plan_tile(op.gemm.m, op.gemm.n, op.gemm.k, op.gemm.batch, *force_tile,
@@ -178,7 +184,9 @@ OpCost price(const Op& op, const Roofs& r, Impl impl, const Tile* force_tile) {
     // Issue roof: the kernel's warp instructions at the SMs' issue rate.
     if (op.instructions > 0 && r.issue_rate > 0)
       c.compute_time_s = std::max(c.compute_time_s, op.instructions / card.limits.warp_size / r.issue_rate);
-    fixed += op.passes * r.pass_latency_s;
+    // One DRAM round trip per dependent sweep; in an L2-resident chain only the first sweep's
+    // data comes from DRAM, the others wait on L2 hits.
+    fixed += chain_in_l2 ? r.pass_latency_s + (op.passes - 1) * r.l2_pass_latency_s : op.passes * r.pass_latency_s;
   }
   // Memory: reads and writes stream at their own rates; a GEMM's weight stream runs at the
   // fitted share of it (its loads wait on the MMA pipeline, not only on DRAM).
@@ -188,9 +196,7 @@ OpCost price(const Op& op, const Roofs& r, Impl impl, const Tile* force_tile) {
   // Multi-kernel chains (unfused GELU, naive softmax): the intermediates one kernel writes and
   // the next reads stay in L2 when they fit (half of L2, leaving room for the rest), so only
   // the chain's first input and last output cross DRAM; the rest streams at the L2 rate.
-  const double elems = static_cast<double>(op.rows) * static_cast<double>(op.cols);
-  if (op.launches > 1 && op.kind != OpKind::attention && elems > 0 &&
-      elems * bytes_of(op.dtype) * 2 <= card.l2_bytes / 2) {
+  if (chain_in_l2) {
     const double edge = elems * bytes_of(op.dtype);
     const double inner = op.bytes() - 2 * edge;
     if (inner > 0) c.memory_time_s = edge / r.read_bandwidth + edge / r.write_bandwidth + inner / r.l2_bandwidth;

@@ -33,6 +33,7 @@ struct Roofs {
   DecodeCosts decode;          // flash-decoding: per-CTA tile chain and combine costs
   double kernel_floor_s = 0;   // minimal device time of one kernel
   double pass_latency_s = 0;   // fixed cost of one dependent sweep over memory
+  double l2_pass_latency_s = 0;  // ... over data that is in L2
   double gemm_fixed_s = 0;     // fixed cost of a GEMM (prologue, first tiles, epilogue)
   double gemm_fixed_per_k_s = 0;      // ... plus this per 1024 of K one CTA walks
   double gemm_stream_efficiency = 1;  // small-M GEMMs stream weights at this share of the read rate
@@ -49,6 +50,7 @@ struct DefaultEfficiency {
   static constexpr double vector = 0.70;   // FP32 CUDA-core arithmetic
   static constexpr double attention = 0.40;  // flash attention forward: ~half the GEMM rate
   static constexpr double pass_latency_s = 0.8e-6;  // ~one DRAM round trip plus a block barrier
+  static constexpr double l2_pass_latency_s = 0.4e-6;  // ~one L2 round trip (H200: 0.45 us measured)
   static constexpr double gemm_fixed_s = 2e-6;      // GEMM prologue/epilogue (cuBLAS)
   static constexpr double gemm_fixed_per_k_s = 0.5e-6;  // K-loop pipeline per 1024 of K
   static constexpr double gemm_stream = 0.9;        // GEMV weight streams vs a copy's read rate
