@@ -5,10 +5,7 @@
 set -u
 D=${1:-build-gpu/perfmodel-gpu-driver}
 O=${OUT:-out}; mkdir -p "$O"
-for d in /usr/local/cuda/lib64 $(python3 -c 'import nvidia.cublas,os;print(os.path.join(nvidia.cublas.__path__[0],"lib"))' 2>/dev/null); do
-  [ -e "$d/libcublas.so.13" ] && export LD_LIBRARY_PATH="$d:${LD_LIBRARY_PATH:-}"
-done
-NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+. "$(dirname "$0")/ncu_env.sh"
 M=smsp__inst_executed.sum,launch__grid_size,launch__block_size,launch__registers_per_thread,gpu__time_duration.sum
 echo "case,kernel,id,metric,value" > "$O/counts.csv"
 count() {  # tag kernel-regex launches case-args...

@@ -5,7 +5,7 @@
 set -u
 D=${1:-build-gpu/perfmodel-gpu-driver}
 O=${OUT:-out}; mkdir -p "$O"
-NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+. "$(dirname "$0")/ncu_env.sh"
 echo "shape,id,kernel,grid,metric,value" > "$O/decode_kernels.csv"
 # batch heads kv_heads kv_len head_dim: the calibration's decode ramp, then suite shapes
 while read -r b h kv len d; do

@@ -7,10 +7,7 @@
 set -u
 D=${1:-build-gpu/perfmodel-gpu-driver}
 O=${OUT:-out}; mkdir -p "$O"
-for d in /usr/local/cuda/lib64 $(python3 -c 'import nvidia.cublas,os;print(os.path.join(nvidia.cublas.__path__[0],"lib"))' 2>/dev/null); do
-  [ -e "$d/libcublas.so.13" ] && export LD_LIBRARY_PATH="$d:${LD_LIBRARY_PATH:-}"
-done
-NCU=$(command -v ncu || ls /opt/nvidia/nsight-compute/*/ncu 2>/dev/null | head -1)
+. "$(dirname "$0")/ncu_env.sh"
 echo "ncu: $NCU"; "$NCU" --version | tail -1
 SECTIONS="--section SpeedOfLight --section MemoryWorkloadAnalysis --section Occupancy --section LaunchStats --section WarpStateStats --section SchedulerStats --section InstructionStats --section ComputeWorkloadAnalysis"
 probe() {  # name kernel-regex launch-count case-args...
