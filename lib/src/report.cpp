@@ -213,7 +213,6 @@ std::string csv_cell(const std::string& s) {
 // Raw value for CSV: numbers unformatted (SI), strings as is.
 std::string raw(const Node* v) {
   if (!v) return "";
-  char buf[40];
   switch (v->kind()) {
     case Node::Kind::number:
       if (!std::isfinite(v->as_number())) return "";
