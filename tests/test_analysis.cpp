@@ -14,20 +14,20 @@ using namespace perfmodel;
 TEST_CASE("AI(b), AI_max and b* on small numbers") {
   // N = 100 parameters, W = 200 B, n = 10 tokens, kv = 2 B per token.
   // AI(b) = 2Nb / (W + b n kv): b = 1 -> 200 / 220; b = 10 -> 2000 / 400 = 5.
-  CHECK(decode_ai(100, 200, 1, 10, 2) == doctest::Approx(200.0 / 220.0));
-  CHECK(decode_ai(100, 200, 10, 10, 2) == doctest::Approx(5.0));
+  CHECK(decode_ai(100, 200, 1, 10, 2) == test::approx(200.0 / 220.0));
+  CHECK(decode_ai(100, 200, 10, 10, 2) == test::approx(5.0));
   // AI_max = 2N / (n kv) = 200 / 20 = 10; AI(b) approaches it from below.
-  CHECK(decode_ai_max(100, 10, 2) == doctest::Approx(10.0));
-  CHECK(decode_ai(100, 200, 1e9, 10, 2) == doctest::Approx(10.0).epsilon(1e-6));
+  CHECK(decode_ai_max(100, 10, 2) == test::approx(10.0));
+  CHECK(decode_ai(100, 200, 1e9, 10, 2) == test::approx(10.0).epsilon(1e-6));
   // b* = ridge W / (2N - ridge n kv): ridge 5 -> 1000 / (200 - 100) = 10, where AI(10) = 5.
   REQUIRE(decode_b_star(5, 100, 200, 10, 2).has_value());
-  CHECK(*decode_b_star(5, 100, 200, 10, 2) == doctest::Approx(10.0));
+  CHECK(*decode_b_star(5, 100, 200, 10, 2) == test::approx(10.0));
   // A ridge at or above AI_max is never reached.
   CHECK_FALSE(decode_b_star(10, 100, 200, 10, 2).has_value());
   CHECK_FALSE(decode_b_star(11, 100, 200, 10, 2).has_value());
   // Without KV (W1's approximation, n kv -> 0), AI = b and b* = ridge.
-  CHECK(decode_ai(100, 200, 7, 0, 0) == doctest::Approx(7.0));
-  CHECK(*decode_b_star(153, 100, 200, 0, 0) == doctest::Approx(153.0));
+  CHECK(decode_ai(100, 200, 7, 0, 0) == test::approx(7.0));
+  CHECK(*decode_b_star(153, 100, 200, 0, 0) == test::approx(153.0));
 }
 
 TEST_CASE("activation bytes per sequence") {
@@ -53,7 +53,7 @@ TEST_CASE("plan_memory: footprint, fits and the largest batch") {
   CHECK(p.weights == 13476831232.0);
   CHECK(p.kv == 32.0 * 2048 * 524288);                 // 34.4 GB
   CHECK(p.activations == 32.0 * 210432);
-  CHECK(p.total == doctest::Approx(p.weights + p.kv + p.activations));
+  CHECK(p.total == test::approx(p.weights + p.kv + p.activations));
   CHECK(p.fits);
   CHECK(p.max_batch == 59);
   // Batch 60 does not fit: 13.48 + 60 x 1.074 = 77.91 GB > 77.31 GB usable.
@@ -81,9 +81,9 @@ TEST_CASE("analyze(): ridge, AI, AI_max, b*, TPOT floor, tokens/s, MFU for Llama
   CHECK(a.parameters == 6738415616.0);
   CHECK(a.weight_bytes == 13476831232.0);
   CHECK(a.kv_bytes_per_token == 524288.0);
-  CHECK(a.ridge == doctest::Approx(312e12 / a100.bandwidth));
-  CHECK(a.ai == doctest::Approx(decode_ai(a.parameters, a.weight_bytes, 1, 2048, 524288)));
-  CHECK(a.ai_max == doctest::Approx(12.551).epsilon(0.0005));
+  CHECK(a.ridge == test::approx(312e12 / a100.bandwidth));
+  CHECK(a.ai == test::approx(decode_ai(a.parameters, a.weight_bytes, 1, 2048, 524288)));
+  CHECK(a.ai_max == test::approx(12.551).epsilon(0.0005));
   CHECK_FALSE(a.b_star.has_value());  // seed 004: "永远 memory-bound"
   CHECK(a.memory.max_batch == 59);
   CHECK(a.step_time_s == t);
@@ -91,12 +91,12 @@ TEST_CASE("analyze(): ridge, AI, AI_max, b*, TPOT floor, tokens/s, MFU for Llama
   CHECK(a.ttft_s == 0.1);
   // TPOT floor = (weights + b n kv) / nominal bandwidth = (13,476,831,232 + 1,073,741,824) / 2039.04e9
   //            = 7.136 ms.
-  CHECK(a.tpot_floor_s == doctest::Approx((13476831232.0 + 1073741824.0) / a100.bandwidth));
-  CHECK(a.tpot_floor_s * 1e3 == doctest::Approx(7.136).epsilon(0.001));
-  CHECK(a.tokens_per_s == doctest::Approx(1 / t));
+  CHECK(a.tpot_floor_s == test::approx((13476831232.0 + 1073741824.0) / a100.bandwidth));
+  CHECK(a.tpot_floor_s * 1e3 == test::approx(7.136).epsilon(0.001));
+  CHECK(a.tokens_per_s == test::approx(1 / t));
   // MFU = model FLOPs / time / nominal peak; HFU counts all FLOPs.
-  CHECK(a.mfu == doctest::Approx(step.model_flops() / t / 312e12));
-  CHECK(a.hfu == doctest::Approx(step.flops() / t / 312e12));
+  CHECK(a.mfu == test::approx(step.model_flops() / t / 312e12));
+  CHECK(a.hfu == test::approx(step.flops() / t / 312e12));
   CHECK(a.hfu >= a.mfu);
   // Seed 004 Day 17: decode at batch 1 has MFU ≈ AI / ridge on the slanted roof, under 1 %.
   CHECK(a.mfu < 0.01);
@@ -112,10 +112,10 @@ TEST_CASE("analyze() on TinyLlama at n = 256 on T4 (fp16): the seed's b* against
   const Analysis a = analyze(m, w, build_step(m, w), 1e-2, 0, t4, 0.9);
   // Nominal ridge 65e12 / 320e9 = 203.1; b* = 203.1 x 2N / (2N - 203.1 x 256 x 22,528).
   const double ridge = 65e12 / 320e9, N = 1100048384.0;
-  CHECK(a.ridge == doctest::Approx(ridge));
+  CHECK(a.ridge == test::approx(ridge));
   REQUIRE(a.b_star.has_value());
-  CHECK(*a.b_star == doctest::Approx(ridge * 2 * N / (2 * N - ridge * 256 * 22528)));
-  CHECK(a.ai_max == doctest::Approx(381.49).epsilon(0.0005));
+  CHECK(*a.b_star == test::approx(ridge * 2 * N / (2 * N - ridge * 256 * 22528)));
+  CHECK(a.ai_max == test::approx(381.49).epsilon(0.0005));
 }
 
 TEST_CASE("prefill: TTFT is the step itself when no separate prefill time is given") {
@@ -127,5 +127,5 @@ TEST_CASE("prefill: TTFT is the step itself when no separate prefill time is giv
   const Analysis a = analyze(m, w, build_step(m, w), 0.02, 0, test::catalogue().card("a100"), 0.9);
   CHECK(a.ttft_s == 0.02);
   CHECK(a.tpot_s == 0);
-  CHECK(a.tokens_per_s == doctest::Approx(256 / 0.02));
+  CHECK(a.tokens_per_s == test::approx(256 / 0.02));
 }

@@ -31,7 +31,7 @@ ConfigError bad_model(const std::string& name) { return expect_config_error(test
 TEST_CASE("the fixtures' base card is valid") {
   const Card c = load_card_file(test::data("card-base.yaml"));
   CHECK(c.warnings.empty());
-  CHECK(c.ridge(Precision::bf16) == doctest::Approx(312e12 / 2039.04e9));
+  CHECK(c.ridge(Precision::bf16) == test::approx(312e12 / 2039.04e9));
 }
 
 TEST_CASE("an unknown top-level key: file:line:col and did you mean") {

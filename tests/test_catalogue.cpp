@@ -55,7 +55,7 @@ TEST_CASE("every card loads without warnings and its derived peaks are within 2 
     // The bandwidth is either stated or bus width / 8 x data rate; a stated one should agree
     // with the derivation (loose: some datasheets round).
     const double derived_bw = derive_bandwidth(c.bus_width_bits, c.data_rate_bps);
-    CHECK(derived_bw / c.bandwidth == doctest::Approx(1.0).epsilon(0.05));
+    CHECK(derived_bw / c.bandwidth == test::approx(1.0).epsilon(0.05));
   }
 }
 
@@ -65,29 +65,29 @@ TEST_CASE("T4 and A100 nominal peaks come from units x clock, bandwidths from bu
   const auto fp16 = static_cast<size_t>(Precision::fp16);
   const auto bf16 = static_cast<size_t>(Precision::bf16);
   // T4: 40 SM x 8 TC x 64 FMA x 2 x 1.59 GHz = 65.1e12 FLOP/s ("≈ 65 TFLOP/s").
-  CHECK(t4.derived_peak[fp16] == doctest::Approx(40.0 * 8 * 64 * 2 * 1.59e9));
-  CHECK(t4.derived_peak[fp16] == doctest::Approx(65e12).epsilon(0.01));
+  CHECK(t4.derived_peak[fp16] == test::approx(40.0 * 8 * 64 * 2 * 1.59e9));
+  CHECK(t4.derived_peak[fp16] == test::approx(65e12).epsilon(0.01));
   CHECK_FALSE(t4.supports(Precision::bf16));  // Turing has no bf16 tensor path
   // A100: 108 x 4 x 256 x 2 x 1.41 GHz = 311.9e12 ("≈ 312 TFLOP/s"), for fp16 and bf16.
-  CHECK(a100.derived_peak[fp16] == doctest::Approx(108.0 * 4 * 256 * 2 * 1.41e9));
-  CHECK(a100.derived_peak[bf16] == doctest::Approx(312e12).epsilon(0.01));
+  CHECK(a100.derived_peak[fp16] == test::approx(108.0 * 4 * 256 * 2 * 1.41e9));
+  CHECK(a100.derived_peak[bf16] == test::approx(312e12).epsilon(0.01));
   // Bandwidth = bus / 8 x rate: T4 256 / 8 x 10 Gbps = 320 GB/s; A100 5120 / 8 x 3.186 Gbps =
   // 2039.04 GB/s. Neither file states it, so both are derived.
   CHECK(t4.bandwidth_derived);
-  CHECK(t4.bandwidth == doctest::Approx(320e9));
+  CHECK(t4.bandwidth == test::approx(320e9));
   CHECK(a100.bandwidth_derived);
-  CHECK(a100.bandwidth == doctest::Approx(2039e9).epsilon(0.001));
+  CHECK(a100.bandwidth == test::approx(2039e9).epsilon(0.001));
   // A100 ridge 312e12 / 2039.04e9 = 153.0 (seed 004 W1).
-  CHECK(a100.ridge(Precision::bf16) == doctest::Approx(153.0).epsilon(0.005));
+  CHECK(a100.ridge(Precision::bf16) == test::approx(153.0).epsilon(0.005));
   // T4 ridge 65e12 / 320e9 = 203 (seed 004).
-  CHECK(t4.ridge(Precision::fp16) == doctest::Approx(203.1).epsilon(0.005));
+  CHECK(t4.ridge(Precision::fp16) == test::approx(203.1).epsilon(0.005));
 }
 
 TEST_CASE("the derivation helpers") {
-  CHECK(derive_tensor_peak(40, 8, 64, 1.59e9) == doctest::Approx(65.1264e12));
+  CHECK(derive_tensor_peak(40, 8, 64, 1.59e9) == test::approx(65.1264e12));
   // RTX 4080 FP32: 76 x 128 lanes x 2 x 2.505 GHz = 48.74e12 (seed 000: "≈ 48.7").
-  CHECK(derive_lane_peak(76, 128, 2.505e9) == doctest::Approx(48.73728e12));
-  CHECK(derive_bandwidth(256, 22.4e9) == doctest::Approx(716.8e9));
+  CHECK(derive_lane_peak(76, 128, 2.505e9) == test::approx(48.73728e12));
+  CHECK(derive_bandwidth(256, 22.4e9) == test::approx(716.8e9));
 }
 
 TEST_CASE("a card without a precision says which ones it has") {
@@ -222,18 +222,18 @@ TEST_CASE("cards and models load from a path as well as a key") {
 TEST_CASE("the RTX 4080 card carries seed 000's numbers") {
   const Card c = test::catalogue().card("rtx-4080");
   CHECK(c.sm_count == 76);
-  CHECK(c.peak[static_cast<int>(Precision::fp32)] == doctest::Approx(48.7e12));
-  CHECK(c.peak[static_cast<int>(Precision::bf16)] == doctest::Approx(97.5e12));
-  CHECK(c.peak[static_cast<int>(Precision::tf32)] == doctest::Approx(48.7e12));  // GeForce: TF32 = FP32
-  CHECK(c.peak[static_cast<int>(Precision::fp16_acc16)] == doctest::Approx(194.9e12));
-  CHECK(c.bandwidth == doctest::Approx(716.8e9));
+  CHECK(c.peak[static_cast<int>(Precision::fp32)] == test::approx(48.7e12));
+  CHECK(c.peak[static_cast<int>(Precision::bf16)] == test::approx(97.5e12));
+  CHECK(c.peak[static_cast<int>(Precision::tf32)] == test::approx(48.7e12));  // GeForce: TF32 = FP32
+  CHECK(c.peak[static_cast<int>(Precision::fp16_acc16)] == test::approx(194.9e12));
+  CHECK(c.bandwidth == test::approx(716.8e9));
   CHECK(c.l2_bytes == 64.0 * 1024 * 1024);
   CHECK(c.limits.shared_memory_per_sm == 100.0 * 1024);
   CHECK(c.limits.max_threads_per_sm == 1536);
   CHECK(c.limits.max_warps_per_sm == 48);
   CHECK(c.limits.registers_per_sm == 65536);
   // Ridge = 97.5e12 / 716.8e9 = 136.02 FLOP/B (seed 000).
-  CHECK(c.ridge(Precision::bf16) == doctest::Approx(136.0).epsilon(0.001));
+  CHECK(c.ridge(Precision::bf16) == test::approx(136.0).epsilon(0.001));
   CHECK(std::lround(c.ridge(Precision::bf16)) == 136);
 }
 

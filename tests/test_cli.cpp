@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "perfmodel/calibration.hpp"
 #include "test_support.hpp"
 
 namespace fs = std::filesystem;
@@ -108,15 +109,15 @@ TEST_CASE("decode --format json carries meta, inputs, the step, ops and the anal
   // The analysis, by hand (see test_analysis / test_seeds): weights 13,476,831,232 B, KV 524,288 B
   // per token, AI_max 12.55, ridge 153, b* never, 59 sequences fit.
   // (to 1e-9: the JSON printer keeps 10 significant digits; exactness is the may_fail case below)
-  CHECK(num(j, "analysis.weight_bytes") == doctest::Approx(13476831232.0).epsilon(1e-9));
+  CHECK(num(j, "analysis.weight_bytes") == test::approx(13476831232.0).epsilon(1e-9));
   CHECK(num(j, "analysis.kv_bytes_per_token") == 524288.0);
-  CHECK(num(j, "analysis.ai_max") == doctest::Approx(12.551).epsilon(0.001));
-  CHECK(num(j, "analysis.ridge") == doctest::Approx(153).epsilon(0.003));
+  CHECK(num(j, "analysis.ai_max") == test::approx(12.551).epsilon(0.001));
+  CHECK(num(j, "analysis.ridge") == test::approx(153).epsilon(0.003));
   CHECK(j.at("analysis.b_star")->str == "never");
   CHECK(num(j, "analysis.max_batch") == 59);
   // TPOT is the step time; tokens/s its inverse at batch 1.
-  CHECK(num(j, "analysis.tpot_s") == doctest::Approx(num(j, "step.time_s")));
-  CHECK(num(j, "analysis.tokens_per_s") == doctest::Approx(1 / num(j, "step.time_s")));
+  CHECK(num(j, "analysis.tpot_s") == test::approx(num(j, "step.time_s")));
+  CHECK(num(j, "analysis.tokens_per_s") == test::approx(1 / num(j, "step.time_s")));
 }
 
 TEST_CASE("decode --format csv: a header line of op columns, then one line per op") {
@@ -134,12 +135,12 @@ TEST_CASE("gemm: the 1793 / 1792 wave cliff on A100 with 256x128 tiles") {
   CHECK(num(a, "tiles") == 120);
   CHECK(num(a, "waves") == 2);
   CHECK(a.at("tile")->str == "256x128");
-  CHECK(num(a, "wave_efficiency") == doctest::Approx(120.0 / 216));
+  CHECK(num(a, "wave_efficiency") == test::approx(120.0 / 216));
   const test::Json b = json_of(cli("gemm --card a100 --m 1792 --n 1792 --k 1792 --tile 256x128 --format json"));
   CHECK(num(b, "tiles") == 98);
   CHECK(num(b, "waves") == 1);
-  CHECK(num(b, "wave_efficiency") == doctest::Approx(98.0 / 108));
-  CHECK(num(a, "flops") == doctest::Approx(2.0 * 1793 * 1793 * 1793).epsilon(1e-9));
+  CHECK(num(b, "wave_efficiency") == test::approx(98.0 / 108));
+  CHECK(num(a, "flops") == test::approx(2.0 * 1793 * 1793 * 1793).epsilon(1e-9));
   // Bad tile spelling.
   expect_input_error(cli("gemm --card a100 --m 8 --n 8 --k 8 --tile 256by128"), {"--tile"});
 }
@@ -155,7 +156,7 @@ TEST_CASE("op --kind add: seed 000's 64·2^20 bf16 add on RTX 4080 is 0.56 ms on
   const test::Json j = json_of(cli("op --card rtx-4080 --kind add --rows 64 --cols 1048576 --format json"));
   CHECK(num(j, "bytes") == 6.0 * 67108864);
   CHECK(num(j, "flops") == 67108864.0);
-  CHECK(num(j, "roofline_time_s") == doctest::Approx(6.0 * 67108864 / 716.8e9));
+  CHECK(num(j, "roofline_time_s") == test::approx(6.0 * 67108864 / 716.8e9));
   CHECK(j.at("bound")->str == "memory");
   // The unfused GELU moves 9x the fused bytes.
   const test::Json f = json_of(cli("op --card rtx-4080 --kind gelu --rows 16384 --cols 1536 --format json"));
@@ -183,8 +184,8 @@ TEST_CASE("sweep-batch --format json has rows up to the memory limit (T4, fp16)"
   for (const auto& row : rows) CHECK(row.get("fits")->b);
   CHECK(rows.back().get("batch")->num == num(j, "summary.max_batch"));
   // Seed 004: AI_max 381.5 at n = 256; ridge 203.
-  CHECK(num(j, "summary.ai_max") == doctest::Approx(381.49).epsilon(0.001));
-  CHECK(num(j, "summary.ridge") == doctest::Approx(203.1).epsilon(0.002));
+  CHECK(num(j, "summary.ai_max") == test::approx(381.49).epsilon(0.001));
+  CHECK(num(j, "summary.ridge") == test::approx(203.1).epsilon(0.002));
   // Throughput grows with batch.
   CHECK(rows.back().get("tokens_per_s")->num > rows.front().get("tokens_per_s")->num);
 }
@@ -194,7 +195,7 @@ TEST_CASE("occupancy: seed 002's grid on RTX 4080") {
       json_of(cli("occupancy --card rtx-4080 --threads 256 --registers 32 --grid 240 --format json"));
   CHECK(num(j, "result.blocks_per_sm") == 6);
   CHECK(num(j, "result.warps_per_sm") == 48);
-  CHECK(num(j, "result.occupancy") == doctest::Approx(1.0));
+  CHECK(num(j, "result.occupancy") == test::approx(1.0));
   CHECK(j.at("result.limited_by")->str == "threads");
   CHECK(num(j, "result.grid_threads") == 61440);
   CHECK(num(j, "result.grid_warps") == 1920);
@@ -240,7 +241,7 @@ TEST_CASE("roofline --svg writes an SVG file") {
   CHECK(test::contains(text, "qkv_proj"));
   fs::remove(svg);
   const test::Json j = json_of(cli("roofline --model llama2-7b --card a100 --format json"));
-  CHECK(num(j, "roofs.nominal_ridge") == doctest::Approx(153).epsilon(0.003));
+  CHECK(num(j, "roofs.nominal_ridge") == test::approx(153).epsilon(0.003));
 }
 
 TEST_CASE("prefill and ops run") {
@@ -366,4 +367,22 @@ TEST_CASE("validate --on-gpu in a build without CUDA") {
   }
   expect_input_error(cli("validate --on-gpu"), {"built without CUDA; rebuild with -DPERFMODEL_CUDA=ON"});
   expect_input_error(cli("calibrate --on-gpu"), {"built without CUDA; rebuild with -DPERFMODEL_CUDA=ON"});
+}
+
+TEST_CASE("calibrate --only: sections checked before any measurement; its raw file is required") {
+  expect_input_error(cli("calibrate --on-gpu --only chains,frobnicate --raw x.json"), {"--only", "frobnicate", "chains"});
+  expect_input_error(cli("calibrate --on-gpu --only chains"), {"--raw"});
+  expect_input_error(cli("calibrate --from-raw a.json --only chains --card h200"), {"--from-raw"});
+}
+
+TEST_CASE("calibrate --from-raw merges several raw files into the committed calibration") {
+  const std::string out = std::string(PERFMODEL_TEST_TMP) + "/refit.calibration.yaml";
+  const std::string dir = test::root() + "/validation/results/h200/";
+  const Run r = cli("calibrate --card h200 --from-raw " + dir + "calibration-raw.json --from-raw " + dir +
+                    "calibration-chains-raw.json --output " + out + " --format json");
+  SHOW(r);
+  REQUIRE(r.rc == 0);
+  const perfmodel::Calibration c = perfmodel::load_calibration(out);
+  CHECK(c.thread_chain_s[static_cast<int>(perfmodel::KernelId::silu_mul)] > 0);
+  CHECK(c.kernel_floor_s > 0);
 }

@@ -16,19 +16,19 @@ TEST_CASE("the 1792 / 1793 wave cliff on 108 SMs with 256x128 tiles") {
   CHECK(a.tiles == 98);
   CHECK(a.ctas_per_sm == 1);
   CHECK(a.waves == 1);
-  CHECK(a.wave_efficiency == doctest::Approx(98.0 / 108));
+  CHECK(a.wave_efficiency == test::approx(98.0 / 108));
   // 1793: 8 x 15 = 120 tiles, two waves, 120 / 216 = 56 % busy.
   const TilePlan b = plan_tile(1793, 1793, 1793, 1, Tile{256, 128}, 108, peak);
   CHECK(b.tiles == 120);
   CHECK(b.waves == 2);
-  CHECK(b.wave_efficiency == doctest::Approx(120.0 / 216));
+  CHECK(b.wave_efficiency == test::approx(120.0 / 216));
   // The busiest SM runs one tile at 1792 and two at 1793: each tile is 2 x 256 x 128 x K FLOPs at
   // the SM's share of the peak (peak / 108); the 256x128 tile's reuse 32768 / 384 = 85 > 64, so
   // full MMA efficiency.
-  CHECK(a.tile_efficiency == doctest::Approx(1.0));
-  CHECK(a.compute_time_s == doctest::Approx(2.0 * 256 * 128 * 1792 / (peak / 108)));
-  CHECK(b.compute_time_s == doctest::Approx(2 * 2.0 * 256 * 128 * 1793 / (peak / 108)));
-  CHECK(b.compute_time_s / a.compute_time_s == doctest::Approx(2.0).epsilon(0.001));
+  CHECK(a.tile_efficiency == test::approx(1.0));
+  CHECK(a.compute_time_s == test::approx(2.0 * 256 * 128 * 1792 / (peak / 108)));
+  CHECK(b.compute_time_s == test::approx(2 * 2.0 * 256 * 128 * 1793 / (peak / 108)));
+  CHECK(b.compute_time_s / a.compute_time_s == test::approx(2.0).epsilon(0.001));
   CHECK(Tile{256, 128}.name() == "256x128");
 }
 
@@ -38,11 +38,11 @@ TEST_CASE("smaller tiles share an SM and lose MMA efficiency") {
   CHECK(p.ctas_per_sm == 2);
   CHECK(p.tiles == 32 * 32);
   CHECK(p.waves == 5);  // ceil(1024 / 216)
-  CHECK(p.tile_efficiency == doctest::Approx(1.0));
+  CHECK(p.tile_efficiency == test::approx(1.0));
   // 64x64: 8 CTAs per SM; reuse 4096 / 128 = 32 -> efficiency 0.5.
   const TilePlan q = plan_tile(4096, 4096, 4096, 1, Tile{64, 64}, 108, 312e12);
   CHECK(q.ctas_per_sm == 8);
-  CHECK(q.tile_efficiency == doctest::Approx(0.5));
+  CHECK(q.tile_efficiency == test::approx(0.5));
   // Batched GEMMs multiply the tiles.
   CHECK(plan_tile(256, 128, 64, 3, Tile{256, 128}, 108, 1e12).tiles == 3);
 }
@@ -52,7 +52,7 @@ TEST_CASE("split-K slices K and multiplies the tiles") {
   CHECK(p.split_k == 4);
   CHECK(p.tiles == 4);
   // One tile per SM of a quarter of K: 2 x 256 x 128 x 1024 FLOPs at peak / 108.
-  CHECK(p.compute_time_s == doctest::Approx(2.0 * 256 * 128 * 1024 / (312e12 / 108)));
+  CHECK(p.compute_time_s == test::approx(2.0 * 256 * 128 * 1024 / (312e12 / 108)));
 }
 
 TEST_CASE("best_tile never does worse than any default tile, and splits skinny GEMMs") {
@@ -83,13 +83,13 @@ TEST_CASE("the tile that fits shared memory and the tiled matmul's loads") {
   // 2n³/t for several t; the ratio to the naive 2n³ is t.
   for (int64_t t : {1, 2, 8, 64, 128}) {
     CAPTURE(t);
-    CHECK(tiled_matmul_loads(1024, t) == doctest::Approx(2.0 * 1024 * 1024 * 1024 / t));
-    CHECK(naive_matmul_loads(1024) / tiled_matmul_loads(1024, t) == doctest::Approx(static_cast<double>(t)));
+    CHECK(tiled_matmul_loads(1024, t) == test::approx(2.0 * 1024 * 1024 * 1024 / t));
+    CHECK(naive_matmul_loads(1024) / tiled_matmul_loads(1024, t) == test::approx(static_cast<double>(t)));
   }
   // Seed 000: the 128 tile gives t / 2 = 64 FLOP/B against DRAM (2n³ FLOPs over 2n³/t x 2 B x ...):
   // FLOPs 2n³ / bytes (2n³/128 x 2 B) = 64.
   const double n = 4096;
-  CHECK(2 * n * n * n / (tiled_matmul_loads(4096, 128) * 2) == doctest::Approx(64.0));
+  CHECK(2 * n * n * n / (tiled_matmul_loads(4096, 128) * 2) == test::approx(64.0));
 }
 
 TEST_CASE("pricing a GEMM with a forced tile uses that tile's waves") {
@@ -108,5 +108,5 @@ TEST_CASE("pricing a GEMM with a forced tile uses that tile's waves") {
   CHECK(c2.tiling->waves == 2);
   // One more row and column nearly doubles the predicted time; the roofline does not see it.
   CHECK(c2.time_s / c1.time_s > 1.8);
-  CHECK(c2.roofline_time_s / c1.roofline_time_s == doctest::Approx(1793.0 * 1793 * 1793 / (1792.0 * 1792 * 1792)));
+  CHECK(c2.roofline_time_s / c1.roofline_time_s == test::approx(1793.0 * 1793 * 1793 / (1792.0 * 1792 * 1792)));
 }

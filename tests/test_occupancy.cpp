@@ -33,11 +33,11 @@ TEST_CASE("256-thread blocks with few registers: 6 blocks, 48 warps, 100 %, limi
   CHECK(o.limit_blocks == 24);
   CHECK(o.blocks_per_sm == 6);
   CHECK(o.warps_per_sm == 48);
-  CHECK(o.occupancy == doctest::Approx(1.0));
+  CHECK(o.occupancy == test::approx(1.0));
   CHECK(o.limited_by == "threads");
   // Waves: 240 blocks over 76 SMs x 6 = 456 slots: 1 wave, 240 / 456 = 52.6 % filled.
   CHECK(o.waves == 1);
-  CHECK(o.last_wave_fill == doctest::Approx(240.0 / 456));
+  CHECK(o.last_wave_fill == test::approx(240.0 / 456));
 }
 
 TEST_CASE("128 registers per thread: the register file limits to 2 blocks") {
@@ -46,11 +46,11 @@ TEST_CASE("128 registers per thread: the register file limits to 2 blocks") {
   CHECK(o.limit_registers == 2);
   CHECK(o.blocks_per_sm == 2);
   CHECK(o.warps_per_sm == 16);
-  CHECK(o.occupancy == doctest::Approx(16.0 / 48));
+  CHECK(o.occupancy == test::approx(16.0 / 48));
   CHECK(o.limited_by == "registers");
   // 240 blocks over 76 x 2 = 152 slots: 2 waves; the last holds 88 of 152.
   CHECK(o.waves == 2);
-  CHECK(o.last_wave_fill == doctest::Approx(88.0 / 152));
+  CHECK(o.last_wave_fill == test::approx(88.0 / 152));
 }
 
 TEST_CASE("register allocation rounds up to 256 per warp") {
@@ -70,7 +70,7 @@ TEST_CASE("48 KiB of shared memory per block: shared memory limits to 2 blocks")
   CHECK(o.blocks_per_sm == 2);
   CHECK(o.warps_per_sm == 16);
   CHECK(o.limited_by == "shared_memory");
-  CHECK(o.occupancy == doctest::Approx(1.0 / 3));
+  CHECK(o.occupancy == test::approx(1.0 / 3));
   CHECK(o.waves == 2);
   // 49 KiB + 1 KiB reserved = 50 KiB: exactly 2 fit; 50 KiB + 1 = 51 KiB: only 1.
   CHECK(occupancy(rtx4080(), {256, 32, 49.0 * 1024}, 1).limit_shared_memory == 2);
@@ -83,17 +83,17 @@ TEST_CASE("small blocks: the blocks-per-SM limit") {
   CHECK(o.blocks_per_sm == 24);
   CHECK(o.limited_by == "blocks");
   CHECK(o.warps_per_sm == 24);
-  CHECK(o.occupancy == doctest::Approx(0.5));
+  CHECK(o.occupancy == test::approx(0.5));
   // 10000 blocks over 76 x 24 = 1824 slots: 6 waves (5 full + 880 blocks).
   CHECK(o.waves == 6);
-  CHECK(o.last_wave_fill == doctest::Approx((10000.0 - 5 * 1824) / 1824));
+  CHECK(o.last_wave_fill == test::approx((10000.0 - 5 * 1824) / 1824));
 }
 
 TEST_CASE("A100 (64 warps per SM): 256-thread blocks reach 8 blocks and 100 %") {
   const Occupancy o = occupancy(test::catalogue().card("a100"), {256, 32, 0}, 240);
   CHECK(o.blocks_per_sm == 8);
   CHECK(o.warps_per_sm == 64);
-  CHECK(o.occupancy == doctest::Approx(1.0));
+  CHECK(o.occupancy == test::approx(1.0));
   // 240 blocks over 108 x 8 = 864 slots: 1 wave.
   CHECK(o.waves == 1);
 }

@@ -8,6 +8,7 @@
 #include "perfmodel/checked.hpp"
 #include "perfmodel/errors.hpp"
 #include "perfmodel/ops.hpp"
+#include "test_support.hpp"
 
 using namespace perfmodel;
 
@@ -25,7 +26,7 @@ TEST_CASE("gemm: 2mnk FLOPs; reads x and W (and the bias), writes y") {
   CHECK(g.model_flops == 384.0);
   CHECK(g.bytes_read == 112.0);
   CHECK(g.bytes_written == 96.0);
-  CHECK(g.intensity() == doctest::Approx(384.0 / 208.0));
+  CHECK(g.intensity() == test::approx(384.0 / 208.0));
   // With a bias: + n x 2 = 12 B read.
   CHECK(ops::gemm("g", 8, 6, 4, DType::bf16, DType::bf16, Precision::bf16, true).bytes_read == 124.0);
   // fp8 weights, bf16 activations: W at 1 byte: 32·2 + 24·1 = 88 B.
@@ -54,7 +55,7 @@ TEST_CASE("add, copy, silu_mul, gelu_mul: reads, writes and FLOPs per element") 
   CHECK(s.flops == 1000.0);
   // Seed 004 第五题: silu and mul as two kernels move 5 tensors, fused 3: 40 % less time.
   const double two_kernels = 2 * 400.0 /*silu: r1 w1*/ + 3 * 400.0 /*mul: r2 w1*/;
-  CHECK(1 - s.bytes() / two_kernels == doctest::Approx(0.4));
+  CHECK(1 - s.bytes() / two_kernels == test::approx(0.4));
   const Op gm = ops::gelu_mul("g", 10, 20, DType::bf16);
   CHECK(gm.bytes() == 1200.0);
   CHECK(gm.kernel == KernelId::gelu_mul);
@@ -116,7 +117,7 @@ TEST_CASE("softmax naive: 5MN + M reads and 3MN + 2M writes (seed 001 manual_sof
   // The naive form moves (8MN + 3M) / 2MN ≈ 4x the fused bytes for wide rows.
   const Op wide_n = ops::softmax("s", 1024, 4096, DType::bf16, false);
   const Op wide_f = ops::softmax("s", 1024, 4096, DType::bf16, true);
-  CHECK(wide_n.bytes() / wide_f.bytes() == doctest::Approx((8.0 * 4096 + 3) / (2.0 * 4096)));
+  CHECK(wide_n.bytes() / wide_f.bytes() == test::approx((8.0 * 4096 + 3) / (2.0 * 4096)));
 }
 
 TEST_CASE("rotary, kv_append, embedding") {
@@ -154,7 +155,7 @@ TEST_CASE("decode attention: 4bhLd FLOPs; the cache is read once per KV head (GQ
   const Op mha = ops::attention_decode("a", 2, 8, 8, 100, 16, DType::bf16, DType::bf16);
   CHECK(mha.bytes_read - 512.0 == 4 * (a.bytes_read - 512.0));
   // Seed 004: decode attention's AI is about 1 (FLOPs 4bhLd over 4 b kv L d bytes, MHA).
-  CHECK(mha.intensity() == doctest::Approx(1.0).epsilon(0.01));
+  CHECK(mha.intensity() == test::approx(1.0).epsilon(0.01));
 }
 
 TEST_CASE("prefill attention: causal pairs and FLOPs") {

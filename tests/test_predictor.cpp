@@ -26,10 +26,10 @@ TEST_CASE("Predictor::predict equals the full path over a (batch, ctx) sweep, ca
           const Step step = build_step(m, w);
           const StepCost full = price_step(step, roofs, w.impl);
           const Prediction fast = p.predict(w);
-          CHECK(fast.time_s == doctest::Approx(full.time_s).epsilon(1e-12));
-          CHECK(fast.roofline_time_s == doctest::Approx(full.roofline_time_s).epsilon(1e-12));
+          CHECK(fast.time_s == test::approx(full.time_s).epsilon(1e-12));
+          CHECK(fast.roofline_time_s == test::approx(full.roofline_time_s).epsilon(1e-12));
           const Analysis a = analyze(m, w, step, full.time_s, 0, card, kDefaultMemoryUtilization);
-          CHECK(fast.ai == doctest::Approx(a.ai));
+          CHECK(fast.ai == test::approx(a.ai));
           CHECK(fast.max_batch == a.memory.max_batch);
           CHECK(fast.fits == a.memory.fits);
         }
@@ -48,6 +48,6 @@ TEST_CASE("Predictor falls back to the full path for prefill and eager") {
     w.batch = 2;
     w.ctx = 512;
     w.impl = impl;
-    CHECK(p.predict(w).time_s == doctest::Approx(price_step(build_step(m, w), roofs, impl).time_s));
+    CHECK(p.predict(w).time_s == test::approx(price_step(build_step(m, w), roofs, impl).time_s));
   }
 }

@@ -19,24 +19,31 @@ const Card& a100() {
   static const Card c = test::catalogue().card("a100");
   return c;
 }
+
+// An uncalibrated small kernel's thread chain beyond a copy's: its thread's instructions beyond
+// `launches` copies' (map kernels: one 8-element bf16 vector; copy 20 + 8 x 3.63 = 49.04), each
+// waiting the default dependent-issue latency (4.1 cycles) at the A100's 1.41 GHz.
+double a100_chain(double thread_instructions, int launches = 1) {
+  return (thread_instructions - launches * (20 + 8 * 3.63)) * 4.1 / 1.41e9;
+}
 }  // namespace
 
 TEST_CASE("uncalibrated roofs are the datasheet times the documented default efficiencies") {
   const Roofs r = make_roofs(a100(), nullptr);
   CHECK_FALSE(r.calibrated);
-  CHECK(r.read_bandwidth == doctest::Approx(a100().bandwidth * 0.88));
-  CHECK(r.write_bandwidth == doctest::Approx(a100().bandwidth * 0.88));
-  CHECK(r.l2_bandwidth == doctest::Approx(1.5 * r.read_bandwidth));
-  CHECK(r.peak[static_cast<int>(Precision::bf16)] == doctest::Approx(312e12 * 0.80));
-  CHECK(r.peak[static_cast<int>(Precision::fp32)] == doctest::Approx(19.5e12 * 0.70));
+  CHECK(r.read_bandwidth == test::approx(a100().bandwidth * 0.88));
+  CHECK(r.write_bandwidth == test::approx(a100().bandwidth * 0.88));
+  CHECK(r.l2_bandwidth == test::approx(1.5 * r.read_bandwidth));
+  CHECK(r.peak[static_cast<int>(Precision::bf16)] == test::approx(312e12 * 0.80));
+  CHECK(r.peak[static_cast<int>(Precision::fp32)] == test::approx(19.5e12 * 0.70));
   CHECK(r.peak[static_cast<int>(Precision::fp8)] == 0);  // A100 has no FP8
-  CHECK(r.attention_peak == doctest::Approx(312e12 * 0.40));
-  CHECK(r.kernel_floor_s == doctest::Approx(1e-6));  // hardware/a100-80gb-sxm.yaml launch_overhead
-  CHECK(r.pass_latency_s == doctest::Approx(0.8e-6));
-  CHECK(r.gemm_fixed_s == doctest::Approx(2e-6));
-  CHECK(r.gemm_fixed_per_k_s == doctest::Approx(0.5e-6));
-  CHECK(r.gemm_stream_efficiency == doctest::Approx(0.9));
-  CHECK(r.host_launch_s == doctest::Approx(6e-6));
+  CHECK(r.attention_peak == test::approx(312e12 * 0.40));
+  CHECK(r.kernel_floor_s == test::approx(1e-6));  // hardware/a100-80gb-sxm.yaml launch_overhead
+  CHECK(r.pass_latency_s == test::approx(0.8e-6));
+  CHECK(r.gemm_fixed_s == test::approx(2e-6));
+  CHECK(r.gemm_fixed_per_k_s == test::approx(0.5e-6));
+  CHECK(r.gemm_stream_efficiency == test::approx(0.9));
+  CHECK(r.host_launch_s == test::approx(6e-6));
 }
 
 TEST_CASE("a large bf16 add on A100: memory-bound, times and distances by hand") {
@@ -45,46 +52,55 @@ TEST_CASE("a large bf16 add on A100: memory-bound, times and distances by hand")
   const double bytes = 6.0 * 67108864, flops = 67108864.0, bw = a100().bandwidth;
   const OpCost c = price(add, r, Impl::fused);
   // Nominal roofline: max(67.1e6 / 19.5e12, 402.7e6 / 2039.04e9) = 197.5 us.
-  CHECK(c.roofline_time_s == doctest::Approx(bytes / bw));
+  CHECK(c.roofline_time_s == test::approx(bytes / bw));
   // Prediction: memory at 88 % of the bandwidth = 224.4 us (reads and writes alike when
   // uncalibrated); compute is the longer of the FLOPs at 70 % of 19.5 TFLOP/s (4.9 us) and the
   // instructions at 85 % of the issue slots: (67.1e6 / 8 x 22 + 67.1e6 x 6.5) / 32 warp
-  // instructions over 108 SMs x 4 x 1.41 GHz = 37.5 us; plus the launch floor (1 us) and one
-  // sweep's latency (0.8 us).
-  CHECK(c.memory_time_s == doctest::Approx(bytes / (0.88 * bw)));
+  // instructions over 108 SMs x 4 x 1.41 GHz = 37.5 us; plus the launch floor (1 us), one
+  // sweep's latency (0.8 us) and the thread chain beyond a copy's (22 + 8 x 6.5 = 74
+  // instructions a thread against 49.04: 0.073 us).
+  CHECK(c.memory_time_s == test::approx(bytes / (0.88 * bw)));
   const double issue = (67108864.0 / 8 * 22 + 67108864.0 * 6.5) / 32 / (108 * 4 * 1.41e9 * 0.85);
-  CHECK(c.compute_time_s == doctest::Approx(std::max(flops / (0.7 * 19.5e12), issue)));
-  CHECK(c.compute_time_s == doctest::Approx(37.47e-6).epsilon(0.002));
-  CHECK(c.time_s == doctest::Approx(c.memory_time_s + 1e-6 + 0.8e-6));
+  CHECK(c.compute_time_s == test::approx(std::max(flops / (0.7 * 19.5e12), issue)));
+  CHECK(c.compute_time_s == test::approx(37.47e-6).epsilon(0.002));
+  const double chain = a100_chain(22 + 8 * 6.5);
+  CHECK(chain == test::approx(0.0726e-6).epsilon(0.001));
+  CHECK(c.time_s == test::approx(c.memory_time_s + 1e-6 + 0.8e-6 + chain));
   CHECK(c.bound == Bound::memory);
-  CHECK(c.overhead_time_s == doctest::Approx(1.8e-6));
+  CHECK(c.overhead_time_s == test::approx(1.8e-6 + chain));
   CHECK(c.time_s >= c.roofline_time_s);
   // Distances (seed 004 Day 15): to the roof = attainable / achieved = time / (bytes / bw); to
   // the ridge = (19.5e12 / bw) / (1/6); the roof gap of the fp32 peak = 1 / 0.7.
-  CHECK(c.distance_to_roof == doctest::Approx(c.time_s / (bytes / bw)));
-  CHECK(c.distance_to_ridge == doctest::Approx((19.5e12 / bw) * 6));
-  CHECK(c.roof_gap == doctest::Approx(1 / 0.7));
-  CHECK(c.achieved_flops == doctest::Approx(flops / c.time_s));
+  CHECK(c.distance_to_roof == test::approx(c.time_s / (bytes / bw)));
+  CHECK(c.distance_to_ridge == test::approx((19.5e12 / bw) * 6));
+  CHECK(c.roof_gap == test::approx(1 / 0.7));
+  CHECK(c.achieved_flops == test::approx(flops / c.time_s));
 }
 
 TEST_CASE("a big square GEMM is compute-bound; a tiny kernel is overhead-bound") {
   const Roofs r = make_roofs(a100(), nullptr);
   const OpCost g = price(ops::gemm("g", 8192, 8192, 8192, DType::bf16, DType::bf16, Precision::bf16), r, Impl::fused);
   // 2 x 8192³ / 312e12 = 3.524 ms nominal.
-  CHECK(g.roofline_time_s == doctest::Approx(2.0 * 8192 * 8192 * 8192 / 312e12));
+  CHECK(g.roofline_time_s == test::approx(2.0 * 8192 * 8192 * 8192 / 312e12));
   CHECK(g.bound == Bound::compute);
-  CHECK(g.distance_to_ridge == doctest::Approx(1.0));  // right of the ridge
+  CHECK(g.distance_to_ridge == test::approx(1.0));  // right of the ridge
   CHECK(g.time_s >= g.roofline_time_s / 0.8 * 0.999);  // at most 80 % of the peak
-  // 16 elements: the fixed costs dominate: the 1 us floor and one 0.8 us sweep, plus 96 bytes.
+  // 16 elements: the fixed costs dominate: the 1 us floor, one 0.8 us sweep and the thread
+  // chain, plus 96 bytes.
   const OpCost tiny = price(ops::add("a", 1, 16, DType::bf16), r, Impl::fused);
-  CHECK(tiny.time_s == doctest::Approx(1.8e-6 + 96 / (0.88 * a100().bandwidth)));
+  CHECK(tiny.time_s == test::approx(1.8e-6 + a100_chain(22 + 8 * 6.5) + 96 / (0.88 * a100().bandwidth)));
   CHECK(tiny.bound == Bound::overhead);
   // Eager: the host issues each launch, 6 us; an 8-launch unfused GELU pays 8 of them.
-  CHECK(price(ops::add("a", 1, 16, DType::bf16), r, Impl::eager).time_s == doctest::Approx(6e-6));
-  CHECK(price(ops::gelu("g", 1, 16, DType::bf16, false), r, Impl::eager).time_s == doctest::Approx(48e-6));
-  // Fused execution of the 8 kernels: 8 x (1 + 0.8) us plus 18 x 16 x 2 bytes.
+  CHECK(price(ops::add("a", 1, 16, DType::bf16), r, Impl::eager).time_s == test::approx(6e-6));
+  CHECK(price(ops::gelu("g", 1, 16, DType::bf16, false), r, Impl::eager).time_s == test::approx(48e-6));
+  // Fused execution of the 8 kernels: 8 floors of 1 us; the first sweep waits on DRAM (0.8 us),
+  // the seven others on L2 (0.4 us: the intermediates stay there); the eight threads' chains
+  // (8 x (20.3 + 8 x 7.0) instructions against 8 copies'); 2 x 32 bytes cross DRAM, 16 x 32
+  // stream at the L2 rate.
+  const double gelu_chain = a100_chain(8 * (20.3 + 8 * 7.0), 8);
   CHECK(price(ops::gelu("g", 1, 16, DType::bf16, false), r, Impl::fused).time_s ==
-        doctest::Approx(8 * 1.8e-6 + 18 * 32 / (0.88 * a100().bandwidth)));
+        test::approx(8e-6 + 0.8e-6 + 7 * 0.4e-6 + gelu_chain + 2 * 32 / (0.88 * a100().bandwidth) +
+                     16 * 32 / (1.5 * 0.88 * a100().bandwidth)));
 }
 
 TEST_CASE("an op in a precision the card lacks is an InputError naming the card") {
@@ -110,9 +126,9 @@ TEST_CASE("price_step sums count x time per op, and never beats the nominal roof
     roof += static_cast<double>(s.ops[i].count) * c.ops[i].roofline_time_s;
     CHECK(c.ops[i].time_s >= c.ops[i].roofline_time_s * (1 - 1e-12));
   }
-  CHECK(c.time_s == doctest::Approx(t));
-  CHECK(c.roofline_time_s == doctest::Approx(roof));
-  CHECK(c.compute_time_s + c.memory_time_s + c.overhead_time_s == doctest::Approx(c.time_s));
+  CHECK(c.time_s == test::approx(t));
+  CHECK(c.roofline_time_s == test::approx(roof));
+  CHECK(c.compute_time_s + c.memory_time_s + c.overhead_time_s == test::approx(c.time_s));
   CHECK(c.bound == Bound::memory);  // decode at batch 16 is far left of the ridge
   // The decode step's roofline is bounded below by its bytes over the nominal bandwidth.
   CHECK(c.roofline_time_s >= s.bytes() / a100().bandwidth * 0.99);
@@ -122,29 +138,29 @@ TEST_CASE("a calibration file replaces the default roofs") {
   const Calibration cal = load_calibration(test::data("calibration/a100-test.calibration.yaml"));
   CHECK(cal.card_key == "a100-80gb-sxm");
   CHECK(cal.device_name == "NVIDIA A100-SXM4-80GB");
-  CHECK(cal.dram_bandwidth == doctest::Approx(1800e9));
-  CHECK(cal.l2_bandwidth == doctest::Approx(5000e9));
-  CHECK(cal.gemm_peak[static_cast<int>(Precision::bf16)] == doctest::Approx(280e12));
-  CHECK(cal.attention_peak == doctest::Approx(196e12));
-  CHECK(cal.kernel_floor_s == doctest::Approx(3e-6));
-  CHECK(cal.host_launch_s == doctest::Approx(5e-6));
-  CHECK(cal.ramp_t0_s == doctest::Approx(1.5e-6));
-  CHECK(cal.ramp_bandwidth == doctest::Approx(1750e9));
+  CHECK(cal.dram_bandwidth == test::approx(1800e9));
+  CHECK(cal.l2_bandwidth == test::approx(5000e9));
+  CHECK(cal.gemm_peak[static_cast<int>(Precision::bf16)] == test::approx(280e12));
+  CHECK(cal.attention_peak == test::approx(196e12));
+  CHECK(cal.kernel_floor_s == test::approx(3e-6));
+  CHECK(cal.host_launch_s == test::approx(5e-6));
+  CHECK(cal.ramp_t0_s == test::approx(1.5e-6));
+  CHECK(cal.ramp_bandwidth == test::approx(1750e9));
   const Roofs r = make_roofs(a100(), &cal);
   CHECK(r.calibrated);
-  CHECK(r.read_bandwidth == doctest::Approx(2000e9));
-  CHECK(r.write_bandwidth == doctest::Approx(1600e9));
-  CHECK(r.peak[static_cast<int>(Precision::bf16)] == doctest::Approx(280e12));
-  CHECK(r.peak[static_cast<int>(Precision::tf32)] == doctest::Approx(156e12 * 0.8));  // not measured
-  CHECK(r.attention_peak == doctest::Approx(196e12));
-  CHECK(r.kernel_floor_s == doctest::Approx(3e-6));
-  CHECK(r.pass_latency_s == doctest::Approx(0.8e-6));
-  CHECK(r.host_launch_s == doctest::Approx(5e-6));
+  CHECK(r.read_bandwidth == test::approx(2000e9));
+  CHECK(r.write_bandwidth == test::approx(1600e9));
+  CHECK(r.peak[static_cast<int>(Precision::bf16)] == test::approx(280e12));
+  CHECK(r.peak[static_cast<int>(Precision::tf32)] == test::approx(156e12 * 0.8));  // not measured
+  CHECK(r.attention_peak == test::approx(196e12));
+  CHECK(r.kernel_floor_s == test::approx(3e-6));
+  CHECK(r.pass_latency_s == test::approx(0.8e-6));
+  CHECK(r.host_launch_s == test::approx(5e-6));
   // A memory-bound op: reads (2 x 134 MB) at 2000 GB/s, the write (134 MB) at 1600 GB/s, plus
-  // the floor (3 us) and one sweep (0.8 us).
+  // the floor (3 us), one sweep (0.8 us) and the add's calibrated thread chain (0.2 us).
   const Op add = ops::add("add", 64, int64_t{1} << 20, DType::bf16);
   const double e = 2.0 * 67108864;
-  CHECK(price(add, r, Impl::fused).time_s == doctest::Approx(2 * e / 2000e9 + e / 1600e9 + 3.8e-6));
+  CHECK(price(add, r, Impl::fused).time_s == test::approx(2 * e / 2000e9 + e / 1600e9 + 4.0e-6));
   // A GEMV streams its weights at 90 % of the read rate and pays the GEMM fixed cost
   // 2 us + 0.25 us x K/1024 (no split-K: N = 32000 fills the SMs): y[1,32000] = x W^T, K = 4096.
   const Op gemv = ops::gemm("lm_head", 1, 32000, 4096, DType::bf16, DType::bf16, Precision::bf16);
@@ -152,7 +168,7 @@ TEST_CASE("a calibration file replaces the default roofs") {
   REQUIRE(gc.tiling);
   CHECK(gc.tiling->split_k == 1);
   const double gemv_read = (4096.0 + 32000.0 * 4096.0) * 2, gemv_write = 32000.0 * 2;
-  CHECK(gc.time_s == doctest::Approx(3e-6 + 2e-6 + 0.25e-6 * 4 + (gemv_read / 2000e9 + gemv_write / 1600e9) / 0.9));
+  CHECK(gc.time_s == test::approx(3e-6 + 2e-6 + 0.25e-6 * 4 + (gemv_read / 2000e9 + gemv_write / 1600e9) / 0.9));
 }
 
 TEST_CASE("a calibration survives to_yaml and back") {
@@ -167,33 +183,61 @@ TEST_CASE("a calibration survives to_yaml and back") {
   CHECK(back.card_key == cal.card_key);
   CHECK(back.device_name == cal.device_name);
   CHECK(back.measured_on == cal.measured_on);
-  CHECK(back.dram_bandwidth == doctest::Approx(cal.dram_bandwidth));
-  CHECK(back.l2_bandwidth == doctest::Approx(cal.l2_bandwidth));
-  for (int i = 0; i < kPrecisionCount; ++i) CHECK(back.gemm_peak[i] == doctest::Approx(cal.gemm_peak[i]));
-  CHECK(back.attention_peak == doctest::Approx(cal.attention_peak));
-  CHECK(back.kernel_floor_s == doctest::Approx(cal.kernel_floor_s));
-  CHECK(back.host_launch_s == doctest::Approx(cal.host_launch_s));
-  CHECK(back.ramp_t0_s == doctest::Approx(cal.ramp_t0_s));
-  CHECK(back.ramp_bandwidth == doctest::Approx(cal.ramp_bandwidth));
-  CHECK(back.read_bandwidth == doctest::Approx(cal.read_bandwidth));
-  CHECK(back.write_bandwidth == doctest::Approx(cal.write_bandwidth));
-  CHECK(back.pass_latency_s == doctest::Approx(cal.pass_latency_s));
-  CHECK(back.gemm_fixed_s == doctest::Approx(cal.gemm_fixed_s));
-  CHECK(back.gemm_fixed_per_k_s == doctest::Approx(cal.gemm_fixed_per_k_s));
-  CHECK(back.gemm_stream_efficiency == doctest::Approx(cal.gemm_stream_efficiency));
+  CHECK(back.dram_bandwidth == test::approx(cal.dram_bandwidth));
+  CHECK(back.l2_bandwidth == test::approx(cal.l2_bandwidth));
+  for (int i = 0; i < kPrecisionCount; ++i) CHECK(back.gemm_peak[i] == test::approx(cal.gemm_peak[i]));
+  CHECK(back.attention_peak == test::approx(cal.attention_peak));
+  CHECK(back.kernel_floor_s == test::approx(cal.kernel_floor_s));
+  CHECK(back.host_launch_s == test::approx(cal.host_launch_s));
+  CHECK(back.ramp_t0_s == test::approx(cal.ramp_t0_s));
+  CHECK(back.ramp_bandwidth == test::approx(cal.ramp_bandwidth));
+  CHECK(back.read_bandwidth == test::approx(cal.read_bandwidth));
+  CHECK(back.write_bandwidth == test::approx(cal.write_bandwidth));
+  CHECK(back.pass_latency_s == test::approx(cal.pass_latency_s));
+  CHECK(back.gemm_fixed_s == test::approx(cal.gemm_fixed_s));
+  CHECK(back.gemm_fixed_per_k_s == test::approx(cal.gemm_fixed_per_k_s));
+  CHECK(back.gemm_stream_efficiency == test::approx(cal.gemm_stream_efficiency));
+  for (int i = 0; i < kKernelIdCount; ++i) CHECK(back.thread_chain_s[i] == test::approx(cal.thread_chain_s[i]));
+  CHECK(back.thread_chain_s[static_cast<int>(KernelId::rmsnorm)] == test::approx(0.3e-6));
+  CHECK(back.thread_chain_s[static_cast<int>(KernelId::silu_mul)] < 0);  // not measured
   std::filesystem::remove(tmp);
 }
 
 TEST_CASE("an L2-resident kernel chain waits on DRAM once and on L2 for every later sweep") {
   const Card h200 = test::catalogue().card("h200");
   const Roofs r = make_roofs(h200, nullptr);
-  CHECK(r.l2_pass_latency_s == doctest::Approx(0.4e-6));
+  CHECK(r.l2_pass_latency_s == test::approx(0.4e-6));
   // Unfused GELU of 8 x 4096 bf16 (64 KiB): eight kernels, far inside half of the 60 MiB L2.
   const OpCost small = price(ops::gelu("g", 8, 4096, DType::bf16, false), r, Impl::fused);
-  const double fixed = 8 * r.kernel_floor_s + r.pass_latency_s + 7 * r.l2_pass_latency_s;
-  CHECK(small.time_s == doctest::Approx(fixed + std::max(small.compute_time_s, small.memory_time_s)));
+  const double chain = (8 * (20.3 + 8 * 7.0) - 8 * (20 + 8 * 3.63)) * 4.1 / h200.cuda_clock_hz;
+  const double fixed = 8 * r.kernel_floor_s + r.pass_latency_s + 7 * r.l2_pass_latency_s + chain;
+  CHECK(small.time_s == test::approx(fixed + std::max(small.compute_time_s, small.memory_time_s)));
   // 1 GiB of it does not fit: every sweep pays the DRAM round trip.
   const OpCost big = price(ops::gelu("g", 131072, 4096, DType::bf16, false), r, Impl::fused);
-  CHECK(big.time_s == doctest::Approx(8 * r.kernel_floor_s + 8 * r.pass_latency_s +
+  CHECK(big.time_s == test::approx(8 * r.kernel_floor_s + 8 * r.pass_latency_s + chain +
                                       std::max(big.compute_time_s, big.memory_time_s)));
+}
+
+TEST_CASE("small kernels: a calibrated thread chain per loop iteration, sweeps priced where their data is") {
+  const Calibration cal = load_calibration(test::data("calibration/a100-test.calibration.yaml"));
+  const Roofs r = make_roofs(a100(), &cal);
+  // RMSNorm of one 4096-wide bf16 row: 256 threads of 8 elements walk it in 2 steps a sweep, so
+  // its chain is 2 x 0.3 us; 8192 wide, 4 steps. Both sweeps wait on DRAM (the second fetches
+  // the weight); 8 and 16 KiB rows stay within a CTA's 16 KiB window per sweep.
+  const OpCost narrow = price(ops::rmsnorm("n", 1, 4096, DType::bf16, false), r, Impl::fused);
+  CHECK(narrow.time_s == test::approx(3e-6 + 2 * 0.8e-6 + 2 * 0.3e-6 + std::max(narrow.compute_time_s, narrow.memory_time_s)));
+  const OpCost wide = price(ops::rmsnorm("w", 1, 8192, DType::bf16, false), r, Impl::fused);
+  CHECK(wide.time_s - std::max(wide.compute_time_s, wide.memory_time_s) == test::approx(3e-6 + 2 * 0.8e-6 + 4 * 0.3e-6));
+  // A fused softmax's second sweep re-reads the row the first brought in: an L2 round trip
+  // (default 0.4 us). Its chain is not calibrated here: the default from its instruction count.
+  const OpCost sm = price(ops::softmax("s", 1, 4096, DType::bf16, true), r, Impl::fused);
+  const double sm_chain = (122 + 34.1 * 16 - (20 + 8 * 3.63)) * 4.1 / 1.41e9;
+  CHECK(sm.time_s - std::max(sm.compute_time_s, sm.memory_time_s) == test::approx(3e-6 + 0.8e-6 + 0.4e-6 + sm_chain));
+  // Hot in L2 (a small working set re-run): the sweep waits on L2 and the bytes stream at the
+  // L2 rate.
+  Op hot = ops::add("h", 1, 4096, DType::bf16);
+  hot.inputs_in_l2 = true;
+  const OpCost h = price(hot, r, Impl::fused);
+  CHECK(h.memory_time_s == test::approx(3 * 8192 / 5000e9));
+  CHECK(h.time_s == test::approx(3e-6 + 0.4e-6 + 0.2e-6 + h.memory_time_s));
 }

@@ -120,7 +120,7 @@ TEST_CASE("to_json output is valid JSON with meta.schema_version; non-finite num
   CHECK(test::contains(out, "\"big\": 6738415616"));
   CHECK(j.at("rows")->arr.size() == 2);
   CHECK(j.at("rows")->arr[1].get("name")->str == "lm, head");
-  CHECK(j.at("result.time_s")->num == doctest::Approx(0.0123));
+  CHECK(j.at("result.time_s")->num == test::approx(0.0123));
   // The meta object comes first (nvbench habit: meta, inputs, results).
   CHECK(j.obj.front().first == "meta");
 }

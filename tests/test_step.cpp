@@ -83,7 +83,7 @@ TEST_CASE("Llama-2-7B decode: step FLOPs ≈ 2 x matmul parameters + attention F
   // GEMM + attention FLOPs are exactly the MFU numerator: 2 x 6,607,077,376 + attention.
   CHECK(s.model_flops() == 2.0 * 6607077376.0 + attention);
   // All FLOPs add norms, rotary and the activation (a few MFLOP): within 0.1 %.
-  CHECK(s.flops() == doctest::Approx(2 * m.matmul_parameters() + attention).epsilon(0.001));
+  CHECK(s.flops() == test::approx(2 * m.matmul_parameters() + attention).epsilon(0.001));
   CHECK(s.flops() >= s.model_flops());
 }
 
@@ -97,10 +97,10 @@ TEST_CASE("Llama-2-7B decode: step bytes ≈ weight bytes read + KV bytes (withi
     const double weights = 2 * m.matmul_parameters();
     // KV read: batch x 2048 tokens x 524,288 B.
     const double kv = static_cast<double>(batch) * 2048 * kv_bytes_per_token(m, DType::bf16);
-    CHECK(s.bytes() == doctest::Approx(weights + kv).epsilon(0.01));
+    CHECK(s.bytes() == test::approx(weights + kv).epsilon(0.01));
     // And the attention op alone reads the whole cache once: 32 x b x 2 x 32 x 2048 x 128 x 2 B.
     const Op& a = *of_kind(s, OpKind::attention).front();
-    CHECK(a.bytes_read * a.count == doctest::Approx(kv).epsilon(0.001));
+    CHECK(a.bytes_read * a.count == test::approx(kv).epsilon(0.001));
   }
 }
 
@@ -182,7 +182,7 @@ TEST_CASE("GPT-2-style models: learned positions, plain GELU MLP, LayerNorm") {
   CHECK(qkv.gemm.m == 16384);
   CHECK(qkv.gemm.n == 1152);
   CHECK(qkv.gemm.k == 384);
-  CHECK(qkv.intensity() == doctest::Approx(283).epsilon(0.002));  // + the bias read, still 283
+  CHECK(qkv.intensity() == test::approx(283).epsilon(0.002));  // + the bias read, still 283
   CHECK(find(s, "lm_head").gemm.m == 16384);
   for (const Op* n : of_kind(s, OpKind::norm)) CHECK(n->kernel == KernelId::layernorm);
   CHECK(of_kind(s, OpKind::kv_cache).size() == 1);
@@ -199,7 +199,7 @@ TEST_CASE("the eager profile: more launches, the same GEMM FLOPs") {
   double gf = 0, ge = 0;
   for (const Op* g : of_kind(fused, OpKind::gemm)) gf += g->flops * g->count;
   for (const Op* g : of_kind(eager, OpKind::gemm)) ge += g->flops * g->count;
-  CHECK(ge == doctest::Approx(gf));
+  CHECK(ge == test::approx(gf));
   // Eager moves more bytes: fp32 norm passes, repeat_kv, separate activation kernels.
   CHECK(eager.bytes() > fused.bytes());
 }

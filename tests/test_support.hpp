@@ -3,15 +3,23 @@
 // reader (so tests check the CLI's and to_json's output as JSON, not as text).
 #include <cctype>
 #include <cstdlib>
+#include <limits>
 #include <map>
 #include <memory>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include <doctest/doctest.h>
+
 #include "perfmodel/catalogue.hpp"
 
 namespace test {
+
+// doctest::Approx passes when |a - b| < eps x (scale + max(|a|, |b|)) with scale 1 by default:
+// for times in seconds (1e-6) that is an absolute tolerance of 1.2e-5 s, which lets any small
+// time through. Every comparison here is relative (the smallest scale, so that 0 still equals 0).
+inline doctest::Approx approx(double v) { return doctest::Approx(v).scale(std::numeric_limits<double>::min()); }
 
 inline std::string root() { return PERFMODEL_TEST_ROOT; }
 inline std::string data(const std::string& rel) { return std::string(PERFMODEL_TEST_DATA) + "/" + rel; }

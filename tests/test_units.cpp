@@ -35,27 +35,27 @@ std::string parse_error(const std::string& text, Dimension dim) {
 
 TEST_CASE("unit strings of the schema parse into SI values") {
   // Decimal prefixes are powers of 1000, binary ones powers of 1024 (units.hpp).
-  CHECK(parse_ok("4.8 TB/s", Dimension::bytes_per_s) == doctest::Approx(4.8e12).epsilon(1e-12));
-  CHECK(parse_ok("2039 GB/s", Dimension::bytes_per_s) == doctest::Approx(2039e9).epsilon(1e-12));
+  CHECK(parse_ok("4.8 TB/s", Dimension::bytes_per_s) == test::approx(4.8e12).epsilon(1e-12));
+  CHECK(parse_ok("2039 GB/s", Dimension::bytes_per_s) == test::approx(2039e9).epsilon(1e-12));
   // 80 GiB = 80 x 2^30 = 85,899,345,920 B exactly (binary prefix; an integer in a double).
   CHECK(parse_ok("80 GiB", Dimension::bytes) == 85899345920.0);
-  CHECK(parse_ok("141 GB", Dimension::bytes) == doctest::Approx(141e9).epsilon(1e-12));
+  CHECK(parse_ok("141 GB", Dimension::bytes) == test::approx(141e9).epsilon(1e-12));
   CHECK(parse_ok("100 KiB", Dimension::bytes) == 102400.0);
   CHECK(parse_ok("40 MiB", Dimension::bytes) == 41943040.0);
-  CHECK(parse_ok("989 TFLOP/s", Dimension::flop_per_s) == doctest::Approx(989e12).epsilon(1e-12));
-  CHECK(parse_ok("1979 TOP/s", Dimension::flop_per_s) == doctest::Approx(1979e12).epsilon(1e-12));
-  CHECK(parse_ok("1830 MHz", Dimension::hertz) == doctest::Approx(1.83e9).epsilon(1e-12));
+  CHECK(parse_ok("989 TFLOP/s", Dimension::flop_per_s) == test::approx(989e12).epsilon(1e-12));
+  CHECK(parse_ok("1979 TOP/s", Dimension::flop_per_s) == test::approx(1979e12).epsilon(1e-12));
+  CHECK(parse_ok("1830 MHz", Dimension::hertz) == test::approx(1.83e9).epsilon(1e-12));
   CHECK(parse_ok("5120 bit", Dimension::bits) == 5120.0);
-  CHECK(parse_ok("5.23 Gbps", Dimension::bits_per_s) == doctest::Approx(5.23e9).epsilon(1e-12));
-  CHECK(parse_ok("4 us", Dimension::seconds) == doctest::Approx(4e-6).epsilon(1e-12));
-  CHECK(parse_ok("2.5 ms", Dimension::seconds) == doctest::Approx(2.5e-3).epsilon(1e-12));
+  CHECK(parse_ok("5.23 Gbps", Dimension::bits_per_s) == test::approx(5.23e9).epsilon(1e-12));
+  CHECK(parse_ok("4 us", Dimension::seconds) == test::approx(4e-6).epsilon(1e-12));
+  CHECK(parse_ok("2.5 ms", Dimension::seconds) == test::approx(2.5e-3).epsilon(1e-12));
   CHECK(parse_ok("3 s", Dimension::seconds) == 3.0);
 }
 
 TEST_CASE("unit strings tolerate surrounding space and exponents") {
-  CHECK(parse_ok("  716.8 GB/s  ", Dimension::bytes_per_s) == doctest::Approx(716.8e9).epsilon(1e-12));
-  CHECK(parse_ok("1e3 GB", Dimension::bytes) == doctest::Approx(1e12).epsilon(1e-12));
-  CHECK(parse_ok("2.5e-3 s", Dimension::seconds) == doctest::Approx(2.5e-3).epsilon(1e-12));
+  CHECK(parse_ok("  716.8 GB/s  ", Dimension::bytes_per_s) == test::approx(716.8e9).epsilon(1e-12));
+  CHECK(parse_ok("1e3 GB", Dimension::bytes) == test::approx(1e12).epsilon(1e-12));
+  CHECK(parse_ok("2.5e-3 s", Dimension::seconds) == test::approx(2.5e-3).epsilon(1e-12));
 }
 
 TEST_CASE("malformed unit strings are rejected with a message") {
@@ -93,7 +93,7 @@ TEST_CASE("zero is accepted only where the caller allows it") {
 
 TEST_CASE("a null message pointer is allowed") {
   CHECK_FALSE(parse_quantity("fast", Dimension::bytes, nullptr).has_value());
-  CHECK(parse_quantity("1 GB", Dimension::bytes, nullptr).value() == doctest::Approx(1e9));
+  CHECK(parse_quantity("1 GB", Dimension::bytes, nullptr).value() == test::approx(1e9));
 }
 
 TEST_CASE("formatters") {

@@ -43,6 +43,7 @@ void load_one(const std::string& path, Measurements& into) {
       kc.causal = c["causal"] && c["causal"].as<bool>();
       kc.residual = c["residual"] && c["residual"].as<bool>();
       kc.l2_resident = c["l2_resident"] && c["l2_resident"].as<bool>();
+      if (c["rotated_bytes"] && !c["rotated_bytes"].IsNull()) kc.rotated_bytes = c["rotated_bytes"].as<double>();
       mc.measured_s = c["measured_s"].as<double>();
       if (mc.measured_s > 0) into.cases.push_back(mc);
     }
@@ -113,18 +114,11 @@ std::vector<CaseError> evaluate(const Measurements& m, const Roofs& roofs,
   for (const MeasuredCase& c : m.cases) {
     Op op;
     try {
-      op = to_op(c.kernel);
+      op = to_op_on(c.kernel, roofs.card.l2_bytes);
     } catch (const InputError&) {
       continue;
     }
-    OpCost cost = price(op, roofs, Impl::fused);
-    double predicted = cost.time_s;
-    if (c.kernel.l2_resident) {
-      // Hot in L2: the bytes stream at the L2 rate.
-      // Hot in L2: the bytes stream at the L2 rate; the fixed costs stay.
-      const double l2 = op.bytes() / roofs.l2_bandwidth;
-      predicted = cost.time_s - std::max(cost.compute_time_s, cost.memory_time_s) + std::max(cost.compute_time_s, l2);
-    }
+    const double predicted = price(op, roofs, Impl::fused).time_s;
     CaseError e{accuracy_set(c.kernel.kernel), c.kernel.name, to_string(c.kernel.kernel), predicted, c.measured_s,
                 predicted / c.measured_s - 1};
     out.push_back(e);

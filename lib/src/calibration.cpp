@@ -43,6 +43,12 @@ Calibration load_calibration(const std::string& path) {
   c.issue_efficiency = r.opt_number("issue_efficiency").value_or(0);
   if (c.issue_efficiency < 0 || c.issue_efficiency > 1)
     r.fail("issue_efficiency", "must be a share between 0 and 1");
+  if (auto chains = r.opt_map("thread_chain")) {
+    for (int i = 0; i < kKernelIdCount; ++i)
+      if (auto v = chains->opt_quantity(to_string(static_cast<KernelId>(i)), Dimension::seconds, true))
+        c.thread_chain_s[i] = *v;
+    chains->finish();
+  }
   if (auto ramp = r.opt_map("memory_ramp")) {
     c.ramp_t0_s = ramp->opt_quantity("t0", Dimension::seconds, true).value_or(0);
     c.ramp_bandwidth = ramp->opt_quantity("bandwidth", Dimension::bytes_per_s).value_or(0);
@@ -87,6 +93,13 @@ std::string to_yaml(const Calibration& c) {
   if (c.gemm_fixed_per_k_s > 0) o << "gemm_fixed_per_1024_k: " << q(c.gemm_fixed_per_k_s, "us", 1e-6) << "   # fitted on the K ramp\n";
   if (c.gemm_stream_efficiency > 0) o << "gemm_stream_efficiency: " << c.gemm_stream_efficiency << "   # small-M GEMMs: share of the read rate\n";
   if (c.issue_efficiency > 0) o << "issue_efficiency: " << c.issue_efficiency << "   # share of issue slots busy, fused softmaxes\n";
+  bool any_chain = false;
+  for (double v : c.thread_chain_s) any_chain = any_chain || v >= 0;
+  if (any_chain) {
+    o << "thread_chain:   # small kernels: a thread's dependent chain beyond a copy's, per iteration of its loop (tiny L2-resident launches)\n";
+    for (int i = 0; i < kKernelIdCount; ++i)
+      if (c.thread_chain_s[i] >= 0) o << "  " << to_string(static_cast<KernelId>(i)) << ": " << q(c.thread_chain_s[i], "us", 1e-6) << "\n";
+  }
   if (c.ramp_bandwidth > 0) {
     o << "memory_ramp:   # t = t0 + bytes / bandwidth, least squares over elementwise kernels\n";
     o << "  t0: " << q(c.ramp_t0_s, "us", 1e-6) << "\n";

@@ -38,9 +38,36 @@ RawCalibration load_raw_calibration(const std::string& path) {
     if (p["flops"]) pt.flops = p["flops"].as<double>();
     pt.seconds = p["seconds"].as<double>();
     if (!(pt.seconds > 0)) continue;  // a failed measurement
+    if (pt.what == "thread_chain") {
+      KernelCase c;
+      const auto k = p["kernel"] ? kernel_from_string(p["kernel"].as<std::string>()) : std::nullopt;
+      if (!k) fail("a thread_chain point needs a known 'kernel'");
+      c.kernel = *k;
+      auto get = [&](const char* key) { return p[key] ? p[key].as<int64_t>() : int64_t{0}; };
+      c.rows = get("rows"), c.cols = get("cols"), c.vocab = get("vocab"), c.batch = get("batch");
+      c.heads = get("heads"), c.kv_heads = get("kv_heads"), c.q_len = get("q_len"), c.kv_len = get("kv_len");
+      c.head_dim = get("head_dim");
+      c.l2_resident = p["l2_resident"] && p["l2_resident"].as<bool>();
+      if (p["rotated_bytes"]) c.rotated_bytes = p["rotated_bytes"].as<double>();
+      c.name = "thread_chain_" + to_string(c.kernel);
+      pt.kernel = c;
+    }
     r.points.push_back(pt);
   }
   return r;
+}
+
+RawCalibration load_raw_calibration(const std::vector<std::string>& paths) {
+  RawCalibration all;
+  for (const std::string& path : paths) {
+    RawCalibration r = load_raw_calibration(path);
+    if (all.device_name.empty()) all.device_name = r.device_name;
+    if (all.driver.empty()) all.driver = r.driver;
+    if (!(all.kernel_floor_s > 0)) all.kernel_floor_s = r.kernel_floor_s;
+    if (!(all.host_launch_s > 0)) all.host_launch_s = r.host_launch_s;
+    all.points.insert(all.points.end(), r.points.begin(), r.points.end());
+  }
+  return all;
 }
 
 RampFit fit_ramp(const std::vector<std::pair<double, double>>& pts) {
@@ -244,6 +271,28 @@ Calibration fit_calibration(const RawCalibration& raw, const Card& card) {
     if (busy > 0) shares.push_back(std::min(1.0, warp_instructions / slots / busy));
   }
   if (!shares.empty()) c.issue_efficiency = median(shares);
+  // Thread chains: a tiny L2-resident launch of each small kernel, over what the model gives it
+  // without one (floor, its sweeps' L2 round trips, its bytes at the L2 rate). The copy's own
+  // chain is inside the L2 sweep latency, so this is the chain beyond a copy's; per iteration of
+  // the thread's loop (row kernels walk a row in several). Mean over the kernel's points (shapes
+  // outside the kernel suite).
+  {
+    Calibration base = c;
+    base.thread_chain_s.fill(0.0);
+    const Roofs roofs = make_roofs(card, &base);
+    std::array<double, kKernelIdCount> sum{};
+    std::array<int, kKernelIdCount> n{};
+    for (const RawPoint& p : raw.points) {
+      if (p.what != "thread_chain" || !p.kernel) continue;
+      const Op op = to_op_on(*p.kernel, card.l2_bytes);
+      const auto i = static_cast<size_t>(op.kernel);
+      sum[i] += (p.seconds - price(op, roofs, Impl::fused).time_s) /
+                static_cast<double>(thread_iterations(op.kernel, op.cols, op.dtype));
+      ++n[i];
+    }
+    for (size_t i = 0; i < sum.size(); ++i)
+      if (n[i] > 0) c.thread_chain_s[i] = std::max(0.0, sum[i] / n[i]);
+  }
   const RampFit f = fit_ramp(ramp);
   if (f.points >= 2 && f.bandwidth > 0) {
     c.ramp_bandwidth = f.bandwidth;

@@ -72,4 +72,24 @@ double kernel_instructions(KernelId kernel, int64_t rows, int64_t cols, DType dt
   return elements / vec * c.per_thread + elements * c.per_element;
 }
 
+int64_t thread_iterations(KernelId kernel, int64_t cols, DType dtype) {
+  Count c{};
+  if (!row_kernel(kernel, &c) || cols <= 0) return 1;
+  const int64_t vec = std::max<int64_t>(1, static_cast<int64_t>(16 / bytes_of(dtype)));
+  const int64_t per_pass = vec * row_threads(cols, dtype);
+  return (cols + per_pass - 1) / per_pass;
+}
+
+double thread_instructions(KernelId kernel, int64_t cols, DType dtype) {
+  if (cols <= 0) return 0;
+  Count c{};
+  if (row_kernel(kernel, &c))
+    return c.per_thread + c.per_element * static_cast<double>(cols) / static_cast<double>(row_threads(cols, dtype));
+  c = map_count(kernel);
+  const double vec = std::max(1.0, 16.0 / bytes_of(dtype));
+  // Rotary and KV append count per element of two operands (q/k halves, K and V).
+  const double operands = kernel == KernelId::rotary || kernel == KernelId::kv_append ? 2.0 : 1.0;
+  return c.per_thread + c.per_element * vec * operands;
+}
+
 }  // namespace perfmodel

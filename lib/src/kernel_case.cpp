@@ -11,6 +11,16 @@ std::optional<KernelId> kernel_from_string(const std::string& s) {
   return std::nullopt;
 }
 
+bool hot_in_l2(const KernelCase& c, double l2_bytes) {
+  return c.l2_resident || (c.rotated_bytes > 0 && l2_bytes > 0 && c.rotated_bytes <= l2_bytes / 2);
+}
+
+Op to_op_on(const KernelCase& c, double l2_bytes) {
+  Op op = to_op(c);
+  op.inputs_in_l2 = hot_in_l2(c, l2_bytes);
+  return op;
+}
+
 Op to_op(const KernelCase& c, bool allow_tf32) {
   const DType t = c.dtype;
   const int64_t tokens = c.batch * c.q_len;

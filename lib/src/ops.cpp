@@ -107,19 +107,27 @@ Op norm(std::string name, KernelId kernel, int64_t rows, int64_t cols, DType dty
 
 Op rmsnorm(std::string name, int64_t rows, int64_t cols, DType dtype, bool fused_residual) {
   // square, sum, scale, weight: 4 FLOPs per element (+1 for the fused residual add).
-  // Two dependent sweeps: the sum of squares (a block reduction), then the scaled write.
+  // Two dependent sweeps: the sum of squares (a block reduction), then the scaled write, which
+  // also fetches the weight (a first touch: it waits on DRAM like the first sweep).
   Op op = norm(std::move(name), KernelId::rmsnorm, rows, cols, dtype, fused_residual, 1,
                fused_residual ? 5 : 4);
   op.passes = 2;
+  // Plain: x, then x again and w. Fused residual: x and r (h written), then h and w.
+  op.row_reads_per_sweep = fused_residual ? std::array<int, 4>{2, 2} : std::array<int, 4>{1, 2};
   return op;
 }
 
 Op layernorm(std::string name, int64_t rows, int64_t cols, DType dtype, bool fused_residual) {
   // mean, variance, normalize, scale, shift: about 7 FLOPs per element. Three dependent
-  // sweeps: the mean, the variance around it, the normalized write.
+  // sweeps: the mean, the variance around it, the normalized write. The variance sweep re-reads
+  // the row the mean sweep just brought in (an L2 hit); the last one also fetches the weight and
+  // bias, first touches that wait on DRAM.
   Op op = norm(std::move(name), KernelId::layernorm, rows, cols, dtype, fused_residual, 2,
                fused_residual ? 8 : 7);
   op.passes = 3;
+  op.reread_passes = 1;
+  // x (and r), x again, x with w and b.
+  op.row_reads_per_sweep = fused_residual ? std::array<int, 4>{2, 1, 3} : std::array<int, 4>{1, 1, 3};
   return op;
 }
 
@@ -136,10 +144,13 @@ Op softmax(std::string name, int64_t rows, int64_t cols, DType dtype, bool fused
   const double b = bytes_of(dtype);
   op.flops = 5 * mn;  // max, subtract, exp, sum, divide
   if (fused) {
-    // Online softmax (seed 001 slide 49): one sweep for the running max and sum, one to write.
+    // Online softmax (seed 001 slide 49): one sweep for the running max and sum, one to write;
+    // the second re-reads the row the first brought in (an L2 hit).
     op.bytes_read = mn * b;
     op.bytes_written = mn * b;
     op.passes = 2;
+    op.reread_passes = 1;
+    op.row_reads_per_sweep = {1, 1};
   } else {
     // seed 001 manual_softmax: "Итого: 5MN + M чтений, 3MN + 2M записей"
     op.bytes_read = (5 * mn + m) * b;

@@ -58,6 +58,7 @@ Roofs make_roofs(const Card& card, const Calibration* cal) {
   r.gemm_stream_efficiency = cal ? pick(cal->gemm_stream_efficiency, DefaultEfficiency::gemm_stream) : DefaultEfficiency::gemm_stream;
   const double issue_eff = cal ? pick(cal->issue_efficiency, DefaultEfficiency::issue) : DefaultEfficiency::issue;
   r.issue_rate = issue_slots_per_second(card) * issue_eff;
+  if (cal) r.thread_chain_s = cal->thread_chain_s;
   return r;
 }
 
@@ -67,6 +68,24 @@ double effective_peak(const Roofs& r, Precision p) {
   double v = r.peak[static_cast<size_t>(p)];
   if (v <= 0) r.card.peak_flops(p);  // throws a clear "card has no <p> peak"
   return v;
+}
+
+// What one thread's chain of dependent work adds to a small kernel beyond a copy's: index
+// arithmetic (64-bit divisions), dependent index loads (embedding ids, rotary positions), block
+// reductions, the math between load and store. Latency, not throughput: it shows when the
+// grid is too small to hide it, and it is the same whether the data comes from L2 or DRAM.
+// Calibrated per kernel on tiny L2-resident launches, per iteration of the thread's loop (a
+// norm's thread walks its share of a row in cols / (8 x 256) steps, each waiting on the last);
+// uncalibrated, the thread's instructions
+// beyond a copy's (one copy per kernel of a chain) each wait the dependent-issue latency of a
+// warp alone on its scheduler (the flash-decoding cpi, docs/model.md).
+double thread_chain_time(const Op& op, const Roofs& r) {
+  const double measured = r.thread_chain_s[static_cast<size_t>(op.kernel)];
+  if (measured >= 0) return measured * static_cast<double>(thread_iterations(op.kernel, op.cols, op.dtype));
+  if (r.card.cuda_clock_hz <= 0 || op.cols <= 0) return 0;
+  const double extra = thread_instructions(op.kernel, op.cols, op.dtype) -
+                       op.launches * thread_instructions(KernelId::copy, op.cols, op.dtype);
+  return std::max(0.0, extra) * r.decode.cpi / r.card.cuda_clock_hz;
 }
 
 }  // namespace
@@ -184,36 +203,50 @@ OpCost price(const Op& op, const Roofs& r, Impl impl, const Tile* force_tile) {
     // Issue roof: the kernel's warp instructions at the SMs' issue rate.
     if (op.instructions > 0 && r.issue_rate > 0)
       c.compute_time_s = std::max(c.compute_time_s, op.instructions / card.limits.warp_size / r.issue_rate);
-    // One DRAM round trip per dependent sweep; in an L2-resident chain only the first sweep's
-    // data comes from DRAM, the others wait on L2 hits.
-    fixed += chain_in_l2 ? r.pass_latency_s + (op.passes - 1) * r.l2_pass_latency_s : op.passes * r.pass_latency_s;
+    // One round trip per dependent sweep, to where its data is: DRAM for first touches, L2 for
+    // re-reads of what an earlier sweep brought in, for the sweeps after the first of an
+    // L2-resident chain, and for everything when the working set is already hot in L2.
+    const double dram = r.pass_latency_s, l2 = r.l2_pass_latency_s;
+    const int reread = std::clamp(op.reread_passes, 0, std::max(0, op.passes - 1));
+    if (op.inputs_in_l2)
+      fixed += op.passes * l2;
+    else if (chain_in_l2)
+      fixed += dram + (op.passes - 1) * l2;
+    else
+      fixed += (op.passes - reread) * dram + reread * l2;
+    fixed += thread_chain_time(op, r);
   }
   // Memory: reads and writes stream at their own rates; a GEMM's weight stream runs at the
   // fitted share of it (its loads wait on the MMA pipeline, not only on DRAM).
   c.memory_time_s = op.bytes_read / r.read_bandwidth + op.bytes_written / r.write_bandwidth;
   if (op.kind == OpKind::gemm) c.memory_time_s /= r.gemm_stream_efficiency;
   c.memory_time_s = std::max(c.memory_time_s, decode_memory_s);
+  // Hot in L2: every byte streams at the L2 rate.
+  if (op.inputs_in_l2) c.memory_time_s = bytes / r.l2_bandwidth;
   // Multi-kernel chains (unfused GELU, naive softmax): the intermediates one kernel writes and
   // the next reads stay in L2 when they fit (half of L2, leaving room for the rest), so only
   // the chain's first input and last output cross DRAM; the rest streams at the L2 rate.
-  if (chain_in_l2) {
+  if (chain_in_l2 && !op.inputs_in_l2) {
     const double edge = elems * bytes_of(op.dtype);
     const double inner = op.bytes() - 2 * edge;
     if (inner > 0) c.memory_time_s = edge / r.read_bandwidth + edge / r.write_bandwidth + inner / r.l2_bandwidth;
   }
   // Row kernels (norms, softmax) run one CTA per row: with few rows the grid cannot keep
-  // enough bytes in flight, and each CTA streams its row (re-read once per sweep) at the rate
-  // of its own in-flight window: 16 KiB (256 threads x 16 B x 4 loads) per sweep latency
-  // (Little's law; docs/model.md). Rows beyond the resident slots run in waves.
-  if ((op.kind == OpKind::norm || op.kernel == KernelId::softmax_fused) && op.rows > 0 && r.pass_latency_s > 0) {
-    const double cta_rate = 16384.0 / r.pass_latency_s;
-    const double rows = static_cast<double>(op.rows);
-    // The first window of each sweep is already paid by the sweep's latency (fixed cost).
-    const double row = static_cast<double>(op.cols) * bytes_of(op.dtype) * (op.residual ? 2 : 1);
-    const double per_row = std::max(0.0, row * (op.passes + 1) - op.passes * 16384.0);
+  // enough bytes in flight, and each CTA streams its row at the rate of its own in-flight
+  // window: 16 KiB (256 threads x 16 B x 4 loads) per sweep latency (Little's law;
+  // docs/model.md). The first window of each sweep is already paid by the sweep's latency
+  // (fixed cost); what a sweep reads beyond it streams at that rate. Rows beyond the resident
+  // slots run in waves.
+  const double sweep_latency = op.inputs_in_l2 ? r.l2_pass_latency_s : r.pass_latency_s;
+  if ((op.kind == OpKind::norm || op.kernel == KernelId::softmax_fused) && op.rows > 0 && sweep_latency > 0) {
+    constexpr double window = 16384.0;
+    const double row = static_cast<double>(op.cols) * bytes_of(op.dtype);
+    double beyond = 0;
+    for (int s = 0; s < std::min<int>(op.passes, static_cast<int>(op.row_reads_per_sweep.size())); ++s)
+      beyond += std::max(0.0, op.row_reads_per_sweep[static_cast<size_t>(s)] * row - window);
     const double slots = static_cast<double>(card.sm_count) * 8.0;
-    const double waves = std::ceil(rows / slots);
-    c.memory_time_s = std::max(c.memory_time_s, waves * per_row / cta_rate);
+    const double waves = std::ceil(static_cast<double>(op.rows) / slots);
+    c.memory_time_s = std::max(c.memory_time_s, waves * beyond / (window / sweep_latency));
   }
 
   // t = fixed + max(compute, memory): the launch floor and each dependent sweep's latency do

@@ -1,6 +1,8 @@
 // perfmodel calibrate: measure the card's real roofs on the GPU (or refit committed raw
 // measurements without one) and write the calibration file the cost model uses.
+#include <algorithm>
 #include <ctime>
+#include <sstream>
 #include <fstream>
 
 #include "commands.hpp"
@@ -10,9 +12,28 @@
 namespace perfmodel::cli {
 
 // The GPU part (cmd_gpu.cpp with CUDA; cmd_gpu_none.cpp says how to get it).
-RawCalibration measure_calibration(Context& ctx, std::string& key, const std::string& raw_out);
+// `only`: the sections to measure (empty: all of kCalibrationSections).
+RawCalibration measure_calibration(Context& ctx, std::string& key, const std::string& raw_out,
+                                   const std::vector<std::string>& only);
 
 namespace {
+
+// What `calibrate --on-gpu --only` can measure on its own (docs/calibration.md).
+const std::vector<std::string> kCalibrationSections{"roofs", "attention", "gemm", "decode", "issue", "chains"};
+
+std::vector<std::string> parse_sections(const std::string& list) {
+  std::vector<std::string> out;
+  std::string item;
+  std::istringstream in(list);
+  while (std::getline(in, item, ',')) {
+    if (item.empty()) continue;
+    if (std::find(kCalibrationSections.begin(), kCalibrationSections.end(), item) == kCalibrationSections.end())
+      throw UsageError("--only: unknown section '" + item + "' (sections: roofs, attention, gemm, decode, issue, chains)");
+    out.push_back(item);
+  }
+  if (out.empty()) throw UsageError("--only: name at least one section");
+  return out;
+}
 
 // The seeds' W3 table: nominal and measured roofs side by side.
 Report calibration_report(const Context& ctx, const Card& card, const Calibration& c, const std::string& file) {
@@ -62,12 +83,18 @@ int cmd_calibrate(const std::vector<std::string>& args, Context& ctx) {
   po::options_description d("Options");
   bool g_on_gpu = false;
   std::string g_output;
-  std::string card_name, raw_in, raw_out, format;
+  std::string card_name, raw_out, format, only;
+  std::vector<std::string> raw_in;
   d.add_options()("on-gpu", po::bool_switch(&g_on_gpu), "measure on the CUDA device")(
       "card", po::value(&card_name), "catalogue card the device is (default: from the device name)")(
       "output", po::value(&g_output), "calibration file to write (default hardware/<card>.calibration.yaml)")(
       "raw", po::value(&raw_out), "also write the raw measurements (JSON)")(
-      "from-raw", po::value(&raw_in), "refit from a raw measurement file instead of measuring (no GPU needed)");
+      "from-raw", po::value(&raw_in)->composing(),
+      "refit from raw measurement files instead of measuring (no GPU needed); repeat it to merge files (the "
+      "first one's kernel floor and launch overhead are used)")(
+      "only", po::value(&only),
+      "with --on-gpu: measure only these sections, comma-separated: roofs (copies, L2, GEMM peaks and M ramp, floor, "
+      "launch), attention, gemm (K/N ramps), decode, issue, chains (small kernels' thread chains)");
   add_format(d, format);
   po::variables_map vm;
   if (!parse(args, d, vm, ctx,
@@ -78,11 +105,21 @@ int cmd_calibrate(const std::vector<std::string>& args, Context& ctx) {
   RawCalibration raw;
   std::string key = card_name;
   if (!raw_in.empty()) {
+    if (g_on_gpu || !only.empty()) throw UsageError("--from-raw refits committed measurements: drop --on-gpu and --only");
     raw = load_raw_calibration(raw_in);
     if (key.empty()) throw UsageError("--from-raw needs --card");
   } else {
     if (!g_on_gpu) throw UsageError("calibrate needs --on-gpu (or --from-raw FILE)");
-    raw = measure_calibration(ctx, key, raw_out);
+    if (!only.empty()) {
+      // Part of a calibration cannot be fitted on its own (the thread chains need the floor and
+      // the L2 roofs): keep the raw points, to be merged with a full run.
+      if (raw_out.empty()) throw UsageError("--only measures part of a calibration: name its raw file with --raw");
+      measure_calibration(ctx, key, raw_out, parse_sections(only));
+      *ctx.out << "wrote " << raw_out << "; fit it with a full run's points: perfmodel calibrate --from-raw FULL.json --from-raw "
+               << raw_out << " --card " << key << "\n";
+      return 0;
+    }
+    raw = measure_calibration(ctx, key, raw_out, {});
   }
   Catalogue cat(ctx.data_root);
   Card card = cat.card(key);

@@ -296,12 +296,53 @@ int validate_step(const std::vector<std::string>& args, Context& ctx) {
 int cmd_validate(const std::vector<std::string>& args, Context& ctx) { return validate_step(args, ctx); }
 
 
-RawCalibration measure_calibration(Context& ctx, std::string& key, const std::string& raw_out) {
+namespace {
+
+// Tiny launches of each small kernel, hot in L2 (one buffer set), at shapes the kernel suite does
+// not hold: what they take beyond a copy of the same bytes is the thread's dependent chain
+// (calibration_fit.cpp, "thread_chain").
+std::vector<v::Case> thread_chain_cases() {
+  std::vector<v::Case> out;
+  auto add = [&](v::Kernel k, int64_t n) {
+    v::Case c;
+    c.kernel = k;
+    c.l2_resident = true;
+    switch (k) {
+      case v::Kernel::rotary:
+        c.batch = 1, c.q_len = n, c.kv_len = n, c.heads = 32, c.kv_heads = 8, c.head_dim = 128, c.rows = n;
+        break;
+      case v::Kernel::kv_append:
+        c.batch = 1, c.q_len = n, c.kv_len = n, c.heads = 32, c.kv_heads = 8, c.head_dim = 128;
+        break;
+      case v::Kernel::embedding:
+        c.rows = n, c.cols = 4096, c.vocab = 32000;
+        break;
+      default:
+        c.rows = n, c.cols = 4096;
+    }
+    c.name = "thread_chain_" + v::to_string(k) + "_" + std::to_string(n);
+    out.push_back(c);
+  };
+  for (v::Kernel k : {v::Kernel::copy, v::Kernel::add, v::Kernel::gelu_fused, v::Kernel::gelu_unfused,
+                      v::Kernel::silu_mul, v::Kernel::rmsnorm, v::Kernel::layernorm, v::Kernel::softmax_fused,
+                      v::Kernel::softmax_naive, v::Kernel::rotary, v::Kernel::kv_append, v::Kernel::embedding})
+    for (int64_t n : {3, 6}) add(k, n);
+  return out;
+}
+
+}  // namespace
+
+RawCalibration measure_calibration(Context& ctx, std::string& key, const std::string& raw_out,
+                                   const std::vector<std::string>& only) {
   require_device();
   const v::DeviceInfo dev = v::device_info();
   if (key.empty()) key = card_for_device(dev);
+  auto want = [&](const char* section) { return only.empty() || std::find(only.begin(), only.end(), section) != only.end(); };
   v::Options opt;
-  v::CalibrationData data = v::collect_calibration(opt, [&](const std::string& msg) { *ctx.err << "calibrate: " << msg << "\n"; });
+  v::CalibrationData data;
+  data.device = dev;
+  if (want("roofs"))
+    data = v::collect_calibration(opt, [&](const std::string& msg) { *ctx.err << "calibrate: " << msg << "\n"; });
   // The flash attention kernel's throughput at a large causal prefill (its own roof).
   v::Case att;
   att.name = "attention_peak";
@@ -310,11 +351,11 @@ RawCalibration measure_calibration(Context& ctx, std::string& key, const std::st
   att.batch = A::batch, att.heads = A::heads, att.kv_heads = A::kv_heads, att.q_len = A::seq, att.kv_len = A::seq;
   att.head_dim = A::head_dim;
   att.causal = true;
-  *ctx.err << "calibrate: flash attention throughput\n";
-  v::Result ar = v::run_case(att, opt);
   std::string json = v::calibration_json(data);
   std::string extra;
-  char buf[256];
+  char buf[512];
+  if (want("attention")) *ctx.err << "calibrate: flash attention throughput\n";
+  const v::Result ar = want("attention") ? v::run_case(att, opt) : v::Result{};
   if (ar.ok && ar.correct && ar.median_s > 0) {
     const double flops = 4.0 * A::batch * A::heads * A::head_dim * (A::seq * (A::seq + 1.0) / 2.0);
     std::snprintf(buf, sizeof buf, "{\"what\":\"attention_peak\",\"dtype\":\"bf16\",\"flops\":%.9g,\"seconds\":%.9g}", flops, ar.median_s);
@@ -322,12 +363,13 @@ RawCalibration measure_calibration(Context& ctx, std::string& key, const std::st
   }
   // Weight-streaming GEMMs over the reduction depth K and the output width N: what the GEMM's
   // fixed cost depends on (the M ramp of collect_calibration holds K and N at 4096).
-  *ctx.err << "calibrate: GEMM K and N ramps\n";
+  if (want("gemm")) *ctx.err << "calibrate: GEMM K and N ramps\n";
   const std::vector<std::array<int64_t, 3>> ramp{{1, 4096, 512},  {1, 4096, 1024}, {1, 4096, 2048},
                                                  {1, 4096, 8192}, {1, 4096, 16384}, {16, 4096, 8192},
                                                  {1, 1024, 4096}, {1, 16384, 4096}, {1, 65536, 4096},
                                                  {64, 96, 256},   {1, 512, 1024}};
   for (const auto& [m, n, k] : ramp) {
+    if (!want("gemm")) break;
     v::Case g;
     g.name = "gemm_k_ramp";
     g.kernel = v::Kernel::gemm;
@@ -340,7 +382,7 @@ RawCalibration measure_calibration(Context& ctx, std::string& key, const std::st
   }
   // Flash-decoding at shapes the kernel suite does not hold (the suite stays a held-out test):
   // both kernel paths (GQA groups of 2 and of 8), several context lengths.
-  *ctx.err << "calibrate: decode attention ramp\n";
+  if (want("decode")) *ctx.err << "calibrate: decode attention ramp\n";
   // The last five hold many key tiles per CTA (few splits), so the fit can tell a CTA's fixed
   // cost from its per-tile cost.
   const std::vector<std::array<int64_t, 5>> dec{{1, 32, 16, 512, 128},  {1, 32, 16, 2048, 128}, {1, 32, 16, 6144, 128},
@@ -349,6 +391,7 @@ RawCalibration measure_calibration(Context& ctx, std::string& key, const std::st
                                                 {16, 32, 8, 3000, 128}, {64, 32, 4, 1500, 128}, {48, 32, 4, 700, 64},
                                                 {24, 64, 8, 2500, 128}, {96, 32, 4, 384, 128}};
   for (const auto& [b, h, kvh, len, d] : dec) {
+    if (!want("decode")) break;
     v::Case a;
     a.name = "decode_ramp";
     a.kernel = v::Kernel::attention_decode;
@@ -363,8 +406,9 @@ RawCalibration measure_calibration(Context& ctx, std::string& key, const std::st
   }
   // Issue-bound kernels: fused softmaxes over rows the suite does not hold; their instructions
   // are counted (perfmodel/instructions.hpp), so the time gives the share of issue slots used.
-  *ctx.err << "calibrate: issue rate (fused softmax)\n";
+  if (want("issue")) *ctx.err << "calibrate: issue rate (fused softmax)\n";
   for (const auto& [rows, cols] : std::vector<std::array<int64_t, 2>>{{8192, 8192}, {32768, 2048}, {16384, 3072}}) {
+    if (!want("issue")) break;
     v::Case s;
     s.name = "issue_softmax";
     s.kernel = v::Kernel::softmax_fused;
@@ -375,11 +419,27 @@ RawCalibration measure_calibration(Context& ctx, std::string& key, const std::st
                   static_cast<long long>(rows), static_cast<long long>(cols), r.median_s);
     extra += (extra.empty() ? "" : ",") + std::string(buf);
   }
+  if (want("chains")) *ctx.err << "calibrate: thread chains of small kernels\n";
+  for (const v::Case& c : want("chains") ? thread_chain_cases() : std::vector<v::Case>{}) {
+    const v::Result r = v::run_case(c, opt);
+    if (!r.ok || !r.correct) continue;
+    std::snprintf(buf, sizeof buf,
+                  "{\"what\":\"thread_chain\",\"dtype\":\"bf16\",\"kernel\":\"%s\",\"rows\":%lld,\"cols\":%lld,\"vocab\":%lld,"
+                  "\"batch\":%lld,\"heads\":%lld,\"kv_heads\":%lld,\"q_len\":%lld,\"kv_len\":%lld,\"head_dim\":%lld,"
+                  "\"l2_resident\":%s,\"rotated_bytes\":%.9g,\"seconds\":%.9g}",
+                  v::to_string(c.kernel).c_str(), static_cast<long long>(c.rows), static_cast<long long>(c.cols),
+                  static_cast<long long>(c.vocab), static_cast<long long>(c.batch), static_cast<long long>(c.heads),
+                  static_cast<long long>(c.kv_heads), static_cast<long long>(c.q_len), static_cast<long long>(c.kv_len),
+                  static_cast<long long>(c.head_dim), c.l2_resident ? "true" : "false", r.rotated_bytes, r.median_s);
+    *ctx.err << "calibrate: " << c.name << ": " << r.median_s * 1e6 << " us\n";
+    extra += (extra.empty() ? "" : ",") + std::string(buf);
+  }
   const std::string key_text = "\"points\":[";
   const size_t at = json.find(key_text);
   if (at != std::string::npos && !extra.empty()) {
     const size_t pos = at + key_text.size();
-    const bool empty = json.compare(pos, 1, "]") == 0;
+    const size_t next = json.find_first_not_of(" \n", pos);
+    const bool empty = next != std::string::npos && json[next] == ']';
     json.insert(pos, extra + (empty ? "" : ","));
   }
   const std::string tmp = raw_out.empty() ? std::string("/tmp/perfmodel-calibration-raw.json") : raw_out;

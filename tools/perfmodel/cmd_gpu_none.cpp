@@ -25,7 +25,7 @@ int no_cuda(const std::string& name, const std::vector<std::string>& args, Conte
 }  // namespace
 
 int cmd_validate(const std::vector<std::string>& a, Context& c) { return no_cuda("validate", a, c); }
-RawCalibration measure_calibration(Context&, std::string&, const std::string&) {
+RawCalibration measure_calibration(Context&, std::string&, const std::string&, const std::vector<std::string>&) {
   throw UsageError("built without CUDA; rebuild with -DPERFMODEL_CUDA=ON (or refit with --from-raw FILE)");
 }
 

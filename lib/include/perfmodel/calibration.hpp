@@ -7,8 +7,18 @@
 
 #include "perfmodel/decode_attention.hpp"
 #include "perfmodel/dtype.hpp"
+#include "perfmodel/op.hpp"
 
 namespace perfmodel {
+
+// Per kernel: the time one thread's chain of dependent work takes beyond a copy's (index
+// arithmetic, dependent index loads, block reductions, math), seconds; negative = not measured.
+using ThreadChains = std::array<double, kKernelIdCount>;
+inline ThreadChains unmeasured_thread_chains() {
+  ThreadChains c;
+  c.fill(-1.0);
+  return c;
+}
 
 struct Calibration {
   std::string card_key;       // the catalogue card it belongs to
@@ -34,6 +44,8 @@ struct Calibration {
   // Share of the issue slots (SMs x 4 schedulers x CUDA-core clock) an issue-bound kernel that
   // also streams DRAM keeps busy: fitted on fused softmaxes of counted instructions.
   double issue_efficiency = 0;
+  // Small kernels: the thread chain beyond a copy's, per kernel, from tiny L2-resident launches.
+  ThreadChains thread_chain_s = unmeasured_thread_chains();
   // Memory-bound ramp t = t0 + bytes / BW over copies of growing size (reported, for the W3 table).
   double ramp_t0_s = 0;
   double ramp_bandwidth = 0;

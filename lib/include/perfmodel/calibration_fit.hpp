@@ -2,22 +2,27 @@
 // Turning raw calibration measurements into a Calibration: the roofs are read off directly
 // (large copy, L2-resident copy, large-square GEMMs) and the memory-bound ramp t = t0 + bytes/BW
 // is fitted by least squares (Eigen) over elementwise kernels of growing size.
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "perfmodel/calibration.hpp"
 #include "perfmodel/card.hpp"
+#include "perfmodel/kernel_case.hpp"
 
 namespace perfmodel {
 
 struct RawPoint {
-  std::string what;          // copy_large | l2_copy | copy_ramp | add_ramp | gemm_peak | gemm_m_ramp | attention_peak
+  // copy_large | l2_copy | copy_ramp | add_ramp | gemm_peak | gemm_m_ramp | gemm_k_ramp |
+  // attention_peak | decode_ramp | issue_softmax | thread_chain
+  std::string what;
   std::string dtype;         // for gemm points: bf16, fp16, tf32, fp32, fp8
   int64_t m = 0, n = 0, k = 0;
   int64_t batch = 0, heads = 0, kv_heads = 0, kv_len = 0, head_dim = 0;  // decode_ramp points
   double bytes = 0;          // bytes moved (read + write)
   double flops = 0;          // for attention points
   double seconds = 0;
+  std::optional<KernelCase> kernel;  // thread_chain points: the small kernel launched
 };
 
 struct RawCalibration {
@@ -29,6 +34,9 @@ struct RawCalibration {
 
 // Reads calibration-raw.json as written by the validation backend (throws ConfigError).
 RawCalibration load_raw_calibration(const std::string& path);
+// Several raw files (a full run and `--only` runs) as one: all points; the device, kernel floor
+// and launch overhead of the first file that has them.
+RawCalibration load_raw_calibration(const std::vector<std::string>& paths);
 
 struct RampFit {
   double t0_s = 0, bandwidth = 0;

@@ -16,6 +16,15 @@ namespace perfmodel {
 // (`residual`: the norm with the residual add fused in; 0 for kernels the model does not count: GEMMs and attention run on tensor cores).
 double kernel_instructions(KernelId kernel, int64_t rows, int64_t cols, DType dtype, bool residual = false);
 
+// Instructions one thread of `kernel` executes on rows of `cols` elements (row kernels: its share
+// of a row; map kernels: one 16-byte vector of each operand; chains of kernels: summed over them).
+// The default thread chain of a small kernel is derived from it (price.cpp).
+double thread_instructions(KernelId kernel, int64_t cols, DType dtype);
+
+// Iterations of a thread's loop over its share of one sweep: row kernels walk cols / (16-byte
+// vector x row_threads) vectors of a row; map kernels one vector (1).
+int64_t thread_iterations(KernelId kernel, int64_t cols, DType dtype);
+
 // Threads per row of the one-CTA-per-row kernels (norms, fused softmax): one 16-byte vector per
 // thread per sweep, rounded up to whole warps, 32..256.
 int64_t row_threads(int64_t cols, DType dtype);

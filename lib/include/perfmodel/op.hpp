@@ -1,6 +1,7 @@
 #pragma once
 // One kernel-sized piece of a step (ARCHITECTURE.md: Op): pure data. FLOPs and bytes are per
 // instance; `count` instances run per step (usually one per layer).
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -35,6 +36,7 @@ enum class KernelId {
   attention_prefill_unfused,
   other
 };
+inline constexpr int kKernelIdCount = static_cast<int>(KernelId::other) + 1;
 std::string to_string(KernelId k);
 
 struct GemmShape {
@@ -65,6 +67,11 @@ struct Op {
   int launches = 1;            // kernels per instance
   double instructions = 0;     // thread instructions per instance (issue roof; 0 = not counted)
   int passes = 1;              // dependent sweeps over memory (a row reduction then a write is 2)
+  int reread_passes = 0;       // of those, sweeps that only re-read what an earlier one touched (L2 hits)
+  bool inputs_in_l2 = false;   // the working set is already hot in L2 (small, re-run)
+  // Row kernels (one CTA per row): rows of `cols` elements each dependent sweep reads (the row,
+  // its re-read, weight and bias rows); what a CTA keeps in flight is priced per sweep.
+  std::array<int, 4> row_reads_per_sweep{};
   int64_t count = 1;           // instances per step
   double model_flops = 0;      // the part of flops the model "needs" (MFU numerator)
 

@@ -41,6 +41,9 @@ struct Roofs {
   // Warp instructions per second all SMs issue on a mixed memory/arithmetic kernel: SMs x 4
   // schedulers x CUDA-core clock x the share of issue slots such kernels keep busy.
   double issue_rate = 0;
+  // Small kernels: a thread's dependent chain beyond a copy's, per kernel (calibrated; negative
+  // = derived from the kernel's instruction count, price.cpp).
+  ThreadChains thread_chain_s = unmeasured_thread_chains();
 };
 
 // Documented default efficiencies for uncalibrated cards (docs/model.md cites each).

@@ -1,0 +1,86 @@
+// calibration_fit.hpp: the committed H200 calibration is what its raw measurements fit to, and the
+// thread-chain fit recovers a chain planted in synthetic measurements.
+#include <doctest/doctest.h>
+
+#include "perfmodel/calibration_fit.hpp"
+#include "perfmodel/instructions.hpp"
+#include "perfmodel/kernel_case.hpp"
+#include "perfmodel/price.hpp"
+#include "test_support.hpp"
+
+using namespace perfmodel;
+
+namespace {
+
+std::vector<std::string> h200_raw() {
+  const std::string dir = test::root() + "/validation/results/h200/";
+  return {dir + "calibration-raw.json", dir + "calibration-chains-raw.json"};
+}
+
+}  // namespace
+
+TEST_CASE("the committed H200 calibration refits from its raw measurements (two files merged)") {
+  const Card h200 = test::catalogue().card("h200");
+  const RawCalibration raw = load_raw_calibration(h200_raw());
+  CHECK(raw.kernel_floor_s > 0);  // from the full run; the chains-only run has none
+  const Calibration fit = fit_calibration(raw, h200);
+  const Calibration committed = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+  // The YAML keeps six significant digits.
+  auto same = [](double a, double b) { return a == test::approx(b).epsilon(1e-5); };
+  CHECK(same(fit.read_bandwidth, committed.read_bandwidth));
+  CHECK(same(fit.pass_latency_s, committed.pass_latency_s));
+  CHECK(same(fit.l2_pass_latency_s, committed.l2_pass_latency_s));
+  CHECK(same(fit.issue_efficiency, committed.issue_efficiency));
+  for (int i = 0; i < kKernelIdCount; ++i) {
+    CAPTURE(to_string(static_cast<KernelId>(i)));
+    CHECK((fit.thread_chain_s[i] < 0) == (committed.thread_chain_s[i] < 0));
+    if (fit.thread_chain_s[i] >= 0) CHECK(fit.thread_chain_s[i] == test::approx(committed.thread_chain_s[i]).epsilon(1e-4));
+  }
+  // Every small kernel of the suite has a measured chain; GEMMs and attention have none.
+  for (KernelId k : {KernelId::copy, KernelId::silu_mul, KernelId::rmsnorm, KernelId::softmax_fused, KernelId::rotary,
+                     KernelId::kv_append, KernelId::embedding})
+    CHECK(fit.thread_chain_s[static_cast<int>(k)] >= 0);
+  CHECK(fit.thread_chain_s[static_cast<int>(KernelId::gemm)] < 0);
+}
+
+TEST_CASE("the thread-chain fit recovers a planted chain, per iteration of the thread's loop") {
+  const Card h200 = test::catalogue().card("h200");
+  RawCalibration raw = load_raw_calibration(h200_raw());
+  // Keep the roofs' points, drop the measured chains, and plant synthetic ones: what the model
+  // gives the launch with no chain, plus 0.5 us per iteration (RMSNorm 4096 wide: 2 iterations).
+  std::erase_if(raw.points, [](const RawPoint& p) { return p.what == "thread_chain"; });
+  Calibration base = fit_calibration(raw, h200);
+  base.thread_chain_s.fill(0.0);
+  const Roofs roofs = make_roofs(h200, &base);
+  for (KernelId k : {KernelId::rmsnorm, KernelId::silu_mul}) {
+    KernelCase c;
+    c.kernel = k;
+    c.rows = 3, c.cols = 4096;
+    c.l2_resident = true;
+    const Op op = to_op_on(c, h200.l2_bytes);
+    CHECK(op.inputs_in_l2);
+    RawPoint p;
+    p.what = "thread_chain";
+    p.kernel = c;
+    p.seconds = price(op, roofs, Impl::fused).time_s + 0.5e-6 * static_cast<double>(thread_iterations(k, 4096, DType::bf16));
+    raw.points.push_back(p);
+  }
+  CHECK(thread_iterations(KernelId::rmsnorm, 4096, DType::bf16) == 2);
+  CHECK(thread_iterations(KernelId::silu_mul, 4096, DType::bf16) == 1);
+  const Calibration fit = fit_calibration(raw, h200);
+  CHECK(fit.thread_chain_s[static_cast<int>(KernelId::rmsnorm)] == test::approx(0.5e-6));
+  CHECK(fit.thread_chain_s[static_cast<int>(KernelId::silu_mul)] == test::approx(0.5e-6));
+  CHECK(fit.thread_chain_s[static_cast<int>(KernelId::rotary)] < 0);  // no point: not measured
+}
+
+TEST_CASE("a harness case is hot in L2 when asked, or when its rotated buffer sets fit in half of L2") {
+  const double l2 = 60.0 * 1024 * 1024;
+  KernelCase c;
+  CHECK_FALSE(hot_in_l2(c, l2));  // rotation not recorded
+  c.rotated_bytes = 16.4e6;       // 1000 sets of an 8 KiB copy
+  CHECK(hot_in_l2(c, l2));
+  c.rotated_bytes = 125.8e6;      // > 2 x L2: every set is evicted before it comes round again
+  CHECK_FALSE(hot_in_l2(c, l2));
+  c.l2_resident = true;           // one buffer set, re-run
+  CHECK(hot_in_l2(c, l2));
+}
