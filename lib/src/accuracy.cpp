@@ -81,10 +81,10 @@ void load_measurements(const std::string& path, Measurements& into) {
   if (fs::is_directory(path)) {
     std::vector<std::string> files;
     for (const auto& e : fs::recursive_directory_iterator(path))
-      // calibration-raw.json is the fit's input, selftest.json the backend's correctness checks
-      // (few samples): neither is part of the accuracy data set.
-      if (e.is_regular_file() && e.path().extension() == ".json" && e.path().filename() != "calibration-raw.json" &&
-          e.path().filename() != "selftest.json")
+      // calibration*.json are the fit's inputs, selftest.json the backend's correctness checks
+      // (few samples): none is part of the accuracy data set.
+      if (e.is_regular_file() && e.path().extension() == ".json" &&
+          e.path().filename().string().rfind("calibration", 0) != 0 && e.path().filename() != "selftest.json")
         files.push_back(e.path().string());
     std::sort(files.begin(), files.end());
     for (const auto& f : files) load_one(f, into);

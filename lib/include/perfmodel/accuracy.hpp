@@ -31,7 +31,7 @@ struct Measurements {
   std::vector<MeasuredStep> steps;
 };
 
-// Reads one file or every *.json under a folder (recursively; calibration-raw.json and
+// Reads one file or every *.json under a folder (recursively; calibration*.json and
 // selftest.json excepted): kernel-suite files
 // ({"cases": [...]}) and step files written by `validate --output`. Throws ConfigError.
 void load_measurements(const std::string& path, Measurements& into);
