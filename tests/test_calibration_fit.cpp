@@ -14,7 +14,7 @@ namespace {
 
 std::vector<std::string> h200_raw() {
   const std::string dir = test::root() + "/validation/results/h200/";
-  return {dir + "calibration-raw.json", dir + "calibration-chains-raw.json"};
+  return {dir + "calibration-raw.json", dir + "calibration-chains-raw.json", dir + "calibration-power-raw.json"};
 }
 
 }  // namespace
@@ -31,6 +31,13 @@ TEST_CASE("the committed H200 calibration refits from its raw measurements (two 
   CHECK(same(fit.pass_latency_s, committed.pass_latency_s));
   CHECK(same(fit.l2_pass_latency_s, committed.l2_pass_latency_s));
   CHECK(same(fit.issue_efficiency, committed.issue_efficiency));
+  CHECK(same(fit.power.limit_w, committed.power.limit_w));
+  CHECK(same(fit.power.idle_w, committed.power.idle_w));
+  CHECK(same(fit.power.tensor_w, committed.power.tensor_w));
+  CHECK(same(fit.sustained_clock_scale, committed.sustained_clock_scale));
+  // The sustained GEMM ran slower than its burst: the cap binds on the H200.
+  CHECK(fit.sustained_clock_scale < 0.95);
+  CHECK(fit.power.tensor_w > fit.power.limit_w - fit.power.idle_w);
   for (int i = 0; i < kKernelIdCount; ++i) {
     CAPTURE(to_string(static_cast<KernelId>(i)));
     CHECK((fit.thread_chain_s[i] < 0) == (committed.thread_chain_s[i] < 0));

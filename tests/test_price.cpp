@@ -200,6 +200,10 @@ TEST_CASE("a calibration survives to_yaml and back") {
   for (int i = 0; i < kKernelIdCount; ++i) CHECK(back.thread_chain_s[i] == test::approx(cal.thread_chain_s[i]));
   CHECK(back.thread_chain_s[static_cast<int>(KernelId::rmsnorm)] == test::approx(0.3e-6));
   CHECK(back.thread_chain_s[static_cast<int>(KernelId::silu_mul)] < 0);  // not measured
+  CHECK(back.power.limit_w == test::approx(cal.power.limit_w));
+  CHECK(back.power.idle_w == test::approx(cal.power.idle_w));
+  CHECK(back.power.tensor_w == test::approx(cal.power.tensor_w));
+  CHECK(back.power.limit_w == test::approx(400.0));
   std::filesystem::remove(tmp);
 }
 

@@ -49,6 +49,12 @@ Calibration load_calibration(const std::string& path) {
         c.thread_chain_s[i] = *v;
     chains->finish();
   }
+  c.power.limit_w = r.opt_quantity("power_limit", Dimension::watts).value_or(0);
+  c.power.idle_w = r.opt_quantity("idle_power", Dimension::watts, true).value_or(0);
+  c.power.tensor_w = r.opt_quantity("tensor_power", Dimension::watts).value_or(0);
+  c.sustained_clock_scale = r.opt_number("sustained_clock_scale").value_or(0);
+  if (c.sustained_clock_scale < 0 || c.sustained_clock_scale > 1)
+    r.fail("sustained_clock_scale", "must be a share between 0 and 1");
   if (auto ramp = r.opt_map("memory_ramp")) {
     c.ramp_t0_s = ramp->opt_quantity("t0", Dimension::seconds, true).value_or(0);
     c.ramp_bandwidth = ramp->opt_quantity("bandwidth", Dimension::bytes_per_s).value_or(0);
@@ -93,6 +99,13 @@ std::string to_yaml(const Calibration& c) {
   if (c.gemm_fixed_per_k_s > 0) o << "gemm_fixed_per_1024_k: " << q(c.gemm_fixed_per_k_s, "us", 1e-6) << "   # fitted on the K ramp\n";
   if (c.gemm_stream_efficiency > 0) o << "gemm_stream_efficiency: " << c.gemm_stream_efficiency << "   # small-M GEMMs: share of the read rate\n";
   if (c.issue_efficiency > 0) o << "issue_efficiency: " << c.issue_efficiency << "   # share of issue slots busy, fused softmaxes\n";
+  if (c.power.known()) {
+    o << "power_limit: " << q(c.power.limit_w, "W", 1) << "   # enforced board power cap\n";
+    o << "idle_power: " << q(c.power.idle_w, "W", 1) << "   # board draw, clocked and idle\n";
+    o << "tensor_power: " << q(c.power.tensor_w, "W", 1) << "   # a tensor-bound GEMM's draw beyond idle at full clock\n";
+  }
+  if (c.sustained_clock_scale > 0)
+    o << "sustained_clock_scale: " << c.sustained_clock_scale << "   # that GEMM sustained at the cap: burst time / sustained time\n";
   bool any_chain = false;
   for (double v : c.thread_chain_s) any_chain = any_chain || v >= 0;
   if (any_chain) {

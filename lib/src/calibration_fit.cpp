@@ -38,6 +38,9 @@ RawCalibration load_raw_calibration(const std::string& path) {
     if (p["flops"]) pt.flops = p["flops"].as<double>();
     pt.seconds = p["seconds"].as<double>();
     if (!(pt.seconds > 0)) continue;  // a failed measurement
+    auto num = [&](const char* key) { return p[key] ? p[key].as<double>() : 0.0; };
+    pt.burst_seconds = num("burst_seconds"), pt.clock_mhz = num("clock_mhz"), pt.burst_clock_mhz = num("burst_clock_mhz");
+    pt.power_w = num("power_w"), pt.idle_power_w = num("idle_power_w"), pt.power_limit_w = num("power_limit_w");
     if (pt.what == "thread_chain") {
       KernelCase c;
       const auto k = p["kernel"] ? kernel_from_string(p["kernel"].as<std::string>()) : std::nullopt;
@@ -292,6 +295,22 @@ Calibration fit_calibration(const RawCalibration& raw, const Card& card) {
     }
     for (size_t i = 0; i < sum.size(); ++i)
       if (n[i] > 0) c.thread_chain_s[i] = std::max(0.0, sum[i] / n[i]);
+  }
+  // Power cap: a large GEMM sustained back to back settles at the clock where the board meets
+  // its cap. Its time against a rested burst is the clock scale phi_s (time ~ 1/f for a
+  // compute-bound GEMM; a burst below the full clock is scaled up to it), and at the cap
+  // idle + tensor x phi_s^3 = limit (power.hpp) gives the tensor draw at full clock.
+  for (const RawPoint& p : raw.points) {
+    if (p.what != "sustained_gemm" || !(p.burst_seconds > 0) || !(p.power_limit_w > 0)) continue;
+    const double f_max = card.cuda_clock_hz / 1e6;
+    const double burst_scale = p.burst_clock_mhz > 0 && f_max > 0 ? std::min(1.0, p.burst_clock_mhz / f_max) : 1.0;
+    const double phi = std::min(1.0, p.burst_seconds * burst_scale / p.seconds);
+    c.sustained_clock_scale = phi;
+    if (phi < 0.999 && p.power_limit_w > p.idle_power_w) {
+      c.power.limit_w = p.power_limit_w;
+      c.power.idle_w = p.idle_power_w;
+      c.power.tensor_w = (p.power_limit_w - p.idle_power_w) / (phi * phi * phi);
+    }
   }
   const RampFit f = fit_ramp(ramp);
   if (f.points >= 2 && f.bandwidth > 0) {

@@ -59,6 +59,7 @@ Roofs make_roofs(const Card& card, const Calibration* cal) {
   const double issue_eff = cal ? pick(cal->issue_efficiency, DefaultEfficiency::issue) : DefaultEfficiency::issue;
   r.issue_rate = issue_slots_per_second(card) * issue_eff;
   if (cal) r.thread_chain_s = cal->thread_chain_s;
+  if (cal) r.power = cal->power;
   return r;
 }
 
@@ -282,18 +283,48 @@ OpCost price(const Op& op, const Roofs& r, Impl impl, const Tile* force_tile) {
 
 namespace perfmodel {
 
+namespace {
+
+// An op's time when its compute runs at clock scale phi: only compute beyond what bounded it
+// before adds (memory streams and fixed costs do not follow the SM clock).
+double at_clock(const OpCost& c, double phi) {
+  const double busy = std::max(c.compute_time_s, c.memory_time_s);
+  return c.time_s + std::max(0.0, c.compute_time_s / phi - busy);
+}
+
+}  // namespace
+
 StepCost price_step(const Step& step, const Roofs& roofs, Impl impl) {
   StepCost s;
   s.ops.reserve(step.ops.size());  // one allocation per step
+  double tensor_busy = 0;  // tensor cores busy at the effective GEMM peak, full clock
   for (const Op& op : step.ops) {
-    OpCost c = price(op, roofs, impl);
-    const double n = static_cast<double>(op.count);
+    s.ops.push_back(price(op, roofs, impl));
+    const double peak = roofs.peak[static_cast<size_t>(op.precision)];
+    if (is_tensor(op.precision) && op.flops > 0 && peak > 0) tensor_busy += static_cast<double>(op.count) * op.flops / peak;
+  }
+  // A serving loop runs its steps back to back: the power cap sets the clock (power.hpp).
+  auto step_time = [&](double phi) {
+    double t = 0;
+    for (size_t i = 0; i < s.ops.size(); ++i) t += static_cast<double>(step.ops[i].count) * at_clock(s.ops[i], phi);
+    return t;
+  };
+  s.clock_scale = capped_clock_scale(roofs.power, tensor_busy, step_time);
+  for (size_t i = 0; i < s.ops.size(); ++i) {
+    OpCost& c = s.ops[i];
+    if (s.clock_scale < 1) {
+      c.time_s = at_clock(c, s.clock_scale);
+      c.compute_time_s /= s.clock_scale;
+      c.overhead_time_s = c.time_s - std::max(c.compute_time_s, c.memory_time_s);
+      if (c.bound != Bound::overhead) c.bound = c.compute_time_s >= c.memory_time_s ? Bound::compute : Bound::memory;
+      if (step.ops[i].flops > 0 && c.time_s > 0) c.achieved_flops = step.ops[i].flops / c.time_s;
+    }
+    const double n = static_cast<double>(step.ops[i].count);
     s.time_s += n * c.time_s;
     s.roofline_time_s += n * c.roofline_time_s;
     (c.bound == Bound::compute ? s.compute_time_s
      : c.bound == Bound::memory ? s.memory_time_s
                                 : s.overhead_time_s) += n * c.time_s;
-    s.ops.push_back(std::move(c));
   }
   s.bound = Bound::memory;
   if (s.compute_time_s > s.memory_time_s && s.compute_time_s > s.overhead_time_s) s.bound = Bound::compute;

@@ -18,6 +18,7 @@ std::string_view to_string(Dimension d) {
     case Dimension::bits: return "bits (e.g. 5120 bit)";
     case Dimension::bits_per_s: return "per-pin data rate (e.g. 5.23 Gbps)";
     case Dimension::seconds: return "time (e.g. 4 us)";
+    case Dimension::watts: return "power (e.g. 700 W)";
   }
   return "?";
 }
@@ -50,7 +51,8 @@ struct BaseUnit {
   double factor;  // to SI
 };
 
-constexpr std::array<BaseUnit, 16> kBases{{{"B", Dimension::bytes, 1},
+constexpr std::array<BaseUnit, 17> kBases{{{"W", Dimension::watts, 1},
+                                          {"B", Dimension::bytes, 1},
                                           {"byte", Dimension::bytes, 1},
                                           {"bytes", Dimension::bytes, 1},
                                           {"B/s", Dimension::bytes_per_s, 1},
@@ -87,7 +89,7 @@ std::optional<std::pair<double, Dimension>> lookup_unit(std::string_view unit) {
       // Binary prefixes only make sense for capacities; sub-unit prefixes only for time.
       if (binary && b.dim != Dimension::bytes) continue;
       bool small = p.factor < 1;
-      if (small && b.dim != Dimension::seconds) continue;
+      if (small && b.dim != Dimension::seconds && b.dim != Dimension::watts) continue;
       return std::make_pair(p.factor * b.factor, b.dim);
     }
   }

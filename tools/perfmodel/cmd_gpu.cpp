@@ -8,6 +8,7 @@
 #include <fstream>
 #include <iostream>
 #include <sstream>
+#include <thread>
 
 #include "commands.hpp"
 #include "perfmodel/calibration_fit.hpp"
@@ -267,6 +268,9 @@ int validate_step(const std::vector<std::string>& args, Context& ctx) {
   step.set("predicted_s", Node::number(p.cost.time_s, Hint::time));
   step.set("measured_sum_s", Node::number(measured_sum, Hint::time));
   step.set("measured_graph_s", whole.ok ? Node::number(whole.median_s, Hint::time) : Node());
+  // The graph replays for seconds: a sustained load, whose SM clock the power cap may lower.
+  step.set("graph_sm_clock_mhz", whole.ok && whole.sm_clock_mhz_median > 0 ? Node::number(whole.sm_clock_mhz_median) : Node());
+  step.set("graph_power_w", whole.ok && whole.power_w_median > 0 ? Node::number(whole.power_w_median) : Node());
   step.set("error_vs_graph", whole.ok ? Node::number(p.cost.time_s / whole.median_s - 1, Hint::percent) : Node());
   step.set("error_vs_sum", measured_sum > 0 ? Node::number(p.cost.time_s / measured_sum - 1, Hint::percent) : Node());
   r.root.set("step", std::move(step));
@@ -433,6 +437,39 @@ RawCalibration measure_calibration(Context& ctx, std::string& key, const std::st
                   static_cast<long long>(c.head_dim), c.l2_resident ? "true" : "false", r.rotated_bytes, r.median_s);
     *ctx.err << "calibrate: " << c.name << ": " << r.median_s * 1e6 << " us\n";
     extra += (extra.empty() ? "" : ",") + std::string(buf);
+  }
+  // Sustained tensor load: the board's power cap. A large GEMM timed in a short burst (the GPU
+  // rested first), then the same GEMM back to back for seconds in one graph, with the SM clock
+  // and the board power read after every replay (power.cpp uses the pair).
+  if (want("power")) {
+    *ctx.err << "calibrate: sustained tensor load (power cap)\n";
+    std::this_thread::sleep_for(std::chrono::seconds(3));
+    const v::PowerInfo idle = v::power_info();
+    v::Case g;
+    g.name = "power_gemm";
+    g.kernel = v::Kernel::gemm;
+    g.m = g.n = g.k = 8192;
+    const v::Result burst = v::run_case(g, opt);
+    v::Options so = opt;
+    so.check = false;
+    so.cold = false;
+    so.min_samples = 60;
+    so.target_rel_spread = 0;  // run the whole budget: the clock settles after ~0.5 s
+    so.max_seconds_per_case = 4;
+    const int n = 24;
+    const v::Result sus = v::run_sequence(std::vector<v::Case>(n, g), so);
+    if (burst.ok && burst.correct && sus.ok) {
+      std::snprintf(buf, sizeof buf,
+                    "{\"what\":\"sustained_gemm\",\"dtype\":\"bf16\",\"m\":8192,\"n\":8192,\"k\":8192,\"seconds\":%.9g,"
+                    "\"burst_seconds\":%.9g,\"clock_mhz\":%.6g,\"burst_clock_mhz\":%.6g,\"power_w\":%.6g,"
+                    "\"idle_power_w\":%.6g,\"power_limit_w\":%.6g}",
+                    sus.median_s / n, burst.median_s, sus.sm_clock_mhz_median, burst.sm_clock_mhz_median, sus.power_w_median,
+                    idle.draw_w, idle.limit_w);
+      *ctx.err << "calibrate: sustained GEMM " << sus.median_s / n * 1e6 << " us at " << sus.sm_clock_mhz_median << " MHz, "
+               << sus.power_w_median << " W (burst " << burst.median_s * 1e6 << " us at " << burst.sm_clock_mhz_median
+               << " MHz; idle " << idle.draw_w << " W, cap " << idle.limit_w << " W)\n";
+      extra += (extra.empty() ? "" : ",") + std::string(buf);
+    }
   }
   const std::string key_text = "\"points\":[";
   const size_t at = json.find(key_text);

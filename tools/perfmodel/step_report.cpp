@@ -1,5 +1,6 @@
 #include "step_report.hpp"
 
+#include <cmath>
 #include <cstdio>
 
 #include "perfmodel/units.hpp"
@@ -80,6 +81,7 @@ Node step_node(const PricedStep& p) {
   s.set("intensity", Node::number(p.step.bytes() > 0 ? p.step.flops() / p.step.bytes() : 0, Hint::intensity));
   s.set("launches", Node::integer(p.step.launches()));
   s.set("bound", Node::text(to_string(p.cost.bound)));
+  s.set("clock_scale", Node::number(p.cost.clock_scale, Hint::percent));
   s.set("memory_bound_share", Node::number(p.cost.time_s > 0 ? p.cost.memory_time_s / p.cost.time_s : 0, Hint::percent));
   s.set("compute_bound_share", Node::number(p.cost.time_s > 0 ? p.cost.compute_time_s / p.cost.time_s : 0, Hint::percent));
   s.set("overhead_bound_share", Node::number(p.cost.time_s > 0 ? p.cost.overhead_time_s / p.cost.time_s : 0, Hint::percent));
@@ -175,6 +177,10 @@ Report step_report(const std::string& command, const Context& ctx, const Loaded&
                              {"distance_to_ridge", "to ridge", Hint::ratio}});
   }
   r.tables.push_back({"ops (times are all instances in the step)", "ops", cols});
+  if (p.cost.clock_scale < 1)
+    r.notes.push_back("power cap: run back to back, these steps would draw more than the board's cap; the clock settles at " +
+                      std::to_string(static_cast<int>(std::lround(p.cost.clock_scale * 100))) +
+                      " % of full and compute-bound ops stretch with it (docs/model.md, \"power cap\").");
   if (!p.analysis.memory.fits)
     r.notes.push_back("DOES NOT FIT: batch " + std::to_string(p.workload.batch) + " needs " +
                       format_bytes_binary(p.analysis.memory.total) + " but " +

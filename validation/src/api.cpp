@@ -98,7 +98,7 @@ std::string result_json(const Case& c, const Result& r) {
       .b("ok", r.ok).s("error", r.error).b("correct", r.correct).d("max_rel_error", r.max_rel_error)
       .d("measured_s", r.median_s).d("median_s", r.median_s).d("q1_s", r.q1_s).d("q3_s", r.q3_s)
       .i("samples", r.samples).b("converged", r.converged).s("stop_reason", r.stop_reason).d("cold_median_s", r.cold_median_s)
-      .d("sm_clock_mhz_min", r.sm_clock_mhz_min).d("sm_clock_mhz_max", r.sm_clock_mhz_max).i("throttled_samples", r.throttled_samples)
+      .d("sm_clock_mhz_min", r.sm_clock_mhz_min).d("sm_clock_mhz_max", r.sm_clock_mhz_max).d("sm_clock_mhz_median", r.sm_clock_mhz_median).d("power_w_median", r.power_w_median).i("throttled_samples", r.throttled_samples)
       .i("launches_per_sample", r.launches_per_sample).i("buffer_sets", r.buffer_sets).d("rotated_bytes", r.rotated_bytes)
       .i("kernels_per_launch", r.kernels_per_launch).d("flops", r.flops).d("bytes", r.bytes);
   return o.str();

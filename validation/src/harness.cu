@@ -255,6 +255,8 @@ struct Nvml {
   int (*clock)(void*, int, unsigned*) = nullptr;
   int (*reasons)(void*, unsigned long long*) = nullptr;
   int (*driver)(char*, unsigned) = nullptr;
+  int (*power)(void*, unsigned*) = nullptr;        // board draw, mW
+  int (*power_limit)(void*, unsigned*) = nullptr;  // enforced cap, mW
   Nvml() {
     void* h = dlopen("libnvidia-ml.so.1", RTLD_NOW | RTLD_LOCAL);
     if (!h) return;
@@ -265,6 +267,8 @@ struct Nvml {
     reasons = reinterpret_cast<int (*)(void*, unsigned long long*)>(dlsym(h, "nvmlDeviceGetCurrentClocksEventReasons"));
     if (!reasons) reasons = reinterpret_cast<int (*)(void*, unsigned long long*)>(dlsym(h, "nvmlDeviceGetCurrentClocksThrottleReasons"));
     driver = reinterpret_cast<int (*)(char*, unsigned)>(dlsym(h, "nvmlSystemGetDriverVersion"));
+    power = reinterpret_cast<int (*)(void*, unsigned*)>(dlsym(h, "nvmlDeviceGetPowerUsage"));
+    power_limit = reinterpret_cast<int (*)(void*, unsigned*)>(dlsym(h, "nvmlDeviceGetEnforcedPowerLimit"));
     if (!init || !clock || init() != 0) return;
     char bus[64] = {0};
     if (by_pci && cudaDeviceGetPCIBusId(bus, sizeof(bus), 0) == cudaSuccess && by_pci(bus, &dev) == 0) ok = true;
@@ -280,6 +284,15 @@ struct Nvml {
     unsigned long long r = 0;
     if (reasons && reasons(dev, &r) == 0) *throttled = (r & ~0x3ull) != 0;  // other than GpuIdle / ApplicationsClocksSetting
     return mhz;
+  }
+  // board power draw and its enforced cap, W (0 unknown)
+  double watts() {
+    unsigned mw = 0;
+    return ok && power && power(dev, &mw) == 0 ? mw / 1000.0 : 0.0;
+  }
+  double limit_watts() {
+    unsigned mw = 0;
+    return ok && power_limit && power_limit(dev, &mw) == 0 ? mw / 1000.0 : 0.0;
   }
 };
 Nvml& nvml() {
@@ -510,6 +523,7 @@ void sample_hot(Graph& g, int64_t per_replay, const Options& o, Result& r) {
   std::vector<double> times;
   std::vector<unsigned> clocks;
   std::vector<char> thr;
+  std::vector<double> watts;
   Events ev;
   cudaStream_t s = ctx().stream;
   double spread = 1e9;
@@ -521,6 +535,7 @@ void sample_hot(Graph& g, int64_t per_replay, const Options& o, Result& r) {
     const double t = ev.seconds() / static_cast<double>(per_replay);
     bool th = false;
     const unsigned mhz = nvml().sm_clock(&th);
+    watts.push_back(nvml().watts());
     times.push_back(t);
     clocks.push_back(mhz);
     thr.push_back(th);
@@ -552,6 +567,9 @@ void sample_hot(Graph& g, int64_t per_replay, const Options& o, Result& r) {
   for (unsigned c : clocks) if (c) { cmax = std::max(cmax, c); cmin = std::min(cmin, c); }
   r.sm_clock_mhz_max = cmax;
   r.sm_clock_mhz_min = cmax ? cmin : 0;
+  std::vector<double> mhz(clocks.begin(), clocks.end());
+  r.sm_clock_mhz_median = cmax ? quantile(mhz, 0.5) : 0;
+  r.power_w_median = quantile(watts, 0.5);
   r.throttled_samples = 0;
   for (size_t i = 0; i < times.size(); ++i)
     if (thr[i] || (cmax && clocks[i] && clocks[i] < 0.9 * cmax)) ++r.throttled_samples;
@@ -725,6 +743,11 @@ DeviceInfo device_info() {
   d.runtime_version = ver3(rv);
   d.cublas_version = ver3(static_cast<int>(cublasLtGetVersion()));
   return d;
+}
+
+PowerInfo power_info() {
+  ctx();
+  return {nvml().watts(), nvml().limit_watts()};
 }
 
 Result run_case(const Case& c, const Options& o) {

@@ -8,6 +8,7 @@
 #include "perfmodel/decode_attention.hpp"
 #include "perfmodel/dtype.hpp"
 #include "perfmodel/op.hpp"
+#include "perfmodel/power.hpp"
 
 namespace perfmodel {
 
@@ -46,6 +47,10 @@ struct Calibration {
   double issue_efficiency = 0;
   // Small kernels: the thread chain beyond a copy's, per kernel, from tiny L2-resident launches.
   ThreadChains thread_chain_s = unmeasured_thread_chains();
+  // Sustained load: the board power cap, idle draw and a tensor-bound GEMM's draw at full clock
+  // (from a GEMM sustained at the cap); and that GEMM's measured clock scale (reported).
+  PowerCap power;
+  double sustained_clock_scale = 0;
   // Memory-bound ramp t = t0 + bytes / BW over copies of growing size (reported, for the W3 table).
   double ramp_t0_s = 0;
   double ramp_bandwidth = 0;

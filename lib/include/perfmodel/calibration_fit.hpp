@@ -23,6 +23,8 @@ struct RawPoint {
   double flops = 0;          // for attention points
   double seconds = 0;
   std::optional<KernelCase> kernel;  // thread_chain points: the small kernel launched
+  // sustained_gemm: the burst timing, SM clocks (MHz) and board power (W) around it
+  double burst_seconds = 0, clock_mhz = 0, burst_clock_mhz = 0, power_w = 0, idle_power_w = 0, power_limit_w = 0;
 };
 
 struct RawCalibration {

@@ -44,6 +44,7 @@ struct Roofs {
   // Small kernels: a thread's dependent chain beyond a copy's, per kernel (calibrated; negative
   // = derived from the kernel's instruction count, price.cpp).
   ThreadChains thread_chain_s = unmeasured_thread_chains();
+  PowerCap power;  // sustained steps: the board power cap (unknown: never capped)
 };
 
 // Documented default efficiencies for uncalibrated cards (docs/model.md cites each).
@@ -108,6 +109,9 @@ struct StepCost {
   double roofline_time_s = 0;  // sum of count x roofline time
   double compute_time_s = 0, memory_time_s = 0, overhead_time_s = 0;  // time shares by bound
   Bound bound = Bound::memory;  // the bound holding the largest share of time
+  // Sustained (a serving loop): the clock scale the power cap leaves (1: under the cap); every
+  // op's compute time is stretched by 1 / clock_scale (power.hpp).
+  double clock_scale = 1;
 };
 
 StepCost price_step(const Step& step, const Roofs& roofs, Impl impl);

@@ -8,7 +8,7 @@
 
 namespace perfmodel {
 
-enum class Dimension { bytes, bytes_per_s, flop_per_s, hertz, bits, bits_per_s, seconds };
+enum class Dimension { bytes, bytes_per_s, flop_per_s, hertz, bits, bits_per_s, seconds, watts };
 
 std::string_view to_string(Dimension d);
 

@@ -65,6 +65,8 @@ struct Result {
   std::string stop_reason;
   double cold_median_s = 0;  // single launch after L2 flush
   double sm_clock_mhz_min = 0, sm_clock_mhz_max = 0;  // 0 = unknown (no NVML)
+  double sm_clock_mhz_median = 0;  // over the samples (read after each)
+  double power_w_median = 0;       // board power after each sample (NVML's running average), W
   int throttled_samples = 0;
   int64_t launches_per_sample = 0;
   // additions (not in the original brief)
@@ -92,6 +94,11 @@ DeviceInfo device_info();
 Result run_case(const Case&, const Options&);
 // All cases in order, captured into ONE CUDA graph; time per replay of the whole sequence (a model step).
 Result run_sequence(const std::vector<Case>&, const Options&);
+// The board's power draw now and its enforced cap, W (0 = unknown: no NVML).
+struct PowerInfo {
+  double draw_w = 0, limit_w = 0;
+};
+PowerInfo power_info();
 
 struct CalibrationPoint {
   std::string what;

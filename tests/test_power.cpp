@@ -1,0 +1,84 @@
+// power.hpp: the clock a sustained step settles at under the board's power cap.
+#include <doctest/doctest.h>
+
+#include <cmath>
+
+#include "perfmodel/calibration.hpp"
+#include "perfmodel/power.hpp"
+#include "perfmodel/price.hpp"
+#include "perfmodel/step.hpp"
+#include "perfmodel/units.hpp"
+#include "test_support.hpp"
+
+using namespace perfmodel;
+
+namespace {
+// The H200's calibration run: a GEMM sustained at the 700 W cap ran 0.836 of its burst speed,
+// from 124 W idle.
+PowerCap h200_cap() {
+  PowerCap p;
+  p.limit_w = 700;
+  p.idle_w = 124;
+  p.tensor_w = (700.0 - 124.0) / std::pow(0.836, 3);
+  return p;
+}
+}  // namespace
+
+TEST_CASE("a pure tensor load settles where idle + tensor x phi^3 meets the cap: the calibration GEMM") {
+  const PowerCap p = h200_cap();
+  const double busy = 1e-3;  // all of the step is tensor-bound: its time goes as 1 / phi
+  const double phi = capped_clock_scale(p, busy, [&](double f) { return busy / f; });
+  CHECK(phi == test::approx(0.836).epsilon(1e-6));
+  CHECK(step_power(p, phi, busy, busy / phi) == test::approx(700.0).epsilon(1e-6));
+}
+
+TEST_CASE("under the cap the clock stays; more memory-bound time in the step lowers the power") {
+  const PowerCap p = h200_cap();
+  // A third of the step tensor-bound: 124 + 985.6 / 3 = 453 W < 700 W.
+  CHECK(capped_clock_scale(p, 1e-3, [](double f) { return 2e-3 + 1e-3 / f; }) == 1.0);
+  // Half: 124 + 985.6 / 2 = 617 W, still under.
+  CHECK(capped_clock_scale(p, 1e-3, [](double f) { return 1e-3 + 1e-3 / f; }) == 1.0);
+  // Nine tenths: capped, and less deeply than a pure tensor load.
+  const double phi = capped_clock_scale(p, 9e-3, [](double f) { return 1e-3 + 9e-3 / f; });
+  CHECK(phi < 1.0);
+  CHECK(phi > 0.836);
+  // No calibration of the cap: never capped.
+  CHECK(capped_clock_scale(PowerCap{}, 1e-3, [](double f) { return 1e-3 / f; }) == 1.0);
+}
+
+TEST_CASE("price_step: a long prefill is capped and stretched, a batch-1 decode is not") {
+  const Card h200 = test::catalogue().card("h200");
+  const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+  REQUIRE(cal.power.known());
+  const Roofs capped = make_roofs(h200, &cal);
+  Calibration no_cap = cal;
+  no_cap.power = PowerCap{};
+  const Roofs free = make_roofs(h200, &no_cap);
+  const Model m = test::catalogue().model("llama2-7b");
+  Workload pre;
+  pre.phase = Phase::prefill;
+  pre.batch = 1;
+  pre.ctx = 4096;
+  const Step s = build_step(m, pre);
+  const StepCost a = price_step(s, capped, Impl::fused), b = price_step(s, free, Impl::fused);
+  CHECK(b.clock_scale == 1.0);
+  CHECK(a.clock_scale < 0.95);
+  CHECK(a.clock_scale > cal.sustained_clock_scale * 0.999);  // attention and norms draw less than a GEMM
+  CHECK(a.time_s > b.time_s);
+  CHECK(a.time_s < b.time_s / a.clock_scale);  // only compute stretches
+  Workload dec;
+  dec.batch = 1;
+  dec.ctx = 2048;
+  const Step d = build_step(m, dec);
+  CHECK(price_step(d, capped, Impl::fused).clock_scale == 1.0);
+  CHECK(price_step(d, capped, Impl::fused).time_s == test::approx(price_step(d, free, Impl::fused).time_s));
+}
+
+TEST_CASE("power quantities parse in watts") {
+  std::string why;
+  CHECK(parse_quantity("700 W", Dimension::watts, &why).value_or(0) == test::approx(700.0));
+  CHECK(parse_quantity("0.7 kW", Dimension::watts, &why).value_or(0) == test::approx(700.0));
+  CHECK(parse_quantity("500 mW", Dimension::watts, &why).value_or(0) == test::approx(0.5));
+  CHECK_FALSE(parse_quantity("700 GB/s", Dimension::watts, &why));
+  CHECK(test::contains(why, "power"));
+}
