@@ -57,4 +57,30 @@ AttentionSchedule schedule_prefill_attention(int64_t batch, int64_t heads, int64
   return s;
 }
 
+double prefill_attention_critical_s(int64_t batch, int64_t heads, int64_t q_len, int64_t kv_len, bool causal,
+                                    int64_t window, int sm_count, double cta_fixed_s, double tile_s) {
+  const int64_t nq = ceil_div(q_len, kAttentionTile);
+  std::vector<double> cost(static_cast<size_t>(nq));
+  double per_head = 0, longest = 0;
+  for (int64_t i = 0; i < nq; ++i) {
+    const double c = cta_fixed_s + static_cast<double>(kv_tiles_for(i, q_len, kv_len, causal, window)) * tile_s;
+    cost[static_cast<size_t>(i)] = c;
+    per_head += c;
+    longest = std::max(longest, c);
+  }
+  const int64_t groups = batch * heads;
+  if (groups * nq > 200000) return per_head * static_cast<double>(groups) / sm_count + longest / 2;
+  std::priority_queue<double, std::vector<double>, std::greater<>> free_at;
+  for (int i = 0; i < sm_count; ++i) free_at.push(0.0);
+  double makespan = 0;
+  for (int64_t g = 0; g < groups; ++g)
+    for (int64_t i = 0; i < nq; ++i) {
+      const double t = free_at.top() + cost[static_cast<size_t>(i)];
+      free_at.pop();
+      free_at.push(t);
+      makespan = std::max(makespan, t);
+    }
+  return makespan;
+}
+
 }  // namespace perfmodel

@@ -28,6 +28,9 @@ Calibration load_calibration(const std::string& path) {
     g->finish();
   }
   c.attention_peak = r.opt_quantity("attention_peak", Dimension::flop_per_s).value_or(0);
+  c.attention_softmax_share = r.opt_number("attention_softmax_share").value_or(-1);
+  if (c.attention_softmax_share > 1) r.fail("attention_softmax_share", "must be a share between 0 and 1");
+  c.attention_cta_fixed_s = r.opt_quantity("attention_cta_fixed", Dimension::seconds, true).value_or(-1);
   c.decode.cpi = r.opt_number("decode_cpi").value_or(0);
   c.decode.cpi_per_cta = r.opt_number("decode_cpi_per_cta").value_or(0);
   if (c.decode.cpi < 0 || c.decode.cpi_per_cta < 0) r.fail("decode_cpi", "cycles per instruction must not be negative");
@@ -86,7 +89,11 @@ std::string to_yaml(const Calibration& c) {
   for (int i = 0; i < kPrecisionCount; ++i)
     if (c.gemm_peak[i] > 0)
       o << "  " << to_string(static_cast<Precision>(i)) << ": " << q(c.gemm_peak[i], "TFLOP/s", 1e12) << "\n";
-  if (c.attention_peak > 0) o << "attention_peak: " << q(c.attention_peak, "TFLOP/s", 1e12) << "\n";
+  if (c.attention_peak > 0) o << "attention_peak: " << q(c.attention_peak, "TFLOP/s", 1e12) << "   # flash prefill, head dim 128\n";
+  if (c.attention_softmax_share >= 0)
+    o << "attention_softmax_share: " << c.attention_softmax_share << "   # of a K/V tile's time at head dim 128, independent of the head dim\n";
+  if (c.attention_cta_fixed_s >= 0)
+    o << "attention_cta_fixed: " << q(c.attention_cta_fixed_s, "us", 1e-6) << "   # per CTA: Q tile in, O tile out\n";
   if (c.decode.cpi > 0) o << "decode_cpi: " << c.decode.cpi << "   # flash-decoding: cycles per warp instruction, CTA alone on its SM\n";
   if (c.decode.cpi_per_cta > 0) o << "decode_cpi_per_cta: " << c.decode.cpi_per_cta << "   # ... plus this per further CTA on the SM\n";
   if (c.decode.cta_fixed_s > 0) o << "decode_cta_fixed: " << q(c.decode.cta_fixed_s, "us", 1e-6) << "   # flash-decoding: a CTA's first-tile wait\n";

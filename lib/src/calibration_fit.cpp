@@ -33,6 +33,7 @@ RawCalibration load_raw_calibration(const std::string& path) {
     if (p["heads"]) pt.heads = p["heads"].as<int64_t>();
     if (p["kv_heads"]) pt.kv_heads = p["kv_heads"].as<int64_t>();
     if (p["kv_len"]) pt.kv_len = p["kv_len"].as<int64_t>();
+    if (p["q_len"]) pt.q_len = p["q_len"].as<int64_t>();
     if (p["head_dim"]) pt.head_dim = p["head_dim"].as<int64_t>();
     if (p["bytes"]) pt.bytes = p["bytes"].as<double>();
     if (p["flops"]) pt.flops = p["flops"].as<double>();
@@ -103,6 +104,64 @@ double median(std::vector<double> v) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
+}
+
+}  // namespace
+
+namespace {
+
+// Flash prefill: a CTA costs cta_fixed + tiles x tile(d), tile(d) = t128 x ((1 - share) d / 128 +
+// share) (price.cpp). The large causal d = 128 point sets t128 for a given cta_fixed, the
+// longest d != 128 point the share, and cta_fixed is scanned to fit the short-sequence points.
+// Each point's busy time excludes the floor and the one sweep latency.
+void fit_prefill_attention(const RawCalibration& raw, const Card& card, Calibration& c) {
+  using A = CalibrationAttentionCase;
+  const RawPoint* peak = nullptr;
+  std::vector<const RawPoint*> shapes;
+  for (const RawPoint& p : raw.points) {
+    if (p.what == "attention_peak" && p.seconds > 0) peak = &p;
+    if (p.what == "attention_shape" && p.seconds > 0 && p.q_len > 0 && p.head_dim > 0) shapes.push_back(&p);
+  }
+  if (!peak) return;
+  auto busy = [&](double seconds) { return std::max(seconds - c.kernel_floor_s - c.pass_latency_s, seconds * 0.5); };
+  auto critical = [&](int64_t b, int64_t h, int64_t q, double fixed, double tile) {
+    return prefill_attention_critical_s(b, h, q, q, true, 0, card.sm_count, fixed, tile);
+  };
+  // The tile time at which a shape takes `target` (the makespan grows with it: bisect).
+  auto tile_for = [&](int64_t b, int64_t h, int64_t q, double fixed, double target) {
+    double lo = 0, hi = target;
+    for (int i = 0; i < 50; ++i) {
+      const double mid = 0.5 * (lo + hi);
+      (critical(b, h, q, fixed, mid) > target ? hi : lo) = mid;
+    }
+    return lo;
+  };
+  const RawPoint* share_pt = nullptr;
+  for (const RawPoint* p : shapes)
+    if (p->head_dim != 128 && (!share_pt || p->q_len > share_pt->q_len)) share_pt = p;
+  double best = -1, best_fixed = 0, best_t128 = 0, best_share = -1;
+  const bool scan = share_pt && shapes.size() > 1;
+  for (double fixed = 0; fixed <= (scan ? 3e-6 : 0); fixed += 0.02e-6) {
+    const double t128 = tile_for(A::batch, A::heads, A::seq, fixed, busy(peak->seconds));
+    double share = -1;
+    if (share_pt) {
+      const double td = tile_for(share_pt->batch, share_pt->heads, share_pt->q_len, fixed, busy(share_pt->seconds));
+      const double x = static_cast<double>(share_pt->head_dim) / 128.0;
+      share = std::clamp((td / t128 - x) / (1 - x), 0.0, 1.0);  // td = t128 ((1 - s) x + s)
+    }
+    double err = 0;
+    for (const RawPoint* p : shapes) {
+      if (p == share_pt) continue;
+      const double s = std::max(share, 0.0);
+      const double tile = t128 * ((1 - s) * static_cast<double>(p->head_dim) / 128.0 + s);
+      const double pred = critical(p->batch, p->heads, p->q_len, fixed, tile);
+      err += (pred / busy(p->seconds) - 1) * (pred / busy(p->seconds) - 1);
+    }
+    if (best < 0 || err < best) best = err, best_fixed = fixed, best_t128 = t128, best_share = share;
+  }
+  c.attention_peak = 4.0 * kAttentionTile * kAttentionTile * 128.0 * card.sm_count / best_t128;
+  if (scan) c.attention_cta_fixed_s = best_fixed;
+  if (best_share >= 0) c.attention_softmax_share = best_share;
 }
 
 }  // namespace
@@ -222,14 +281,7 @@ Calibration fit_calibration(const RawCalibration& raw, const Card& card) {
     auto& slot = c.gemm_peak[static_cast<int>(*prec)];
     slot = std::max(slot, peak_for(p, fixed));
   }
-  for (const RawPoint& p : raw.points) {
-    if (p.what != "attention_peak" || !(p.seconds > 0)) continue;
-    using A = CalibrationAttentionCase;
-    const AttentionSchedule s = schedule_prefill_attention(A::batch, A::heads, A::seq, A::seq, true, 0, card.sm_count);
-    const double unit_flops = 4.0 * kAttentionTile * kAttentionTile * A::head_dim;
-    const double busy = std::max(p.seconds - c.kernel_floor_s - c.pass_latency_s, p.seconds * 0.5);
-    c.attention_peak = std::max(c.attention_peak, s.units_critical * unit_flops * card.sm_count / busy);
-  }
+  fit_prefill_attention(raw, card, c);
   // Flash-decoding: t = floor + split kernel (waves of max(KV stream, busiest SM's CTA chain))
   //                    + [splits > 1] (floor + combine); four parameters, grid search on the
   //                    decode ramp (shapes outside the kernel suite; decode_attention.hpp).

@@ -44,6 +44,8 @@ Roofs make_roofs(const Card& card, const Calibration* cal) {
   const double bf16 = card.peak[static_cast<int>(Precision::bf16)] > 0 ? card.peak[static_cast<int>(Precision::bf16)]
                                                                       : card.peak[static_cast<int>(Precision::fp16)];
   r.attention_peak = cal ? pick(cal->attention_peak, bf16 * DefaultEfficiency::attention) : bf16 * DefaultEfficiency::attention;
+  if (cal && cal->attention_softmax_share >= 0) r.attention_softmax_share = cal->attention_softmax_share;
+  if (cal && cal->attention_cta_fixed_s >= 0) r.attention_cta_fixed_s = cal->attention_cta_fixed_s;
   r.kernel_floor_s = cal ? pick(cal->kernel_floor_s, card.launch_overhead_s) : card.launch_overhead_s;
   r.pass_latency_s = cal ? pick(cal->pass_latency_s, DefaultEfficiency::pass_latency_s) : DefaultEfficiency::pass_latency_s;
   r.l2_pass_latency_s = cal ? pick(cal->l2_pass_latency_s, DefaultEfficiency::l2_pass_latency_s) : DefaultEfficiency::l2_pass_latency_s;
@@ -70,6 +72,19 @@ double effective_peak(const Roofs& r, Precision p) {
   if (v <= 0) r.card.peak_flops(p);  // throws a clear "card has no <p> peak"
   return v;
 }
+
+}  // namespace
+
+// One K/V tile of flash prefill on one SM: QK^T and PV (4 x 128 x 128 x d FLOPs) scale with the
+// head dim; the softmax between them (exp, max, sum over 128 x 128 scores) does not. Calibrated
+// at d = 128 (attention_peak) with the non-scaling share from d = 64.
+double attention_tile_time(const Roofs& r, int64_t head_dim) {
+  const double t128 = 4.0 * kAttentionTile * kAttentionTile * 128.0 / (r.attention_peak / r.card.sm_count);
+  const double s = r.attention_softmax_share;
+  return t128 * ((1 - s) * static_cast<double>(head_dim) / 128.0 + s);
+}
+
+namespace {
 
 // What one thread's chain of dependent work adds to a small kernel beyond a copy's: index
 // arithmetic (64-bit divisions), dependent index loads (embedding ids, rotary positions), block
@@ -183,10 +198,9 @@ OpCost price(const Op& op, const Roofs& r, Impl impl, const Tile* force_tile) {
     if (c.tiling->split_k > 1) fixed += r.kernel_floor_s + r.pass_latency_s;
   } else if (op.kernel == KernelId::attention_prefill_fused && has_flops) {
     const AttentionShape& a = op.attention;
-    const AttentionSchedule s = schedule_prefill_attention(a.batch, a.heads, a.q_len, a.kv_len, a.causal,
-                                                           a.window, card.sm_count);
-    const double unit_flops = 4.0 * kAttentionTile * kAttentionTile * static_cast<double>(a.head_dim);
-    c.compute_time_s = s.units_critical * unit_flops / (r.attention_peak / card.sm_count);
+    c.compute_time_s = prefill_attention_critical_s(a.batch, a.heads, a.q_len, a.kv_len, a.causal, a.window,
+                                                    card.sm_count, r.attention_cta_fixed_s,
+                                                    attention_tile_time(r, a.head_dim));
     fixed += op.passes * r.pass_latency_s;
   } else if (op.kernel == KernelId::attention_decode && op.attention.batch > 0) {
     // Flash-decoding: the split kernel's CTAs walk their key tiles one dependent step at a

@@ -365,6 +365,25 @@ RawCalibration measure_calibration(Context& ctx, std::string& key, const std::st
     std::snprintf(buf, sizeof buf, "{\"what\":\"attention_peak\",\"dtype\":\"bf16\",\"flops\":%.9g,\"seconds\":%.9g}", flops, ar.median_s);
     extra += buf;
   }
+  // The same kernel at a smaller head dim and on short sequences (shapes outside the kernel
+  // suite): what of a tile's time does not scale with the head dim (the softmax), and what a
+  // CTA pays once (its Q tile in, its O tile out) (calibration_fit.cpp, "attention_shape").
+  const std::vector<std::array<int64_t, 5>> att_shapes{{4, 32, 4, 4096, 64}, {16, 32, 8, 384, 128}, {16, 32, 4, 384, 64}};
+  for (const auto& [b, h, kvh, seq, d] : att_shapes) {
+    if (!want("attention")) break;
+    v::Case a = att;
+    a.name = "attention_shape";
+    a.batch = b, a.heads = h, a.kv_heads = kvh, a.q_len = seq, a.kv_len = seq, a.head_dim = d;
+    const v::Result r = v::run_case(a, opt);
+    if (!r.ok || !r.correct) continue;
+    std::snprintf(buf, sizeof buf,
+                  "{\"what\":\"attention_shape\",\"dtype\":\"bf16\",\"batch\":%lld,\"heads\":%lld,\"kv_heads\":%lld,"
+                  "\"q_len\":%lld,\"kv_len\":%lld,\"head_dim\":%lld,\"causal\":true,\"seconds\":%.9g}",
+                  static_cast<long long>(b), static_cast<long long>(h), static_cast<long long>(kvh), static_cast<long long>(seq),
+                  static_cast<long long>(seq), static_cast<long long>(d), r.median_s);
+    *ctx.err << "calibrate: attention b" << b << " h" << h << "/" << kvh << " s" << seq << " d" << d << ": " << r.median_s * 1e6 << " us\n";
+    extra += (extra.empty() ? "" : ",") + std::string(buf);
+  }
   // Weight-streaming GEMMs over the reduction depth K and the output width N: what the GEMM's
   // fixed cost depends on (the M ramp of collect_calibration holds K and N at 4096).
   if (want("gemm")) *ctx.err << "calibrate: GEMM K and N ramps\n";

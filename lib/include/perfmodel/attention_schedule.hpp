@@ -20,4 +20,9 @@ AttentionSchedule schedule_prefill_attention(int64_t batch, int64_t heads, int64
                                              int64_t kv_len, bool causal, int64_t window,
                                              int sm_count);
 
+// The busiest SM's time when each CTA costs `cta_fixed_s` once (its Q tile in, its O tile out)
+// plus `tile_s` per K/V tile it sweeps; the same list scheduling.
+double prefill_attention_critical_s(int64_t batch, int64_t heads, int64_t q_len, int64_t kv_len, bool causal,
+                                    int64_t window, int sm_count, double cta_fixed_s, double tile_s);
+
 }  // namespace perfmodel

@@ -33,7 +33,11 @@ struct Calibration {
   double l2_bandwidth = 0;    // B/s, L2-resident copy
   // FLOP/s per SM-slot on large squares, with the shape's own wave quantization taken out.
   std::array<double, kPrecisionCount> gemm_peak{};
-  double attention_peak = 0;  // FLOP/s of the fused prefill attention kernel, same convention
+  double attention_peak = 0;  // FLOP/s of the fused prefill attention kernel at head dim 128, same convention
+  // Share of a K/V tile's time that does not scale with the head dim (the softmax), and what a
+  // CTA pays once (Q tile in, O tile out): from the same kernel at head dim 64 and short sequences.
+  double attention_softmax_share = -1;  // negative: not measured
+  double attention_cta_fixed_s = -1;
   DecodeCosts decode;          // flash-decoding: tile, CTA fixed cost, SM contention, combine per split
   double kernel_floor_s = 0;  // device time of the smallest kernel in a graph replay
   double pass_latency_s = 0;  // fixed cost of one dependent sweep over memory (memory ramp)

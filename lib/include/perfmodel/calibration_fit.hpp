@@ -18,7 +18,7 @@ struct RawPoint {
   std::string what;
   std::string dtype;         // for gemm points: bf16, fp16, tf32, fp32, fp8
   int64_t m = 0, n = 0, k = 0;
-  int64_t batch = 0, heads = 0, kv_heads = 0, kv_len = 0, head_dim = 0;  // decode_ramp points
+  int64_t batch = 0, heads = 0, kv_heads = 0, q_len = 0, kv_len = 0, head_dim = 0;  // attention points
   double bytes = 0;          // bytes moved (read + write)
   double flops = 0;          // for attention points
   double seconds = 0;

@@ -29,7 +29,9 @@ struct Roofs {
   double write_bandwidth = 0;  // effective DRAM write stream, B/s
   double l2_bandwidth = 0;     // effective L2 B/s
   std::array<double, kPrecisionCount> peak{};  // effective FLOP/s per precision
-  double attention_peak = 0;   // flash prefill attention, FLOP/s over all SMs
+  double attention_peak = 0;   // flash prefill attention at head dim 128, FLOP/s over all SMs
+  double attention_softmax_share = 0;  // of a K/V tile's time at head dim 128, not scaling with it
+  double attention_cta_fixed_s = 0;    // per CTA: Q tile in, O tile out
   DecodeCosts decode;          // flash-decoding: per-CTA tile chain and combine costs
   double kernel_floor_s = 0;   // minimal device time of one kernel
   double pass_latency_s = 0;   // fixed cost of one dependent sweep over memory
@@ -96,6 +98,9 @@ bool stream_k_capable(const Card& card);
 double stream_k_fixup(const Card& card, const Tile& tile);
 
 OpCost price(const Op& op, const Roofs& roofs, Impl impl, const Tile* force_tile = nullptr);
+
+// Flash prefill: one K/V tile's time on one SM at this head dim (price.cpp).
+double attention_tile_time(const Roofs& roofs, int64_t head_dim);
 
 }  // namespace perfmodel
 
