@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "perfmodel/attention_schedule.hpp"
 #include "perfmodel/calibration.hpp"
 #include "perfmodel/errors.hpp"
 #include "perfmodel/ops.hpp"
@@ -204,6 +205,8 @@ TEST_CASE("a calibration survives to_yaml and back") {
   CHECK(back.power.idle_w == test::approx(cal.power.idle_w));
   CHECK(back.power.tensor_w == test::approx(cal.power.tensor_w));
   CHECK(back.power.limit_w == test::approx(400.0));
+  CHECK(back.attention_softmax_share == test::approx(0.3));
+  CHECK(back.attention_cta_fixed_s == test::approx(1.5e-6));
   std::filesystem::remove(tmp);
 }
 
@@ -244,4 +247,28 @@ TEST_CASE("small kernels: a calibrated thread chain per loop iteration, sweeps p
   const OpCost h = price(hot, r, Impl::fused);
   CHECK(h.memory_time_s == test::approx(3 * 8192 / 5000e9));
   CHECK(h.time_s == test::approx(3e-6 + 0.4e-6 + 0.2e-6 + h.memory_time_s));
+}
+
+TEST_CASE("flash prefill: per-CTA fixed cost plus tiles whose softmax share does not scale with the head dim") {
+  const Card h200 = test::catalogue().card("h200");
+  // With no fixed cost the critical path is the busiest SM's tiles times the tile time.
+  const AttentionSchedule s = schedule_prefill_attention(2, 32, 1024, 1024, true, 0, h200.sm_count);
+  CHECK(prefill_attention_critical_s(2, 32, 1024, 1024, true, 0, h200.sm_count, 0.0, 1e-6) == test::approx(s.units_critical * 1e-6));
+  // 512 CTAs of 1..8 tiles on 132 SMs: a fixed cost per CTA adds about 512 / 132 of it.
+  const double with_fixed = prefill_attention_critical_s(2, 32, 1024, 1024, true, 0, h200.sm_count, 1e-6, 1e-6);
+  CHECK(with_fixed > s.units_critical * 1e-6 + 3e-6);
+  CHECK(with_fixed < s.units_critical * 1e-6 + 6e-6);
+  Calibration cal;
+  cal.dram_bandwidth = 4e12;
+  cal.kernel_floor_s = 1e-6;
+  cal.attention_peak = 200e12;
+  cal.attention_softmax_share = 0.4;
+  const Roofs r = make_roofs(h200, &cal);
+  const double t128 = 4.0 * 128 * 128 * 128 / (200e12 / 132);
+  CHECK(attention_tile_time(r, 128) == test::approx(t128));
+  CHECK(attention_tile_time(r, 64) == test::approx(t128 * (0.6 * 0.5 + 0.4)));
+  // Uncalibrated: the tile scales with the head dim, no fixed cost.
+  const Roofs u = make_roofs(h200, nullptr);
+  CHECK(attention_tile_time(u, 64) == test::approx(attention_tile_time(u, 128) / 2));
+  CHECK(u.attention_cta_fixed_s == 0);
 }
