@@ -25,38 +25,6 @@ int64_t kv_tiles_for(int64_t i, int64_t q_len, int64_t kv_len, bool causal, int6
 }
 }  // namespace
 
-AttentionSchedule schedule_prefill_attention(int64_t batch, int64_t heads, int64_t q_len,
-                                             int64_t kv_len, bool causal, int64_t window,
-                                             int sm_count) {
-  AttentionSchedule s;
-  const int64_t nq = ceil_div(q_len, kAttentionTile);
-  std::vector<int64_t> per_tile(static_cast<size_t>(nq));
-  int64_t per_head = 0;
-  for (int64_t i = 0; i < nq; ++i) per_head += per_tile[static_cast<size_t>(i)] = kv_tiles_for(i, q_len, kv_len, causal, window);
-  const int64_t groups = batch * heads;
-  s.ctas = groups * nq;
-  s.units_total = static_cast<double>(per_head) * static_cast<double>(groups);
-  // List scheduling in index order over the SMs (min-heap of finish times). For very large
-  // grids the balance is near perfect: total / SMs, plus the last CTA's tail.
-  if (s.ctas > 200000) {
-    const double longest = static_cast<double>(*std::max_element(per_tile.begin(), per_tile.end()));
-    s.units_critical = s.units_total / sm_count + longest / 2;
-    return s;
-  }
-  std::priority_queue<int64_t, std::vector<int64_t>, std::greater<>> free_at;
-  for (int i = 0; i < sm_count; ++i) free_at.push(0);
-  int64_t makespan = 0;
-  for (int64_t g = 0; g < groups; ++g)
-    for (int64_t i = 0; i < nq; ++i) {
-      const int64_t t = free_at.top() + per_tile[static_cast<size_t>(i)];
-      free_at.pop();
-      free_at.push(t);
-      makespan = std::max(makespan, t);
-    }
-  s.units_critical = static_cast<double>(makespan);
-  return s;
-}
-
 double prefill_attention_critical_s(int64_t batch, int64_t heads, int64_t q_len, int64_t kv_len, bool causal,
                                     int64_t window, int sm_count, double cta_fixed_s, double tile_s) {
   const int64_t nq = ceil_div(q_len, kAttentionTile);
@@ -69,6 +37,8 @@ double prefill_attention_critical_s(int64_t batch, int64_t heads, int64_t q_len,
     longest = std::max(longest, c);
   }
   const int64_t groups = batch * heads;
+  // List scheduling in index order over the SMs (min-heap of finish times). For very large
+  // grids the balance is near perfect: total / SMs, plus the last CTA's tail.
   if (groups * nq > 200000) return per_head * static_cast<double>(groups) / sm_count + longest / 2;
   std::priority_queue<double, std::vector<double>, std::greater<>> free_at;
   for (int i = 0; i < sm_count; ++i) free_at.push(0.0);
@@ -81,6 +51,20 @@ double prefill_attention_critical_s(int64_t batch, int64_t heads, int64_t q_len,
       makespan = std::max(makespan, t);
     }
   return makespan;
+}
+
+AttentionSchedule schedule_prefill_attention(int64_t batch, int64_t heads, int64_t q_len,
+                                             int64_t kv_len, bool causal, int64_t window,
+                                             int sm_count) {
+  AttentionSchedule s;
+  const int64_t nq = ceil_div(q_len, kAttentionTile);
+  int64_t per_head = 0;
+  for (int64_t i = 0; i < nq; ++i) per_head += kv_tiles_for(i, q_len, kv_len, causal, window);
+  s.ctas = batch * heads * nq;
+  s.units_total = static_cast<double>(per_head) * static_cast<double>(batch * heads);
+  // In tile units: no fixed cost per CTA, one unit per tile.
+  s.units_critical = prefill_attention_critical_s(batch, heads, q_len, kv_len, causal, window, sm_count, 0.0, 1.0);
+  return s;
 }
 
 }  // namespace perfmodel
