@@ -2,9 +2,12 @@
 // thread-chain fit recovers a chain planted in synthetic measurements.
 #include <doctest/doctest.h>
 
+#include <cmath>
+
 #include "perfmodel/calibration_fit.hpp"
 #include "perfmodel/instructions.hpp"
 #include "perfmodel/kernel_case.hpp"
+#include "perfmodel/l2_residency.hpp"
 #include "perfmodel/price.hpp"
 #include "test_support.hpp"
 
@@ -69,8 +72,8 @@ TEST_CASE("the thread-chain fit recovers a planted chain, per iteration of the t
     c.kernel = k;
     c.rows = 3, c.cols = 4096;
     c.l2_resident = true;
-    const Op op = to_op_on(c, h200.l2_bytes);
-    CHECK(op.inputs_in_l2);
+    const Op op = to_op_on(c, h200.l2_bytes / 2);
+    CHECK(op.l2_hit == 1);
     RawPoint p;
     p.what = "thread_chain";
     p.kernel = c;
@@ -85,14 +88,27 @@ TEST_CASE("the thread-chain fit recovers a planted chain, per iteration of the t
   CHECK(fit.thread_chain_s[static_cast<int>(KernelId::rotary)] < 0);  // no point: not measured
 }
 
-TEST_CASE("a harness case is hot in L2 when asked, or when its rotated buffer sets fit in half of L2") {
-  const double l2 = 60.0 * 1024 * 1024;
+TEST_CASE("a harness case's L2 hits: all when asked, else the share of its cycled sets that survives") {
+  const double cap = 30e6;
   KernelCase c;
-  CHECK_FALSE(hot_in_l2(c, l2));  // rotation not recorded
-  c.rotated_bytes = 16.4e6;       // 1000 sets of an 8 KiB copy
-  CHECK(hot_in_l2(c, l2));
-  c.rotated_bytes = 125.8e6;      // > 2 x L2: every set is evicted before it comes round again
-  CHECK_FALSE(hot_in_l2(c, l2));
-  c.l2_resident = true;           // one buffer set, re-run
-  CHECK(hot_in_l2(c, l2));
+  CHECK(harness_l2_hit(c, cap) == 0);  // rotation not recorded
+  c.rotated_bytes = 16.4e6;            // 1000 sets of an 8 KiB copy: inside the capacity
+  CHECK(harness_l2_hit(c, cap) == 1);
+  c.rotated_bytes = 60e6;              // twice the capacity: 20 % survive a cycle
+  CHECK(harness_l2_hit(c, cap) == test::approx(0.2032).epsilon(1e-3));
+  c.rotated_bytes = 125.8e6;           // > 2 x L2: almost nothing survives
+  CHECK(harness_l2_hit(c, cap) < 0.02);
+  c.l2_resident = true;                // one buffer set, re-run
+  CHECK(harness_l2_hit(c, cap) == 1);
+}
+
+TEST_CASE("cyclic L2 hits: the fixed point h = exp(-x (1 - h)) of random replacement") {
+  for (double x : {1.2, 1.5, 2.0, 3.0, 5.0}) {
+    const double h = cyclic_l2_hit(x * 1e6, 1e6);
+    CAPTURE(x);
+    CHECK(h < 1);
+    CHECK(h == test::approx(std::exp(-x * (1 - h))).epsilon(1e-9));
+  }
+  CHECK(cyclic_l2_hit(0.5e6, 1e6) == 1);
+  CHECK(cyclic_l2_hit(1e6, 0) == 0);
 }

@@ -243,7 +243,7 @@ TEST_CASE("small kernels: a calibrated thread chain per loop iteration, sweeps p
   // Hot in L2 (a small working set re-run): the sweep waits on L2 and the bytes stream at the
   // L2 rate.
   Op hot = ops::add("h", 1, 4096, DType::bf16);
-  hot.inputs_in_l2 = true;
+  hot.l2_hit = 1;
   const OpCost h = price(hot, r, Impl::fused);
   CHECK(h.memory_time_s == test::approx(3 * 8192 / 5000e9));
   CHECK(h.time_s == test::approx(3e-6 + 0.4e-6 + 0.2e-6 + h.memory_time_s));

@@ -114,7 +114,7 @@ std::vector<CaseError> evaluate(const Measurements& m, const Roofs& roofs,
   for (const MeasuredCase& c : m.cases) {
     Op op;
     try {
-      op = to_op_on(c.kernel, roofs.card.l2_bytes);
+      op = to_op_on(c.kernel, roofs.l2_cyclic_capacity);
     } catch (const InputError&) {
       continue;
     }

@@ -21,6 +21,7 @@ Calibration load_calibration(const std::string& path) {
   c.read_bandwidth = r.opt_quantity("read_bandwidth", Dimension::bytes_per_s).value_or(0);
   c.write_bandwidth = r.opt_quantity("write_bandwidth", Dimension::bytes_per_s).value_or(0);
   c.l2_bandwidth = r.opt_quantity("l2_bandwidth", Dimension::bytes_per_s).value_or(0);
+  c.l2_cyclic_capacity = r.opt_quantity("l2_cyclic_capacity", Dimension::bytes).value_or(0);
   if (auto g = r.opt_map("gemm_peak")) {
     for (int i = 0; i < kPrecisionCount; ++i)
       if (auto v = g->opt_quantity(std::string(to_string(static_cast<Precision>(i))), Dimension::flop_per_s))
@@ -85,6 +86,8 @@ std::string to_yaml(const Calibration& c) {
   if (c.read_bandwidth > 0) o << "read_bandwidth: " << q(c.read_bandwidth, "GB/s", 1e9) << "   # fitted: copy and add\n";
   if (c.write_bandwidth > 0) o << "write_bandwidth: " << q(c.write_bandwidth, "GB/s", 1e9) << "\n";
   if (c.l2_bandwidth > 0) o << "l2_bandwidth: " << q(c.l2_bandwidth, "GB/s", 1e9) << "\n";
+  if (c.l2_cyclic_capacity > 0)
+    o << "l2_cyclic_capacity: " << q(c.l2_cyclic_capacity, "MB", 1e6) << "   # what a re-run working set may keep in L2 (random replacement)\n";
   o << "gemm_peak:   # per SM slot x SMs: the 8192^3 measurement over its wave efficiency\n";
   for (int i = 0; i < kPrecisionCount; ++i)
     if (c.gemm_peak[i] > 0)

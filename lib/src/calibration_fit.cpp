@@ -8,6 +8,7 @@
 #include "perfmodel/decode_attention.hpp"
 #include "perfmodel/gemm_tiling.hpp"
 #include "perfmodel/instructions.hpp"
+#include "perfmodel/l2_residency.hpp"
 #include "perfmodel/price.hpp"
 #include "yaml_reader.hpp"
 
@@ -42,7 +43,7 @@ RawCalibration load_raw_calibration(const std::string& path) {
     auto num = [&](const char* key) { return p[key] ? p[key].as<double>() : 0.0; };
     pt.burst_seconds = num("burst_seconds"), pt.clock_mhz = num("clock_mhz"), pt.burst_clock_mhz = num("burst_clock_mhz");
     pt.power_w = num("power_w"), pt.idle_power_w = num("idle_power_w"), pt.power_limit_w = num("power_limit_w");
-    if (pt.what == "thread_chain") {
+    if (pt.what == "thread_chain" || pt.what == "l2_residency") {
       KernelCase c;
       const auto k = p["kernel"] ? kernel_from_string(p["kernel"].as<std::string>()) : std::nullopt;
       if (!k) fail("a thread_chain point needs a known 'kernel'");
@@ -53,7 +54,7 @@ RawCalibration load_raw_calibration(const std::string& path) {
       c.head_dim = get("head_dim");
       c.l2_resident = p["l2_resident"] && p["l2_resident"].as<bool>();
       if (p["rotated_bytes"]) c.rotated_bytes = p["rotated_bytes"].as<double>();
-      c.name = "thread_chain_" + to_string(c.kernel);
+      c.name = pt.what + "_" + to_string(c.kernel);
       pt.kernel = c;
     }
     r.points.push_back(pt);
@@ -339,7 +340,7 @@ Calibration fit_calibration(const RawCalibration& raw, const Card& card) {
     std::array<int, kKernelIdCount> n{};
     for (const RawPoint& p : raw.points) {
       if (p.what != "thread_chain" || !p.kernel) continue;
-      const Op op = to_op_on(*p.kernel, card.l2_bytes);
+      const Op op = to_op_on(*p.kernel, card.l2_bytes / 2);  // hot: one buffer set
       const auto i = static_cast<size_t>(op.kernel);
       sum[i] += (p.seconds - price(op, roofs, Impl::fused).time_s) /
                 static_cast<double>(thread_iterations(op.kernel, op.cols, op.dtype));
@@ -347,6 +348,29 @@ Calibration fit_calibration(const RawCalibration& raw, const Card& card) {
     }
     for (size_t i = 0; i < sum.size(); ++i)
       if (n[i] > 0) c.thread_chain_s[i] = std::max(0.0, sum[i] / n[i]);
+  }
+  // L2 residency: copies whose cycled buffer sets straddle the L2's size. Each point's share of
+  // hits is where its time falls between the model's all-L2 and all-DRAM prices; the capacity of
+  // l2_residency.hpp is the one whose hit curve fits those shares best (least squares, scanned
+  // in 0.25 MB steps from 1/8 to 2 x L2).
+  {
+    const Roofs roofs = make_roofs(card, &c);
+    std::vector<std::pair<double, double>> shares;  // (cycled bytes, hit share)
+    for (const RawPoint& p : raw.points) {
+      if (p.what != "l2_residency" || !p.kernel || !(p.kernel->rotated_bytes > 0)) continue;
+      Op op = to_op(*p.kernel);
+      op.l2_hit = 1;
+      const double hot = price(op, roofs, Impl::fused).time_s;
+      op.l2_hit = 0;
+      const double cold = price(op, roofs, Impl::fused).time_s;
+      if (cold > hot) shares.emplace_back(p.kernel->rotated_bytes, std::clamp((cold - p.seconds) / (cold - hot), 0.0, 1.0));
+    }
+    double best = -1;
+    for (double cap = card.l2_bytes / 8; cap <= 2 * card.l2_bytes && !shares.empty(); cap += 0.25e6) {
+      double err = 0;
+      for (const auto& [w, h] : shares) err += (cyclic_l2_hit(w, cap) - h) * (cyclic_l2_hit(w, cap) - h);
+      if (best < 0 || err < best) best = err, c.l2_cyclic_capacity = cap;
+    }
   }
   // Power cap: a large GEMM sustained back to back settles at the clock where the board meets
   // its cap. Its time against a rested burst is the clock scale phi_s (time ~ 1/f for a

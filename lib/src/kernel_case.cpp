@@ -1,6 +1,7 @@
 #include "perfmodel/kernel_case.hpp"
 
 #include "perfmodel/errors.hpp"
+#include "perfmodel/l2_residency.hpp"
 #include "perfmodel/ops.hpp"
 
 namespace perfmodel {
@@ -11,13 +12,14 @@ std::optional<KernelId> kernel_from_string(const std::string& s) {
   return std::nullopt;
 }
 
-bool hot_in_l2(const KernelCase& c, double l2_bytes) {
-  return c.l2_resident || (c.rotated_bytes > 0 && l2_bytes > 0 && c.rotated_bytes <= l2_bytes / 2);
+double harness_l2_hit(const KernelCase& c, double capacity) {
+  if (c.l2_resident) return 1;
+  return c.rotated_bytes > 0 ? cyclic_l2_hit(c.rotated_bytes, capacity) : 0;
 }
 
-Op to_op_on(const KernelCase& c, double l2_bytes) {
+Op to_op_on(const KernelCase& c, double capacity) {
   Op op = to_op(c);
-  op.inputs_in_l2 = hot_in_l2(c, l2_bytes);
+  op.l2_hit = harness_l2_hit(c, capacity);
   return op;
 }
 

@@ -61,6 +61,7 @@ Roofs make_roofs(const Card& card, const Calibration* cal) {
   const double issue_eff = cal ? pick(cal->issue_efficiency, DefaultEfficiency::issue) : DefaultEfficiency::issue;
   r.issue_rate = issue_slots_per_second(card) * issue_eff;
   if (cal) r.thread_chain_s = cal->thread_chain_s;
+  r.l2_cyclic_capacity = cal && cal->l2_cyclic_capacity > 0 ? cal->l2_cyclic_capacity : card.l2_bytes / 2;
   if (cal) r.power = cal->power;
   return r;
 }
@@ -218,17 +219,13 @@ OpCost price(const Op& op, const Roofs& r, Impl impl, const Tile* force_tile) {
     // Issue roof: the kernel's warp instructions at the SMs' issue rate.
     if (op.instructions > 0 && r.issue_rate > 0)
       c.compute_time_s = std::max(c.compute_time_s, op.instructions / card.limits.warp_size / r.issue_rate);
-    // One round trip per dependent sweep, to where its data is: DRAM for first touches, L2 for
-    // re-reads of what an earlier sweep brought in, for the sweeps after the first of an
-    // L2-resident chain, and for everything when the working set is already hot in L2.
-    const double dram = r.pass_latency_s, l2 = r.l2_pass_latency_s;
+    // One round trip per dependent sweep, to where its data is: first touches wait on DRAM, or
+    // on L2 for the share of a re-run working set that is still there; re-reads of what an
+    // earlier sweep brought in, and the sweeps after the first of an L2-resident chain, on L2.
+    const double l2 = r.l2_pass_latency_s;
+    const double first = op.l2_hit * l2 + (1 - op.l2_hit) * r.pass_latency_s;
     const int reread = std::clamp(op.reread_passes, 0, std::max(0, op.passes - 1));
-    if (op.inputs_in_l2)
-      fixed += op.passes * l2;
-    else if (chain_in_l2)
-      fixed += dram + (op.passes - 1) * l2;
-    else
-      fixed += (op.passes - reread) * dram + reread * l2;
+    fixed += chain_in_l2 ? first + (op.passes - 1) * l2 : (op.passes - reread) * first + reread * l2;
     fixed += thread_chain_time(op, r);
   }
   // Memory: reads and writes stream at their own rates; a GEMM's weight stream runs at the
@@ -236,23 +233,23 @@ OpCost price(const Op& op, const Roofs& r, Impl impl, const Tile* force_tile) {
   c.memory_time_s = op.bytes_read / r.read_bandwidth + op.bytes_written / r.write_bandwidth;
   if (op.kind == OpKind::gemm) c.memory_time_s /= r.gemm_stream_efficiency;
   c.memory_time_s = std::max(c.memory_time_s, decode_memory_s);
-  // Hot in L2: every byte streams at the L2 rate.
-  if (op.inputs_in_l2) c.memory_time_s = bytes / r.l2_bandwidth;
   // Multi-kernel chains (unfused GELU, naive softmax): the intermediates one kernel writes and
   // the next reads stay in L2 when they fit (half of L2, leaving room for the rest), so only
   // the chain's first input and last output cross DRAM; the rest streams at the L2 rate.
-  if (chain_in_l2 && !op.inputs_in_l2) {
+  if (chain_in_l2) {
     const double edge = elems * bytes_of(op.dtype);
     const double inner = op.bytes() - 2 * edge;
     if (inner > 0) c.memory_time_s = edge / r.read_bandwidth + edge / r.write_bandwidth + inner / r.l2_bandwidth;
   }
+  // The share of a re-run working set still in L2 streams at the L2 rate.
+  c.memory_time_s = op.l2_hit * bytes / r.l2_bandwidth + (1 - op.l2_hit) * c.memory_time_s;
   // Row kernels (norms, softmax) run one CTA per row: with few rows the grid cannot keep
   // enough bytes in flight, and each CTA streams its row at the rate of its own in-flight
   // window: 16 KiB (256 threads x 16 B x 4 loads) per sweep latency (Little's law;
   // docs/model.md). The first window of each sweep is already paid by the sweep's latency
   // (fixed cost); what a sweep reads beyond it streams at that rate. Rows beyond the resident
   // slots run in waves.
-  const double sweep_latency = op.inputs_in_l2 ? r.l2_pass_latency_s : r.pass_latency_s;
+  const double sweep_latency = op.l2_hit * r.l2_pass_latency_s + (1 - op.l2_hit) * r.pass_latency_s;
   if ((op.kind == OpKind::norm || op.kernel == KernelId::softmax_fused) && op.rows > 0 && sweep_latency > 0) {
     constexpr double window = 16384.0;
     const double row = static_cast<double>(op.cols) * bytes_of(op.dtype);

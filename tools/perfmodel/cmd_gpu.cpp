@@ -442,20 +442,33 @@ RawCalibration measure_calibration(Context& ctx, std::string& key, const std::st
                   static_cast<long long>(rows), static_cast<long long>(cols), r.median_s);
     extra += (extra.empty() ? "" : ",") + std::string(buf);
   }
-  if (want("chains")) *ctx.err << "calibrate: thread chains of small kernels\n";
-  for (const v::Case& c : want("chains") ? thread_chain_cases() : std::vector<v::Case>{}) {
+  // Small kernels as single launches: what each takes and the bytes the harness cycled through.
+  auto kernel_point = [&](const char* what, const v::Case& c) {
     const v::Result r = v::run_case(c, opt);
-    if (!r.ok || !r.correct) continue;
+    if (!r.ok || !r.correct) return;
     std::snprintf(buf, sizeof buf,
-                  "{\"what\":\"thread_chain\",\"dtype\":\"bf16\",\"kernel\":\"%s\",\"rows\":%lld,\"cols\":%lld,\"vocab\":%lld,"
+                  "{\"what\":\"%s\",\"dtype\":\"bf16\",\"kernel\":\"%s\",\"rows\":%lld,\"cols\":%lld,\"vocab\":%lld,"
                   "\"batch\":%lld,\"heads\":%lld,\"kv_heads\":%lld,\"q_len\":%lld,\"kv_len\":%lld,\"head_dim\":%lld,"
                   "\"l2_resident\":%s,\"rotated_bytes\":%.9g,\"seconds\":%.9g}",
-                  v::to_string(c.kernel).c_str(), static_cast<long long>(c.rows), static_cast<long long>(c.cols),
+                  what, v::to_string(c.kernel).c_str(), static_cast<long long>(c.rows), static_cast<long long>(c.cols),
                   static_cast<long long>(c.vocab), static_cast<long long>(c.batch), static_cast<long long>(c.heads),
                   static_cast<long long>(c.kv_heads), static_cast<long long>(c.q_len), static_cast<long long>(c.kv_len),
                   static_cast<long long>(c.head_dim), c.l2_resident ? "true" : "false", r.rotated_bytes, r.median_s);
-    *ctx.err << "calibrate: " << c.name << ": " << r.median_s * 1e6 << " us\n";
+    *ctx.err << "calibrate: " << c.name << ": " << r.median_s * 1e6 << " us, " << r.rotated_bytes / 1e6 << " MB cycled\n";
     extra += (extra.empty() ? "" : ",") + std::string(buf);
+  };
+  if (want("chains")) *ctx.err << "calibrate: thread chains of small kernels\n";
+  for (const v::Case& c : want("chains") ? thread_chain_cases() : std::vector<v::Case>{}) kernel_point("thread_chain", c);
+  // L2 residency: copies whose rotating buffer sets (1000 launches, one set each) total 25 to
+  // 115 MB, around the L2's size (calibration_fit.cpp, "l2_residency").
+  if (want("l2")) *ctx.err << "calibrate: L2 residency of cycled working sets\n";
+  for (int64_t rows : {3, 5, 7, 9, 11, 14}) {
+    if (!want("l2")) break;
+    v::Case c;
+    c.kernel = v::Kernel::copy;
+    c.rows = rows, c.cols = 2048;
+    c.name = "l2_residency_copy_" + std::to_string(rows) + "x2048";
+    kernel_point("l2_residency", c);
   }
   // Sustained tensor load: the board's power cap. A large GEMM timed in a short burst (the GPU
   // rested first), then the same GEMM back to back for seconds in one graph, with the SM clock

@@ -31,6 +31,7 @@ struct Calibration {
   // from a copy (half writes) and an add (a third writes).
   double read_bandwidth = 0, write_bandwidth = 0;
   double l2_bandwidth = 0;    // B/s, L2-resident copy
+  double l2_cyclic_capacity = 0;  // bytes: the random-replacement capacity of l2_residency.hpp
   // FLOP/s per SM-slot on large squares, with the shape's own wave quantization taken out.
   std::array<double, kPrecisionCount> gemm_peak{};
   double attention_peak = 0;  // FLOP/s of the fused prefill attention kernel at head dim 128, same convention

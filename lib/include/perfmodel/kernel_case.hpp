@@ -24,17 +24,18 @@ struct KernelCase {
   double rotated_bytes = 0;       // bytes of the buffer sets the harness cycled through (0 = not recorded)
 };
 
-// Whether the harness had the case's working set hot in L2: it asked for that (l2_resident), or
-// the buffer sets it rotated through fit in half of L2. (The harness rotates through enough sets
-// to exceed 2 x L2, but never more sets than launches per sample, at most 1000: tiny kernels
-// cycle through a few MB and stay in L2; validation/src/harness.cu.)
-bool hot_in_l2(const KernelCase& c, double l2_bytes);
+// The share of the case's first touches the harness served from L2: all of them when it asked
+// for that (l2_resident: one buffer set, re-run); otherwise the share of the buffer sets it
+// cycled through (rotated_bytes: it rotates through enough sets to exceed 2 x L2, but never more
+// than the launches per sample, at most 1000, so tiny kernels cycle through a few MB) that
+// survives a cycle in `capacity` bytes of L2 (l2_residency.hpp).
+double harness_l2_hit(const KernelCase& c, double capacity);
 
 std::optional<KernelId> kernel_from_string(const std::string& s);
 
 // The op for a case. Throws InputError for a kernel the model does not price on its own.
 Op to_op(const KernelCase& c, bool allow_tf32 = false);
-// ... on a card: with the working set marked hot in L2 where the harness kept it there.
-Op to_op_on(const KernelCase& c, double l2_bytes);
+// ... with its L2 hit share as the harness ran it (capacity: Roofs::l2_cyclic_capacity).
+Op to_op_on(const KernelCase& c, double capacity);
 
 }  // namespace perfmodel

@@ -68,7 +68,7 @@ struct Op {
   double instructions = 0;     // thread instructions per instance (issue roof; 0 = not counted)
   int passes = 1;              // dependent sweeps over memory (a row reduction then a write is 2)
   int reread_passes = 0;       // of those, sweeps that only re-read what an earlier one touched (L2 hits)
-  bool inputs_in_l2 = false;   // the working set is already hot in L2 (small, re-run)
+  double l2_hit = 0;           // share of its first touches that hit in L2 (a re-run working set that survived)
   // Row kernels (one CTA per row): rows of `cols` elements each dependent sweep reads (the row,
   // its re-read, weight and bias rows); what a CTA keeps in flight is priced per sweep.
   std::array<int, 4> row_reads_per_sweep{};

@@ -28,6 +28,7 @@ struct Roofs {
   double read_bandwidth = 0;   // effective DRAM read stream, B/s
   double write_bandwidth = 0;  // effective DRAM write stream, B/s
   double l2_bandwidth = 0;     // effective L2 B/s
+  double l2_cyclic_capacity = 0;  // L2 bytes a cyclically re-run working set may hold (l2_residency.hpp)
   std::array<double, kPrecisionCount> peak{};  // effective FLOP/s per precision
   double attention_peak = 0;   // flash prefill attention at head dim 128, FLOP/s over all SMs
   double attention_softmax_share = 0;  // of a K/V tile's time at head dim 128, not scaling with it
