@@ -18,7 +18,7 @@ namespace {
 std::vector<std::string> h200_raw() {
   const std::string dir = test::root() + "/validation/results/h200/";
   return {dir + "calibration-raw.json", dir + "calibration-chains-raw.json", dir + "calibration-power-raw.json",
-          dir + "calibration-attention-raw.json"};
+          dir + "calibration-attention-raw.json", dir + "calibration-l2-raw.json"};
 }
 
 }  // namespace
@@ -42,7 +42,11 @@ TEST_CASE("the committed H200 calibration refits from its raw measurements (two 
   CHECK(same(fit.attention_peak, committed.attention_peak));
   CHECK(same(fit.attention_softmax_share, committed.attention_softmax_share));
   CHECK(fit.attention_cta_fixed_s == test::approx(committed.attention_cta_fixed_s).epsilon(1e-4));
-  CHECK(fit.attention_softmax_share > 0.1);  // d = 64 runs well above half the d = 128 tile time
+  CHECK(fit.attention_softmax_share > 0.1);
+  CHECK(fit.l2_cyclic_capacity == test::approx(committed.l2_cyclic_capacity).epsilon(1e-5));
+  // Between a quarter and all of the L2: a cycled set of 41 MB (the 5 x 2048 copy) kept part.
+  CHECK(fit.l2_cyclic_capacity > h200.l2_bytes / 4);
+  CHECK(fit.l2_cyclic_capacity < h200.l2_bytes);  // d = 64 runs well above half the d = 128 tile time
   // The sustained GEMM ran slower than its burst: the cap binds on the H200.
   CHECK(fit.sustained_clock_scale < 0.95);
   CHECK(fit.power.tensor_w > fit.power.limit_w - fit.power.idle_w);

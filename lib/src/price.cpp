@@ -3,6 +3,7 @@
 #include "perfmodel/attention_schedule.hpp"
 #include "perfmodel/decode_attention.hpp"
 #include "perfmodel/instructions.hpp"
+#include "perfmodel/l2_residency.hpp"
 #include "perfmodel/ops.hpp"
 
 #include <algorithm>
@@ -177,11 +178,13 @@ OpCost price(const Op& op, const Roofs& r, Impl impl, const Tile* force_tile) {
   // effective peak of their unit.
   const double peak = has_flops ? effective_peak(r, op.precision) : 0;
   double fixed = op.launches * r.kernel_floor_s;
-  // Multi-kernel chains (unfused GELU, naive softmax) whose intermediates fit in half of L2: each
-  // kernel after the first reads what the previous one just wrote, from L2.
+  // Multi-kernel chains (unfused GELU, naive softmax): each kernel after the first reads what the
+  // previous one just wrote. Between the write and the read of a line pass the rest of that
+  // tensor and of the one being written: the share still in L2 after twice the tensor's bytes
+  // (l2_residency.hpp) is read from L2.
   const double elems = static_cast<double>(op.rows) * static_cast<double>(op.cols);
-  const bool chain_in_l2 = op.launches > 1 && op.kind != OpKind::attention && elems > 0 &&
-                           elems * bytes_of(op.dtype) * 2 <= card.l2_bytes / 2;
+  const bool chain = op.launches > 1 && op.kind != OpKind::attention && elems > 0;
+  const double chain_hit = chain ? cyclic_l2_hit(2 * elems * bytes_of(op.dtype), r.l2_cyclic_capacity) : 0.0;
   double decode_memory_s = 0;  // flash-decoding: the wave-by-wave stream and tile chain
   if (op.kind == OpKind::gemm && has_flops) {
     c.tiling = force_tile ? plan_tile(op.gemm.m, op.gemm.n, op.gemm.k, op.gemm.batch, *force_tile,
@@ -221,11 +224,13 @@ OpCost price(const Op& op, const Roofs& r, Impl impl, const Tile* force_tile) {
       c.compute_time_s = std::max(c.compute_time_s, op.instructions / card.limits.warp_size / r.issue_rate);
     // One round trip per dependent sweep, to where its data is: first touches wait on DRAM, or
     // on L2 for the share of a re-run working set that is still there; re-reads of what an
-    // earlier sweep brought in, and the sweeps after the first of an L2-resident chain, on L2.
-    const double l2 = r.l2_pass_latency_s;
-    const double first = op.l2_hit * l2 + (1 - op.l2_hit) * r.pass_latency_s;
+    // earlier sweep brought in on L2; a chain's later kernels on L2 for the share of the last
+    // kernel's output that is still there.
+    const double l2 = r.l2_pass_latency_s, dram = r.pass_latency_s;
+    const double first = op.l2_hit * l2 + (1 - op.l2_hit) * dram;
     const int reread = std::clamp(op.reread_passes, 0, std::max(0, op.passes - 1));
-    fixed += chain_in_l2 ? first + (op.passes - 1) * l2 : (op.passes - reread) * first + reread * l2;
+    fixed += chain ? first + (op.passes - 1) * (chain_hit * l2 + (1 - chain_hit) * dram)
+                   : (op.passes - reread) * first + reread * l2;
     fixed += thread_chain_time(op, r);
   }
   // Memory: reads and writes stream at their own rates; a GEMM's weight stream runs at the
@@ -233,13 +238,14 @@ OpCost price(const Op& op, const Roofs& r, Impl impl, const Tile* force_tile) {
   c.memory_time_s = op.bytes_read / r.read_bandwidth + op.bytes_written / r.write_bandwidth;
   if (op.kind == OpKind::gemm) c.memory_time_s /= r.gemm_stream_efficiency;
   c.memory_time_s = std::max(c.memory_time_s, decode_memory_s);
-  // Multi-kernel chains (unfused GELU, naive softmax): the intermediates one kernel writes and
-  // the next reads stay in L2 when they fit (half of L2, leaving room for the rest), so only
-  // the chain's first input and last output cross DRAM; the rest streams at the L2 rate.
-  if (chain_in_l2) {
+  // Multi-kernel chains: the share of the intermediates still in L2 streams at the L2 rate; only
+  // the chain's first input and last output must cross DRAM.
+  if (chain && chain_hit > 0) {
     const double edge = elems * bytes_of(op.dtype);
     const double inner = op.bytes() - 2 * edge;
-    if (inner > 0) c.memory_time_s = edge / r.read_bandwidth + edge / r.write_bandwidth + inner / r.l2_bandwidth;
+    if (inner > 0)
+      c.memory_time_s = chain_hit * (edge / r.read_bandwidth + edge / r.write_bandwidth + inner / r.l2_bandwidth) +
+                        (1 - chain_hit) * c.memory_time_s;
   }
   // The share of a re-run working set still in L2 streams at the L2 rate.
   c.memory_time_s = op.l2_hit * bytes / r.l2_bandwidth + (1 - op.l2_hit) * c.memory_time_s;
