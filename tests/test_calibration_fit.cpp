@@ -44,6 +44,9 @@ TEST_CASE("the committed H200 calibration refits from its raw measurements (two 
   CHECK(fit.attention_cta_fixed_s == test::approx(committed.attention_cta_fixed_s).epsilon(1e-4));
   CHECK(fit.attention_softmax_share > 0.1);
   CHECK(fit.l2_cyclic_capacity == test::approx(committed.l2_cyclic_capacity).epsilon(1e-5));
+  CHECK(fit.decode.overlap == committed.decode.overlap);
+  CHECK(fit.decode.cta_fixed_s == test::approx(committed.decode.cta_fixed_s).epsilon(1e-5));
+  CHECK(fit.decode.cpi == test::approx(4.1));  // Nsight Compute's reading, not fitted
   // Between a quarter and all of the L2: a cycled set of 41 MB (the 5 x 2048 copy) kept part.
   CHECK(fit.l2_cyclic_capacity > h200.l2_bytes / 4);
   CHECK(fit.l2_cyclic_capacity < h200.l2_bytes);  // d = 64 runs well above half the d = 128 tile time

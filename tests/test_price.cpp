@@ -2,11 +2,13 @@
 // launch floor and the eager host gap, the seed's distances, step sums, and calibration files.
 #include <doctest/doctest.h>
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
 #include "perfmodel/attention_schedule.hpp"
 #include "perfmodel/calibration.hpp"
+#include "perfmodel/decode_attention.hpp"
 #include "perfmodel/errors.hpp"
 #include "perfmodel/ops.hpp"
 #include "perfmodel/price.hpp"
@@ -207,6 +209,7 @@ TEST_CASE("a calibration survives to_yaml and back") {
   CHECK(back.power.limit_w == test::approx(400.0));
   CHECK(back.attention_softmax_share == test::approx(0.3));
   CHECK(back.attention_cta_fixed_s == test::approx(1.5e-6));
+  CHECK(back.decode.overlap == test::approx(3.0));
   std::filesystem::remove(tmp);
 }
 
@@ -271,4 +274,25 @@ TEST_CASE("flash prefill: per-CTA fixed cost plus tiles whose softmax share does
   const Roofs u = make_roofs(h200, nullptr);
   CHECK(attention_tile_time(u, 64) == test::approx(attention_tile_time(u, 128) / 2));
   CHECK(u.attention_cta_fixed_s == 0);
+}
+
+TEST_CASE("flash-decoding: a wave overlaps its KV stream and its CTAs' chains as (s^n + c^n)^(1/n)") {
+  const Card h200 = test::catalogue().card("h200");
+  // b 128, 4 KV heads of 128, 4096 keys: groups of 8 on tensor cores, 512 CTAs of 64 key tiles,
+  // 3 per SM: one full wave of 396 and a partial one of 116.
+  const DecodeSplit d = plan_decode_split(128, 32, 4, 4096, 128, h200);
+  REQUIRE(d.ctas == 512);
+  REQUIRE(d.resident_per_sm == 3);
+  const double kv = 2.0 * 128 * 4 * 4096 * 128 * 2, bw = 4.66e12;
+  DecodeCosts k;
+  k.cpi = 4.1, k.cpi_per_cta = 1.8, k.cta_fixed_s = 1e-6;
+  const double instr = d.warp_instructions_fixed + 64 * d.warp_instructions_per_tile;
+  auto chain = [&](double on_sm) { return 1e-6 + instr * (4.1 + 1.8 * (on_sm - 1)) / h200.cuda_clock_hz; };
+  const double s1 = 396 * (kv / 512) / bw, s2 = 116 * (kv / 512) / bw;
+  k.overlap = 0;  // max
+  CHECK(decode_split_time(d, kv, bw, h200, k) == test::approx(std::max(s1, chain(3)) + std::max(s2, chain(1))));
+  k.overlap = 4;
+  const double smooth = std::pow(std::pow(s1, 4) + std::pow(chain(3), 4), 0.25) + std::pow(std::pow(s2, 4) + std::pow(chain(1), 4), 0.25);
+  CHECK(decode_split_time(d, kv, bw, h200, k) == test::approx(smooth));
+  CHECK(smooth > std::max(s1, chain(3)) + std::max(s2, chain(1)));
 }

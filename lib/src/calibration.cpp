@@ -37,6 +37,8 @@ Calibration load_calibration(const std::string& path) {
   if (c.decode.cpi < 0 || c.decode.cpi_per_cta < 0) r.fail("decode_cpi", "cycles per instruction must not be negative");
   c.decode.cta_fixed_s = r.opt_quantity("decode_cta_fixed", Dimension::seconds, true).value_or(0);
   c.decode.combine_split_s = r.opt_quantity("decode_combine_per_split", Dimension::seconds, true).value_or(0);
+  c.decode.overlap = r.opt_number("decode_overlap").value_or(0);
+  if (c.decode.overlap < 0) r.fail("decode_overlap", "the overlap exponent must not be negative (0: max)");
   c.kernel_floor_s = r.quantity("kernel_floor", Dimension::seconds);
   c.host_launch_s = r.opt_quantity("host_launch", Dimension::seconds).value_or(0);
   c.pass_latency_s = r.opt_quantity("pass_latency", Dimension::seconds, true).value_or(0);
@@ -97,9 +99,10 @@ std::string to_yaml(const Calibration& c) {
     o << "attention_softmax_share: " << c.attention_softmax_share << "   # of a K/V tile's time at head dim 128, independent of the head dim\n";
   if (c.attention_cta_fixed_s >= 0)
     o << "attention_cta_fixed: " << q(c.attention_cta_fixed_s, "us", 1e-6) << "   # per CTA: Q tile in, O tile out\n";
-  if (c.decode.cpi > 0) o << "decode_cpi: " << c.decode.cpi << "   # flash-decoding: cycles per warp instruction, CTA alone on its SM\n";
+  if (c.decode.cpi > 0) o << "decode_cpi: " << c.decode.cpi << "   # flash-decoding: cycles per warp instruction, CTA alone on its SM (Nsight Compute)\n";
   if (c.decode.cpi_per_cta > 0) o << "decode_cpi_per_cta: " << c.decode.cpi_per_cta << "   # ... plus this per further CTA on the SM\n";
   if (c.decode.cta_fixed_s > 0) o << "decode_cta_fixed: " << q(c.decode.cta_fixed_s, "us", 1e-6) << "   # flash-decoding: a CTA's first-tile wait\n";
+ if (c.decode.overlap > 0) o << "decode_overlap: " << c.decode.overlap << "   # wave = (stream^n + chain^n)^(1/n)\n";
   if (c.decode.combine_split_s > 0) o << "decode_combine_per_split: " << q(c.decode.combine_split_s, "us", 1e-6) << "   # flash-decoding combine\n";
   o << "kernel_floor: " << q(c.kernel_floor_s, "us", 1e-6) << "   # smallest kernel, graph replay\n";
   if (c.host_launch_s > 0) o << "host_launch: " << q(c.host_launch_s, "us", 1e-6) << "   # eager launch, wall time\n";

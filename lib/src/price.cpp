@@ -57,6 +57,7 @@ Roofs make_roofs(const Card& card, const Calibration* cal) {
   r.decode.cta_fixed_s = cal ? pick(cal->decode.cta_fixed_s, DefaultEfficiency::decode_cta_fixed_s) : DefaultEfficiency::decode_cta_fixed_s;
   r.decode.combine_split_s = cal ? pick(cal->decode.combine_split_s, DefaultEfficiency::decode_combine_split_s)
                                  : DefaultEfficiency::decode_combine_split_s;
+  r.decode.overlap = cal ? cal->decode.overlap : 0.0;
   r.gemm_fixed_per_k_s = cal ? pick(cal->gemm_fixed_per_k_s, DefaultEfficiency::gemm_fixed_per_k_s) : DefaultEfficiency::gemm_fixed_per_k_s;
   r.gemm_stream_efficiency = cal ? pick(cal->gemm_stream_efficiency, DefaultEfficiency::gemm_stream) : DefaultEfficiency::gemm_stream;
   const double issue_eff = cal ? pick(cal->issue_efficiency, DefaultEfficiency::issue) : DefaultEfficiency::issue;

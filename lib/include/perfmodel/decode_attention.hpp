@@ -40,6 +40,10 @@ struct DecodeCosts {
   double cpi_per_cta = 0;   // ... plus this per further CTA on the SM
   double cta_fixed_s = 0;   // a CTA's wait for its first K/V tile beyond the chain
   double combine_split_s = 0;  // the combine's cost per split merged
+  // How a wave's KV stream and its CTAs' chains overlap: the wave takes
+  // (stream^n + chain^n)^(1/n); n = 0 means perfectly (max). A CTA double-buffers two K/V tiles,
+  // so when its loads and its dependent tile steps take about as long, each stalls the other.
+  double overlap = 0;
 };
 
 // Device time of the split kernel beyond its launch floor: wave by wave (as many CTAs per SM as
