@@ -94,3 +94,16 @@ TEST_CASE("attention decode and prefill, calibrated: median <= 10 %, p90 <= 25 %
   CHECK(s.median_abs <= 0.10);
   CHECK(s.p90_abs <= 0.25);
 }
+
+TEST_CASE("held-out steps under the power cap (validation/results/h200-power): the step target") {
+  Measurements held;
+  load_measurements(test::root() + "/validation/results/h200-power", held);
+  REQUIRE(held.steps.size() == 6);
+  const Roofs r = make_roofs(fx().card, &fx().cal);
+  const auto stats = summarize(evaluate(held, r, [](const std::string& k) { return test::catalogue().model(k); }));
+  REQUIRE(stats.size() == 1);
+  CAPTURE(stats[0].median_abs);
+  CAPTURE(stats[0].p90_abs);
+  CHECK(stats[0].median_abs <= 0.10);
+  CHECK(stats[0].p90_abs <= 0.20);
+}
