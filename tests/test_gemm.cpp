@@ -110,3 +110,22 @@ TEST_CASE("pricing a GEMM with a forced tile uses that tile's waves") {
   CHECK(c2.time_s / c1.time_s > 1.8);
   CHECK(c2.roofline_time_s / c1.roofline_time_s == test::approx(1793.0 * 1793 * 1793 / (1792.0 * 1792 * 1792)));
 }
+
+TEST_CASE("stream-K candidates: a tile the split-K search passes over wins once idle SMs share its K") {
+  // 200 x 4608 x 3584 on 132 SMs: 128x128 gives 72 tiles (one partial wave). Split-K prefers
+  // 256x128 split 2 (72 slices); streaming the 72 tiles' K over all 132 SMs is faster still.
+  const double peak = 800e12, fixup_rate = 64.0 * 1.98e9;
+  const TilePlan split = best_tile(200, 4608, 3584, 1, 132, peak);
+  const TilePlan plan = best_plan(200, 4608, 3584, 1, 132, peak, fixup_rate);
+  CHECK(plan.stream_k);
+  CHECK(plan.tile.m == 128);
+  CHECK(plan.tile.n == 128);
+  CHECK(plan.compute_time_s < split.compute_time_s);
+  // 72 tiles x 2 x 128 x 128 x 3584 FLOPs over 132 SMs, plus one fp32 partial tile out and in.
+  const double tile_s = 2.0 * 128 * 128 * 3584 / (peak / 132);
+  CHECK(plan.compute_time_s == test::approx(72 * tile_s / 132 + 2.0 * 128 * 128 * 4 / fixup_rate));
+  // Each SM walks 72/132 of one tile's K.
+  CHECK(plan.k_per_cta == test::approx(3584.0 * 72 / 132));
+  // Without stream-K (fixup_rate 0) the split-K plan stands.
+  CHECK(best_plan(200, 4608, 3584, 1, 132, peak, 0).split_k == split.split_k);
+}

@@ -43,9 +43,9 @@ Calibration load_calibration(const std::string& path) {
   c.host_launch_s = r.opt_quantity("host_launch", Dimension::seconds).value_or(0);
   c.pass_latency_s = r.opt_quantity("pass_latency", Dimension::seconds, true).value_or(0);
   c.l2_pass_latency_s = r.opt_quantity("l2_pass_latency", Dimension::seconds, true).value_or(0);
-  c.gemm_fixed_s = r.opt_quantity("gemm_fixed", Dimension::seconds, true).value_or(0);
+  c.gemm_fixed_s = r.opt_quantity("gemm_fixed", Dimension::seconds, true).value_or(-1);
   c.gemm_stream_efficiency = r.opt_number("gemm_stream_efficiency").value_or(0);
-  c.gemm_fixed_per_k_s = r.opt_quantity("gemm_fixed_per_1024_k", Dimension::seconds, true).value_or(0);
+  c.gemm_fixed_per_k_s = r.opt_quantity("gemm_fixed_per_1024_k", Dimension::seconds, true).value_or(-1);
   c.issue_efficiency = r.opt_number("issue_efficiency").value_or(0);
   if (c.issue_efficiency < 0 || c.issue_efficiency > 1)
     r.fail("issue_efficiency", "must be a share between 0 and 1");
@@ -108,8 +108,8 @@ std::string to_yaml(const Calibration& c) {
   if (c.host_launch_s > 0) o << "host_launch: " << q(c.host_launch_s, "us", 1e-6) << "   # eager launch, wall time\n";
   if (c.pass_latency_s > 0) o << "pass_latency: " << q(c.pass_latency_s, "us", 1e-6) << "   # memory ramp excess over the floor\n";
   if (c.l2_pass_latency_s > 0) o << "l2_pass_latency: " << q(c.l2_pass_latency_s, "us", 1e-6) << "   # smallest copy (L2-resident) over the floor\n";
-  if (c.gemm_fixed_s > 0) o << "gemm_fixed: " << q(c.gemm_fixed_s, "us", 1e-6) << "   # fitted on the M ramp (M = 1 .. 4096)\n";
-  if (c.gemm_fixed_per_k_s > 0) o << "gemm_fixed_per_1024_k: " << q(c.gemm_fixed_per_k_s, "us", 1e-6) << "   # fitted on the K ramp\n";
+  if (c.gemm_fixed_s >= 0) o << "gemm_fixed: " << q(c.gemm_fixed_s, "us", 1e-6) << "   # fitted on the M ramp (M = 1 .. 4096)\n";
+  if (c.gemm_fixed_per_k_s >= 0) o << "gemm_fixed_per_1024_k: " << q(c.gemm_fixed_per_k_s, "us", 1e-6) << "   # fitted on the K ramp\n";
   if (c.gemm_stream_efficiency > 0) o << "gemm_stream_efficiency: " << c.gemm_stream_efficiency << "   # small-M GEMMs: share of the read rate\n";
   if (c.issue_efficiency > 0) o << "issue_efficiency: " << c.issue_efficiency << "   # share of issue slots busy, fused softmaxes\n";
   if (c.power.known()) {

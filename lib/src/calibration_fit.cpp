@@ -227,34 +227,32 @@ Calibration fit_calibration(const RawCalibration& raw, const Card& card) {
   auto peak_for = [&](const RawPoint& p, double fixed) {
     auto prec = precision_from_string(p.dtype);
     const double nominal = card.peak[static_cast<int>(*prec)];
-    TilePlan plan = best_tile(p.m, p.n, p.k, 1, card.sm_count, nominal);
-    if (stream_k_capable(card)) plan = with_stream_k(plan, p.k, card.sm_count, nominal, stream_k_fixup(card, plan.tile));
+    const TilePlan plan = gemm_plan(card, p.m, p.n, p.k, 1, nominal);
     const double busy = std::max(p.seconds - fixed, p.seconds * 0.5);
     // plan.compute_time_s = busiest SM's tiles at nominal: invert for the effective peak.
     return nominal * plan.compute_time_s / busy;
   };
-  c.gemm_fixed_s = 0;
-  c.gemm_fixed_per_k_s = 0;
+  c.gemm_fixed_s = -1;  // not measured unless the ramps are there
+  c.gemm_fixed_per_k_s = -1;
   c.gemm_stream_efficiency = 1;
   if (!ramp_pts.empty() && bf16_peak) {
     const double nominal = card.peak[static_cast<int>(Precision::bf16)];
     struct Pre { double compute_nominal, bytes_time, k_per_cta, seconds; };
     std::vector<Pre> pre;
     for (const RawPoint* p : ramp_pts) {
-      TilePlan plan = best_tile(p->m, p->n, p->k, 1, card.sm_count, nominal);
-      if (stream_k_capable(card)) plan = with_stream_k(plan, p->k, card.sm_count, nominal, stream_k_fixup(card, plan.tile));
+      const TilePlan plan = gemm_plan(card, p->m, p->n, p->k, 1, nominal);
       const double M = static_cast<double>(p->m), N = static_cast<double>(p->n), K = static_cast<double>(p->k);
       // A split-K plan pays its reduction kernel (floor + one sweep) on top.
       const double reduce = plan.split_k > 1 ? c.kernel_floor_s + c.pass_latency_s : 0.0;
       pre.push_back({plan.compute_time_s, (M * K + N * K) * 2 * inv_r + M * N * 2 * inv_w,
-                     K / static_cast<double>(plan.split_k) / 1024.0, p->seconds - reduce});
+                     plan.k_per_cta / 1024.0, p->seconds - reduce});
     }
     double best_err = -1;
     for (double g0 = 0; g0 <= 6e-6; g0 += 0.1e-6) {
       for (double g1 = 0; g1 <= 2e-6; g1 += 0.05e-6) {
         // The peak square walks K = 8192: its own fixed cost includes g1 x 8.
-        const double scale_k = nominal / peak_for(*bf16_peak, c.kernel_floor_s + g0 + g1 * bf16_peak->k / 1024.0 /
-                                                                      best_tile(bf16_peak->m, bf16_peak->n, bf16_peak->k, 1, card.sm_count, nominal).split_k);
+        const double scale_k = nominal / peak_for(*bf16_peak, c.kernel_floor_s + g0 + g1 *
+                                                                      gemm_plan(card, bf16_peak->m, bf16_peak->n, bf16_peak->k, 1, nominal).k_per_cta / 1024.0);
         for (double kappa = 0.7; kappa <= 1.0001; kappa += 0.01) {
           double err = 0;
           for (const Pre& q : pre) {
@@ -277,8 +275,8 @@ Calibration fit_calibration(const RawCalibration& raw, const Card& card) {
     if (p.what != "gemm_peak" || p.m <= 0) continue;
     auto prec = precision_from_string(p.dtype);
     if (!prec || card.peak[static_cast<int>(*prec)] <= 0) continue;
-    const int64_t split = best_tile(p.m, p.n, p.k, 1, card.sm_count, card.peak[static_cast<int>(*prec)]).split_k;
-    const double fixed = c.kernel_floor_s + c.gemm_fixed_s + c.gemm_fixed_per_k_s * p.k / 1024.0 / split;
+    const double k_walk = gemm_plan(card, p.m, p.n, p.k, 1, card.peak[static_cast<int>(*prec)]).k_per_cta;
+    const double fixed = c.kernel_floor_s + std::max(0.0, c.gemm_fixed_s) + std::max(0.0, c.gemm_fixed_per_k_s) * k_walk / 1024.0;
     auto& slot = c.gemm_peak[static_cast<int>(*prec)];
     slot = std::max(slot, peak_for(p, fixed));
   }

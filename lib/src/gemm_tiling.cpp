@@ -37,6 +37,7 @@ TilePlan plan_tile(int64_t m, int64_t n, int64_t k, int64_t batch, Tile tile, in
   const double reuse = static_cast<double>(tile.m * tile.n) / static_cast<double>(tile.m + tile.n);
   p.tile_efficiency = std::min(1.0, reuse / 64.0);
   const double k_slice = std::ceil(static_cast<double>(k) / p.split_k);
+  p.k_per_cta = k_slice;
   const double tile_flops = 2.0 * tile.m * tile.n * k_slice;
   const double sm_peak = peak_flops / sm_count;
   p.compute_time_s = per_sm * tile_flops / (sm_peak * p.tile_efficiency);
@@ -87,8 +88,22 @@ TilePlan with_stream_k(const TilePlan& plan, int64_t k, int sm_count, double pea
   TilePlan s = plan;
   s.compute_time_s = t;
   s.stream_k = true;
+  // With full waves a CTA walks all of K; a streamed partial wave alone gives each SM its share.
+  if (full_waves == 0) s.k_per_cta = k_slice * static_cast<double>(rem) / sm_count;
   s.wave_efficiency = static_cast<double>(plan.tiles) * tile_time / (t * sm_count);
   return s;
+}
+
+TilePlan best_plan(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_count, double peak_flops,
+                   double fixup_rate) {
+  TilePlan best = best_tile(m, n, k, batch, sm_count, peak_flops);
+  if (!(fixup_rate > 0)) return best;
+  for (const Tile& t : default_tiles()) {
+    const double fixup_s = 2.0 * static_cast<double>(t.m * t.n) * 4.0 / fixup_rate;  // fp32 partial tile out and in
+    const TilePlan s = with_stream_k(plan_tile(m, n, k, batch, t, sm_count, peak_flops), k, sm_count, peak_flops, fixup_s);
+    if (s.compute_time_s < best.compute_time_s * (1 - 1e-9)) best = s;
+  }
+  return best;
 }
 
 int64_t max_square_tile(double smem_bytes, double bytes_per_element) {

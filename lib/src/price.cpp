@@ -50,7 +50,8 @@ Roofs make_roofs(const Card& card, const Calibration* cal) {
   r.kernel_floor_s = cal ? pick(cal->kernel_floor_s, card.launch_overhead_s) : card.launch_overhead_s;
   r.pass_latency_s = cal ? pick(cal->pass_latency_s, DefaultEfficiency::pass_latency_s) : DefaultEfficiency::pass_latency_s;
   r.l2_pass_latency_s = cal ? pick(cal->l2_pass_latency_s, DefaultEfficiency::l2_pass_latency_s) : DefaultEfficiency::l2_pass_latency_s;
-  r.gemm_fixed_s = cal ? pick(cal->gemm_fixed_s, DefaultEfficiency::gemm_fixed_s) : DefaultEfficiency::gemm_fixed_s;
+  // GEMM fixed costs: a fitted 0 is a value (negative: not measured).
+  r.gemm_fixed_s = cal && cal->gemm_fixed_s >= 0 ? cal->gemm_fixed_s : DefaultEfficiency::gemm_fixed_s;
   r.host_launch_s = cal ? pick(cal->host_launch_s, DefaultEfficiency::host_launch_s) : DefaultEfficiency::host_launch_s;
   r.decode.cpi = cal ? pick(cal->decode.cpi, DefaultEfficiency::decode_cpi) : DefaultEfficiency::decode_cpi;
   r.decode.cpi_per_cta = cal ? pick(cal->decode.cpi_per_cta, DefaultEfficiency::decode_cpi_per_cta) : DefaultEfficiency::decode_cpi_per_cta;
@@ -58,7 +59,7 @@ Roofs make_roofs(const Card& card, const Calibration* cal) {
   r.decode.combine_split_s = cal ? pick(cal->decode.combine_split_s, DefaultEfficiency::decode_combine_split_s)
                                  : DefaultEfficiency::decode_combine_split_s;
   r.decode.overlap = cal ? cal->decode.overlap : 0.0;
-  r.gemm_fixed_per_k_s = cal ? pick(cal->gemm_fixed_per_k_s, DefaultEfficiency::gemm_fixed_per_k_s) : DefaultEfficiency::gemm_fixed_per_k_s;
+  r.gemm_fixed_per_k_s = cal && cal->gemm_fixed_per_k_s >= 0 ? cal->gemm_fixed_per_k_s : DefaultEfficiency::gemm_fixed_per_k_s;
   r.gemm_stream_efficiency = cal ? pick(cal->gemm_stream_efficiency, DefaultEfficiency::gemm_stream) : DefaultEfficiency::gemm_stream;
   const double issue_eff = cal ? pick(cal->issue_efficiency, DefaultEfficiency::issue) : DefaultEfficiency::issue;
   r.issue_rate = issue_slots_per_second(card) * issue_eff;
@@ -115,9 +116,10 @@ bool stream_k_capable(const Card& card) {
          std::atoi(card.compute_capability.c_str()) >= 9;
 }
 
-// One fp32 partial tile written and read back at an SM's L2 port (64 B per clock).
-double stream_k_fixup(const Card& card, const Tile& t) {
-  return 2.0 * static_cast<double>(t.m * t.n) * 4.0 / (64.0 * card.tensor_clock_hz);
+TilePlan gemm_plan(const Card& card, int64_t m, int64_t n, int64_t k, int64_t batch, double peak_flops) {
+  // One fp32 partial tile is written and read back at an SM's L2 port (64 B per clock).
+  const double fixup_rate = stream_k_capable(card) ? 64.0 * card.tensor_clock_hz : 0.0;
+  return best_plan(m, n, k, batch, card.sm_count, peak_flops, fixup_rate);
 }
 
 namespace {
@@ -190,16 +192,13 @@ OpCost price(const Op& op, const Roofs& r, Impl impl, const Tile* force_tile) {
   if (op.kind == OpKind::gemm && has_flops) {
     c.tiling = force_tile ? plan_tile(op.gemm.m, op.gemm.n, op.gemm.k, op.gemm.batch, *force_tile,
                                       card.sm_count, peak)
-                          : best_tile(op.gemm.m, op.gemm.n, op.gemm.k, op.gemm.batch, card.sm_count, peak);
-    if (!force_tile && r.stream_k) c.tiling = with_stream_k(*c.tiling, op.gemm.k, card.sm_count, peak, stream_k_fixup(card, c.tiling->tile));
+                          : gemm_plan(card, op.gemm.m, op.gemm.n, op.gemm.k, op.gemm.batch, peak);
     c.compute_time_s = c.tiling->compute_time_s;
     // GEMV-shaped products (a few rows) run as dot products, not padded MMA tiles.
     if (op.gemm.m <= 8) c.compute_time_s = op.flops / peak;
     // Prologue and epilogue, and the K loop one CTA walks (its pipeline latency is not hidden
     // behind a weight stream): fitted on the calibration's M and K ramps.
-    fixed += r.gemm_fixed_s + r.gemm_fixed_per_k_s * static_cast<double>(op.gemm.k) /
-                                  static_cast<double>(c.tiling->split_k) / 1024.0;
-    // Split-K: a second kernel reduces the fp32 partial outputs.
+    fixed += r.gemm_fixed_s + r.gemm_fixed_per_k_s * c.tiling->k_per_cta / 1024.0;
     if (c.tiling->split_k > 1) fixed += r.kernel_floor_s + r.pass_latency_s;
   } else if (op.kernel == KernelId::attention_prefill_fused && has_flops) {
     const AttentionShape& a = op.attention;

@@ -100,8 +100,11 @@ int cmd_calibrate(const std::vector<std::string>& args, Context& ctx) {
   po::variables_map vm;
   if (!parse(args, d, vm, ctx,
              "perfmodel calibrate --on-gpu: measures the card's real roofs (copy and L2 bandwidth, GEMM peak per dtype, "
-             "kernel floor, launch overhead, the memory ramp) and writes a calibration file the cost model uses",
-             "perfmodel calibrate --on-gpu --raw calibration-raw.json"))
+             "kernel floor, launch overhead, the memory ramp, flash attention, flash-decoding, small kernels' thread "
+             "chains, L2 residency, the power cap) and writes a calibration file the cost model uses",
+             "perfmodel calibrate --on-gpu --raw calibration-raw.json\n"
+             "  perfmodel calibrate --on-gpu --only chains,l2 --raw part.json\n"
+             "  perfmodel calibrate --card h200 --from-raw calibration-raw.json --from-raw part.json"))
     return 0;
   RawCalibration raw;
   std::string key = card_name;

@@ -43,8 +43,10 @@ struct Calibration {
   double kernel_floor_s = 0;  // device time of the smallest kernel in a graph replay
   double pass_latency_s = 0;  // fixed cost of one dependent sweep over memory (memory ramp)
   double l2_pass_latency_s = 0;  // ... over L2-resident data (the ramp's smallest copy)
-  double gemm_fixed_s = 0;    // fixed cost of a GEMM beyond max(compute, memory) (M ramp fit)
-  double gemm_fixed_per_k_s = 0;  // ... plus this per 1024 of the K one CTA walks (pipeline not hidden)
+  // Fixed cost of a GEMM beyond max(compute, memory) (M ramp fit), plus this per 1024 of the K
+  // one CTA walks (pipeline not hidden); negative: not measured (a fitted 0 is a value).
+  double gemm_fixed_s = -1;
+  double gemm_fixed_per_k_s = -1;
   double gemm_stream_efficiency = 0;  // weight-streaming GEMMs (small M) reach this share of the read rate
   double host_launch_s = 0;   // wall time per eager launch (host launch overhead)
   // Share of the issue slots (SMs x 4 schedulers x CUDA-core clock) an issue-bound kernel that

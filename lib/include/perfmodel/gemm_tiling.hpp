@@ -23,6 +23,7 @@ struct TilePlan {
   double tile_efficiency = 1;  // MMA efficiency of the tile shape (operand reuse; see .cpp)
   double compute_time_s = 0;   // the busiest SM's tiles at its share of the peak
   bool stream_k = false;       // the last partial wave split along K over all SMs
+  double k_per_cta = 0;        // the K depth one CTA walks: K / split_k, or a stream-K share
 };
 
 // The tiles cuBLAS-class kernels pick among on tensor-core GPUs.
@@ -42,6 +43,13 @@ TilePlan best_tile(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_count,
 // fix-up (partial sums through L2). Returns `plan` unchanged when that is not faster.
 // `fixup_s`: time to write and read back one fp32 partial tile at an SM's L2 port.
 TilePlan with_stream_k(const TilePlan& plan, int64_t k, int sm_count, double peak_flops, double fixup_s);
+
+// The fastest plan a library may run: the best tile with split-K, or, when `fixup_rate` > 0
+// (bytes/s one SM writes and reads back partial sums at: stream-K capable), any default tile
+// with its partial last wave streamed along K (a tile the split-K search passes over can win
+// once its idle SMs take a share of K: 200 x 4608 x 3584 on 132 SMs runs 72 128x128 tiles).
+TilePlan best_plan(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_count, double peak_flops,
+                   double fixup_rate);
 
 // Largest power-of-two square tile t with three t x t tiles (A, B and the accumulator C) in
 // `smem_bytes` (seed 000 practice: 128 for bf16 in 100 KB).

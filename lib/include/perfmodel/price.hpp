@@ -96,7 +96,9 @@ struct OpCost {
 // `force_tile` prices a GEMM with that CTA tile instead of the best one.
 // GEMM scheduling helpers shared with the calibration fit.
 bool stream_k_capable(const Card& card);
-double stream_k_fixup(const Card& card, const Tile& tile);
+// The plan price() runs a GEMM with on `card` (best_plan with the card's stream-K capability and
+// an SM's L2 port, 64 B per clock, for the partial sums).
+TilePlan gemm_plan(const Card& card, int64_t m, int64_t n, int64_t k, int64_t batch, double peak_flops);
 
 OpCost price(const Op& op, const Roofs& roofs, Impl impl, const Tile* force_tile = nullptr);
 
