@@ -108,7 +108,7 @@ TEST_CASE("held-out steps under the power cap (validation/results/h200-power): t
   CHECK(stats[0].p90_abs <= 0.20);
 }
 
-TEST_CASE("held-out GEMMs of other models (validation/results/h200-gemm-models): median <= 6 %, p90 <= 15 %") {
+TEST_CASE("held-out GEMMs of other models (validation/results/h200-gemm-models): median <= 5 %, p90 <= 15 % (the GEMM target)") {
   Measurements held;
   load_measurements(test::root() + "/validation/results/h200-gemm-models", held);
   REQUIRE(held.cases.size() == 80);
@@ -117,6 +117,6 @@ TEST_CASE("held-out GEMMs of other models (validation/results/h200-gemm-models):
   REQUIRE(stats.size() == 1);
   CAPTURE(stats[0].median_abs);
   CAPTURE(stats[0].p90_abs);
-  CHECK(stats[0].median_abs <= 0.06);  // measured 5.1 %: the issue's 5 % is not met on these shapes
+  CHECK(stats[0].median_abs <= 0.05);
   CHECK(stats[0].p90_abs <= 0.15);
 }

@@ -98,6 +98,9 @@ TilePlan best_plan(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_count,
                    double fixup_rate) {
   TilePlan best = best_tile(m, n, k, batch, sm_count, peak_flops);
   if (!(fixup_rate > 0)) return best;
+  // Skinny products (one row of 128-row tiles: decode GEMVs) run split-K kernels; only their
+  // winner may stream its partial wave.
+  if (m <= 128) return with_stream_k(best, k, sm_count, peak_flops, 2.0 * static_cast<double>(best.tile.m * best.tile.n) * 4.0 / fixup_rate);
   for (const Tile& t : default_tiles()) {
     const double fixup_s = 2.0 * static_cast<double>(t.m * t.n) * 4.0 / fixup_rate;  // fp32 partial tile out and in
     const TilePlan s = with_stream_k(plan_tile(m, n, k, batch, t, sm_count, peak_flops), k, sm_count, peak_flops, fixup_s);
