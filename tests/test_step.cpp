@@ -9,6 +9,7 @@
 
 #include "perfmodel/analysis.hpp"
 #include "perfmodel/errors.hpp"
+#include "perfmodel/price.hpp"
 #include "perfmodel/step.hpp"
 #include "test_support.hpp"
 
@@ -258,4 +259,36 @@ TEST_CASE("sliding-window prefill attention counts every query's window") {
   for (const Op* a : of_kind(short_prompt, OpKind::attention)) shorter += a->flops * a->count;
   CHECK(shorter == 32 * 4.0 * 32 * 128 * (4096.0 * 4097 / 2));
   CHECK(flops > shorter);
+}
+
+TEST_CASE("the eager profile counts HF's framework calls: kernels and the views between them") {
+  const Model m = test::catalogue().model("llama3-8b");
+  Workload e = decode(1, 1024);
+  e.impl = Impl::eager;
+  const Step s = build_step(m, e);
+  int64_t launches = 0, views = 0;
+  for (const Op& op : s.ops) {
+    launches += op.launches * op.count;
+    views += op.framework_calls * op.count;
+  }
+  // Per layer: q/k/v view + transpose (6), cos/sin unsqueeze (2), rotate_half's slices (2 x 2),
+  // repeat_kv's index + expand for K and V (4), attention's transpose/contiguous/reshape (3): 19.
+  // Per step: the rotary embedding's 6, the mask's 4, the lm_head slice: 11.
+  CHECK(views == 19 * 32 + 11);
+  // The step-level work HF does once: rotary embedding (6 kernels) and the causal mask (5).
+  CHECK(find(s, "rotary_emb").launches == 6);
+  CHECK(find(s, "causal_mask").launches == 5);
+  CHECK(launches == s.launches());
+  // Batch 1 is host-bound: at 12 us per kernel-launching call and 2.4 us per view it costs the
+  // host their sum.
+  const Card h200 = test::catalogue().card("h200");
+  Calibration cal;
+  cal.dram_bandwidth = 4e12;
+  cal.kernel_floor_s = 0.5e-6;
+  cal.eager_dispatch_s = 12e-6;
+  cal.eager_view_s = 2.4e-6;
+  const Roofs r = make_roofs(h200, &cal);
+  const StepCost c = price_step(s, r, Impl::eager);
+  CHECK(c.time_s >= static_cast<double>(launches) * 12e-6 + static_cast<double>(views) * 2.4e-6 - 1e-9);
+  CHECK(c.bound == Bound::overhead);
 }

@@ -41,6 +41,8 @@ Calibration load_calibration(const std::string& path) {
   if (c.decode.overlap < 0) r.fail("decode_overlap", "the overlap exponent must not be negative (0: max)");
   c.kernel_floor_s = r.quantity("kernel_floor", Dimension::seconds);
   c.host_launch_s = r.opt_quantity("host_launch", Dimension::seconds).value_or(0);
+  c.eager_dispatch_s = r.opt_quantity("eager_dispatch", Dimension::seconds).value_or(0);
+  c.eager_view_s = r.opt_quantity("eager_view", Dimension::seconds).value_or(0);
   c.pass_latency_s = r.opt_quantity("pass_latency", Dimension::seconds, true).value_or(0);
   c.l2_pass_latency_s = r.opt_quantity("l2_pass_latency", Dimension::seconds, true).value_or(0);
   c.gemm_fixed_s = r.opt_quantity("gemm_fixed", Dimension::seconds, true).value_or(-1);
@@ -106,6 +108,8 @@ std::string to_yaml(const Calibration& c) {
   if (c.decode.combine_split_s > 0) o << "decode_combine_per_split: " << q(c.decode.combine_split_s, "us", 1e-6) << "   # flash-decoding combine\n";
   o << "kernel_floor: " << q(c.kernel_floor_s, "us", 1e-6) << "   # smallest kernel, graph replay\n";
   if (c.host_launch_s > 0) o << "host_launch: " << q(c.host_launch_s, "us", 1e-6) << "   # eager launch, wall time\n";
+  if (c.eager_dispatch_s > 0) o << "eager_dispatch: " << q(c.eager_dispatch_s, "us", 1e-6) << "   # PyTorch: host time per op that launches a kernel\n";
+  if (c.eager_view_s > 0) o << "eager_view: " << q(c.eager_view_s, "us", 1e-6) << "   # PyTorch: host time per op that launches none\n";
   if (c.pass_latency_s > 0) o << "pass_latency: " << q(c.pass_latency_s, "us", 1e-6) << "   # memory ramp excess over the floor\n";
   if (c.l2_pass_latency_s > 0) o << "l2_pass_latency: " << q(c.l2_pass_latency_s, "us", 1e-6) << "   # smallest copy (L2-resident) over the floor\n";
   if (c.gemm_fixed_s >= 0) o << "gemm_fixed: " << q(c.gemm_fixed_s, "us", 1e-6) << "   # fitted on the M ramp (M = 1 .. 4096)\n";

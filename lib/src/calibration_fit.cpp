@@ -173,6 +173,10 @@ Calibration fit_calibration(const RawCalibration& raw, const Card& card) {
   c.device_name = raw.device_name;
   c.kernel_floor_s = raw.kernel_floor_s;
   c.host_launch_s = raw.host_launch_s;
+  for (const RawPoint& p : raw.points) {
+    if (p.what == "eager_dispatch") c.eager_dispatch_s = p.seconds;
+    if (p.what == "eager_view") c.eager_view_s = p.seconds;
+  }
   const RawPoint* big_copy = nullptr;
   const RawPoint* big_add = nullptr;
   std::vector<std::pair<double, double>> ramp;

@@ -52,7 +52,10 @@ Roofs make_roofs(const Card& card, const Calibration* cal) {
   r.l2_pass_latency_s = cal ? pick(cal->l2_pass_latency_s, DefaultEfficiency::l2_pass_latency_s) : DefaultEfficiency::l2_pass_latency_s;
   // GEMM fixed costs: a fitted 0 is a value (negative: not measured).
   r.gemm_fixed_s = cal && cal->gemm_fixed_s >= 0 ? cal->gemm_fixed_s : DefaultEfficiency::gemm_fixed_s;
-  r.host_launch_s = cal ? pick(cal->host_launch_s, DefaultEfficiency::host_launch_s) : DefaultEfficiency::host_launch_s;
+  // Eager: the framework's dispatch per op when measured, else the CUDA launch's wall time.
+  r.host_launch_s = cal ? pick(cal->eager_dispatch_s, pick(cal->host_launch_s, DefaultEfficiency::host_launch_s))
+                        : DefaultEfficiency::host_launch_s;
+  r.eager_view_s = cal ? pick(cal->eager_view_s, DefaultEfficiency::eager_view_s) : DefaultEfficiency::eager_view_s;
   r.decode.cpi = cal ? pick(cal->decode.cpi, DefaultEfficiency::decode_cpi) : DefaultEfficiency::decode_cpi;
   r.decode.cpi_per_cta = cal ? pick(cal->decode.cpi_per_cta, DefaultEfficiency::decode_cpi_per_cta) : DefaultEfficiency::decode_cpi_per_cta;
   r.decode.cta_fixed_s = cal ? pick(cal->decode.cta_fixed_s, DefaultEfficiency::decode_cta_fixed_s) : DefaultEfficiency::decode_cta_fixed_s;
@@ -270,8 +273,9 @@ OpCost price(const Op& op, const Roofs& r, Impl impl, const Tile* force_tile) {
   // t = fixed + max(compute, memory): the launch floor and each dependent sweep's latency do
   // not overlap the streaming (docs/model.md, "fixed costs").
   double time = fixed + std::max(c.compute_time_s, c.memory_time_s);
-  // Eager: the host issues every launch; the GPU cannot run ahead of it.
-  if (impl == Impl::eager) time = std::max(time, op.launches * r.host_launch_s);
+  // Eager: the host issues every framework call (one per launch, plus views that launch none);
+  // the GPU cannot run ahead of it.
+  if (impl == Impl::eager) time = std::max(time, op.launches * r.host_launch_s + op.framework_calls * r.eager_view_s);
   c.time_s = time;
   c.overhead_time_s = time - std::max(c.compute_time_s, c.memory_time_s);
   if (c.overhead_time_s > std::max(c.compute_time_s, c.memory_time_s))

@@ -36,9 +36,13 @@ void eager_rmsnorm(Step& s, const std::string& name, int64_t T, int64_t d, DType
 
 // apply_rotary_pos_emb: q*cos + rotate_half(q)*sin for q and k; rotate_half slices, negates
 // and concatenates. Per tensor: mul, slice-neg, cat, mul, add = 5 kernels.
-void eager_rotary(Step& s, int64_t T, int64_t width, const std::string& which, DType act, int64_t count) {
-  s.ops.push_back(counted(ops::elementwise("rotary_" + which + ".mul_cos", KernelId::mul, T, width, act, 2, 1, 1), count));
+// `views`: calls before it that launch nothing (cos and sin unsqueezed once for q and k).
+void eager_rotary(Step& s, int64_t T, int64_t width, const std::string& which, DType act, int64_t count, int views) {
+  Op mul_cos = ops::elementwise("rotary_" + which + ".mul_cos", KernelId::mul, T, width, act, 2, 1, 1);
+  mul_cos.framework_calls = views;
+  s.ops.push_back(counted(mul_cos, count));
   Op neg = ops::elementwise("rotary_" + which + ".neg", KernelId::other, T, width / 2, act, 1, 1, 1);
+  neg.framework_calls = 2;  // rotate_half's two slices
   s.ops.push_back(counted(neg, count));
   Op cat = ops::copy("rotary_" + which + ".cat", T, width, act);
   s.ops.push_back(counted(cat, count));
@@ -60,6 +64,24 @@ Step build_eager_step(const Model& m, const Workload& w) {
 
   s.ops.push_back(ops::embedding("embed_tokens", T, m.hidden, wt, act));
   s.ops.back().vocab = m.vocab;
+  if (m.position == PositionKind::rope) {
+    // LlamaRotaryEmbedding.forward, once per step: inv_freq @ positions, cat, cos, sin and two
+    // casts (6 kernels on a few KB), with cache_position, position_ids and the expands around it.
+    Op r = ops::elementwise("rotary_emb", KernelId::other, T, m.head_dim, DType::fp32, 1, 1, 2);
+    r.launches = 6;
+    r.passes = 6;
+    r.framework_calls = 6;
+    s.ops.push_back(r);
+  }
+  if (w.phase == Phase::decode) {
+    // _update_causal_mask for the static cache: full, triu, arange, compare, multiply (5 kernels
+    // over ctx mask entries) and the reshapes and expand.
+    Op mask = ops::elementwise("causal_mask", KernelId::other, 1, w.ctx, act, 1, 1, 1);
+    mask.launches = 5;
+    mask.passes = 5;
+    mask.framework_calls = 4;
+    s.ops.push_back(mask);
+  }
   if (m.position == PositionKind::learned) s.ops.push_back(ops::add("embed_positions", T, m.hidden, act));
 
   auto norm = [&](const std::string& name, int64_t count) {
@@ -69,12 +91,15 @@ Step build_eager_step(const Model& m, const Workload& w) {
 
   norm("input_norm", L);
   // Separate q, k, v projections.
-  s.ops.push_back(counted(ops::gemm("q_proj", T, m.q_dim(), m.hidden, act, wt, mm, m.qkv_bias), L));
-  s.ops.push_back(counted(ops::gemm("k_proj", T, m.kv_dim(), m.hidden, act, wt, mm, m.qkv_bias), L));
-  s.ops.push_back(counted(ops::gemm("v_proj", T, m.kv_dim(), m.hidden, act, wt, mm, m.qkv_bias), L));
+  // Separate q, k, v projections, each followed by .view() and .transpose(1, 2) (no kernels).
+  for (const char* name : {"q_proj", "k_proj", "v_proj"}) {
+    Op p = ops::gemm(name, T, name[0] == 'q' ? m.q_dim() : m.kv_dim(), m.hidden, act, wt, mm, m.qkv_bias);
+    p.framework_calls = 2;
+    s.ops.push_back(counted(p, L));
+  }
   if (m.position == PositionKind::rope) {
-    eager_rotary(s, T, m.q_dim(), "q", act, L);
-    eager_rotary(s, T, m.kv_dim(), "k", act, L);
+    eager_rotary(s, T, m.q_dim(), "q", act, L, 2);  // cos.unsqueeze(1), sin.unsqueeze(1)
+    eager_rotary(s, T, m.kv_dim(), "k", act, L, 0);
   }
   // StaticCache.update: index_copy_ of the new K and V into the cache.
   Op kcopy = ops::kv_append("kv_write.index_copy", T, m.kv_heads, m.head_dim, act, w.kv_dtype);
@@ -90,12 +115,14 @@ Step build_eager_step(const Model& m, const Workload& w) {
     rep.bytes_read = static_cast<double>(w.batch) * kv_len * 2 * m.kv_dim() * bytes_of(w.kv_dtype);
     rep.launches = 2;
     rep.passes = 2;
+    rep.framework_calls = 4;  // x[:, :, None] and .expand() for K and V
     s.ops.push_back(counted(rep, L));
   }
   if (w.phase == Phase::decode) {
     Op a = ops::attention_decode("attention.sdpa", w.batch, m.heads, m.heads, kv_len, m.head_dim, act, w.kv_dtype);
     a.launches = 1;
     a.passes = 1;
+    a.framework_calls = 3;  // .transpose(1, 2), .contiguous() (already contiguous at one query), .reshape()
     s.ops.push_back(counted(a, L));
   } else {
     s.ops.push_back(counted(ops::attention_prefill("attention.sdpa", w.batch, m.heads, m.heads, w.ctx,
@@ -125,6 +152,7 @@ Step build_eager_step(const Model& m, const Workload& w) {
   norm("final_norm", 1);
   const int64_t logits_rows = w.phase == Phase::prefill && !w.lm_head_all_positions ? w.batch : T;
   s.ops.push_back(ops::gemm("lm_head", logits_rows, m.vocab, m.hidden, act, wt, mm, false));
+  s.ops.back().framework_calls = 1;  // hidden_states[:, -1:, :]
   // HF upcasts logits to fp32.
   s.ops.push_back(ops::cast("logits.float", logits_rows, m.vocab, act, DType::fp32));
   return s;

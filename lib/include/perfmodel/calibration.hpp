@@ -49,6 +49,9 @@ struct Calibration {
   double gemm_fixed_per_k_s = -1;
   double gemm_stream_efficiency = 0;  // weight-streaming GEMMs (small M) reach this share of the read rate
   double host_launch_s = 0;   // wall time per eager launch (host launch overhead)
+  // PyTorch eager: host time per framework op that launches a kernel, and per op that launches
+  // none (a view), from a tight loop of each (validation/scripts/torch_eager.py).
+  double eager_dispatch_s = 0, eager_view_s = 0;
   // Share of the issue slots (SMs x 4 schedulers x CUDA-core clock) an issue-bound kernel that
   // also streams DRAM keeps busy: fitted on fused softmaxes of counted instructions.
   double issue_efficiency = 0;

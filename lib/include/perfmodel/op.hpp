@@ -72,6 +72,7 @@ struct Op {
   // Row kernels (one CTA per row): rows of `cols` elements each dependent sweep reads (the row,
   // its re-read, weight and bias rows); what a CTA keeps in flight is priced per sweep.
   std::array<int, 4> row_reads_per_sweep{};
+  int framework_calls = 0;     // eager: framework op calls that launch nothing (views, transposes, slices)
   int64_t count = 1;           // instances per step
   double model_flops = 0;      // the part of flops the model "needs" (MFU numerator)
 

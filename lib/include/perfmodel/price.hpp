@@ -41,6 +41,7 @@ struct Roofs {
   double gemm_fixed_per_k_s = 0;      // ... plus this per 1024 of K one CTA walks
   double gemm_stream_efficiency = 1;  // small-M GEMMs stream weights at this share of the read rate
   double host_launch_s = 0;    // eager: host time per launch
+  double eager_view_s = 0;     // eager: host time per framework call that launches nothing
   // Warp instructions per second all SMs issue on a mixed memory/arithmetic kernel: SMs x 4
   // schedulers x CUDA-core clock x the share of issue slots such kernels keep busy.
   double issue_rate = 0;
@@ -62,6 +63,7 @@ struct DefaultEfficiency {
   static constexpr double gemm_fixed_per_k_s = 0.5e-6;  // K-loop pipeline per 1024 of K
   static constexpr double gemm_stream = 0.9;        // GEMV weight streams vs a copy's read rate
   static constexpr double host_launch_s = 6e-6;     // PyTorch eager dispatch + cudaLaunchKernel
+  static constexpr double eager_view_s = 2e-6;      // PyTorch dispatch of a view (no kernel)
   // Flash-decoding's warp chain: Nsight Compute's "warp cycles per issued instruction" on the
   // H200 (4.1 alone, +1.8 per further CTA) and one DRAM round trip for the first tile.
   static constexpr double decode_cpi = 4.1;
