@@ -128,14 +128,19 @@ void fit_prefill_attention(const RawCalibration& raw, const Card& card, Calibrat
   auto critical = [&](int64_t b, int64_t h, int64_t q, double fixed, double tile) {
     return prefill_attention_critical_s(b, h, q, q, true, 0, card.sm_count, fixed, tile);
   };
-  // The tile time at which a shape takes `target` (the makespan grows with it: bisect).
+  // The tile time at which a shape takes `target`. The makespan is close to linear in the tile
+  // time (fixed x CTAs + tile x tiles on the busiest SM): a Newton step on that line, repeated,
+  // settles in a few schedules (each is a list scheduling of thousands of CTAs).
   auto tile_for = [&](int64_t b, int64_t h, int64_t q, double fixed, double target) {
-    double lo = 0, hi = target;
-    for (int i = 0; i < 50; ++i) {
-      const double mid = 0.5 * (lo + hi);
-      (critical(b, h, q, fixed, mid) > target ? hi : lo) = mid;
+    double t = target / 10;
+    for (int i = 0; i < 12; ++i) {
+      const double at_t = critical(b, h, q, fixed, t), at_0 = critical(b, h, q, fixed, 0.0);
+      if (at_t <= at_0) break;
+      const double next = std::max(0.0, t * (target - at_0) / (at_t - at_0));
+      if (std::fabs(next - t) <= 1e-6 * t) return next;
+      t = next;
     }
-    return lo;
+    return t;
   };
   const RawPoint* share_pt = nullptr;
   for (const RawPoint* p : shapes)
