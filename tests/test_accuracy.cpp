@@ -36,6 +36,17 @@ const Fixture& fx() {
   return f;
 }
 
+// A held-out folder of one set, priced with the committed calibration; `cases` measurements in it.
+SetStats held_out(const std::string& folder, size_t cases) {
+  Measurements held;
+  load_measurements(test::root() + "/validation/results/" + folder, held);
+  REQUIRE(held.cases.size() + held.steps.size() == cases);
+  const Roofs r = make_roofs(fx().card, &fx().cal);
+  const auto stats = summarize(evaluate(held, r, [](const std::string& k) { return test::catalogue().model(k); }));
+  REQUIRE(stats.size() == 1);
+  return stats[0];
+}
+
 }  // namespace
 
 TEST_CASE("the committed H200 data set is complete") {
@@ -75,16 +86,11 @@ TEST_CASE("elementwise / norm / softmax, calibrated: median <= 8 %, p90 <= 20 % 
 }
 
 TEST_CASE("held-out small kernels (validation/results/h200-small, shapes outside the suite and the fit): the elementwise target") {
-  Measurements held;
-  load_measurements(test::root() + "/validation/results/h200-small", held);
-  REQUIRE(held.cases.size() >= 80);
-  const Roofs r = make_roofs(fx().card, &fx().cal);
-  const auto stats = summarize(evaluate(held, r, [](const std::string& k) { return test::catalogue().model(k); }));
-  REQUIRE(stats.size() == 1);
-  CAPTURE(stats[0].median_abs);
-  CAPTURE(stats[0].p90_abs);
-  CHECK(stats[0].median_abs <= 0.08);
-  CHECK(stats[0].p90_abs <= 0.20);
+  const SetStats s = held_out("h200-small", 84);
+  CAPTURE(s.median_abs);
+  CAPTURE(s.p90_abs);
+  CHECK(s.median_abs <= 0.08);
+  CHECK(s.p90_abs <= 0.20);
 }
 
 TEST_CASE("attention decode and prefill, calibrated: median <= 10 %, p90 <= 25 % (issue 4 target)") {
@@ -96,27 +102,17 @@ TEST_CASE("attention decode and prefill, calibrated: median <= 10 %, p90 <= 25 %
 }
 
 TEST_CASE("held-out steps under the power cap (validation/results/h200-power): the step target") {
-  Measurements held;
-  load_measurements(test::root() + "/validation/results/h200-power", held);
-  REQUIRE(held.steps.size() == 6);
-  const Roofs r = make_roofs(fx().card, &fx().cal);
-  const auto stats = summarize(evaluate(held, r, [](const std::string& k) { return test::catalogue().model(k); }));
-  REQUIRE(stats.size() == 1);
-  CAPTURE(stats[0].median_abs);
-  CAPTURE(stats[0].p90_abs);
-  CHECK(stats[0].median_abs <= 0.10);
-  CHECK(stats[0].p90_abs <= 0.20);
+  const SetStats s = held_out("h200-power", 6);
+  CAPTURE(s.median_abs);
+  CAPTURE(s.p90_abs);
+  CHECK(s.median_abs <= 0.10);
+  CHECK(s.p90_abs <= 0.20);
 }
 
 TEST_CASE("held-out GEMMs of other models (validation/results/h200-gemm-models): median <= 5 %, p90 <= 15 % (the GEMM target)") {
-  Measurements held;
-  load_measurements(test::root() + "/validation/results/h200-gemm-models", held);
-  REQUIRE(held.cases.size() == 80);
-  const Roofs r = make_roofs(fx().card, &fx().cal);
-  const auto stats = summarize(evaluate(held, r, [](const std::string& k) { return test::catalogue().model(k); }));
-  REQUIRE(stats.size() == 1);
-  CAPTURE(stats[0].median_abs);
-  CAPTURE(stats[0].p90_abs);
-  CHECK(stats[0].median_abs <= 0.05);
-  CHECK(stats[0].p90_abs <= 0.15);
+  const SetStats s = held_out("h200-gemm-models", 80);
+  CAPTURE(s.median_abs);
+  CAPTURE(s.p90_abs);
+  CHECK(s.median_abs <= 0.05);
+  CHECK(s.p90_abs <= 0.15);
 }
