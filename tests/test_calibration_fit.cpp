@@ -18,7 +18,8 @@ namespace {
 std::vector<std::string> h200_raw() {
   const std::string dir = test::root() + "/validation/results/h200/";
   return {dir + "calibration-raw.json", dir + "calibration-chains-raw.json", dir + "calibration-power-raw.json",
-          dir + "calibration-attention-raw.json", dir + "calibration-l2-raw.json"};
+          dir + "calibration-attention-raw.json", dir + "calibration-l2-raw.json",
+          dir + "calibration-eager-raw.json", dir + "calibration-switch-raw.json"};
 }
 
 }  // namespace
@@ -47,6 +48,8 @@ TEST_CASE("the committed H200 calibration refits from its raw measurements (two 
   CHECK(fit.decode.overlap == committed.decode.overlap);
   CHECK(fit.decode.cta_fixed_s == test::approx(committed.decode.cta_fixed_s).epsilon(1e-5));
   CHECK(fit.decode.cpi == test::approx(4.1));  // Nsight Compute's reading, not fitted
+  CHECK(fit.kernel_switch_s == test::approx(committed.kernel_switch_s).epsilon(1e-5));
+  CHECK(fit.eager_dispatch_s == test::approx(committed.eager_dispatch_s).epsilon(1e-5));
   // Between a quarter and all of the L2: a cycled set of 41 MB (the 5 x 2048 copy) kept part.
   CHECK(fit.l2_cyclic_capacity > h200.l2_bytes / 4);
   CHECK(fit.l2_cyclic_capacity < h200.l2_bytes);  // d = 64 runs well above half the d = 128 tile time

@@ -82,3 +82,27 @@ TEST_CASE("power quantities parse in watts") {
   CHECK_FALSE(parse_quantity("700 GB/s", Dimension::watts, &why));
   CHECK(test::contains(why, "power"));
 }
+
+TEST_CASE("kernel switch: each op of a fused step pays it once, an isolated op and an eager step do not") {
+  const Card h200 = test::catalogue().card("h200");
+  Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+  REQUIRE(cal.kernel_switch_s > 0.2e-6);  // six kernels mixed against each alone (calibrate --only switch)
+  REQUIRE(cal.kernel_switch_s < 1e-6);
+  Calibration none = cal;
+  none.kernel_switch_s = 0;
+  const Roofs with = make_roofs(h200, &cal), without = make_roofs(h200, &none);
+  const Model m = test::catalogue().model("tinyllama-1.1b");
+  Workload w;
+  w.batch = 1;
+  w.ctx = 256;
+  const Step s = build_step(m, w);
+  int64_t instances = 0;
+  for (const Op& op : s.ops) instances += op.count;
+  const double extra = price_step(s, with, Impl::fused).time_s - price_step(s, without, Impl::fused).time_s;
+  CHECK(extra == test::approx(static_cast<double>(instances) * cal.kernel_switch_s).epsilon(1e-6));
+  // One op alone (the kernel suite's measurement: the same kernel back to back): no switch.
+  CHECK(price(s.ops[1], with, Impl::fused).time_s == test::approx(price(s.ops[1], without, Impl::fused).time_s));
+  w.impl = Impl::eager;
+  const Step e = build_step(m, w);
+  CHECK(price_step(e, with, Impl::eager).time_s == test::approx(price_step(e, without, Impl::eager).time_s));
+}

@@ -213,6 +213,7 @@ TEST_CASE("a calibration survives to_yaml and back") {
   CHECK(back.decode.overlap == test::approx(3.0));
   CHECK(back.eager_dispatch_s == test::approx(9e-6));
   CHECK(back.eager_view_s == test::approx(2e-6));
+  CHECK(back.kernel_switch_s == test::approx(0.4e-6));
   std::filesystem::remove(tmp);
 }
 

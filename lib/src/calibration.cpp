@@ -40,6 +40,7 @@ Calibration load_calibration(const std::string& path) {
   c.decode.overlap = r.opt_number("decode_overlap").value_or(0);
   if (c.decode.overlap < 0) r.fail("decode_overlap", "the overlap exponent must not be negative (0: max)");
   c.kernel_floor_s = r.quantity("kernel_floor", Dimension::seconds);
+  c.kernel_switch_s = r.opt_quantity("kernel_switch", Dimension::seconds, true).value_or(-1);
   c.host_launch_s = r.opt_quantity("host_launch", Dimension::seconds).value_or(0);
   c.eager_dispatch_s = r.opt_quantity("eager_dispatch", Dimension::seconds).value_or(0);
   c.eager_view_s = r.opt_quantity("eager_view", Dimension::seconds).value_or(0);
@@ -107,6 +108,7 @@ std::string to_yaml(const Calibration& c) {
  if (c.decode.overlap > 0) o << "decode_overlap: " << c.decode.overlap << "   # wave = (stream^n + chain^n)^(1/n)\n";
   if (c.decode.combine_split_s > 0) o << "decode_combine_per_split: " << q(c.decode.combine_split_s, "us", 1e-6) << "   # flash-decoding combine\n";
   o << "kernel_floor: " << q(c.kernel_floor_s, "us", 1e-6) << "   # smallest kernel, graph replay\n";
+  if (c.kernel_switch_s >= 0) o << "kernel_switch: " << q(c.kernel_switch_s, "us", 1e-6) << "   # ... plus this after a different kernel\n";
   if (c.host_launch_s > 0) o << "host_launch: " << q(c.host_launch_s, "us", 1e-6) << "   # eager launch, wall time\n";
   if (c.eager_dispatch_s > 0) o << "eager_dispatch: " << q(c.eager_dispatch_s, "us", 1e-6) << "   # PyTorch: host time per op that launches a kernel\n";
   if (c.eager_view_s > 0) o << "eager_view: " << q(c.eager_view_s, "us", 1e-6) << "   # PyTorch: host time per op that launches none\n";

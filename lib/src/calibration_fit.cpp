@@ -43,6 +43,8 @@ RawCalibration load_raw_calibration(const std::string& path) {
     auto num = [&](const char* key) { return p[key] ? p[key].as<double>() : 0.0; };
     pt.burst_seconds = num("burst_seconds"), pt.clock_mhz = num("clock_mhz"), pt.burst_clock_mhz = num("burst_clock_mhz");
     pt.power_w = num("power_w"), pt.idle_power_w = num("idle_power_w"), pt.power_limit_w = num("power_limit_w");
+    pt.alone_s = num("alone_s");
+    pt.kernels = p["kernels"] ? p["kernels"].as<int>() : 0;
     if (pt.what == "thread_chain" || pt.what == "l2_residency") {
       KernelCase c;
       const auto k = p["kernel"] ? kernel_from_string(p["kernel"].as<std::string>()) : std::nullopt;
@@ -179,6 +181,9 @@ Calibration fit_calibration(const RawCalibration& raw, const Card& card) {
   c.kernel_floor_s = raw.kernel_floor_s;
   c.host_launch_s = raw.host_launch_s;
   for (const RawPoint& p : raw.points) {
+    // Six different kernels in one graph against each repeated alone: the excess per kernel.
+    if (p.what == "kernel_switch" && p.kernels > 0 && p.alone_s > 0)
+      c.kernel_switch_s = std::max(0.0, (p.seconds - p.alone_s) / p.kernels);
     if (p.what == "eager_dispatch") c.eager_dispatch_s = p.seconds;
     if (p.what == "eager_view") c.eager_view_s = p.seconds;
   }

@@ -48,6 +48,7 @@ Roofs make_roofs(const Card& card, const Calibration* cal) {
   if (cal && cal->attention_softmax_share >= 0) r.attention_softmax_share = cal->attention_softmax_share;
   if (cal && cal->attention_cta_fixed_s >= 0) r.attention_cta_fixed_s = cal->attention_cta_fixed_s;
   r.kernel_floor_s = cal ? pick(cal->kernel_floor_s, card.launch_overhead_s) : card.launch_overhead_s;
+  r.kernel_switch_s = cal && cal->kernel_switch_s >= 0 ? cal->kernel_switch_s : 0.0;
   r.pass_latency_s = cal ? pick(cal->pass_latency_s, DefaultEfficiency::pass_latency_s) : DefaultEfficiency::pass_latency_s;
   r.l2_pass_latency_s = cal ? pick(cal->l2_pass_latency_s, DefaultEfficiency::l2_pass_latency_s) : DefaultEfficiency::l2_pass_latency_s;
   // GEMM fixed costs: a fitted 0 is a value (negative: not measured).
@@ -321,6 +322,11 @@ StepCost price_step(const Step& step, const Roofs& roofs, Impl impl) {
   double tensor_busy = 0;  // tensor cores busy at the effective GEMM peak, full clock
   for (const Op& op : step.ops) {
     s.ops.push_back(price(op, roofs, impl));
+    // In a step every op starts after a different op's kernel (docs/model.md, "kernel switch").
+    if (impl == Impl::fused && roofs.kernel_switch_s > 0) {
+      s.ops.back().time_s += roofs.kernel_switch_s;
+      s.ops.back().overhead_time_s += roofs.kernel_switch_s;
+    }
     const double peak = roofs.peak[static_cast<size_t>(op.precision)];
     if (is_tensor(op.precision) && op.flops > 0 && peak > 0) tensor_busy += static_cast<double>(op.count) * op.flops / peak;
   }

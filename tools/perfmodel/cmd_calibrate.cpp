@@ -19,7 +19,7 @@ RawCalibration measure_calibration(Context& ctx, std::string& key, const std::st
 namespace {
 
 // What `calibrate --on-gpu --only` can measure on its own (docs/calibration.md).
-const std::vector<std::string> kCalibrationSections{"roofs", "attention", "gemm", "decode", "issue", "chains", "l2", "power"};
+const std::vector<std::string> kCalibrationSections{"roofs", "attention", "gemm", "decode", "issue", "chains", "l2", "switch", "power"};
 
 std::vector<std::string> parse_sections(const std::string& list) {
   std::vector<std::string> out;
@@ -28,7 +28,7 @@ std::vector<std::string> parse_sections(const std::string& list) {
   while (std::getline(in, item, ',')) {
     if (item.empty()) continue;
     if (std::find(kCalibrationSections.begin(), kCalibrationSections.end(), item) == kCalibrationSections.end())
-      throw UsageError("--only: unknown section '" + item + "' (sections: roofs, attention, gemm, decode, issue, chains, l2, power)");
+      throw UsageError("--only: unknown section '" + item + "' (sections: roofs, attention, gemm, decode, issue, chains, l2, switch, power)");
     out.push_back(item);
   }
   if (out.empty()) throw UsageError("--only: name at least one section");
@@ -94,7 +94,7 @@ int cmd_calibrate(const std::vector<std::string>& args, Context& ctx) {
       "first one's kernel floor and launch overhead are used)")(
       "only", po::value(&only),
       "with --on-gpu: measure only these sections, comma-separated: roofs (copies, L2, GEMM peaks and M ramp, floor, "
-      "launch), attention, gemm (K/N ramps), decode, issue, chains (small kernels' thread chains), l2 (residency of cycled working sets), power (sustained "
+      "launch), attention, gemm (K/N ramps), decode, issue, chains (small kernels' thread chains), l2 (residency of cycled working sets), switch (kernels following different ones), power (sustained "
       "tensor load against the power cap)");
   add_format(d, format);
   po::variables_map vm;

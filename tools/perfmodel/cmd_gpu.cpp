@@ -470,6 +470,49 @@ RawCalibration measure_calibration(Context& ctx, std::string& key, const std::st
     c.name = "l2_residency_copy_" + std::to_string(rows) + "x2048";
     kernel_point("l2_residency", c);
   }
+  // Kernel switches: six different small kernels, hot in L2, back to back in one graph against
+  // each one repeated alone. What the mixed graph takes beyond the sum is what a step pays per
+  // kernel for following a different one (calibration_fit.cpp, "kernel_switch").
+  if (want("switch")) {
+    *ctx.err << "calibrate: switching between kernels\n";
+    std::vector<v::Case> mix;
+    auto add_case = [&](v::Kernel k, int64_t rows, int64_t cols) {
+      v::Case c;
+      c.kernel = k;
+      c.rows = rows, c.cols = cols;
+      c.l2_resident = true;
+      if (k == v::Kernel::gemm) c.m = rows, c.n = cols, c.k = cols, c.rows = c.cols = 0;
+      c.name = "switch_" + v::to_string(k);
+      mix.push_back(c);
+    };
+    add_case(v::Kernel::copy, 16, 2048);
+    add_case(v::Kernel::rmsnorm, 16, 2048);
+    add_case(v::Kernel::gemm, 16, 512);  // 0.5 MB of weights: twenty copies stay in L2 too
+    add_case(v::Kernel::silu_mul, 16, 2048);
+    add_case(v::Kernel::add, 16, 2048);
+    add_case(v::Kernel::softmax_fused, 16, 2048);
+    double alone = 0;
+    bool ok = true;
+    for (const v::Case& c : mix) {
+      const v::Result r = v::run_case(c, opt);
+      ok = ok && r.ok && r.correct;
+      alone += r.median_s;
+    }
+    const int reps = 20;
+    std::vector<v::Case> seq;
+    for (int i = 0; i < reps; ++i) seq.insert(seq.end(), mix.begin(), mix.end());
+    v::Options so = opt;
+    so.check = false;
+    so.cold = false;
+    const v::Result r = v::run_sequence(seq, so);
+    if (ok && r.ok) {
+      const double mixed = r.median_s / reps;  // one pass over the six
+      std::snprintf(buf, sizeof buf, "{\"what\":\"kernel_switch\",\"kernels\":%d,\"alone_s\":%.9g,\"seconds\":%.9g}",
+                    static_cast<int>(mix.size()), alone, mixed);
+      *ctx.err << "calibrate: six kernels mixed " << mixed * 1e6 << " us, alone " << alone * 1e6 << " us\n";
+      extra += (extra.empty() ? "" : ",") + std::string(buf);
+    }
+  }
   // Sustained tensor load: the board's power cap. A large GEMM timed in a short burst (the GPU
   // rested first), then the same GEMM back to back for seconds in one graph, with the SM clock
   // and the board power read after every replay (power.cpp uses the pair).

@@ -41,6 +41,7 @@ struct Calibration {
   double attention_cta_fixed_s = -1;
   DecodeCosts decode;          // flash-decoding: tile, CTA fixed cost, SM contention, combine per split
   double kernel_floor_s = 0;  // device time of the smallest kernel in a graph replay
+  double kernel_switch_s = -1;  // ... plus this when it follows a different kernel (negative: not measured)
   double pass_latency_s = 0;  // fixed cost of one dependent sweep over memory (memory ramp)
   double l2_pass_latency_s = 0;  // ... over L2-resident data (the ramp's smallest copy)
   // Fixed cost of a GEMM beyond max(compute, memory) (M ramp fit), plus this per 1024 of the K

@@ -24,6 +24,8 @@ struct RawPoint {
   double seconds = 0;
   std::optional<KernelCase> kernel;  // thread_chain points: the small kernel launched
   // sustained_gemm: the burst timing, SM clocks (MHz) and board power (W) around it
+  double alone_s = 0;  // kernel_switch: the mixed kernels' times each repeated alone, summed
+  int kernels = 0;
   double burst_seconds = 0, clock_mhz = 0, burst_clock_mhz = 0, power_w = 0, idle_power_w = 0, power_limit_w = 0;
 };
 

@@ -35,6 +35,7 @@ struct Roofs {
   double attention_cta_fixed_s = 0;    // per CTA: Q tile in, O tile out
   DecodeCosts decode;          // flash-decoding: per-CTA tile chain and combine costs
   double kernel_floor_s = 0;   // minimal device time of one kernel
+  double kernel_switch_s = 0;  // ... plus this when it follows a different kernel
   double pass_latency_s = 0;   // fixed cost of one dependent sweep over memory
   double l2_pass_latency_s = 0;  // ... over data that is in L2
   double gemm_fixed_s = 0;     // fixed cost of a GEMM (prologue, first tiles, epilogue)
