@@ -86,8 +86,9 @@ TEST_CASE("power quantities parse in watts") {
 TEST_CASE("kernel switch: each op of a fused step pays it once, an isolated op and an eager step do not") {
   const Card h200 = test::catalogue().card("h200");
   Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
-  REQUIRE(cal.kernel_switch_s > 0.2e-6);  // six kernels mixed against each alone (calibrate --only switch)
-  REQUIRE(cal.kernel_switch_s < 1e-6);
+  // Six kernels mixed against each alone (calibrate --only switch): 0.04 us on the H200.
+  REQUIRE(cal.kernel_switch_s > 0);
+  REQUIRE(cal.kernel_switch_s < 0.2e-6);
   Calibration none = cal;
   none.kernel_switch_s = 0;
   const Roofs with = make_roofs(h200, &cal), without = make_roofs(h200, &none);
