@@ -27,23 +27,29 @@ PowerCap h200_cap() {
 TEST_CASE("a pure tensor load settles where idle + tensor x phi^3 meets the cap: the calibration GEMM") {
   const PowerCap p = h200_cap();
   const double busy = 1e-3;  // all of the step is tensor-bound: its time goes as 1 / phi
-  const double phi = capped_clock_scale(p, busy, [&](double f) { return busy / f; });
+  const StepLoad load{busy, 0};
+  const double phi = capped_clock_scale(p, load, [&](double f) { return busy / f; });
   CHECK(phi == test::approx(0.836).epsilon(1e-6));
-  CHECK(step_power(p, phi, busy, busy / phi) == test::approx(700.0).epsilon(1e-6));
+  CHECK(step_power(p, phi, load, busy / phi) == test::approx(700.0).epsilon(1e-6));
 }
 
 TEST_CASE("under the cap the clock stays; more memory-bound time in the step lowers the power") {
   const PowerCap p = h200_cap();
   // A third of the step tensor-bound: 124 + 985.6 / 3 = 453 W < 700 W.
-  CHECK(capped_clock_scale(p, 1e-3, [](double f) { return 2e-3 + 1e-3 / f; }) == 1.0);
+  CHECK(capped_clock_scale(p, StepLoad{1e-3, 0}, [](double f) { return 2e-3 + 1e-3 / f; }) == 1.0);
   // Half: 124 + 985.6 / 2 = 617 W, still under.
-  CHECK(capped_clock_scale(p, 1e-3, [](double f) { return 1e-3 + 1e-3 / f; }) == 1.0);
+  CHECK(capped_clock_scale(p, StepLoad{1e-3, 0}, [](double f) { return 1e-3 + 1e-3 / f; }) == 1.0);
   // Nine tenths: capped, and less deeply than a pure tensor load.
-  const double phi = capped_clock_scale(p, 9e-3, [](double f) { return 1e-3 + 9e-3 / f; });
+  const double phi = capped_clock_scale(p, StepLoad{9e-3, 0}, [](double f) { return 1e-3 + 9e-3 / f; });
   CHECK(phi < 1.0);
   CHECK(phi > 0.836);
   // No calibration of the cap: never capped.
-  CHECK(capped_clock_scale(PowerCap{}, 1e-3, [](double f) { return 1e-3 / f; }) == 1.0);
+  CHECK(capped_clock_scale(PowerCap{}, StepLoad{1e-3, 0}, [](double f) { return 1e-3 / f; }) == 1.0);
+  // Flash attention's own power when calibrated, the GEMM's when not.
+  PowerCap a = p;
+  a.attention_w = 500;
+  CHECK(step_power(a, 1.0, StepLoad{0, 1e-3}, 2e-3) == test::approx(p.idle_w + 250.0));
+  CHECK(step_power(p, 1.0, StepLoad{0, 1e-3}, 2e-3) == test::approx(p.idle_w + p.tensor_w / 2));
 }
 
 TEST_CASE("price_step: a long prefill is capped and stretched, a batch-1 decode is not") {

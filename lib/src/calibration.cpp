@@ -61,6 +61,7 @@ Calibration load_calibration(const std::string& path) {
   c.power.limit_w = r.opt_quantity("power_limit", Dimension::watts).value_or(0);
   c.power.idle_w = r.opt_quantity("idle_power", Dimension::watts, true).value_or(0);
   c.power.tensor_w = r.opt_quantity("tensor_power", Dimension::watts).value_or(0);
+  c.power.attention_w = r.opt_quantity("attention_power", Dimension::watts).value_or(0);
   c.sustained_clock_scale = r.opt_number("sustained_clock_scale").value_or(0);
   if (c.sustained_clock_scale < 0 || c.sustained_clock_scale > 1)
     r.fail("sustained_clock_scale", "must be a share between 0 and 1");
@@ -122,6 +123,7 @@ std::string to_yaml(const Calibration& c) {
     o << "power_limit: " << q(c.power.limit_w, "W", 1) << "   # enforced board power cap\n";
     o << "idle_power: " << q(c.power.idle_w, "W", 1) << "   # board draw, clocked and idle\n";
     o << "tensor_power: " << q(c.power.tensor_w, "W", 1) << "   # a tensor-bound GEMM's draw beyond idle at full clock\n";
+    if (c.power.attention_w > 0) o << "attention_power: " << q(c.power.attention_w, "W", 1) << "   # the flash prefill kernel's, same\n";
   }
   if (c.sustained_clock_scale > 0)
     o << "sustained_clock_scale: " << c.sustained_clock_scale << "   # that GEMM sustained at the cap: burst time / sustained time\n";

@@ -120,22 +120,25 @@ void fit_l2_capacity(const RawCalibration& raw, const Card& card, Calibration& c
   }
 }
 
-// Power cap: a large GEMM sustained back to back settles at the clock where the board meets
-// its cap. Its time against a rested burst is the clock scale phi_s (time ~ 1/f for a
-// compute-bound GEMM; a burst below the full clock is scaled up to it), and at the cap
-// idle + tensor x phi_s^3 = limit (power.hpp) gives the tensor draw at full clock.
+// Power cap: a load sustained back to back settles where the board meets its cap (or below it).
+// Its time against a rested burst is the clock scale phi (time ~ 1/f for compute-bound work; a
+// burst below the full clock is scaled up to it), and its draw beyond idle over phi^3 is its SM
+// power at the full clock (power.hpp): the GEMM's is `tensor`, the flash kernel's `attention`.
+// The sustained copy is measured too but not used (power.hpp says why).
 void fit_power_cap(const RawCalibration& raw, const Card& card, Calibration& c) {
+  const double f_max = card.cuda_clock_hz / 1e6;
   for (const RawPoint& p : raw.points) {
-    if (p.what != "sustained_gemm" || !(p.burst_seconds > 0) || !(p.power_limit_w > 0)) continue;
-    const double f_max = card.cuda_clock_hz / 1e6;
+    const bool gemm = p.what == "sustained_gemm", attention = p.what == "sustained_attention";
+    if ((!gemm && !attention) || !(p.burst_seconds > 0) || !(p.power_limit_w > 0)) continue;
     const double burst_scale = p.burst_clock_mhz > 0 && f_max > 0 ? std::min(1.0, p.burst_clock_mhz / f_max) : 1.0;
     const double phi = std::min(1.0, p.burst_seconds * burst_scale / p.seconds);
-    c.sustained_clock_scale = phi;
-    if (phi < 0.999 && p.power_limit_w > p.idle_power_w) {
-      c.power.limit_w = p.power_limit_w;
-      c.power.idle_w = p.idle_power_w;
-      c.power.tensor_w = (p.power_limit_w - p.idle_power_w) / (phi * phi * phi);
-    }
+    if (gemm) c.sustained_clock_scale = phi;
+    // Without a power reading (older raw files) the load ran at the cap.
+    const double draw = p.power_w > p.idle_power_w ? p.power_w : p.power_limit_w;
+    if (!(draw > p.idle_power_w)) continue;
+    c.power.limit_w = p.power_limit_w;
+    c.power.idle_w = p.idle_power_w;
+    (gemm ? c.power.tensor_w : c.power.attention_w) = (draw - p.idle_power_w) / (phi * phi * phi);
   }
 }
 

@@ -319,7 +319,7 @@ double at_clock(const OpCost& c, double phi) {
 StepCost price_step(const Step& step, const Roofs& roofs, Impl impl) {
   StepCost s;
   s.ops.reserve(step.ops.size());  // one allocation per step
-  double tensor_busy = 0;  // tensor cores busy at the effective GEMM peak, full clock
+  StepLoad load;  // what the step keeps busy at the full clock (power cap)
   for (const Op& op : step.ops) {
     s.ops.push_back(price(op, roofs, impl));
     // In a step every op starts after a different op's kernel (docs/model.md, "kernel switch").
@@ -328,7 +328,9 @@ StepCost price_step(const Step& step, const Roofs& roofs, Impl impl) {
       s.ops.back().overhead_time_s += roofs.kernel_switch_s;
     }
     const double peak = roofs.peak[static_cast<size_t>(op.precision)];
-    if (is_tensor(op.precision) && op.flops > 0 && peak > 0) tensor_busy += static_cast<double>(op.count) * op.flops / peak;
+    const double n = static_cast<double>(op.count);
+    if (op.kernel == KernelId::attention_prefill_fused) load.attention_s += n * s.ops.back().compute_time_s;
+    else if (is_tensor(op.precision) && op.flops > 0 && peak > 0) load.tensor_s += n * op.flops / peak;
   }
   // A serving loop runs its steps back to back: the power cap sets the clock (power.hpp).
   auto step_time = [&](double phi) {
@@ -336,7 +338,7 @@ StepCost price_step(const Step& step, const Roofs& roofs, Impl impl) {
     for (size_t i = 0; i < s.ops.size(); ++i) t += static_cast<double>(step.ops[i].count) * at_clock(s.ops[i], phi);
     return t;
   };
-  s.clock_scale = capped_clock_scale(roofs.power, tensor_busy, step_time);
+  s.clock_scale = capped_clock_scale(roofs.power, load, step_time);
   for (size_t i = 0; i < s.ops.size(); ++i) {
     OpCost& c = s.ops[i];
     if (s.clock_scale < 1) {

@@ -235,38 +235,47 @@ RawCalibration measure_calibration(Context& ctx, std::string& key, const std::st
       append(buf);
     }
   }
-  // Sustained tensor load: the board's power cap. A large GEMM timed in a short burst (the GPU
-  // rested first), then the same GEMM back to back for seconds in one graph, with the SM clock
-  // and the board power read after every replay (calibration_fit_parts.cpp, "sustained_gemm").
-  if (want("power")) {
-    *ctx.err << "calibrate: sustained tensor load (power cap)\n";
+  // Sustained loads and the board's power cap: a large GEMM, the flash prefill kernel and a large
+  // copy, each timed in a short burst after a rest, then back to back for seconds in one graph,
+  // with the SM clock and the board power read after every replay (calibration_fit_parts.cpp,
+  // "sustained_*").
+  auto sustained = [&](const char* what, const v::Case& c, int per_graph) {
     std::this_thread::sleep_for(std::chrono::seconds(3));
     const v::PowerInfo idle = v::power_info();
-    v::Case g;
-    g.name = "power_gemm";
-    g.kernel = v::Kernel::gemm;
-    g.m = g.n = g.k = 8192;
-    const v::Result burst = v::run_case(g, opt);
+    const v::Result burst = v::run_case(c, opt);
     v::Options so = opt;
     so.check = false;
     so.cold = false;
     so.min_samples = 60;
     so.target_rel_spread = 0;  // run the whole budget: the clock settles after ~0.5 s
     so.max_seconds_per_case = 4;
-    const int n = 24;
-    const v::Result sus = v::run_sequence(std::vector<v::Case>(n, g), so);
-    if (burst.ok && burst.correct && sus.ok) {
-      std::snprintf(buf, sizeof buf,
-                    "{\"what\":\"sustained_gemm\",\"dtype\":\"bf16\",\"m\":8192,\"n\":8192,\"k\":8192,\"seconds\":%.9g,"
-                    "\"burst_seconds\":%.9g,\"clock_mhz\":%.6g,\"burst_clock_mhz\":%.6g,\"power_w\":%.6g,"
-                    "\"idle_power_w\":%.6g,\"power_limit_w\":%.6g}",
-                    sus.median_s / n, burst.median_s, sus.sm_clock_mhz_median, burst.sm_clock_mhz_median, sus.power_w_median,
-                    idle.draw_w, idle.limit_w);
-      *ctx.err << "calibrate: sustained GEMM " << sus.median_s / n * 1e6 << " us at " << sus.sm_clock_mhz_median << " MHz, "
-               << sus.power_w_median << " W (burst " << burst.median_s * 1e6 << " us at " << burst.sm_clock_mhz_median
-               << " MHz; idle " << idle.draw_w << " W, cap " << idle.limit_w << " W)\n";
-      append(buf);
-    }
+    const v::Result sus = v::run_sequence(std::vector<v::Case>(per_graph, c), so);
+    if (!burst.ok || !burst.correct || !sus.ok) return;
+    std::snprintf(buf, sizeof buf,
+                  "{\"what\":\"%s\",\"dtype\":\"bf16\",\"m\":%lld,\"n\":%lld,\"k\":%lld,\"seconds\":%.9g,"
+                  "\"burst_seconds\":%.9g,\"clock_mhz\":%.6g,\"burst_clock_mhz\":%.6g,\"power_w\":%.6g,"
+                  "\"idle_power_w\":%.6g,\"power_limit_w\":%.6g}",
+                  what, static_cast<long long>(c.m), static_cast<long long>(c.n), static_cast<long long>(c.k),
+                  sus.median_s / per_graph, burst.median_s, sus.sm_clock_mhz_median, burst.sm_clock_mhz_median,
+                  sus.power_w_median, idle.draw_w, idle.limit_w);
+    *ctx.err << "calibrate: " << what << " " << sus.median_s / per_graph * 1e6 << " us at " << sus.sm_clock_mhz_median
+             << " MHz, " << sus.power_w_median << " W (burst " << burst.median_s * 1e6 << " us at "
+             << burst.sm_clock_mhz_median << " MHz; idle " << idle.draw_w << " W, cap " << idle.limit_w << " W)\n";
+    append(buf);
+  };
+  if (want("power")) {
+    *ctx.err << "calibrate: sustained loads (power cap)\n";
+    v::Case g;
+    g.name = "power_gemm";
+    g.kernel = v::Kernel::gemm;
+    g.m = g.n = g.k = 8192;
+    sustained("sustained_gemm", g, 24);
+    sustained("sustained_attention", att, 8);
+    v::Case copy;
+    copy.name = "power_copy";
+    copy.kernel = v::Kernel::copy;
+    copy.rows = 131072, copy.cols = 4096;  // 1 GiB each way
+    sustained("sustained_copy", copy, 16);
   }
   const std::string key_text = "\"points\":[";
   const size_t at = json.find(key_text);
