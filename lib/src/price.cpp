@@ -26,7 +26,6 @@ Roofs make_roofs(const Card& card, const Calibration* cal) {
   Roofs r;
   r.card = card;
   r.calibrated = cal != nullptr;
-  r.stream_k = stream_k_capable(card);
   auto pick = [](double measured, double fallback) { return measured > 0 ? measured : fallback; };
   const double stream = card.bandwidth * DefaultEfficiency::memory;
   const double copy = cal ? pick(cal->dram_bandwidth, stream) : stream;

@@ -24,7 +24,6 @@ std::string to_string(Bound b);
 struct Roofs {
   Card card;                   // a copy: Roofs outlives the catalogue's Card
   bool calibrated = false;
-  bool stream_k = false;       // GEMMs may use stream-K hybrids (CC >= 9.0)
   double read_bandwidth = 0;   // effective DRAM read stream, B/s
   double write_bandwidth = 0;  // effective DRAM write stream, B/s
   double l2_bandwidth = 0;     // effective L2 B/s
