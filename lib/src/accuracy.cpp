@@ -1,4 +1,5 @@
 #include "perfmodel/accuracy.hpp"
+#include "perfmodel/kernel.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -98,15 +99,7 @@ void load_measurements(const std::string& path, Measurements& into) {
   }
 }
 
-std::string accuracy_set(KernelId k) {
-  switch (k) {
-    case KernelId::gemm: return "gemm";
-    case KernelId::attention_decode:
-    case KernelId::attention_prefill_fused:
-    case KernelId::attention_prefill_unfused: return "attention";
-    default: return "elementwise";
-  }
-}
+std::string accuracy_set(KernelId k) { return std::string(kernel_def(k).accuracy_set); }
 
 std::vector<CaseError> evaluate(const Measurements& m, const Roofs& roofs,
                                 const std::function<Model(const std::string&)>& model_lookup) {

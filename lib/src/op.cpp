@@ -16,30 +16,4 @@ std::string to_string(OpKind k) {
   return "other";
 }
 
-std::string to_string(KernelId k) {
-  switch (k) {
-    case KernelId::gemm: return "gemm";
-    case KernelId::copy: return "copy";
-    case KernelId::add: return "add";
-    case KernelId::gelu_fused: return "gelu_fused";
-    case KernelId::gelu_unfused: return "gelu_unfused";
-    case KernelId::silu_mul: return "silu_mul";
-    case KernelId::gelu_mul: return "gelu_mul";
-    case KernelId::mul: return "mul";
-    case KernelId::cast: return "cast";
-    case KernelId::rmsnorm: return "rmsnorm";
-    case KernelId::layernorm: return "layernorm";
-    case KernelId::softmax_naive: return "softmax_naive";
-    case KernelId::softmax_fused: return "softmax_fused";
-    case KernelId::rotary: return "rotary";
-    case KernelId::kv_append: return "kv_append";
-    case KernelId::embedding: return "embedding";
-    case KernelId::attention_decode: return "attention_decode";
-    case KernelId::attention_prefill_fused: return "attention_prefill_fused";
-    case KernelId::attention_prefill_unfused: return "attention_prefill_unfused";
-    case KernelId::other: return "other";
-  }
-  return "other";
-}
-
 }  // namespace perfmodel

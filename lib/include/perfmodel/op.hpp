@@ -13,30 +13,18 @@ namespace perfmodel {
 enum class OpKind { gemm, attention, elementwise, norm, kv_cache, embedding, copy, other };
 std::string to_string(OpKind k);
 
-// Which kernel implements the op; the validation backend runs the same one.
+// Which kernel implements the op; the validation backend runs the same one. The kinds are
+// listed once, in kernels.def; each has its definition in lib/src/kernels/ (kernel.hpp).
 enum class KernelId {
-  gemm,
-  copy,
-  add,
-  gelu_fused,
-  gelu_unfused,
-  silu_mul,
-  gelu_mul,
-  mul,
-  cast,
-  rmsnorm,
-  layernorm,
-  softmax_naive,
-  softmax_fused,
-  rotary,
-  kv_append,
-  embedding,
-  attention_decode,
-  attention_prefill_fused,
-  attention_prefill_unfused,
-  other
+#define PERFMODEL_KERNEL(name) name,
+#include "perfmodel/kernels.def"
+#undef PERFMODEL_KERNEL
 };
-inline constexpr int kKernelIdCount = static_cast<int>(KernelId::other) + 1;
+inline constexpr int kKernelIdCount = 0
+#define PERFMODEL_KERNEL(name) +1
+#include "perfmodel/kernels.def"
+#undef PERFMODEL_KERNEL
+    ;
 std::string to_string(KernelId k);
 
 struct GemmShape {

@@ -1,6 +1,7 @@
 #pragma once
-// Op constructors: the one place each op's FLOPs and bytes are counted. Every tensor read and
-// every tensor written is counted once per kernel (seed 004 错误一), in its own dtype.
+// Op constructors: the one place each op's FLOPs and bytes are counted, each defined in its
+// kernel's file (lib/src/kernels/<kernel>.cpp). Every tensor read and every tensor written is
+// counted once per kernel (seed 004 错误一), in its own dtype.
 #include <cstdint>
 #include <string>
 
@@ -12,6 +13,8 @@ namespace perfmodel::ops {
 // (seed 000 example 2: bytes 2(MK + KN + MN) in bf16).
 Op gemm(std::string name, int64_t m, int64_t n, int64_t k, DType act, DType weight,
         Precision precision, bool bias = false);
+// `batch` independent y = x W^T of one shape in one launch (attention scores).
+Op batched_gemm(std::string name, int64_t batch, int64_t m, int64_t n, int64_t k, DType t, Precision p);
 
 // Elementwise kernels on rows x cols outputs. `inputs` full-size tensors are read and
 // `outputs` written per kernel; flops_per_element is the arithmetic per output element.
@@ -26,6 +29,7 @@ Op gelu_mul(std::string name, int64_t rows, int64_t cols, DType dtype);     // G
 // GELU (tanh form). Fused: 1 read, 1 write. Unfused: the seed's 8 kernels, 10 reads and
 // 8 writes per element (seed 000: "10 чтений и 8 записей"), 9x the fused traffic.
 Op gelu(std::string name, int64_t rows, int64_t cols, DType dtype, bool fused);
+Op gelu_unfused(std::string name, int64_t rows, int64_t cols, DType dtype);
 Op cast(std::string name, int64_t rows, int64_t cols, DType from, DType to);
 
 // RMSNorm / LayerNorm over rows of `cols`; reads x and the weight (and bias), writes y. With
@@ -36,6 +40,7 @@ Op layernorm(std::string name, int64_t rows, int64_t cols, DType dtype, bool fus
 // Row softmax. Naive (seed 001 manual_softmax, 5 kernels): 5MN + M reads, 3MN + 2M writes.
 // Fused: MN reads, MN writes.
 Op softmax(std::string name, int64_t rows, int64_t cols, DType dtype, bool fused);
+Op softmax_naive(std::string name, int64_t rows, int64_t cols, DType dtype);
 
 // Rotary on q and k in place: reads and writes (heads + kv_heads) x head_dim per token and
 // reads the cos/sin table (head_dim per token).

@@ -1,0 +1,23 @@
+// Flash-decoding: the split kernel's CTAs walk their key tiles one dependent step at a time,
+// then the combine merges the splits one by one (decode_attention.hpp; docs/model.md).
+#include "kernel_costs.hpp"
+#include "perfmodel/decode_attention.hpp"
+
+namespace perfmodel {
+
+KernelTimes flash_decode_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
+  if (op.attention.batch <= 0) return stream_cost(op, r, force_tile);
+  const AttentionShape& a = op.attention;
+  const DecodeSplit d = plan_decode_split(a.batch, a.heads, a.kv_heads, a.kv_len, a.head_dim, r.card);
+  KernelTimes t;
+  if (op.flops > 0) t.compute_s = op.flops / effective_peak(r, op.precision);
+  // The KV stream and the CTAs' chains of dependent tile steps.
+  const double chains_s = decode_split_time(d, op.bytes_read, r.read_bandwidth, r.card, r.decode);
+  // The split kernel, and the combine only when there is more than one split.
+  t.fixed_s = r.kernel_floor_s;
+  if (d.splits > 1) t.fixed_s += r.kernel_floor_s + decode_combine_time(d, r.pass_latency_s, r.decode);
+  t.memory_s = with_l2_hit(op, r, std::max(stream_memory_s(op, r), chains_s));
+  return t;
+}
+
+}  // namespace perfmodel

@@ -1,0 +1,26 @@
+#pragma once
+// The cost families the kernel definitions point at (lib/src/kernels/): each gives a kernel's
+// compute, memory and fixed times; price() (price.cpp) combines them. docs/model.md derives each.
+#include "perfmodel/kernel.hpp"
+#include "perfmodel/price.hpp"
+
+namespace perfmodel {
+
+// Memory-bound kernels and chains of them (elementwise, norms, softmax, rotary, KV append,
+// embedding): streams, dependent sweeps, the issue roof and a thread's chain (stream_cost.cpp).
+KernelTimes stream_cost(const Op& op, const Roofs& r, const Tile* force_tile);
+// Tensor-core GEMMs: tiles, waves, split-K / stream-K (gemm_cost.cpp).
+KernelTimes gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile);
+// Flash prefill attention: its CTA schedule over the SMs (flash_prefill_cost.cpp).
+KernelTimes flash_prefill_cost(const Op& op, const Roofs& r, const Tile* force_tile);
+// Flash-decoding: split kernel and combine (flash_decode_cost.cpp).
+KernelTimes flash_decode_cost(const Op& op, const Roofs& r, const Tile* force_tile);
+
+// The effective peak of `p` (throws a clear "card has no <p> peak" when the card has none).
+double effective_peak(const Roofs& r, Precision p);
+// Reads and writes at their own DRAM rates.
+double stream_memory_s(const Op& op, const Roofs& r);
+// The share of a re-run working set still in L2 (op.l2_hit) streams at the L2 rate.
+double with_l2_hit(const Op& op, const Roofs& r, double memory_s);
+
+}  // namespace perfmodel

@@ -1,0 +1,81 @@
+// price(Op, Roofs) -> OpCost: the kernel's own cost (its definition in lib/src/kernels/) gives
+// compute, memory and fixed times; here they become t = fixed + max(compute, memory), the eager
+// host's floor, the bound, and the seed's roofline and distances (docs/model.md).
+#include <algorithm>
+
+#include "kernel_costs.hpp"
+
+namespace perfmodel {
+
+std::string to_string(Bound b) {
+  switch (b) {
+    case Bound::memory: return "memory";
+    case Bound::compute: return "compute";
+    case Bound::overhead: return "overhead";
+  }
+  return "?";
+}
+
+double effective_peak(const Roofs& r, Precision p) {
+  double v = r.peak[static_cast<size_t>(p)];
+  if (v <= 0) r.card.peak_flops(p);  // throws a clear "card has no <p> peak"
+  return v;
+}
+
+double stream_memory_s(const Op& op, const Roofs& r) {
+  return op.bytes_read / r.read_bandwidth + op.bytes_written / r.write_bandwidth;
+}
+
+double with_l2_hit(const Op& op, const Roofs& r, double memory_s) {
+  return op.l2_hit * op.bytes() / r.l2_bandwidth + (1 - op.l2_hit) * memory_s;
+}
+
+OpCost price(const Op& op, const Roofs& r, Impl impl, const Tile* force_tile) {
+  const KernelDef& def = kernel_def(op.kernel);
+  if (def.price) return def.price(op, r, impl);
+  const Card& card = r.card;
+  OpCost c;
+  c.nominal_bandwidth = card.bandwidth;
+  const double bytes = op.bytes();
+  const bool has_flops = op.flops > 0;
+  c.nominal_peak = has_flops ? card.peak_flops(op.precision) : 0;
+  const double f_nominal = has_flops ? op.flops / c.nominal_peak : 0;
+  const double m_nominal = bytes / card.bandwidth;
+  c.roofline_time_s = std::max(f_nominal, m_nominal);
+
+  const KernelTimes k = def.cost(op, r, force_tile);
+  c.compute_time_s = k.compute_s;
+  c.memory_time_s = k.memory_s;
+  c.tiling = k.tiling;
+  // t = fixed + max(compute, memory): the launch floor and each dependent sweep's latency do
+  // not overlap the streaming (docs/model.md, "fixed costs").
+  double time = k.fixed_s + std::max(c.compute_time_s, c.memory_time_s);
+  // Eager: the host issues every framework call (one per launch, plus views that launch none);
+  // the GPU cannot run ahead of it.
+  if (impl == Impl::eager) time = std::max(time, op.launches * r.host_launch_s + op.framework_calls * r.eager_view_s);
+  c.time_s = time;
+  c.overhead_time_s = time - std::max(c.compute_time_s, c.memory_time_s);
+  if (c.overhead_time_s > std::max(c.compute_time_s, c.memory_time_s))
+    c.bound = Bound::overhead;
+  else
+    c.bound = c.compute_time_s >= c.memory_time_s ? Bound::compute : Bound::memory;
+
+  // Distances (seed 004 Day 15).
+  const double ai = bytes > 0 ? op.flops / bytes : 0;
+  const double copy_bw = 2.0 / (1.0 / r.read_bandwidth + 1.0 / r.write_bandwidth);
+  if (has_flops && time > 0) {
+    const double peak = effective_peak(r, op.precision);
+    c.achieved_flops = op.flops / time;
+    const double attainable = std::min(c.nominal_peak, ai * card.bandwidth);
+    c.distance_to_roof = attainable / c.achieved_flops;
+    const double ridge = c.nominal_peak / card.bandwidth;
+    c.distance_to_ridge = ai < ridge && ai > 0 ? ridge / ai : 1.0;
+    c.roof_gap = c.nominal_peak / peak;
+  } else if (bytes > 0 && time > 0) {
+    c.distance_to_roof = card.bandwidth / (bytes / time);
+    c.roof_gap = card.bandwidth / copy_bw;
+  }
+  return c;
+}
+
+}  // namespace perfmodel

@@ -1,0 +1,65 @@
+// A step's cost: its ops priced one by one, the kernel switch of a fused step, and the clock the
+// board's power cap leaves a serving loop (docs/model.md, "power cap").
+#include <algorithm>
+
+#include "perfmodel/price.hpp"
+
+namespace perfmodel {
+
+namespace {
+
+// An op's time when its compute runs at clock scale phi: only compute beyond what bounded it
+// before adds (memory streams and fixed costs do not follow the SM clock).
+double at_clock(const OpCost& c, double phi) {
+  const double busy = std::max(c.compute_time_s, c.memory_time_s);
+  return c.time_s + std::max(0.0, c.compute_time_s / phi - busy);
+}
+
+}  // namespace
+
+StepCost price_step(const Step& step, const Roofs& roofs, Impl impl) {
+  StepCost s;
+  s.ops.reserve(step.ops.size());  // one allocation per step
+  StepLoad load;  // what the step keeps busy at the full clock (power cap)
+  for (const Op& op : step.ops) {
+    s.ops.push_back(price(op, roofs, impl));
+    // In a step every op starts after a different op's kernel (docs/model.md, "kernel switch").
+    if (impl == Impl::fused && roofs.kernel_switch_s > 0) {
+      s.ops.back().time_s += roofs.kernel_switch_s;
+      s.ops.back().overhead_time_s += roofs.kernel_switch_s;
+    }
+    const double peak = roofs.peak[static_cast<size_t>(op.precision)];
+    const double n = static_cast<double>(op.count);
+    if (op.kernel == KernelId::attention_prefill_fused) load.attention_s += n * s.ops.back().compute_time_s;
+    else if (is_tensor(op.precision) && op.flops > 0 && peak > 0) load.tensor_s += n * op.flops / peak;
+  }
+  // A serving loop runs its steps back to back: the power cap sets the clock (power.hpp).
+  auto step_time = [&](double phi) {
+    double t = 0;
+    for (size_t i = 0; i < s.ops.size(); ++i) t += static_cast<double>(step.ops[i].count) * at_clock(s.ops[i], phi);
+    return t;
+  };
+  s.clock_scale = capped_clock_scale(roofs.power, load, step_time);
+  for (size_t i = 0; i < s.ops.size(); ++i) {
+    OpCost& c = s.ops[i];
+    if (s.clock_scale < 1) {
+      c.time_s = at_clock(c, s.clock_scale);
+      c.compute_time_s /= s.clock_scale;
+      c.overhead_time_s = c.time_s - std::max(c.compute_time_s, c.memory_time_s);
+      if (c.bound != Bound::overhead) c.bound = c.compute_time_s >= c.memory_time_s ? Bound::compute : Bound::memory;
+      if (step.ops[i].flops > 0 && c.time_s > 0) c.achieved_flops = step.ops[i].flops / c.time_s;
+    }
+    const double n = static_cast<double>(step.ops[i].count);
+    s.time_s += n * c.time_s;
+    s.roofline_time_s += n * c.roofline_time_s;
+    (c.bound == Bound::compute ? s.compute_time_s
+     : c.bound == Bound::memory ? s.memory_time_s
+                                : s.overhead_time_s) += n * c.time_s;
+  }
+  s.bound = Bound::memory;
+  if (s.compute_time_s > s.memory_time_s && s.compute_time_s > s.overhead_time_s) s.bound = Bound::compute;
+  if (s.overhead_time_s > s.memory_time_s && s.overhead_time_s > s.compute_time_s) s.bound = Bound::overhead;
+  return s;
+}
+
+}  // namespace perfmodel

@@ -1,0 +1,94 @@
+// Memory-bound kernels: elementwise maps, row kernels (norms, softmax), chains of kernels
+// (unfused GELU, naive softmax), rotary, KV append, embedding (docs/model.md, "small kernels").
+#include <algorithm>
+#include <cmath>
+
+#include "kernel_costs.hpp"
+#include "perfmodel/instructions.hpp"
+#include "perfmodel/l2_residency.hpp"
+
+namespace perfmodel {
+
+namespace {
+
+// What one thread's chain of dependent work adds to a small kernel beyond a copy's: index
+// arithmetic (64-bit divisions), dependent index loads (embedding ids, rotary positions), block
+// reductions, the math between load and store. Latency, not throughput: it shows when the
+// grid is too small to hide it, and it is the same whether the data comes from L2 or DRAM.
+// Calibrated per kernel on tiny L2-resident launches, per iteration of the thread's loop (a
+// norm's thread walks its share of a row in cols / (8 x 256) steps, each waiting on the last);
+// uncalibrated, the thread's instructions beyond a copy's (one copy per kernel of a chain) each
+// wait the dependent-issue latency of a warp alone on its scheduler (the flash-decoding cpi,
+// docs/model.md).
+double thread_chain_time(const Op& op, const Roofs& r) {
+  const double measured = r.thread_chain_s[static_cast<size_t>(op.kernel)];
+  if (measured >= 0) return measured * static_cast<double>(thread_iterations(op.kernel, op.cols, op.dtype));
+  if (r.card.cuda_clock_hz <= 0 || op.cols <= 0) return 0;
+  const double extra = thread_instructions(op.kernel, op.cols, op.dtype) -
+                       op.launches * thread_instructions(KernelId::copy, op.cols, op.dtype);
+  return std::max(0.0, extra) * r.decode.cpi / r.card.cuda_clock_hz;
+}
+
+}  // namespace
+
+KernelTimes stream_cost(const Op& op, const Roofs& r, const Tile*) {
+  KernelTimes t;
+  const Card& card = r.card;
+  const bool has_flops = op.flops > 0;
+  const double peak = has_flops ? effective_peak(r, op.precision) : 0;
+  t.fixed_s = op.launches * r.kernel_floor_s;
+  // Multi-kernel chains (unfused GELU, naive softmax): each kernel after the first reads what the
+  // previous one just wrote. Between the write and the read of a line pass the rest of that
+  // tensor and of the one being written: the share still in L2 after twice the tensor's bytes
+  // (l2_residency.hpp) is read from L2.
+  const double elems = static_cast<double>(op.rows) * static_cast<double>(op.cols);
+  const bool chain = op.launches > 1 && op.kind != OpKind::attention && elems > 0;
+  const double chain_hit = chain ? cyclic_l2_hit(2 * elems * bytes_of(op.dtype), r.l2_cyclic_capacity) : 0.0;
+
+  if (has_flops) t.compute_s = op.flops / peak;
+  // Issue roof: the kernel's warp instructions at the SMs' issue rate.
+  if (op.instructions > 0 && r.issue_rate > 0)
+    t.compute_s = std::max(t.compute_s, op.instructions / card.limits.warp_size / r.issue_rate);
+  // One round trip per dependent sweep, to where its data is: first touches wait on DRAM, or
+  // on L2 for the share of a re-run working set that is still there; re-reads of what an
+  // earlier sweep brought in on L2; a chain's later kernels on L2 for the share of the last
+  // kernel's output that is still there.
+  const double l2 = r.l2_pass_latency_s, dram = r.pass_latency_s;
+  const double first = op.l2_hit * l2 + (1 - op.l2_hit) * dram;
+  const int reread = std::clamp(op.reread_passes, 0, std::max(0, op.passes - 1));
+  t.fixed_s += chain ? first + (op.passes - 1) * (chain_hit * l2 + (1 - chain_hit) * dram)
+                     : (op.passes - reread) * first + reread * l2;
+  t.fixed_s += thread_chain_time(op, r);
+
+  t.memory_s = stream_memory_s(op, r);
+  // Multi-kernel chains: the share of the intermediates still in L2 streams at the L2 rate; only
+  // the chain's first input and last output must cross DRAM.
+  if (chain && chain_hit > 0) {
+    const double edge = elems * bytes_of(op.dtype);
+    const double inner = op.bytes() - 2 * edge;
+    if (inner > 0)
+      t.memory_s = chain_hit * (edge / r.read_bandwidth + edge / r.write_bandwidth + inner / r.l2_bandwidth) +
+                   (1 - chain_hit) * t.memory_s;
+  }
+  t.memory_s = with_l2_hit(op, r, t.memory_s);
+  // Row kernels (norms, softmax) run one CTA per row: with few rows the grid cannot keep
+  // enough bytes in flight, and each CTA streams its row at the rate of its own in-flight
+  // window: 16 KiB (256 threads x 16 B x 4 loads) per sweep latency (Little's law;
+  // docs/model.md). The first window of each sweep is already paid by the sweep's latency
+  // (fixed cost); what a sweep reads beyond it streams at that rate. Rows beyond the resident
+  // slots run in waves.
+  const double sweep_latency = op.l2_hit * r.l2_pass_latency_s + (1 - op.l2_hit) * r.pass_latency_s;
+  if ((op.kind == OpKind::norm || op.kernel == KernelId::softmax_fused) && op.rows > 0 && sweep_latency > 0) {
+    constexpr double window = 16384.0;
+    const double row = static_cast<double>(op.cols) * bytes_of(op.dtype);
+    double beyond = 0;
+    for (int s = 0; s < std::min<int>(op.passes, static_cast<int>(op.row_reads_per_sweep.size())); ++s)
+      beyond += std::max(0.0, op.row_reads_per_sweep[static_cast<size_t>(s)] * row - window);
+    const double slots = static_cast<double>(card.sm_count) * 8.0;
+    const double waves = std::ceil(static_cast<double>(op.rows) / slots);
+    t.memory_s = std::max(t.memory_s, waves * beyond / (window / sweep_latency));
+  }
+  return t;
+}
+
+}  // namespace perfmodel
