@@ -386,3 +386,17 @@ TEST_CASE("calibrate --from-raw merges several raw files into the committed cali
   CHECK(c.thread_chain_s[static_cast<int>(perfmodel::KernelId::silu_mul)] > 0);
   CHECK(c.kernel_floor_s > 0);
 }
+
+TEST_CASE("op --kind reads the kernel registry: registered names, --unfused attention, clear refusals") {
+  const test::Json f = json_of(cli("op --card h200 --kind attention --batch 1 --heads 32 --kv-heads 32 --q-len 4096 --kv-len 4096 --head-dim 128 --causal --format json"));
+  const test::Json u = json_of(cli("op --card h200 --kind attention --unfused --batch 1 --heads 32 --kv-heads 32 --q-len 4096 --kv-len 4096 --head-dim 128 --causal --format json"));
+  CHECK(f.at("kernel")->str == "attention_prefill_fused");
+  CHECK(u.at("kernel")->str == "attention_prefill_unfused");
+  // seed 001: the unfused form moves the score matrix through memory three times
+  CHECK(num(u, "bytes") > 10 * num(f, "bytes"));
+  const test::Json kv = json_of(cli("op --card h200 --kind kv_append --batch 8 --heads 32 --kv-heads 8 --head-dim 128 --format json"));
+  CHECK(kv.at("kernel")->str == "kv_append");
+  expect_input_error(cli("op --card h200 --kind add --unfused --rows 4 --cols 4"), {"--unfused"});
+  expect_input_error(cli("op --card h200 --kind gemm --rows 4 --cols 4"), {"perfmodel gemm"});
+  expect_input_error(cli("op --card h200 --kind frobnicate --rows 4 --cols 4"), {"silu_mul", "rmsnorm"});
+}

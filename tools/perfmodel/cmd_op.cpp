@@ -1,29 +1,47 @@
 // perfmodel op: one kernel priced on its own.
 #include "commands.hpp"
-#include "perfmodel/ops.hpp"
+#include "perfmodel/kernel.hpp"
 #include "perfmodel/price.hpp"
 #include "step_report.hpp"
 
 namespace perfmodel::cli {
 
-// Builds the op a kernel name stands for (shared with `accuracy`).
+// The kernel a --kind names: any registered kernel with a stand-alone form (kernels.def), or a
+// short name whose kernel follows from the shape and --unfused (gelu, softmax, attention).
+KernelId kernel_for(const std::string& kind, bool unfused, const AttentionShape& a) {
+  if (kind == "gelu") return unfused ? KernelId::gelu_unfused : KernelId::gelu_fused;
+  if (kind == "softmax") return unfused ? KernelId::softmax_naive : KernelId::softmax_fused;
+  if (kind == "attention") {
+    if (unfused) return KernelId::attention_prefill_unfused;
+    return a.q_len == 1 && !a.causal ? KernelId::attention_decode : KernelId::attention_prefill_fused;
+  }
+  std::string names = "gelu, softmax, attention";
+  for (const KernelDef* d : kernel_defs())
+    if (d->from_case && d->id != KernelId::gemm) names += ", " + std::string(d->name);
+  const auto id = kernel_from_string(kind);
+  if (id == KernelId::gemm) throw UsageError("--kind gemm: GEMMs are priced by `perfmodel gemm --m M --n N --k K`");
+  if (!id || !kernel_def(*id).from_case) throw UsageError("--kind must be one of " + names + "; got '" + kind + "'");
+  if (unfused) throw UsageError("--unfused applies to --kind gelu, softmax and attention only");
+  return *id;
+}
+
+// Builds the op a kernel name stands for, through the kernel's definition.
 Op make_kernel_op(const std::string& kind, int64_t rows, int64_t cols, DType t, bool unfused,
                   const AttentionShape& a) {
-  if (kind == "add") return ops::add("add", rows, cols, t);
-  if (kind == "copy") return ops::copy("copy", rows, cols, t);
-  if (kind == "gelu") return ops::gelu("gelu", rows, cols, t, !unfused);
-  if (kind == "silu_mul") return ops::silu_mul("silu_mul", rows, cols, t);
-  if (kind == "rmsnorm") return ops::rmsnorm("rmsnorm", rows, cols, t, false);
-  if (kind == "layernorm") return ops::layernorm("layernorm", rows, cols, t, false);
-  if (kind == "softmax") return ops::softmax("softmax", rows, cols, t, !unfused);
-  if (kind == "attention") {
-    if (a.q_len == 1 && !a.causal)
-      return ops::attention_decode("attention", a.batch, a.heads, a.kv_heads, a.kv_len, a.head_dim, t, t);
-    return ops::attention_prefill("attention", a.batch, a.heads, a.kv_heads, a.q_len, a.kv_len, a.head_dim,
-                                  a.causal, t, t);
-  }
-  throw UsageError("--kind must be one of add, copy, gelu, silu_mul, rmsnorm, layernorm, softmax, attention; got '" +
-                   kind + "'");
+  KernelCase c;
+  c.kernel = kernel_for(kind, unfused, a);
+  c.name = kind;
+  c.dtype = t;
+  c.rows = rows;
+  c.cols = cols;
+  c.batch = a.batch;
+  c.heads = a.heads;
+  c.kv_heads = a.kv_heads;
+  c.q_len = a.q_len;
+  c.kv_len = a.kv_len;
+  c.head_dim = a.head_dim;
+  c.causal = a.causal;
+  return to_op(c);
 }
 
 int cmd_op(const std::vector<std::string>& args, Context& ctx) {
@@ -37,11 +55,11 @@ int cmd_op(const std::vector<std::string>& args, Context& ctx) {
   bool unfused = false, eager = false;
   add_card(d, card);
   d.add_options()("kind", po::value(&kind)->required(),
-                  "add | copy | gelu | silu_mul | rmsnorm | layernorm | softmax | attention")(
+                  "a kernel: add, copy, gelu, silu_mul, rmsnorm, layernorm, softmax, attention, or any kernel of kernels.def with a stand-alone form (an unknown name lists them)")(
       "rows", po::value(&rows), "rows (tokens) for row-wise kinds")(
       "cols", po::value(&cols), "columns (features) for row-wise kinds")(
       "dtype", po::value(&dtype)->default_value(dtype), "dtype")(
-      "unfused", po::bool_switch(&unfused), "gelu: the 8-kernel eager form; softmax: the 5-kernel naive form")(
+      "unfused", po::bool_switch(&unfused), "gelu: the 8-kernel eager form; softmax: the 5-kernel naive form; attention: the eager math path (S = QK^T, softmax, PV)")(
       "batch", po::value(&a.batch)->default_value(1), "attention: batch")(
       "heads", po::value(&a.heads), "attention: query heads")(
       "kv-heads", po::value(&a.kv_heads), "attention: KV heads (GQA)")(
@@ -56,12 +74,18 @@ int cmd_op(const std::vector<std::string>& args, Context& ctx) {
              "perfmodel op --card rtx-4080 --kind add --rows 65536 --cols 1024"))
     return 0;
   const DType t = parse_dtype(dtype, "--dtype");
-  if (kind == "attention") {
+  const bool attention = kind == "attention" || kind.rfind("attention_", 0) == 0;
+  if (attention) {
     for (auto [v, f] : {std::pair{a.batch, "--batch"}, {a.heads, "--heads"}, {a.kv_heads, "--kv-heads"},
                         {a.q_len, "--q-len"}, {a.kv_len, "--kv-len"}, {a.head_dim, "--head-dim"}})
       require_positive(v, f);
     if (a.heads % a.kv_heads) throw UsageError("--heads must be a multiple of --kv-heads");
     if (a.q_len > a.kv_len) throw UsageError("--q-len cannot exceed --kv-len");
+  } else if (kind == "rotary" || kind == "kv_append") {
+    // q_len new tokens of each of `batch` sequences, with their query and KV heads
+    for (auto [v, f] : {std::pair{a.batch, "--batch"}, {a.heads, "--heads"}, {a.kv_heads, "--kv-heads"},
+                        {a.q_len, "--q-len"}, {a.head_dim, "--head-dim"}})
+      require_positive(v, f);
   } else {
     require_positive(rows, "--rows");
     require_positive(cols, "--cols");
