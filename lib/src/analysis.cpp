@@ -1,5 +1,7 @@
 #include "perfmodel/analysis.hpp"
 
+#include "perfmodel/family.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -18,17 +20,11 @@ std::optional<double> decode_b_star(double ridge, double params, double weight_b
   return ridge * weight_bytes / denom;
 }
 
-double kv_bytes_per_token(const Model& m, DType kv) {
-  return 2.0 * static_cast<double>(m.layers) * static_cast<double>(m.kv_dim()) * bytes_of(kv);
-}
+// The family owns the KV layout (lib/src/model/).
+double kv_bytes_per_token(const Model& m, DType kv) { return family_for(m).kv_bytes_per_token(m, kv); }
 
 double kv_bytes_per_sequence(const Model& m, DType kv, int64_t ctx) {
-  double tokens = static_cast<double>(m.layers) * static_cast<double>(ctx);
-  if (m.sliding_window > 0) {
-    tokens = 0;
-    for (int64_t l = 0; l < m.layers; ++l) tokens += static_cast<double>(m.kv_tokens(l, ctx));
-  }
-  return 2.0 * tokens * static_cast<double>(m.kv_dim()) * bytes_of(kv);
+  return family_for(m).kv_bytes_per_sequence(m, kv, ctx);
 }
 
 double activation_bytes_per_sequence(const Model& m, const Workload& w) {

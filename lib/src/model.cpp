@@ -2,24 +2,12 @@
 
 #include "perfmodel/errors.hpp"
 #include "perfmodel/checked.hpp"
+#include "perfmodel/family.hpp"
 
 namespace perfmodel {
 
-double Model::parameters() const {
-  const double d = static_cast<double>(hidden);
-  const double attn = d * q_dim() + 2.0 * d * kv_dim() + static_cast<double>(q_dim()) * d;
-  const double mlp = (gated_mlp ? 3.0 : 2.0) * d * intermediate;
-  double biases = 0;
-  if (qkv_bias) biases += q_dim() + 2.0 * kv_dim();
-  if (o_bias) biases += d;
-  if (mlp_bias) biases += (gated_mlp ? 2.0 : 1.0) * intermediate + d;
-  // LayerNorm carries a bias next to its weight.
-  const double norm_params = (norm == NormKind::layernorm ? 2.0 : 1.0) * d;
-  const double per_layer = attn + mlp + biases + norms_per_layer * norm_params;
-  const double embeddings = static_cast<double>(vocab) * d * (tie_word_embeddings ? 1 : 2);
-  const double positions = position == PositionKind::learned ? static_cast<double>(max_positions) * d : 0;
-  return embeddings + positions + layers * per_layer + norm_params;
-}
+// The family owns the formula (lib/src/model/).
+double Model::parameters() const { return family_for(*this).parameters(*this); }
 
 double Model::matmul_parameters() const {
   const double d = static_cast<double>(hidden);

@@ -36,8 +36,7 @@ Prediction Predictor::predict(const Workload& w) {
     }
     p.time_s = it->second.time_s;
     p.roofline_time_s = it->second.roofline_time_s;
-    Step attention;
-    append_fused_attention(attention, model_, w);
+    const Step attention = build_context_step(model_, w);
     for (const Op& op : attention.ops) {
       const OpCost c = price(op, roofs_, w.impl);
       p.time_s += static_cast<double>(op.count) * c.time_s;

@@ -2,6 +2,8 @@
 
 #include "perfmodel/checked.hpp"
 #include "perfmodel/errors.hpp"
+#include "perfmodel/family.hpp"
+#include "perfmodel/profile.hpp"
 
 namespace perfmodel {
 
@@ -50,7 +52,16 @@ void validate(const Model& model, const Workload& w) {
 
 Step build_step(const Model& model, const Workload& w) {
   validate(model, w);
-  return w.impl == Impl::fused ? build_fused_step(model, w) : build_eager_step(model, w);
+  Step s;
+  s.ops.reserve(64);
+  profile_for(w.impl).lower(family_for(model).graph(model, w), model, w, s);
+  return s;
+}
+
+Step build_context_step(const Model& model, const Workload& w) {
+  Step s;
+  profile_for(w.impl).lower(family_for(model).context_graph(model, w), model, w, s);
+  return s;
 }
 
 }  // namespace perfmodel

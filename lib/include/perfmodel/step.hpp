@@ -17,15 +17,14 @@ struct Step {
 };
 
 // Validates the workload against the model (positive sizes, ctx within max positions for
-// decode, overflow) and builds the step for the workload's implementation profile.
+// decode, overflow) and builds the step: the model's family gives the abstract layer graph
+// (family.hpp), the workload's implementation profile lowers it into kernels (profile.hpp).
 // Throws InputError.
 Step build_step(const Model& model, const Workload& workload);
 
-// The profiles (docs/profiles.md); build_step dispatches to one of them.
-Step build_fused_step(const Model& model, const Workload& workload);
-Step build_eager_step(const Model& model, const Workload& workload);
-// The attention ops of the fused profile (the only ops of a decode step that depend on ctx).
-void append_fused_attention(Step& step, const Model& model, const Workload& workload);
+// The ops of the step that depend on the context (the attention; the same ops build_step has
+// for them): the Predictor re-prices only these per context.
+Step build_context_step(const Model& model, const Workload& workload);
 
 void validate(const Model& model, const Workload& workload);
 

@@ -1,0 +1,23 @@
+#pragma once
+// Implementation profiles (docs/profiles.md, docs/architecture.md): each lowers a family's
+// abstract layer graph (layer_graph.hpp) into the kernels an engine launches for it. One file
+// per profile in lib/src/step/, registered in profile_registry.cpp.
+#include <string_view>
+#include <vector>
+
+#include "perfmodel/layer_graph.hpp"
+#include "perfmodel/step.hpp"
+
+namespace perfmodel {
+
+struct Profile {
+  Impl impl = Impl::fused;
+  std::string_view name;
+  // Appends the kernels of `graph` to `step`, in order.
+  void (*lower)(const LayerGraph& graph, const Model& m, const Workload& w, Step& step) = nullptr;
+};
+
+const std::vector<const Profile*>& profiles();
+const Profile& profile_for(Impl impl);
+
+}  // namespace perfmodel

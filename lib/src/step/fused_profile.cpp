@@ -1,0 +1,99 @@
+// Profile `fused`: what serving engines (vLLM, TensorRT-LLM, SGLang) run. The residual add is
+// fused into the following norm, gate/up and q/k/v are one GEMM each, the activation is one
+// kernel, rotary and the KV-cache write are one kernel each, attention is flash-style, and the
+// step is replayed as one CUDA graph, so there is no host gap between kernels (docs/profiles.md).
+#include "perfmodel/ops.hpp"
+#include "perfmodel/profile.hpp"
+
+namespace perfmodel {
+
+namespace {
+
+using Kind = GraphNode::Kind;
+
+Op counted(Op op, int64_t count) {
+  op.count = count;
+  return op;
+}
+
+Op norm_op(const Model& m, const std::string& name, int64_t tokens, DType act, bool fused_residual) {
+  return m.norm == NormKind::rmsnorm ? ops::rmsnorm(name, tokens, m.hidden, act, fused_residual)
+                                     : ops::layernorm(name, tokens, m.hidden, act, fused_residual);
+}
+
+// Attention for the layers that share one KV length (sliding windows split the layers).
+void add_attention(Step& s, const Model& m, const Workload& w, int64_t window, int64_t layers,
+                   const std::string& name) {
+  // Decode reads at most `window` cached tokens; prefill attends over the whole prompt with
+  // each query seeing at most `window` keys.
+  const int64_t kv_len = window > 0 && w.ctx > window && w.phase == Phase::decode ? window : w.ctx;
+  if (layers == 0) return;
+  if (w.phase == Phase::decode) {
+    s.ops.push_back(counted(
+        ops::attention_decode(name, w.batch, m.heads, m.kv_heads, kv_len, m.head_dim, w.act_dtype, w.kv_dtype),
+        layers));
+  } else {
+    s.ops.push_back(counted(ops::attention_prefill(name, w.batch, m.heads, m.kv_heads, w.ctx, kv_len, m.head_dim,
+                                                   /*causal=*/true, w.act_dtype, w.kv_dtype, window),
+                            layers));
+  }
+}
+
+// A paged flash kernel runs sliding-window layers (local) apart from full ones (global).
+void lower_attention(const GraphNode& n, const Model& m, const Workload& w, Step& s) {
+  const int64_t L = n.count;
+  if (m.sliding_window > 0 && w.ctx > m.sliding_window) {
+    const int64_t local = m.window_pattern == WindowPattern::all ? L : (L + 1) / 2;
+    add_attention(s, m, w, m.sliding_window, local, n.name + "_local");
+    add_attention(s, m, w, 0, L - local, n.name + "_global");
+  } else {
+    add_attention(s, m, w, 0, L, n.name);
+  }
+}
+
+void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
+  const int64_t T = w.tokens();
+  const DType act = w.act_dtype, wt = w.weight_dtype;
+  const Precision mm = matmul_precision(wt == DType::fp8 ? DType::fp8 : act, w.allow_tf32);
+  for (const GraphNode& n : g.nodes) {
+    switch (n.kind) {
+      case Kind::embed:
+        s.ops.push_back(counted(ops::embedding(n.name, T, m.hidden, wt, act), n.count));
+        s.ops.back().vocab = m.vocab;
+        break;
+      case Kind::position_embed:  // learned positions: a second gather fused with the add
+        s.ops.push_back(counted(ops::add(n.name, T, m.hidden, act), n.count));
+        break;
+      case Kind::norm: s.ops.push_back(counted(norm_op(m, n.name, T, act, n.after_residual), n.count)); break;
+      case Kind::linear:  // the parts as one GEMM (QKVParallelLinear, MergedColumnParallelLinear)
+        s.ops.push_back(
+            counted(ops::gemm(n.name, n.logits ? logits_rows(w) : T, n.out(), n.in, act, wt, mm, n.bias), n.count));
+        break;
+      case Kind::rotary:
+        s.ops.push_back(counted(ops::rotary(n.name, T, m.heads, m.kv_heads, m.head_dim, act), n.count));
+        break;
+      case Kind::kv_write:
+        s.ops.push_back(counted(ops::kv_append(n.name, T, m.kv_heads, m.head_dim, act, w.kv_dtype), n.count));
+        break;
+      case Kind::attention: lower_attention(n, m, w, s); break;
+      case Kind::residual_add: break;  // fused into the next norm
+      case Kind::activation:
+        if (n.gated)
+          s.ops.push_back(counted(m.act == Activation::silu ? ops::silu_mul(n.name, T, m.intermediate, act)
+                                                            : ops::gelu_mul(n.name, T, m.intermediate, act),
+                                  n.count));
+        else
+          s.ops.push_back(counted(ops::gelu(n.name, T, m.intermediate, act, /*fused=*/true), n.count));
+        break;
+    }
+  }
+}
+
+}  // namespace
+
+const Profile& fused_profile() {
+  static const Profile p{.impl = Impl::fused, .name = "fused", .lower = lower};
+  return p;
+}
+
+}  // namespace perfmodel
