@@ -1,4 +1,5 @@
 #include "perfmodel/accuracy.hpp"
+#include "perfmodel/evaluate.hpp"
 #include "perfmodel/kernel.hpp"
 
 #include <algorithm>
@@ -118,7 +119,7 @@ std::vector<CaseError> evaluate(const Measurements& m, const Roofs& roofs,
   }
   for (const MeasuredStep& s : m.steps) {
     Model model = model_lookup(s.model);
-    StepCost cost = price_step(build_step(model, s.workload), roofs, s.workload.impl);
+    const StepCost cost = evaluate(model, s.workload, roofs, {.with_ttft = false}).cost;
     CaseError e{"step",
                 s.model + " " + to_string(s.workload.phase) + " b" + std::to_string(s.workload.batch) + " ctx" +
                     std::to_string(s.workload.ctx),

@@ -10,39 +10,52 @@ Predictor::Predictor(Model model, const Card& card, const Calibration* calibrati
   params_ = model_.parameters();
 }
 
+StepCost Predictor::step_cost(const Workload& w) {
+  if (w.impl != Impl::fused || w.phase != Phase::decode) {
+    // Every op depends on the prompt length: the full path, as evaluate() prices it.
+    return price_step(build_step(model_, w), roofs_, w.impl);
+  }
+  validate(model_, w);
+  const Key key{w.batch, static_cast<int>(w.weight_dtype), static_cast<int>(w.act_dtype),
+                static_cast<int>(w.kv_dtype), w.allow_tf32, w.lm_head_all_positions};
+  auto it = batch_only_.find(key);
+  if (it == batch_only_.end()) {
+    // The whole step once for this batch, each op priced; the attention ops are replaced below.
+    Priced p;
+    p.step = build_step(model_, w);
+    for (const Op& op : p.step.ops) p.costs.push_back(price(op, roofs_, w.impl));
+    it = batch_only_.emplace(key, std::move(p)).first;
+  }
+  const Priced& base = it->second;
+  // The context's ops, priced, in the place of the base step's attention ops (build_step puts
+  // them together), then the step combined as price_step combines it.
+  const Step context = build_context_step(model_, w);
+  std::vector<const Op*> ops;
+  std::vector<OpCost> costs;
+  ops.reserve(base.step.ops.size() + 1);
+  costs.reserve(base.step.ops.size() + 1);
+  bool spliced = false;
+  for (size_t i = 0; i < base.step.ops.size(); ++i) {
+    if (base.step.ops[i].kind == OpKind::attention) {
+      if (spliced) continue;
+      spliced = true;
+      for (const Op& op : context.ops) {
+        ops.push_back(&op);
+        costs.push_back(price(op, roofs_, w.impl));
+      }
+      continue;
+    }
+    ops.push_back(&base.step.ops[i]);
+    costs.push_back(base.costs[i]);
+  }
+  return combine_step(ops, std::move(costs), roofs_, w.impl);
+}
+
 Prediction Predictor::predict(const Workload& w) {
   Prediction p;
-  if (w.impl != Impl::fused || w.phase != Phase::decode) {
-    // Every op depends on the prompt length: the full path.
-    const Step step = build_step(model_, w);
-    const StepCost c = price_step(step, roofs_, w.impl);
-    p.time_s = c.time_s;
-    p.roofline_time_s = c.roofline_time_s;
-  } else {
-    validate(model_, w);
-    const Key key{w.batch, static_cast<int>(w.weight_dtype), static_cast<int>(w.act_dtype),
-                  static_cast<int>(w.kv_dtype), w.allow_tf32, w.lm_head_all_positions};
-    auto it = batch_only_.find(key);
-    if (it == batch_only_.end()) {
-      Sums s;
-      const Step step = build_step(model_, w);
-      for (const Op& op : step.ops) {
-        if (op.kind == OpKind::attention) continue;
-        const OpCost c = price(op, roofs_, w.impl);
-        s.time_s += static_cast<double>(op.count) * c.time_s;
-        s.roofline_time_s += static_cast<double>(op.count) * c.roofline_time_s;
-      }
-      it = batch_only_.emplace(key, s).first;
-    }
-    p.time_s = it->second.time_s;
-    p.roofline_time_s = it->second.roofline_time_s;
-    const Step attention = build_context_step(model_, w);
-    for (const Op& op : attention.ops) {
-      const OpCost c = price(op, roofs_, w.impl);
-      p.time_s += static_cast<double>(op.count) * c.time_s;
-      p.roofline_time_s += static_cast<double>(op.count) * c.roofline_time_s;
-    }
-  }
+  const StepCost c = step_cost(w);
+  p.time_s = c.time_s;
+  p.roofline_time_s = c.roofline_time_s;
   const double kv = kv_bytes_per_token(model_, w.kv_dtype);
   p.ai = decode_ai(params_, params_ * bytes_of(w.weight_dtype), static_cast<double>(w.batch), static_cast<double>(w.ctx), kv);
   const MemoryPlan plan = plan_memory(model_, w, roofs_.card, utilization_);

@@ -8,17 +8,9 @@
 namespace perfmodel::cli {
 
 PricedStep price_workload(const Model& m, const Workload& w, const Loaded& card, double mem_util) {
-  const Roofs roofs = make_roofs(card.card, card.calibration ? &*card.calibration : nullptr);
-  PricedStep p{w, build_step(m, w), {}, {}};
-  p.cost = price_step(p.step, roofs, w.impl);
-  double prefill_time = 0;
-  if (w.phase == Phase::decode) {
-    Workload pre = w;
-    pre.phase = Phase::prefill;
-    prefill_time = price_step(build_step(m, pre), roofs, w.impl).time_s;
-  }
-  p.analysis = analyze(m, w, p.step, p.cost.time_s, prefill_time, card.card, mem_util);
-  return p;
+  EvaluateOptions o;
+  o.memory_utilization = mem_util;
+  return evaluate(m, w, card.card, card.calibration ? &*card.calibration : nullptr, o);
 }
 
 std::string op_shape(const Op& op) {
@@ -127,6 +119,10 @@ Report step_report(const std::string& command, const Context& ctx, const Loaded&
   for (size_t i = 0; i < p.step.ops.size(); ++i) ops.push(op_node(p.step.ops[i], p.cost.ops[i], p.cost.time_s));
   r.root.set("ops", std::move(ops));
   r.root.set("analysis", analysis_node(p.analysis));
+  Node status = Node::object();
+  status.set("fits", Node::boolean(p.status.fits));
+  status.set("reason", p.status.fits ? Node() : Node::text(p.status.reason));
+  r.root.set("status", std::move(status));
   Node warnings = Node::array();
   for (const auto& w : card.card.warnings) warnings.push(Node::text(w));
   r.root.set("warnings", std::move(warnings));
@@ -181,11 +177,7 @@ Report step_report(const std::string& command, const Context& ctx, const Loaded&
     r.notes.push_back("power cap: run back to back, these steps would draw more than the board's cap; the clock settles at " +
                       std::to_string(static_cast<int>(std::lround(p.cost.clock_scale * 100))) +
                       " % of full and compute-bound ops stretch with it (docs/model.md, \"power cap\").");
-  if (!p.analysis.memory.fits)
-    r.notes.push_back("DOES NOT FIT: batch " + std::to_string(p.workload.batch) + " needs " +
-                      format_bytes_binary(p.analysis.memory.total) + " but " +
-                      format_bytes_binary(p.analysis.memory.usable) + " is usable; the largest batch that fits is " +
-                      std::to_string(p.analysis.memory.max_batch) + ".");
+  if (!p.status.fits) r.notes.push_back("DOES NOT FIT: " + p.status.reason + ".");
   return r;
 }
 

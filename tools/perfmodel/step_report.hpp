@@ -2,19 +2,15 @@
 // The report of one priced step (decode, prefill, ops, validate share it).
 #include "cli.hpp"
 #include "perfmodel/analysis.hpp"
+#include "perfmodel/evaluate.hpp"
 #include "perfmodel/price.hpp"
 #include "perfmodel/step.hpp"
 
 namespace perfmodel::cli {
 
-struct PricedStep {
-  Workload workload;
-  Step step;
-  StepCost cost;
-  Analysis analysis;
-};
+using PricedStep = Evaluation;
 
-// Builds and prices the step, and the prefill step of the same batch for TTFT.
+// evaluate() with the card as loaded: the step, its cost, the analyses and the status.
 PricedStep price_workload(const Model& m, const Workload& w, const Loaded& card, double mem_util);
 
 std::string op_shape(const Op& op);

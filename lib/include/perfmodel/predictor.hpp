@@ -11,6 +11,7 @@
 
 #include "perfmodel/analysis.hpp"
 #include "perfmodel/price.hpp"
+#include "perfmodel/step.hpp"
 
 namespace perfmodel {
 
@@ -31,15 +32,17 @@ class Predictor {
   size_t cached_batches() const { return batch_only_.size(); }
 
  private:
-  struct Sums {
-    double time_s = 0, roofline_time_s = 0;
+  struct Priced {
+    Step step;                  // the step at the first context seen for this batch
+    std::vector<OpCost> costs;  // its ops priced, parallel to step.ops
   };
+  StepCost step_cost(const Workload& w);
   using Key = std::tuple<int64_t, int, int, int, bool, bool>;  // batch, dtypes, tf32, all positions
   Model model_;
   Roofs roofs_;
   double utilization_;
   double params_ = 0, weight_bytes_per_param_ = 0;
-  std::map<Key, Sums> batch_only_;
+  std::map<Key, Priced> batch_only_;
 };
 
 }  // namespace perfmodel

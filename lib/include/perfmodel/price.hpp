@@ -125,5 +125,9 @@ struct StepCost {
 };
 
 StepCost price_step(const Step& step, const Roofs& roofs, Impl impl);
+// The step from its ops already priced one by one (`costs` parallel to `ops`, as price() gives
+// them): the kernel switch of a fused step, the power cap's clock, the sums and the bound.
+// price_step is price() of each op and then this; the Predictor reuses priced ops through it.
+StepCost combine_step(const std::vector<const Op*>& ops, std::vector<OpCost> costs, const Roofs& roofs, Impl impl);
 
 }  // namespace perfmodel

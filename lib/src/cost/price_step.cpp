@@ -18,25 +18,38 @@ double at_clock(const OpCost& c, double phi) {
 }  // namespace
 
 StepCost price_step(const Step& step, const Roofs& roofs, Impl impl) {
-  StepCost s;
-  s.ops.reserve(step.ops.size());  // one allocation per step
-  StepLoad load;  // what the step keeps busy at the full clock (power cap)
+  std::vector<const Op*> ops;
+  std::vector<OpCost> costs;
+  ops.reserve(step.ops.size());
+  costs.reserve(step.ops.size());
   for (const Op& op : step.ops) {
-    s.ops.push_back(price(op, roofs, impl));
+    ops.push_back(&op);
+    costs.push_back(price(op, roofs, impl));
+  }
+  return combine_step(ops, std::move(costs), roofs, impl);
+}
+
+StepCost combine_step(const std::vector<const Op*>& ops, std::vector<OpCost> costs, const Roofs& roofs, Impl impl) {
+  StepCost s;
+  s.ops = std::move(costs);
+  StepLoad load;  // what the step keeps busy at the full clock (power cap)
+  for (size_t i = 0; i < ops.size(); ++i) {
+    const Op& op = *ops[i];
+    OpCost& c = s.ops[i];
     // In a step every op starts after a different op's kernel (docs/model.md, "kernel switch").
     if (impl == Impl::fused && roofs.kernel_switch_s > 0) {
-      s.ops.back().time_s += roofs.kernel_switch_s;
-      s.ops.back().overhead_time_s += roofs.kernel_switch_s;
+      c.time_s += roofs.kernel_switch_s;
+      c.overhead_time_s += roofs.kernel_switch_s;
     }
     const double peak = roofs.peak[static_cast<size_t>(op.precision)];
     const double n = static_cast<double>(op.count);
-    if (op.kernel == KernelId::attention_prefill_fused) load.attention_s += n * s.ops.back().compute_time_s;
+    if (op.kernel == KernelId::attention_prefill_fused) load.attention_s += n * c.compute_time_s;
     else if (is_tensor(op.precision) && op.flops > 0 && peak > 0) load.tensor_s += n * op.flops / peak;
   }
   // A serving loop runs its steps back to back: the power cap sets the clock (power.hpp).
   auto step_time = [&](double phi) {
     double t = 0;
-    for (size_t i = 0; i < s.ops.size(); ++i) t += static_cast<double>(step.ops[i].count) * at_clock(s.ops[i], phi);
+    for (size_t i = 0; i < s.ops.size(); ++i) t += static_cast<double>(ops[i]->count) * at_clock(s.ops[i], phi);
     return t;
   };
   s.clock_scale = capped_clock_scale(roofs.power, load, step_time);
@@ -47,9 +60,9 @@ StepCost price_step(const Step& step, const Roofs& roofs, Impl impl) {
       c.compute_time_s /= s.clock_scale;
       c.overhead_time_s = c.time_s - std::max(c.compute_time_s, c.memory_time_s);
       if (c.bound != Bound::overhead) c.bound = c.compute_time_s >= c.memory_time_s ? Bound::compute : Bound::memory;
-      if (step.ops[i].flops > 0 && c.time_s > 0) c.achieved_flops = step.ops[i].flops / c.time_s;
+      if (ops[i]->flops > 0 && c.time_s > 0) c.achieved_flops = ops[i]->flops / c.time_s;
     }
-    const double n = static_cast<double>(step.ops[i].count);
+    const double n = static_cast<double>(ops[i]->count);
     s.time_s += n * c.time_s;
     s.roofline_time_s += n * c.roofline_time_s;
     (c.bound == Bound::compute ? s.compute_time_s

@@ -1,0 +1,41 @@
+#include "perfmodel/evaluate.hpp"
+
+#include <cstdio>
+
+#include "perfmodel/units.hpp"
+
+namespace perfmodel {
+
+namespace {
+
+EvaluationStatus status_of(const MemoryPlan& p, int64_t batch) {
+  if (p.fits) return {};
+  char buf[256];
+  std::snprintf(buf, sizeof buf, "batch %lld needs %s but %s is usable; the largest batch that fits is %lld",
+                static_cast<long long>(batch), format_bytes_binary(p.total).c_str(),
+                format_bytes_binary(p.usable).c_str(), static_cast<long long>(p.max_batch));
+  return {false, buf};
+}
+
+}  // namespace
+
+Evaluation evaluate(const Model& m, const Workload& w, const Roofs& roofs, const EvaluateOptions& o) {
+  Evaluation e{w, build_step(m, w), {}, {}, {}};
+  e.cost = price_step(e.step, roofs, w.impl);
+  double prefill_time = 0;
+  if (w.phase == Phase::decode && o.with_ttft) {
+    Workload pre = w;
+    pre.phase = Phase::prefill;
+    prefill_time = price_step(build_step(m, pre), roofs, w.impl).time_s;
+  }
+  e.analysis = analyze(m, w, e.step, e.cost.time_s, prefill_time, roofs.card, o.memory_utilization);
+  e.status = status_of(e.analysis.memory, w.batch);
+  return e;
+}
+
+Evaluation evaluate(const Model& m, const Workload& w, const Card& card, const Calibration* calibration,
+                    const EvaluateOptions& o) {
+  return evaluate(m, w, make_roofs(card, calibration), o);
+}
+
+}  // namespace perfmodel
