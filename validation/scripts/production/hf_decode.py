@@ -111,6 +111,24 @@ def _forward(m, ids, cache):
         return m(input_ids=ids, past_key_values=cache, use_cache=True)
 
 
+def _decode_setup(m, cfg, b, ctx):
+    """A cache holding ctx tokens and a decode step at position ctx; (step, between, cache, ok)."""
+    vocab = cfg.vocab_size
+    ids = torch.randint(0, vocab, (b, ctx), device="cuda")
+    nxt = torch.randint(0, vocab, (b, 1), device="cuda")
+    cache = _forward(m, ids, None).past_key_values
+
+    def step():
+        return m(input_ids=nxt, past_key_values=cache, use_cache=True)
+
+    def between():  # back to ctx tokens, outside timing (slicing: no kernel)
+        cache.crop(ctx)
+    logits = step().logits
+    ok = bool(torch.isfinite(logits.float()).all()) and logits.shape[:2] == (b, 1)
+    between()
+    return step, between, cache, ok
+
+
 def measure_model(key, batches, ctxs, log, n=20):
     m, cfg = build(key)
     vocab = cfg.vocab_size
@@ -118,28 +136,16 @@ def measure_model(key, batches, ctxs, log, n=20):
     with torch.no_grad():
         for ctx in ctxs:
             for b in batches:
-                ids = torch.randint(0, vocab, (b, ctx), device="cuda")
-                pre = _forward(m, ids, None)
-                cache = pre.past_key_values
-                del pre
-                nxt = torch.randint(0, vocab, (b, 1), device="cuda")
-                logits = m(input_ids=nxt, past_key_values=cache, use_cache=True).logits
-                ok = bool(torch.isfinite(logits.float()).all()) and logits.shape[:2] == (b, 1)
-                cache.crop(ctx)
-
-                def step():
-                    return m(input_ids=nxt, past_key_values=cache, use_cache=True)
-
-                crop = lambda: cache.crop(ctx)
-                med, q1, q3 = _wall(step, n, 3, crop)
-                kt, cats, kcount = _kernel_profile(step, 5, crop)
+                step, between, cache, ok = _decode_setup(m, cfg, b, ctx)
+                med, q1, q3 = _wall(step, n, 3, between)
+                kt, cats, kcount = _kernel_profile(step, 5, between)
                 r = dict(model=key, phase="decode", batch=b, ctx=ctx, ok=ok, wall_s=med, wall_q1_s=q1, wall_q3_s=q3,
                          kernel_s=kt, kernels_per_step=kcount, kernel_by_category_s=cats,
                          cache=type(cache).__name__)
                 out.append(r)
-                log(f"hf {key} decode b{b} ctx{ctx}: wall {med * 1e3:.3f} ms, kernels {kt * 1e3:.3f} ms "
+                log(f"hf {key} decode {r['cache']} b{b} ctx{ctx}: wall {med * 1e3:.3f} ms, kernels {kt * 1e3:.3f} ms "
                     f"({kcount:.0f}), {', '.join(f'{c} {v * 1e3:.2f}' for c, v in cats.items())}")
-                del cache, ids, nxt, logits
+                del step, between, cache
                 torch.cuda.empty_cache()
         pctx = min(2048, cfg.max_position_embeddings if hasattr(cfg, "max_position_embeddings") else cfg.n_positions)
         ids = torch.randint(0, vocab, (1, pctx), device="cuda")
