@@ -14,9 +14,12 @@ import time
 import torch
 import yaml
 
-CATEGORIES = [  # first match wins; kernel names of cuBLAS/cuBLASLt, SDPA backends and ATen
-    ("gemm", re.compile(r"gemm|gemv|nvjet|cutlass|xmma|sm90_|splitKreduce|cublas", re.I)),
+CATEGORIES = [  # first match wins; kernel names of cuBLAS/cuBLASLt, SDPA backends and ATen.
+    # Attention first: FlashAttention's and CUTLASS FMHA's template names contain "cutlass::"
+    # (the run of record, h200-production/hf.json, had gemm first and so counted prefill
+    # attention as gemm; see that folder's README).
     ("attention", re.compile(r"flash|fmha|attention|sdpa|cudnn", re.I)),
+    ("gemm", re.compile(r"gemm|gemv|nvjet|cutlass|xmma|sm90_|splitKreduce|cublas", re.I)),
     ("norm", re.compile(r"norm|reduce_kernel", re.I)),
     ("copy_cat", re.compile(r"cat|copy|memcpy|memset|index", re.I)),
     ("elementwise", re.compile(r"elementwise|vectorized|unrolled|silu|gelu|tanh", re.I)),
@@ -74,7 +77,7 @@ def _kernel_profile(fn, n, between=None):
             torch.cuda.synchronize()
             if between:
                 between()
-    total, cats, count = 0.0, {}, 0
+    total, cats, count, names = 0.0, {}, 0, {}
     for e in prof.events():
         if e.device_type == torch.autograd.DeviceType.CUDA:
             us = e.time_range.elapsed_us()
@@ -82,7 +85,10 @@ def _kernel_profile(fn, n, between=None):
             count += 1
             c = category(e.name)
             cats[c] = cats.get(c, 0) + us
-    return total * 1e-6 / n, {c: v * 1e-6 / n for c, v in sorted(cats.items())}, count / n
+            names[e.name[:160]] = names.get(e.name[:160], 0) + us
+    top = sorted(names.items(), key=lambda kv: -kv[1])[:25]  # kept so a run can be re-categorised later
+    return (total * 1e-6 / n, {c: v * 1e-6 / n for c, v in sorted(cats.items())}, count / n,
+            {k: v * 1e-6 / n for k, v in top})
 
 
 def _wall(fn, n, warm, between=None):
@@ -138,10 +144,10 @@ def measure_model(key, batches, ctxs, log, n=20):
             for b in batches:
                 step, between, cache, ok = _decode_setup(m, cfg, b, ctx)
                 med, q1, q3 = _wall(step, n, 3, between)
-                kt, cats, kcount = _kernel_profile(step, 5, between)
+                kt, cats, kcount, top = _kernel_profile(step, 5, between)
                 r = dict(model=key, phase="decode", batch=b, ctx=ctx, ok=ok, wall_s=med, wall_q1_s=q1, wall_q3_s=q3,
                          kernel_s=kt, kernels_per_step=kcount, kernel_by_category_s=cats,
-                         cache=type(cache).__name__)
+                         top_kernels_s=top, cache=type(cache).__name__)
                 out.append(r)
                 log(f"hf {key} decode {r['cache']} b{b} ctx{ctx}: wall {med * 1e3:.3f} ms, kernels {kt * 1e3:.3f} ms "
                     f"({kcount:.0f}), {', '.join(f'{c} {v * 1e3:.2f}' for c, v in cats.items())}")
@@ -154,9 +160,9 @@ def measure_model(key, batches, ctxs, log, n=20):
             return _forward(m, ids, None)
 
         med, q1, q3 = _wall(prefill, 5, 2)
-        kt, cats, kcount = _kernel_profile(prefill, 2)
+        kt, cats, kcount, top = _kernel_profile(prefill, 2)
         out.append(dict(model=key, phase="prefill", batch=1, ctx=pctx, ok=True, wall_s=med, wall_q1_s=q1, wall_q3_s=q3,
-                        kernel_s=kt, kernels_per_step=kcount, kernel_by_category_s=cats))
+                        kernel_s=kt, kernels_per_step=kcount, kernel_by_category_s=cats, top_kernels_s=top))
         log(f"hf {key} prefill b1 {pctx}: wall {med * 1e3:.3f} ms, kernels {kt * 1e3:.3f} ms")
     del m
     torch.cuda.empty_cache()
