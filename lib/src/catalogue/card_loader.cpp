@@ -2,7 +2,7 @@
 #include <cmath>
 
 #include "perfmodel/catalogue.hpp"
-#include "yaml_reader.hpp"
+#include "catalogue/yaml_reader.hpp"
 
 namespace perfmodel {
 

@@ -4,7 +4,7 @@
 
 #include "perfmodel/catalogue.hpp"
 #include "perfmodel/errors.hpp"
-#include "yaml_reader.hpp"
+#include "catalogue/yaml_reader.hpp"
 
 namespace fs = std::filesystem;
 

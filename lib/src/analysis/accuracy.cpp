@@ -8,7 +8,7 @@
 
 #include "perfmodel/errors.hpp"
 #include "perfmodel/step.hpp"
-#include "yaml_reader.hpp"
+#include "catalogue/yaml_reader.hpp"
 
 namespace fs = std::filesystem;
 

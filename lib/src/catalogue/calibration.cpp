@@ -3,7 +3,7 @@
 #include <sstream>
 
 #include "perfmodel/calibration.hpp"
-#include "yaml_reader.hpp"
+#include "catalogue/yaml_reader.hpp"
 
 namespace perfmodel {
 

@@ -3,7 +3,7 @@
 
 #include "perfmodel/catalogue.hpp"
 #include "perfmodel/errors.hpp"
-#include "yaml_reader.hpp"
+#include "catalogue/yaml_reader.hpp"
 
 namespace perfmodel {
 

@@ -9,7 +9,7 @@
 #include "perfmodel/instructions.hpp"
 #include "perfmodel/price.hpp"
 #include "calibration_fit_parts.hpp"
-#include "yaml_reader.hpp"
+#include "catalogue/yaml_reader.hpp"
 
 namespace perfmodel {
 

@@ -1,4 +1,4 @@
-#include "yaml_reader.hpp"
+#include "catalogue/yaml_reader.hpp"
 
 #include <algorithm>
 #include <limits>
