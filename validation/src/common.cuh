@@ -115,11 +115,9 @@ class Workload {
   Case c_;
 };
 
+// Each kernel kind's workload: make_<kind> in kernels/<kind>.cu, listed in kernels/kernels.def.
 std::unique_ptr<Workload> make_workload(const Case& c);
-std::unique_ptr<Workload> make_ew_workload(const Case& c);
-std::unique_ptr<Workload> make_gemm_workload(const Case& c);
-std::unique_ptr<Workload> make_attention_workload(const Case& c);
-std::unique_ptr<Workload> make_broken_copy_workload(const Case& c, int mode);
+std::unique_ptr<Workload> make_broken_copy_workload(const Case& c, int mode);  // harness self-test
 
 // process-wide context
 struct Ctx {
@@ -137,7 +135,7 @@ Ctx& ctx();
 std::vector<double> download(const void* base, ET et, size_t offset_elems, size_t count);
 double host_round(ET et, double v);  // round a double to et (for references that mimic stored intermediates)
 
-// device helpers (defined in harness.cu)
+// device helpers (defined in harness/buffers.cu)
 void fill_buffer(void* p, const BufSpec& b, uint64_t seed, cudaStream_t s);
 int64_t count_nan(const void* p, ET et, size_t count, cudaStream_t s);
 

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "common.cuh"
+#include "../common.cuh"
 
 namespace perfmodel::validation::detail {
 namespace {
@@ -111,6 +111,6 @@ class GemmWorkload : public Workload {
 
 }  // namespace
 
-std::unique_ptr<Workload> make_gemm_workload(const Case& c) { return std::make_unique<GemmWorkload>(c); }
+std::unique_ptr<Workload> make_gemm(const Case& c) { return std::make_unique<GemmWorkload>(c); }
 
 }  // namespace perfmodel::validation::detail
