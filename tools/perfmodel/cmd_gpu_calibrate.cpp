@@ -25,29 +25,29 @@ namespace {
 // (calibration_fit_parts.cpp, "thread_chain").
 std::vector<v::Case> thread_chain_cases() {
   std::vector<v::Case> out;
-  auto add = [&](v::Kernel k, int64_t n) {
+  auto add = [&](KernelId k, int64_t n) {
     v::Case c;
     c.kernel = k;
     c.l2_resident = true;
     switch (k) {
-      case v::Kernel::rotary:
+      case KernelId::rotary:
         c.batch = 1, c.q_len = n, c.kv_len = n, c.heads = 32, c.kv_heads = 8, c.head_dim = 128, c.rows = n;
         break;
-      case v::Kernel::kv_append:
+      case KernelId::kv_append:
         c.batch = 1, c.q_len = n, c.kv_len = n, c.heads = 32, c.kv_heads = 8, c.head_dim = 128;
         break;
-      case v::Kernel::embedding:
+      case KernelId::embedding:
         c.rows = n, c.cols = 4096, c.vocab = 32000;
         break;
       default:
         c.rows = n, c.cols = 4096;
     }
-    c.name = "thread_chain_" + v::to_string(k) + "_" + std::to_string(n);
+    c.name = "thread_chain_" + to_string(k) + "_" + std::to_string(n);
     out.push_back(c);
   };
-  for (v::Kernel k : {v::Kernel::copy, v::Kernel::add, v::Kernel::gelu_fused, v::Kernel::gelu_unfused,
-                      v::Kernel::silu_mul, v::Kernel::rmsnorm, v::Kernel::layernorm, v::Kernel::softmax_fused,
-                      v::Kernel::softmax_naive, v::Kernel::rotary, v::Kernel::kv_append, v::Kernel::embedding})
+  for (KernelId k : {KernelId::copy, KernelId::add, KernelId::gelu_fused, KernelId::gelu_unfused,
+                      KernelId::silu_mul, KernelId::rmsnorm, KernelId::layernorm, KernelId::softmax_fused,
+                      KernelId::softmax_naive, KernelId::rotary, KernelId::kv_append, KernelId::embedding})
     for (int64_t n : {3, 6}) add(k, n);
   return out;
 }
@@ -68,7 +68,7 @@ RawCalibration measure_calibration(Context& ctx, std::string& key, const std::st
   // The flash attention kernel's throughput at a large causal prefill (its own roof).
   v::Case att;
   att.name = "attention_peak";
-  att.kernel = v::Kernel::attention_prefill_fused;
+  att.kernel = KernelId::attention_prefill_fused;
   using A = CalibrationAttentionCase;
   att.batch = A::batch, att.heads = A::heads, att.kv_heads = A::kv_heads, att.q_len = A::seq, att.kv_len = A::seq;
   att.head_dim = A::head_dim;
@@ -124,7 +124,7 @@ RawCalibration measure_calibration(Context& ctx, std::string& key, const std::st
     if (!want("gemm")) break;
     v::Case g;
     g.name = "gemm_k_ramp";
-    g.kernel = v::Kernel::gemm;
+    g.kernel = KernelId::gemm;
     g.m = m, g.n = n, g.k = k;
     v::Result gr = v::run_case(g, opt);
     if (!gr.ok || !gr.correct) continue;
@@ -146,7 +146,7 @@ RawCalibration measure_calibration(Context& ctx, std::string& key, const std::st
     if (!want("decode")) break;
     v::Case a;
     a.name = "decode_ramp";
-    a.kernel = v::Kernel::attention_decode;
+    a.kernel = KernelId::attention_decode;
     a.batch = b, a.heads = h, a.kv_heads = kvh, a.q_len = 1, a.kv_len = len, a.head_dim = d;
     v::Result r = v::run_case(a, opt);
     if (!r.ok || !r.correct) continue;
@@ -161,7 +161,7 @@ RawCalibration measure_calibration(Context& ctx, std::string& key, const std::st
     if (!want("issue")) break;
     v::Case s;
     s.name = "issue_softmax";
-    s.kernel = v::Kernel::softmax_fused;
+    s.kernel = KernelId::softmax_fused;
     s.rows = rows, s.cols = cols;
     v::Result r = v::run_case(s, opt);
     if (!r.ok || !r.correct) continue;
@@ -186,7 +186,7 @@ RawCalibration measure_calibration(Context& ctx, std::string& key, const std::st
   for (int64_t rows : {3, 5, 7, 9, 11, 14}) {
     if (!want("l2")) break;
     v::Case c;
-    c.kernel = v::Kernel::copy;
+    c.kernel = KernelId::copy;
     c.rows = rows, c.cols = 2048;
     c.name = "l2_residency_copy_" + std::to_string(rows) + "x2048";
     kernel_point("l2_residency", c);
@@ -197,21 +197,21 @@ RawCalibration measure_calibration(Context& ctx, std::string& key, const std::st
   if (want("switch")) {
     *ctx.err << "calibrate: switching between kernels\n";
     std::vector<v::Case> mix;
-    auto add_case = [&](v::Kernel k, int64_t rows, int64_t cols) {
+    auto add_case = [&](KernelId k, int64_t rows, int64_t cols) {
       v::Case c;
       c.kernel = k;
       c.rows = rows, c.cols = cols;
       c.l2_resident = true;
-      if (k == v::Kernel::gemm) c.m = rows, c.n = cols, c.k = cols, c.rows = c.cols = 0;
-      c.name = "switch_" + v::to_string(k);
+      if (k == KernelId::gemm) c.m = rows, c.n = cols, c.k = cols, c.rows = c.cols = 0;
+      c.name = "switch_" + to_string(k);
       mix.push_back(c);
     };
-    add_case(v::Kernel::copy, 16, 2048);
-    add_case(v::Kernel::rmsnorm, 16, 2048);
-    add_case(v::Kernel::gemm, 16, 512);  // 0.5 MB of weights: twenty copies stay in L2 too
-    add_case(v::Kernel::silu_mul, 16, 2048);
-    add_case(v::Kernel::add, 16, 2048);
-    add_case(v::Kernel::softmax_fused, 16, 2048);
+    add_case(KernelId::copy, 16, 2048);
+    add_case(KernelId::rmsnorm, 16, 2048);
+    add_case(KernelId::gemm, 16, 512);  // 0.5 MB of weights: twenty copies stay in L2 too
+    add_case(KernelId::silu_mul, 16, 2048);
+    add_case(KernelId::add, 16, 2048);
+    add_case(KernelId::softmax_fused, 16, 2048);
     double alone = 0;
     bool ok = true;
     for (const v::Case& c : mix) {
@@ -265,13 +265,13 @@ RawCalibration measure_calibration(Context& ctx, std::string& key, const std::st
     *ctx.err << "calibrate: sustained loads (power cap)\n";
     v::Case g;
     g.name = "power_gemm";
-    g.kernel = v::Kernel::gemm;
+    g.kernel = KernelId::gemm;
     g.m = g.n = g.k = 8192;
     sustained("sustained_gemm", g, 24);
     sustained("sustained_attention", att, 8);
     v::Case copy;
     copy.name = "power_copy";
-    copy.kernel = v::Kernel::copy;
+    copy.kernel = KernelId::copy;
     copy.rows = 131072, copy.cols = 4096;  // 1 GiB each way
     sustained("sustained_copy", copy, 16);
   }

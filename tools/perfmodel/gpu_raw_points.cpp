@@ -20,7 +20,7 @@ RawCalibration raw_from_backend(const v::CalibrationData& d) {
     if (!(p.seconds > 0)) continue;
     RawPoint pt;
     pt.what = p.what;
-    pt.dtype = v::to_string(p.dtype);
+    pt.dtype = std::string(to_string(p.dtype));
     pt.m = p.m, pt.n = p.n, pt.k = p.k;
     pt.bytes = static_cast<double>(p.bytes);
     pt.seconds = p.seconds;
@@ -30,13 +30,7 @@ RawCalibration raw_from_backend(const v::CalibrationData& d) {
 }
 
 KernelCase raw_kernel_case(const std::string& what, const v::Case& c, double rotated_bytes) {
-  KernelCase k;
-  const auto id = kernel_from_string(v::to_string(c.kernel));
-  if (!id) throw std::logic_error("backend kernel " + v::to_string(c.kernel) + " has no KernelId");
-  k.kernel = *id;
-  k.rows = c.rows, k.cols = c.cols, k.vocab = c.vocab, k.batch = c.batch, k.heads = c.heads, k.kv_heads = c.kv_heads;
-  k.q_len = c.q_len, k.kv_len = c.kv_len, k.head_dim = c.head_dim;
-  k.l2_resident = c.l2_resident;
+  KernelCase k = c;  // the backend's case is the library's, plus the spin kernel's time
   k.rotated_bytes = rotated_bytes;
   k.name = what + "_" + to_string(k.kernel);  // as load_raw_calibration names it
   return k;

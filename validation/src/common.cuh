@@ -48,8 +48,8 @@ inline size_t et_size(ET e) {
   }
   return 1;
 }
-ET et_of(Dtype d);          // element type of activations for this dtype (tf32 -> f32, fp8 -> e4m3)
-double tolerance(Dtype d);  // allowed ||out-ref||/||ref||
+ET et_of(DType d);          // element type of activations for this dtype (tf32 -> f32, fp8 -> e4m3)
+double tolerance(DType d);  // allowed ||out-ref||/||ref||
 
 enum class Role { input, output, inout, scratch };
 struct BufSpec {
@@ -187,12 +187,12 @@ __device__ __forceinline__ void store_vec(T* p, const float* f) {
 
 // Dispatch a 16/32-bit activation dtype to a template functor.
 template <typename F>
-void dispatch_float_types(Dtype d, F&& f) {
+void dispatch_float_types(DType d, F&& f) {
   switch (d) {
-    case Dtype::bf16: f(__nv_bfloat16{}); return;
-    case Dtype::fp16: f(__half{}); return;
-    case Dtype::fp32: f(float{}); return;
-    default: throw std::runtime_error("dtype " + to_string(d) + " not supported by this kernel");
+    case DType::bf16: f(__nv_bfloat16{}); return;
+    case DType::fp16: f(__half{}); return;
+    case DType::fp32: f(float{}); return;
+    default: throw std::runtime_error("dtype " + std::string(to_string(d)) + " not supported by this kernel");
   }
 }
 

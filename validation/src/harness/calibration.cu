@@ -35,13 +35,13 @@ CalibrationData collect_calibration(const Options& opt, const std::function<void
     os.precision(4);
     os << r.median_s * 1e6 << " us";
     if (bytes > 0) os << ", " << bytes / r.median_s / 1e9 << " GB/s";
-    if (c.kernel == Kernel::gemm) os << ", " << 2.0 * c.m * c.n * c.k / r.median_s / 1e12 << " TFLOP/s";
+    if (c.kernel == KernelId::gemm) os << ", " << 2.0 * c.m * c.n * c.k / r.median_s / 1e12 << " TFLOP/s";
     say(os.str());
   };
-  auto ew = [](Kernel k, int64_t bytes, bool l2 = false) {
+  auto ew = [](KernelId k, int64_t bytes, bool l2 = false) {
     Case c;
     c.kernel = k;
-    c.dtype = Dtype::bf16;
+    c.dtype = DType::bf16;
     const int64_t elems = bytes / 2;
     c.cols = std::min<int64_t>(4096, elems);
     c.rows = elems / c.cols;
@@ -50,30 +50,30 @@ CalibrationData collect_calibration(const Options& opt, const std::function<void
     return c;
   };
   const int64_t KiB = 1024, MiB = 1024 * KiB, GiB = 1024 * MiB;
-  for (int64_t s : {256 * MiB, 512 * MiB, GiB, 2 * GiB}) add("copy_large", ew(Kernel::copy, s), 2 * s);
-  for (int64_t s : {4 * MiB, 8 * MiB, 16 * MiB}) add("l2_copy", ew(Kernel::copy, s, true), 2 * s);
-  for (int64_t s = 8 * KiB; s <= 2 * GiB; s *= 2) add("copy_ramp", ew(Kernel::copy, s), 2 * s);
-  for (int64_t s = 8 * KiB; s <= 2 * GiB; s *= 4) add("add_ramp", ew(Kernel::add, s), 3 * s);
-  auto gemm = [](Dtype dt, int64_t m, int64_t n, int64_t k) {
+  for (int64_t s : {256 * MiB, 512 * MiB, GiB, 2 * GiB}) add("copy_large", ew(KernelId::copy, s), 2 * s);
+  for (int64_t s : {4 * MiB, 8 * MiB, 16 * MiB}) add("l2_copy", ew(KernelId::copy, s, true), 2 * s);
+  for (int64_t s = 8 * KiB; s <= 2 * GiB; s *= 2) add("copy_ramp", ew(KernelId::copy, s), 2 * s);
+  for (int64_t s = 8 * KiB; s <= 2 * GiB; s *= 4) add("add_ramp", ew(KernelId::add, s), 3 * s);
+  auto gemm = [](DType dt, int64_t m, int64_t n, int64_t k) {
     Case c;
-    c.kernel = Kernel::gemm;
+    c.kernel = KernelId::gemm;
     c.dtype = dt;
     c.m = m; c.n = n; c.k = k;
-    c.name = "gemm_" + to_string(dt) + "_" + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
+    c.name = "gemm_" + std::string(to_string(dt)) + "_" + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k);
     return c;
   };
   auto gbytes = [](const Case& c) {
-    const int64_t in = c.dtype == Dtype::fp8 ? 1 : (c.dtype == Dtype::fp32 || c.dtype == Dtype::tf32) ? 4 : 2;
-    const int64_t out = c.dtype == Dtype::fp8 ? 2 : in;
+    const int64_t in = c.dtype == DType::fp8 ? 1 : (c.dtype == DType::fp32 || c.dtype == DType::tf32) ? 4 : 2;
+    const int64_t out = c.dtype == DType::fp8 ? 2 : in;
     return (c.m * c.k + c.n * c.k) * in + c.m * c.n * out;
   };
-  for (Dtype dt : {Dtype::bf16, Dtype::fp16, Dtype::tf32, Dtype::fp8, Dtype::fp32}) {
-    if (dt == Dtype::fp8 && d.device.cc_major * 10 + d.device.cc_minor < 89) continue;
+  for (DType dt : {DType::bf16, DType::fp16, DType::tf32, DType::fp8, DType::fp32}) {
+    if (dt == DType::fp8 && d.device.cc_major * 10 + d.device.cc_minor < 89) continue;
     Case c = gemm(dt, 8192, 8192, 8192);
     add("gemm_peak", c, gbytes(c));
   }
   for (int64_t m = 1; m <= 4096; m *= 2) {
-    Case c = gemm(Dtype::bf16, m, 4096, 4096);
+    Case c = gemm(DType::bf16, m, 4096, 4096);
     add("gemm_m_ramp", c, gbytes(c));
   }
   // minimal kernel time: empty kernels in a graph
@@ -86,7 +86,7 @@ CalibrationData collect_calibration(const Options& opt, const std::function<void
     Result r;
     sample_hot(g, 1000, o, r);
     d.min_kernel_time_s = r.median_s;
-    d.points.push_back({"empty_kernel_graph", Dtype::fp32, 0, 0, 0, 0, r.median_s});
+    d.points.push_back({"empty_kernel_graph", DType::fp32, 0, 0, 0, 0, r.median_s});
     say("empty kernel in a graph: " + std::to_string(r.median_s * 1e6) + " us per launch");
   }
   // host launch overhead: back-to-back launches without a graph, wall time per launch
@@ -102,8 +102,8 @@ CalibrationData collect_calibration(const Options& opt, const std::function<void
     auto t2 = std::chrono::steady_clock::now();
     d.host_launch_overhead_s = std::chrono::duration<double>(t1 - t0).count() / N;
     const double stream_rate = std::chrono::duration<double>(t2 - t0).count() / N;
-    d.points.push_back({"host_launch", Dtype::fp32, 0, 0, 0, 0, d.host_launch_overhead_s});
-    d.points.push_back({"stream_launch_throughput", Dtype::fp32, 0, 0, 0, 0, stream_rate});
+    d.points.push_back({"host_launch", DType::fp32, 0, 0, 0, 0, d.host_launch_overhead_s});
+    d.points.push_back({"stream_launch_throughput", DType::fp32, 0, 0, 0, 0, stream_rate});
     say("host launch overhead: " + std::to_string(d.host_launch_overhead_s * 1e6) + " us per launch (to completion: " +
         std::to_string(stream_rate * 1e6) + " us)");
   }

@@ -16,22 +16,22 @@ void throw_cublas(int st, const char* what, const char* file, int line) {
   throw CudaError(os.str());
 }
 
-ET et_of(Dtype d) {
+ET et_of(DType d) {
   switch (d) {
-    case Dtype::fp32: case Dtype::tf32: return ET::f32;
-    case Dtype::bf16: return ET::bf16;
-    case Dtype::fp16: return ET::f16;
-    case Dtype::fp8: return ET::e4m3;
+    case DType::fp32: case DType::tf32: return ET::f32;
+    case DType::bf16: return ET::bf16;
+    case DType::fp16: return ET::f16;
+    case DType::fp8: return ET::e4m3;
   }
   return ET::bf16;
 }
-double tolerance(Dtype d) {
+double tolerance(DType d) {
   switch (d) {
-    case Dtype::fp32: return 1e-5;
-    case Dtype::tf32: return 5e-3;
-    case Dtype::bf16: return 2e-2;
-    case Dtype::fp16: return 5e-3;
-    case Dtype::fp8: return 6e-2;
+    case DType::fp32: return 1e-5;
+    case DType::tf32: return 5e-3;
+    case DType::bf16: return 2e-2;
+    case DType::fp16: return 5e-3;
+    case DType::fp8: return 6e-2;
   }
   return 1e-2;
 }

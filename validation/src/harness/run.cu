@@ -15,7 +15,7 @@ Result run_case_impl(const Case& c, const Options& o, std::unique_ptr<Workload> 
   r.bytes = w->bytes();
   const uint64_t seed = mix64(check_seed() ^ std::hash<std::string>{}(c.name));
   // correctness: small instance (full reference), then the timed shape (full if small, else sampled + NaN scan)
-  if (o.check && c.kernel != Kernel::spin) {
+  if (o.check && !is_spin(c)) {
     const Case sc = small_version(c);
     if (!wl_override && !same_shape(sc, c)) {
       auto ws = make_workload(sc);
@@ -31,7 +31,7 @@ Result run_case_impl(const Case& c, const Options& o, std::unique_ptr<Workload> 
   }
   BufferSets bs(*w);
   bs.add_sets(1, seed);
-  if (o.check && c.kernel != Kernel::spin) {
+  if (o.check && !is_spin(c)) {
     CheckOut co = check_once(*w, bs.sets[0]);
     r.max_rel_error = std::max(r.max_rel_error, co.rel_err);
     if (!co.ok) {
@@ -39,7 +39,7 @@ Result run_case_impl(const Case& c, const Options& o, std::unique_ptr<Workload> 
       return r;
     }
     r.correct = true;
-  } else if (c.kernel == Kernel::spin) {
+  } else if (is_spin(c)) {
     r.correct = true;
   }
   // warm-up and first estimate
@@ -131,7 +131,7 @@ Result run_sequence(const std::vector<Case>& cases, const Options& o) {
       r.bytes += ws.back()->bytes();
       bufs.push_back(std::make_unique<BufferSets>(*ws.back()));
       bufs.back()->add_sets(1, seed + i);
-      if (o.check && cases[i].kernel != Kernel::spin) {
+      if (o.check && !is_spin(cases[i])) {
         CheckOut co = check_once(*ws.back(), bufs.back()->sets[0]);
         r.max_rel_error = std::max(r.max_rel_error, co.rel_err);
         if (!co.ok) {
@@ -170,8 +170,8 @@ namespace testing {
 static Result broken(int64_t rows, int64_t cols, int mode) {
   return guarded([&] {
     Case c;
-    c.kernel = Kernel::copy;
-    c.dtype = Dtype::bf16;
+    c.kernel = KernelId::copy;
+    c.dtype = DType::bf16;
     c.rows = rows;
     c.cols = cols;
     c.name = mode == 0 ? "broken_copy_skip_last" : "broken_copy_wrong_value";

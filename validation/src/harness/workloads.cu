@@ -25,14 +25,14 @@ class SpinWorkload : public Workload {
 
 
 std::unique_ptr<Workload> make_workload(const Case& c) {
+  if (is_spin(c)) return std::make_unique<SpinWorkload>(c);
   switch (c.kernel) {
 #define PV_KERNEL(kind) \
-  case Kernel::kind:    \
+  case KernelId::kind:    \
     return make_##kind(c);
 #include "../kernels/kernels.def"
 #undef PV_KERNEL
-    case Kernel::spin: return std::make_unique<SpinWorkload>(c);
-    default: return nullptr;
+    default: throw std::runtime_error("the backend has no kernel " + to_string(c.kernel) + " (src/kernels/kernels.def)");
   }
 }
 
@@ -40,10 +40,9 @@ Case small_version(const Case& c) {
   Case s = c;
   auto mn = [](int64_t a, int64_t b) { return std::min(a, b); };
   switch (c.kernel) {
-    case Kernel::gemm: s.m = mn(c.m, 48); s.n = mn(c.n, 80); s.k = mn(c.k, 160); break;
-    case Kernel::spin: break;
-    case Kernel::embedding: s.vocab = mn(c.vocab, 1000); s.rows = mn(c.rows, 5); s.cols = mn(c.cols, 1024); break;
-    case Kernel::rotary: case Kernel::kv_append: {
+    case KernelId::gemm: s.m = mn(c.m, 48); s.n = mn(c.n, 80); s.k = mn(c.k, 160); break;
+    case KernelId::embedding: s.vocab = mn(c.vocab, 1000); s.rows = mn(c.rows, 5); s.cols = mn(c.cols, 1024); break;
+    case KernelId::rotary: case KernelId::kv_append: {
       s.batch = mn(c.batch, 2);
       s.q_len = mn(c.q_len, 7);
       const int64_t kvl = c.kv_len > 0 ? c.kv_len : c.q_len;
@@ -52,11 +51,11 @@ Case small_version(const Case& c) {
       s.heads = c.kv_heads > 0 ? s.kv_heads * (c.heads / c.kv_heads) : c.heads;
       break;
     }
-    case Kernel::attention_decode: case Kernel::attention_prefill_unfused: case Kernel::attention_prefill_fused: {
+    case KernelId::attention_decode: case KernelId::attention_prefill_unfused: case KernelId::attention_prefill_fused: {
       s.batch = mn(c.batch, 2);
       s.kv_heads = mn(c.kv_heads, 2);
       s.heads = s.kv_heads * (c.heads / std::max<int64_t>(1, c.kv_heads));
-      if (c.kernel == Kernel::attention_decode) {
+      if (c.kernel == KernelId::attention_decode) {
         s.q_len = 1;
         s.kv_len = mn(c.kv_len, 300);
       } else {

@@ -61,11 +61,11 @@ __device__ __forceinline__ void ldmatrix_x4_trans(uint32_t& r0, uint32_t& r1, ui
 }
 
 template <typename F>
-void dispatch_attn_types(Dtype d, F&& f) {
+void dispatch_attn_types(DType d, F&& f) {
   switch (d) {
-    case Dtype::bf16: f(__nv_bfloat16{}); return;
-    case Dtype::fp16: f(__half{}); return;
-    default: throw std::runtime_error("attention supports bf16 and fp16 only, not " + to_string(d));
+    case DType::bf16: f(__nv_bfloat16{}); return;
+    case DType::fp16: f(__half{}); return;
+    default: throw std::runtime_error("attention supports bf16 and fp16 only, not " + std::string(to_string(d)));
   }
 }
 
@@ -73,17 +73,17 @@ void dispatch_attn_types(Dtype d, F&& f) {
 class AttnWorkload : public Workload {
  public:
   explicit AttnWorkload(const Case& c) : Workload(c) {
-    if (c.dtype != Dtype::bf16 && c.dtype != Dtype::fp16) throw std::runtime_error("attention supports bf16 and fp16 only");
+    if (c.dtype != DType::bf16 && c.dtype != DType::fp16) throw std::runtime_error("attention supports bf16 and fp16 only");
     et_ = et_of(c.dtype);
     if (c.batch <= 0 || c.heads <= 0 || c.kv_heads <= 0 || c.head_dim <= 0 || c.kv_len <= 0)
       throw std::runtime_error("attention needs batch, heads, kv_heads, head_dim, kv_len > 0");
     if (c.heads % c.kv_heads != 0) throw std::runtime_error("heads must be a multiple of kv_heads");
     if (c.head_dim != 64 && c.head_dim != 128) throw std::runtime_error("head_dim must be 64 or 128");
-    sq_ = c.kernel == Kernel::attention_decode ? 1 : (c.q_len > 0 ? c.q_len : c.kv_len);
-    if (c.kernel == Kernel::attention_decode && c.q_len > 1) throw std::runtime_error("attention_decode needs q_len = 1");
+    sq_ = c.kernel == KernelId::attention_decode ? 1 : (c.q_len > 0 ? c.q_len : c.kv_len);
+    if (c.kernel == KernelId::attention_decode && c.q_len > 1) throw std::runtime_error("attention_decode needs q_len = 1");
     if (sq_ > c.kv_len) throw std::runtime_error("q_len > kv_len");
     G_ = static_cast<int>(c.heads / c.kv_heads);
-    causal_ = c.kernel != Kernel::attention_decode && c.causal;
+    causal_ = c.kernel != KernelId::attention_decode && c.causal;
   }
   double valid_pairs() const {
     const double sk = static_cast<double>(c_.kv_len), sq = static_cast<double>(sq_);

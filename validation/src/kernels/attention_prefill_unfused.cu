@@ -17,7 +17,7 @@ class PrefillUnfusedWorkload : public AttnWorkload {
   double bytes() const override { return qkvo_bytes() + 4.0 * s_elems_ * et_size(et_); }
   double touched_bytes() const override { return bytes(); }
   void launch(void* const* p, cudaStream_t s) override {
-    const cudaDataType_t dt = c_.dtype == Dtype::bf16 ? CUDA_R_16BF : CUDA_R_16F;
+    const cudaDataType_t dt = c_.dtype == DType::bf16 ? CUDA_R_16BF : CUDA_R_16F;
     const int64_t D = c_.head_dim, SK = c_.kv_len, GS = G_ * sq_;
     const float one = 1.f, zero = 0.f;
     PV_CUBLAS(cublasSetStream(ctx().blas, s));

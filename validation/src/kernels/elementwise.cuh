@@ -111,7 +111,7 @@ class EwWorkload : public Workload {
  public:
   EwWorkload(const Case& c) : Workload(c) {
     et_ = et_of(c.dtype);
-    if (c.dtype == Dtype::tf32 || c.dtype == Dtype::fp8) throw std::runtime_error("dtype " + to_string(c.dtype) + " not supported by " + to_string(c.kernel));
+    if (c.dtype == DType::tf32 || c.dtype == DType::fp8) throw std::runtime_error("dtype " + std::string(to_string(c.dtype)) + " not supported by " + to_string(c.kernel));
     V_ = static_cast<int>(16 / et_size(et_));
   }
   void require_rows_cols() const {
