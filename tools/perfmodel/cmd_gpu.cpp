@@ -87,15 +87,6 @@ std::optional<v::Case> case_for(const Op& op, const Workload& w) {
   return c;
 }
 
-std::string json_escape(const std::string& s) {
-  std::string o;
-  for (char ch : s) o += ch == '"' ? std::string("\\\"") : ch == '\\' ? std::string("\\\\") : std::string(1, ch);
-  return o;
-}
-
-}  // namespace
-
-namespace {
 
 // Every result file records the device it was measured on (nvbench's habit).
 Node device_node(const v::DeviceInfo& d) {
@@ -130,9 +121,12 @@ std::string meta_json(const v::DeviceInfo& d, const std::string& card_key, const
   std::ostringstream o;
   o << "{\"schema_version\":" << kSchemaVersion << ",\"perfmodel_version\":\"" << kVersion << "\",\"git_sha\":\"" << kGitSha
     << "\",\"git_dirty\":" << (kGitDirty ? "true" : "false") << ",\"date\":\"" << today_utc() << "\",\"card\":\"" << card_key
-    << "\",\"device\":" << v::device_info_json(d) << ",\"argv\":[";
-  for (size_t i = 0; i < ctx.argv.size(); ++i) o << (i ? "," : "") << "\"" << json_escape(ctx.argv[i]) << "\"";
-  o << "]}";
+    << "\",\"device\":" << v::device_info_json(d) << ",\"argv\":";
+  Node argv = Node::array();  // escaped by the library's JSON writer, compact (indent 0)
+  for (const std::string& a : ctx.argv) argv.push(Node::text(a));
+  std::string list = to_json(argv, 0);
+  list.pop_back();  // to_json ends with a newline
+  o << list << "}";
   return o.str();
 }
 
