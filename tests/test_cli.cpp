@@ -40,12 +40,12 @@ fs::path tmp_dir() {
 
 // Runs `perfmodel <args>` with the source tree's catalogue, capturing stdout, stderr and the code.
 // `cwd`: the folder to run in (default: the test's own).
-Run cli(const std::string& args, const std::string& cwd = "") {
+Run cli(const std::string& args, const std::string& cwd = "", const std::string& exe = PERFMODEL_TEST_CLI) {
   static int counter = 0;
   const fs::path base = tmp_dir() / std::to_string(counter++);
   const std::string out = base.string() + ".out", err = base.string() + ".err";
   const std::string cmd = (cwd.empty() ? "" : "cd '" + cwd + "' && ") + "PERFMODEL_DATA_DIR='" + test::root() +
-                          "' '" + PERFMODEL_TEST_CLI + "' " + args + " >'" + out + "' 2>'" + err + "' </dev/null";
+                          "' '" + exe + "' " + args + " >'" + out + "' 2>'" + err + "' </dev/null";
   const int status = std::system(cmd.c_str());
   Run r;
   r.rc = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
@@ -367,6 +367,34 @@ TEST_CASE("validate --on-gpu in a build without CUDA") {
   }
   expect_input_error(cli("validate --on-gpu"), {"built without CUDA; rebuild with -DPERFMODEL_CUDA=ON"});
   expect_input_error(cli("calibrate --on-gpu"), {"built without CUDA; rebuild with -DPERFMODEL_CUDA=ON"});
+}
+
+// The GPU commands run in perfmodel-gpu beside perfmodel (issue 9 item 6); a perfmodel on its own
+// says so in one line, with or without CUDA in the build.
+TEST_CASE("validate / calibrate --on-gpu with no perfmodel-gpu beside perfmodel") {
+  const fs::path dir = tmp_dir() / "lonely";
+  fs::create_directories(dir);
+  const fs::path exe = dir / "perfmodel";
+  fs::copy_file(PERFMODEL_TEST_CLI, exe, fs::copy_options::overwrite_existing);
+  REQUIRE_FALSE(fs::exists(dir / "perfmodel-gpu"));
+  expect_input_error(cli("validate --on-gpu", "", exe.string()), {"built without CUDA", (dir / "perfmodel-gpu").c_str()});
+  expect_input_error(cli("calibrate --on-gpu", "", exe.string()), {"built without CUDA", "perfmodel-gpu", "--from-raw"});
+  const Run help = cli("validate --help", "", exe.string());
+  CHECK(help.rc == 0);
+  CHECK(test::contains(help.out, "--on-gpu"));
+}
+
+TEST_CASE("validate --help in a CUDA build is perfmodel-gpu's") {
+  if (!PERFMODEL_TEST_HAVE_CUDA) {
+    MESSAGE("skipped: this build has no CUDA backend");
+    return;
+  }
+  REQUIRE(fs::exists(fs::path(PERFMODEL_TEST_CLI).parent_path() / "perfmodel-gpu"));
+  const Run r = cli("validate --help");
+  SHOW(r);
+  CHECK(r.rc == 0);
+  CHECK(test::contains(r.out, "--suite"));  // a flag only the backend's validate has
+  CHECK(test::contains(r.out, "--max-seconds"));
 }
 
 TEST_CASE("calibrate --only: sections checked before any measurement; its raw file is required") {

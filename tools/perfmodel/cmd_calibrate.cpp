@@ -11,7 +11,8 @@
 
 namespace perfmodel::cli {
 
-// The GPU part (cmd_gpu.cpp with CUDA; cmd_gpu_none.cpp says how to get it).
+// The GPU part: cmd_gpu_calibrate.cpp in perfmodel-gpu; in perfmodel, cmd_gpu_exec.cpp hands the
+// command to perfmodel-gpu or says how to get it.
 // `only`: the sections to measure (empty: all of kCalibrationSections).
 RawCalibration measure_calibration(Context& ctx, std::string& key, const std::string& raw_out,
                                    const std::vector<std::string>& only);

@@ -48,64 +48,45 @@ std::string card_for_device(const v::DeviceInfo& d) {
 
 namespace {
 
-v::Dtype to_v(DType t) {
-  switch (t) {
-    case DType::fp32: return v::Dtype::fp32;
-    case DType::tf32: return v::Dtype::tf32;
-    case DType::fp16: return v::Dtype::fp16;
-    case DType::fp8: return v::Dtype::fp8;
-    default: return v::Dtype::bf16;
-  }
-}
-
 // The backend case that runs an op of a step at its exact shapes (nullopt: no such kernel).
 std::optional<v::Case> case_for(const Op& op, const Workload& w) {
   const int64_t q = w.new_tokens_per_seq();
   v::Case c;
   c.name = op.name;
-  c.dtype = to_v(op.dtype);
+  c.dtype = op.dtype == DType::fp64 || op.dtype == DType::int8 ? DType::bf16 : op.dtype;  // types the backend lacks
   const auto& a = op.attention;
   switch (op.kernel) {
-    case KernelId::gemm: c.kernel = v::Kernel::gemm; c.m = op.gemm.m; c.n = op.gemm.n; c.k = op.gemm.k; break;
-    case KernelId::embedding: c.kernel = v::Kernel::embedding; c.rows = op.rows; c.cols = op.cols; c.vocab = op.vocab > 0 ? op.vocab : 32000; break;
+    case KernelId::gemm: c.kernel = KernelId::gemm; c.m = op.gemm.m; c.n = op.gemm.n; c.k = op.gemm.k; break;
+    case KernelId::embedding: c.kernel = KernelId::embedding; c.rows = op.rows; c.cols = op.cols; c.vocab = op.vocab > 0 ? op.vocab : 32000; break;
     case KernelId::rmsnorm:
-      c.kernel = v::Kernel::rmsnorm; c.rows = op.rows; c.cols = op.cols;
+      c.kernel = KernelId::rmsnorm; c.rows = op.rows; c.cols = op.cols;
       c.residual = op.residual;
       break;
     case KernelId::layernorm:
       if (op.residual) return std::nullopt;  // no fused-residual LayerNorm kernel
-      c.kernel = v::Kernel::layernorm; c.rows = op.rows; c.cols = op.cols;
+      c.kernel = KernelId::layernorm; c.rows = op.rows; c.cols = op.cols;
       break;
-    case KernelId::silu_mul: c.kernel = v::Kernel::silu_mul; c.rows = op.rows; c.cols = op.cols; break;
-    case KernelId::gelu_fused: c.kernel = v::Kernel::gelu_fused; c.rows = op.rows; c.cols = op.cols; break;
-    case KernelId::add: c.kernel = v::Kernel::add; c.rows = op.rows; c.cols = op.cols; break;
-    case KernelId::copy: c.kernel = v::Kernel::copy; c.rows = op.rows; c.cols = op.cols; break;
+    case KernelId::silu_mul: c.kernel = KernelId::silu_mul; c.rows = op.rows; c.cols = op.cols; break;
+    case KernelId::gelu_fused: c.kernel = KernelId::gelu_fused; c.rows = op.rows; c.cols = op.cols; break;
+    case KernelId::add: c.kernel = KernelId::add; c.rows = op.rows; c.cols = op.cols; break;
+    case KernelId::copy: c.kernel = KernelId::copy; c.rows = op.rows; c.cols = op.cols; break;
     case KernelId::rotary:
-      c.kernel = v::Kernel::rotary; c.batch = w.batch; c.q_len = q; c.heads = a.heads; c.kv_heads = a.kv_heads;
+      c.kernel = KernelId::rotary; c.batch = w.batch; c.q_len = q; c.heads = a.heads; c.kv_heads = a.kv_heads;
       c.head_dim = a.head_dim; c.kv_len = w.ctx; break;
     case KernelId::kv_append:
-      c.kernel = v::Kernel::kv_append; c.batch = w.batch; c.q_len = q; c.kv_len = w.ctx; c.kv_heads = a.kv_heads;
+      c.kernel = KernelId::kv_append; c.batch = w.batch; c.q_len = q; c.kv_len = w.ctx; c.kv_heads = a.kv_heads;
       c.head_dim = a.head_dim; break;
     case KernelId::attention_decode:
-      c.kernel = v::Kernel::attention_decode; c.batch = a.batch; c.heads = a.heads; c.kv_heads = a.kv_heads;
+      c.kernel = KernelId::attention_decode; c.batch = a.batch; c.heads = a.heads; c.kv_heads = a.kv_heads;
       c.q_len = 1; c.kv_len = a.kv_len; c.head_dim = a.head_dim; break;
     case KernelId::attention_prefill_fused:
-      c.kernel = v::Kernel::attention_prefill_fused; c.batch = a.batch; c.heads = a.heads; c.kv_heads = a.kv_heads;
+      c.kernel = KernelId::attention_prefill_fused; c.batch = a.batch; c.heads = a.heads; c.kv_heads = a.kv_heads;
       c.q_len = a.q_len; c.kv_len = a.kv_len; c.head_dim = a.head_dim; c.causal = a.causal; break;
     default: return std::nullopt;
   }
   return c;
 }
 
-std::string json_escape(const std::string& s) {
-  std::string o;
-  for (char ch : s) o += ch == '"' ? std::string("\\\"") : ch == '\\' ? std::string("\\\\") : std::string(1, ch);
-  return o;
-}
-
-}  // namespace
-
-namespace {
 
 // Every result file records the device it was measured on (nvbench's habit).
 Node device_node(const v::DeviceInfo& d) {
@@ -140,9 +121,12 @@ std::string meta_json(const v::DeviceInfo& d, const std::string& card_key, const
   std::ostringstream o;
   o << "{\"schema_version\":" << kSchemaVersion << ",\"perfmodel_version\":\"" << kVersion << "\",\"git_sha\":\"" << kGitSha
     << "\",\"git_dirty\":" << (kGitDirty ? "true" : "false") << ",\"date\":\"" << today_utc() << "\",\"card\":\"" << card_key
-    << "\",\"device\":" << v::device_info_json(d) << ",\"argv\":[";
-  for (size_t i = 0; i < ctx.argv.size(); ++i) o << (i ? "," : "") << "\"" << json_escape(ctx.argv[i]) << "\"";
-  o << "]}";
+    << "\",\"device\":" << v::device_info_json(d) << ",\"argv\":";
+  Node argv = Node::array();  // escaped by the library's JSON writer, compact (indent 0)
+  for (const std::string& a : ctx.argv) argv.push(Node::text(a));
+  std::string list = to_json(argv, 0);
+  list.pop_back();  // to_json ends with a newline
+  o << list << "}";
   return o.str();
 }
 

@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <array>
 #include <chrono>
-#include <cstdio>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "commands.hpp"
 #include "gpu_device.hpp"
+#include "gpu_raw_points.hpp"
 #include "perfmodel/calibration_fit.hpp"
 #include "perfmodel/errors.hpp"
 #include "perfmodel/validation/validation.hpp"
@@ -25,29 +25,29 @@ namespace {
 // (calibration_fit_parts.cpp, "thread_chain").
 std::vector<v::Case> thread_chain_cases() {
   std::vector<v::Case> out;
-  auto add = [&](v::Kernel k, int64_t n) {
+  auto add = [&](KernelId k, int64_t n) {
     v::Case c;
     c.kernel = k;
     c.l2_resident = true;
     switch (k) {
-      case v::Kernel::rotary:
+      case KernelId::rotary:
         c.batch = 1, c.q_len = n, c.kv_len = n, c.heads = 32, c.kv_heads = 8, c.head_dim = 128, c.rows = n;
         break;
-      case v::Kernel::kv_append:
+      case KernelId::kv_append:
         c.batch = 1, c.q_len = n, c.kv_len = n, c.heads = 32, c.kv_heads = 8, c.head_dim = 128;
         break;
-      case v::Kernel::embedding:
+      case KernelId::embedding:
         c.rows = n, c.cols = 4096, c.vocab = 32000;
         break;
       default:
         c.rows = n, c.cols = 4096;
     }
-    c.name = "thread_chain_" + v::to_string(k) + "_" + std::to_string(n);
+    c.name = "thread_chain_" + to_string(k) + "_" + std::to_string(n);
     out.push_back(c);
   };
-  for (v::Kernel k : {v::Kernel::copy, v::Kernel::add, v::Kernel::gelu_fused, v::Kernel::gelu_unfused,
-                      v::Kernel::silu_mul, v::Kernel::rmsnorm, v::Kernel::layernorm, v::Kernel::softmax_fused,
-                      v::Kernel::softmax_naive, v::Kernel::rotary, v::Kernel::kv_append, v::Kernel::embedding})
+  for (KernelId k : {KernelId::copy, KernelId::add, KernelId::gelu_fused, KernelId::gelu_unfused,
+                      KernelId::silu_mul, KernelId::rmsnorm, KernelId::layernorm, KernelId::softmax_fused,
+                      KernelId::softmax_naive, KernelId::rotary, KernelId::kv_append, KernelId::embedding})
     for (int64_t n : {3, 6}) add(k, n);
   return out;
 }
@@ -68,24 +68,34 @@ RawCalibration measure_calibration(Context& ctx, std::string& key, const std::st
   // The flash attention kernel's throughput at a large causal prefill (its own roof).
   v::Case att;
   att.name = "attention_peak";
-  att.kernel = v::Kernel::attention_prefill_fused;
+  att.kernel = KernelId::attention_prefill_fused;
   using A = CalibrationAttentionCase;
   att.batch = A::batch, att.heads = A::heads, att.kv_heads = A::kv_heads, att.q_len = A::seq, att.kv_len = A::seq;
   att.head_dim = A::head_dim;
   att.causal = true;
-  std::string json = v::calibration_json(data);
-  std::string extra;
-  char buf[512];
-  auto append = [&](const char* point) {  // one more raw point, comma-separated
+  // The points go to the fit in memory; the raw JSON is written only for --raw.
+  RawCalibration raw = raw_from_backend(data);
+  std::vector<RawPoint> measured;  // the points below, ahead of collect_calibration's in the raw file
+  std::string extra;               // ... and as its JSON, comma-separated
+  auto append = [&](RawPoint point) {
     if (!extra.empty()) extra += ',';
-    extra += point;
+    extra += raw_point_json(point);
+    if (point.seconds > 0) measured.push_back(std::move(point));  // as load_raw_calibration keeps them
+  };
+  auto point = [](const char* what, double seconds) {
+    RawPoint p;
+    p.what = what;
+    p.dtype = "bf16";
+    p.seconds = seconds;
+    return p;
   };
   if (want("attention")) *ctx.err << "calibrate: flash attention throughput\n";
   const v::Result ar = want("attention") ? v::run_case(att, opt) : v::Result{};
   if (ar.ok && ar.correct && ar.median_s > 0) {
     const double flops = 4.0 * A::batch * A::heads * A::head_dim * (A::seq * (A::seq + 1.0) / 2.0);
-    std::snprintf(buf, sizeof buf, "{\"what\":\"attention_peak\",\"dtype\":\"bf16\",\"flops\":%.9g,\"seconds\":%.9g}", flops, ar.median_s);
-    append(buf);
+    RawPoint p = point("attention_peak", ar.median_s);
+    p.flops = flops;
+    append(p);
   }
   // The same kernel at a smaller head dim and on short sequences (shapes outside the kernel
   // suite): what of a tile's time does not scale with the head dim (the softmax), and what a
@@ -98,13 +108,10 @@ RawCalibration measure_calibration(Context& ctx, std::string& key, const std::st
     a.batch = b, a.heads = h, a.kv_heads = kvh, a.q_len = seq, a.kv_len = seq, a.head_dim = d;
     const v::Result r = v::run_case(a, opt);
     if (!r.ok || !r.correct) continue;
-    std::snprintf(buf, sizeof buf,
-                  "{\"what\":\"attention_shape\",\"dtype\":\"bf16\",\"batch\":%lld,\"heads\":%lld,\"kv_heads\":%lld,"
-                  "\"q_len\":%lld,\"kv_len\":%lld,\"head_dim\":%lld,\"causal\":true,\"seconds\":%.9g}",
-                  static_cast<long long>(b), static_cast<long long>(h), static_cast<long long>(kvh), static_cast<long long>(seq),
-                  static_cast<long long>(seq), static_cast<long long>(d), r.median_s);
+    RawPoint p = point("attention_shape", r.median_s);
+    p.batch = b, p.heads = h, p.kv_heads = kvh, p.q_len = seq, p.kv_len = seq, p.head_dim = d;
     *ctx.err << "calibrate: attention b" << b << " h" << h << "/" << kvh << " s" << seq << " d" << d << ": " << r.median_s * 1e6 << " us\n";
-    append(buf);
+    append(p);
   }
   // Weight-streaming GEMMs over the reduction depth K and the output width N: what the GEMM's
   // fixed cost depends on (the M ramp of collect_calibration holds K and N at 4096).
@@ -117,13 +124,13 @@ RawCalibration measure_calibration(Context& ctx, std::string& key, const std::st
     if (!want("gemm")) break;
     v::Case g;
     g.name = "gemm_k_ramp";
-    g.kernel = v::Kernel::gemm;
+    g.kernel = KernelId::gemm;
     g.m = m, g.n = n, g.k = k;
     v::Result gr = v::run_case(g, opt);
     if (!gr.ok || !gr.correct) continue;
-    std::snprintf(buf, sizeof buf, "{\"what\":\"gemm_k_ramp\",\"dtype\":\"bf16\",\"m\":%lld,\"n\":%lld,\"k\":%lld,\"seconds\":%.9g}",
-                  static_cast<long long>(m), static_cast<long long>(n), static_cast<long long>(k), gr.median_s);
-    append(buf);
+    RawPoint p = point("gemm_k_ramp", gr.median_s);
+    p.m = m, p.n = n, p.k = k;
+    append(p);
   }
   // Flash-decoding at shapes the kernel suite does not hold (the suite stays a held-out test):
   // both kernel paths (GQA groups of 2 and of 8), several context lengths.
@@ -139,15 +146,13 @@ RawCalibration measure_calibration(Context& ctx, std::string& key, const std::st
     if (!want("decode")) break;
     v::Case a;
     a.name = "decode_ramp";
-    a.kernel = v::Kernel::attention_decode;
+    a.kernel = KernelId::attention_decode;
     a.batch = b, a.heads = h, a.kv_heads = kvh, a.q_len = 1, a.kv_len = len, a.head_dim = d;
     v::Result r = v::run_case(a, opt);
     if (!r.ok || !r.correct) continue;
-    std::snprintf(buf, sizeof buf,
-                  "{\"what\":\"decode_ramp\",\"dtype\":\"bf16\",\"batch\":%lld,\"heads\":%lld,\"kv_heads\":%lld,\"kv_len\":%lld,\"head_dim\":%lld,\"seconds\":%.9g}",
-                  static_cast<long long>(b), static_cast<long long>(h), static_cast<long long>(kvh), static_cast<long long>(len),
-                  static_cast<long long>(d), r.median_s);
-    append(buf);
+    RawPoint p = point("decode_ramp", r.median_s);
+    p.batch = b, p.heads = h, p.kv_heads = kvh, p.kv_len = len, p.head_dim = d;
+    append(p);
   }
   // Issue-bound kernels: fused softmaxes over rows the suite does not hold; their instructions
   // are counted (perfmodel/instructions.hpp), so the time gives the share of issue slots used.
@@ -156,28 +161,22 @@ RawCalibration measure_calibration(Context& ctx, std::string& key, const std::st
     if (!want("issue")) break;
     v::Case s;
     s.name = "issue_softmax";
-    s.kernel = v::Kernel::softmax_fused;
+    s.kernel = KernelId::softmax_fused;
     s.rows = rows, s.cols = cols;
     v::Result r = v::run_case(s, opt);
     if (!r.ok || !r.correct) continue;
-    std::snprintf(buf, sizeof buf, "{\"what\":\"issue_softmax\",\"dtype\":\"bf16\",\"m\":%lld,\"n\":%lld,\"seconds\":%.9g}",
-                  static_cast<long long>(rows), static_cast<long long>(cols), r.median_s);
-    append(buf);
+    RawPoint p = point("issue_softmax", r.median_s);
+    p.m = rows, p.n = cols;
+    append(p);
   }
   // Small kernels as single launches: what each takes and the bytes the harness cycled through.
   auto kernel_point = [&](const char* what, const v::Case& c) {
     const v::Result r = v::run_case(c, opt);
     if (!r.ok || !r.correct) return;
-    std::snprintf(buf, sizeof buf,
-                  "{\"what\":\"%s\",\"dtype\":\"bf16\",\"kernel\":\"%s\",\"rows\":%lld,\"cols\":%lld,\"vocab\":%lld,"
-                  "\"batch\":%lld,\"heads\":%lld,\"kv_heads\":%lld,\"q_len\":%lld,\"kv_len\":%lld,\"head_dim\":%lld,"
-                  "\"l2_resident\":%s,\"rotated_bytes\":%.9g,\"seconds\":%.9g}",
-                  what, v::to_string(c.kernel).c_str(), static_cast<long long>(c.rows), static_cast<long long>(c.cols),
-                  static_cast<long long>(c.vocab), static_cast<long long>(c.batch), static_cast<long long>(c.heads),
-                  static_cast<long long>(c.kv_heads), static_cast<long long>(c.q_len), static_cast<long long>(c.kv_len),
-                  static_cast<long long>(c.head_dim), c.l2_resident ? "true" : "false", r.rotated_bytes, r.median_s);
+    RawPoint p = point(what, r.median_s);
+    p.kernel = raw_kernel_case(what, c, r.rotated_bytes);
     *ctx.err << "calibrate: " << c.name << ": " << r.median_s * 1e6 << " us, " << r.rotated_bytes / 1e6 << " MB cycled\n";
-    append(buf);
+    append(p);
   };
   if (want("chains")) *ctx.err << "calibrate: thread chains of small kernels\n";
   for (const v::Case& c : want("chains") ? thread_chain_cases() : std::vector<v::Case>{}) kernel_point("thread_chain", c);
@@ -187,7 +186,7 @@ RawCalibration measure_calibration(Context& ctx, std::string& key, const std::st
   for (int64_t rows : {3, 5, 7, 9, 11, 14}) {
     if (!want("l2")) break;
     v::Case c;
-    c.kernel = v::Kernel::copy;
+    c.kernel = KernelId::copy;
     c.rows = rows, c.cols = 2048;
     c.name = "l2_residency_copy_" + std::to_string(rows) + "x2048";
     kernel_point("l2_residency", c);
@@ -198,21 +197,21 @@ RawCalibration measure_calibration(Context& ctx, std::string& key, const std::st
   if (want("switch")) {
     *ctx.err << "calibrate: switching between kernels\n";
     std::vector<v::Case> mix;
-    auto add_case = [&](v::Kernel k, int64_t rows, int64_t cols) {
+    auto add_case = [&](KernelId k, int64_t rows, int64_t cols) {
       v::Case c;
       c.kernel = k;
       c.rows = rows, c.cols = cols;
       c.l2_resident = true;
-      if (k == v::Kernel::gemm) c.m = rows, c.n = cols, c.k = cols, c.rows = c.cols = 0;
-      c.name = "switch_" + v::to_string(k);
+      if (k == KernelId::gemm) c.m = rows, c.n = cols, c.k = cols, c.rows = c.cols = 0;
+      c.name = "switch_" + to_string(k);
       mix.push_back(c);
     };
-    add_case(v::Kernel::copy, 16, 2048);
-    add_case(v::Kernel::rmsnorm, 16, 2048);
-    add_case(v::Kernel::gemm, 16, 512);  // 0.5 MB of weights: twenty copies stay in L2 too
-    add_case(v::Kernel::silu_mul, 16, 2048);
-    add_case(v::Kernel::add, 16, 2048);
-    add_case(v::Kernel::softmax_fused, 16, 2048);
+    add_case(KernelId::copy, 16, 2048);
+    add_case(KernelId::rmsnorm, 16, 2048);
+    add_case(KernelId::gemm, 16, 512);  // 0.5 MB of weights: twenty copies stay in L2 too
+    add_case(KernelId::silu_mul, 16, 2048);
+    add_case(KernelId::add, 16, 2048);
+    add_case(KernelId::softmax_fused, 16, 2048);
     double alone = 0;
     bool ok = true;
     for (const v::Case& c : mix) {
@@ -229,10 +228,12 @@ RawCalibration measure_calibration(Context& ctx, std::string& key, const std::st
     const v::Result r = v::run_sequence(seq, so);
     if (ok && r.ok) {
       const double mixed = r.median_s / reps;  // one pass over the six
-      std::snprintf(buf, sizeof buf, "{\"what\":\"kernel_switch\",\"kernels\":%d,\"alone_s\":%.9g,\"seconds\":%.9g}",
-                    static_cast<int>(mix.size()), alone, mixed);
+      RawPoint p = point("kernel_switch", mixed);
+      p.dtype.clear();  // the point mixes kernels
+      p.kernels = static_cast<int>(mix.size());
+      p.alone_s = alone;
       *ctx.err << "calibrate: six kernels mixed " << mixed * 1e6 << " us, alone " << alone * 1e6 << " us\n";
-      append(buf);
+      append(p);
     }
   }
   // Sustained loads and the board's power cap: a large GEMM, the flash prefill kernel and a large
@@ -251,32 +252,32 @@ RawCalibration measure_calibration(Context& ctx, std::string& key, const std::st
     so.max_seconds_per_case = 4;
     const v::Result sus = v::run_sequence(std::vector<v::Case>(per_graph, c), so);
     if (!burst.ok || !burst.correct || !sus.ok) return;
-    std::snprintf(buf, sizeof buf,
-                  "{\"what\":\"%s\",\"dtype\":\"bf16\",\"m\":%lld,\"n\":%lld,\"k\":%lld,\"seconds\":%.9g,"
-                  "\"burst_seconds\":%.9g,\"clock_mhz\":%.6g,\"burst_clock_mhz\":%.6g,\"power_w\":%.6g,"
-                  "\"idle_power_w\":%.6g,\"power_limit_w\":%.6g}",
-                  what, static_cast<long long>(c.m), static_cast<long long>(c.n), static_cast<long long>(c.k),
-                  sus.median_s / per_graph, burst.median_s, sus.sm_clock_mhz_median, burst.sm_clock_mhz_median,
-                  sus.power_w_median, idle.draw_w, idle.limit_w);
+    RawPoint p = point(what, sus.median_s / per_graph);
+    p.m = c.m, p.n = c.n, p.k = c.k;
+    p.burst_seconds = burst.median_s, p.clock_mhz = sus.sm_clock_mhz_median, p.burst_clock_mhz = burst.sm_clock_mhz_median;
+    p.power_w = sus.power_w_median, p.idle_power_w = idle.draw_w, p.power_limit_w = idle.limit_w;
     *ctx.err << "calibrate: " << what << " " << sus.median_s / per_graph * 1e6 << " us at " << sus.sm_clock_mhz_median
              << " MHz, " << sus.power_w_median << " W (burst " << burst.median_s * 1e6 << " us at "
              << burst.sm_clock_mhz_median << " MHz; idle " << idle.draw_w << " W, cap " << idle.limit_w << " W)\n";
-    append(buf);
+    append(p);
   };
   if (want("power")) {
     *ctx.err << "calibrate: sustained loads (power cap)\n";
     v::Case g;
     g.name = "power_gemm";
-    g.kernel = v::Kernel::gemm;
+    g.kernel = KernelId::gemm;
     g.m = g.n = g.k = 8192;
     sustained("sustained_gemm", g, 24);
     sustained("sustained_attention", att, 8);
     v::Case copy;
     copy.name = "power_copy";
-    copy.kernel = v::Kernel::copy;
+    copy.kernel = KernelId::copy;
     copy.rows = 131072, copy.cols = 4096;  // 1 GiB each way
     sustained("sustained_copy", copy, 16);
   }
+  raw.points.insert(raw.points.begin(), measured.begin(), measured.end());
+  if (raw_out.empty()) return raw;
+  std::string json = v::calibration_json(data);
   const std::string key_text = "\"points\":[";
   const size_t at = json.find(key_text);
   if (at != std::string::npos && !extra.empty()) {
@@ -285,9 +286,8 @@ RawCalibration measure_calibration(Context& ctx, std::string& key, const std::st
     const bool empty = next != std::string::npos && json[next] == ']';
     json.insert(pos, extra + (empty ? "" : ","));
   }
-  const std::string tmp = raw_out.empty() ? std::string("/tmp/perfmodel-calibration-raw.json") : raw_out;
-  write_text_file(tmp, json);
-  return load_raw_calibration(tmp);
+  write_text_file(raw_out, json);
+  return raw;
 }
 
 }  // namespace perfmodel::cli

@@ -4,6 +4,7 @@
 # calibrate --only power, then six steps validated with the graph clock and power recorded; nvidia-smi
 # samples clock, power and throttle reasons every 100 ms. Writes $OUT/power-raw.json, $OUT/smi.csv,
 # $OUT/steps-power.tgz.
+# CLI_DIR/tools/perfmodel must hold both perfmodel and perfmodel-gpu (validate runs the latter).
 source validation/scripts/ncu_env.sh; export PERFMODEL_DATA_DIR=$PWD; P=${1:-.devbin}/tools/perfmodel/perfmodel
 nvidia-smi --query-gpu=timestamp,clocks.sm,power.draw,clocks_throttle_reasons.active --format=csv -lms 100 > $OUT/smi.csv & SMI=$!
 $P calibrate --on-gpu --only power --card h200 --raw $OUT/power-raw.json 2>&1 | tail -3

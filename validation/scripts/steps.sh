@@ -10,6 +10,7 @@ mkdir -p "$O" /tmp/steps
 for d in /usr/local/cuda/lib64 /usr/local/cuda/targets/x86_64-linux/lib $(python3 -c 'import nvidia.cublas,os;print(os.path.join(nvidia.cublas.__path__[0],"lib"))' 2>/dev/null); do
   [ -e "$d/libcublas.so.13" ] && export LD_LIBRARY_PATH="$d:${LD_LIBRARY_PATH:-}"
 done
+# perfmodel hands validate / calibrate --on-gpu to perfmodel-gpu beside it: carry both.
 P="$B/tools/perfmodel/perfmodel"
 export PERFMODEL_DATA_DIR="$PWD"
 exec > >(tee -a "$O/steps.log") 2>&1

@@ -8,16 +8,6 @@
 namespace perfmodel::validation {
 
 namespace {
-constexpr std::pair<Kernel, const char*> kKernels[] = {
-    {Kernel::gemm, "gemm"}, {Kernel::copy, "copy"}, {Kernel::add, "add"}, {Kernel::gelu_fused, "gelu_fused"},
-    {Kernel::gelu_unfused, "gelu_unfused"}, {Kernel::silu_mul, "silu_mul"}, {Kernel::rmsnorm, "rmsnorm"},
-    {Kernel::layernorm, "layernorm"}, {Kernel::softmax_naive, "softmax_naive"}, {Kernel::softmax_fused, "softmax_fused"},
-    {Kernel::rotary, "rotary"}, {Kernel::kv_append, "kv_append"}, {Kernel::embedding, "embedding"},
-    {Kernel::attention_decode, "attention_decode"}, {Kernel::attention_prefill_unfused, "attention_prefill_unfused"},
-    {Kernel::attention_prefill_fused, "attention_prefill_fused"}, {Kernel::spin, "spin"}};
-constexpr std::pair<Dtype, const char*> kDtypes[] = {
-    {Dtype::fp32, "fp32"}, {Dtype::tf32, "tf32"}, {Dtype::bf16, "bf16"}, {Dtype::fp16, "fp16"}, {Dtype::fp8, "fp8"}};
-
 std::string esc(const std::string& s) {
   std::string o;
   for (char c : s) {
@@ -63,22 +53,7 @@ struct Obj {
 };
 }  // namespace
 
-std::string to_string(Kernel k) {
-  for (auto& [e, n] : kKernels) if (e == k) return n;
-  return "unknown";
-}
-std::string to_string(Dtype d) {
-  for (auto& [e, n] : kDtypes) if (e == d) return n;
-  return "unknown";
-}
-std::optional<Kernel> kernel_from_string(std::string_view s) {
-  for (auto& [e, n] : kKernels) if (s == n) return e;
-  return std::nullopt;
-}
-std::optional<Dtype> dtype_from_string(std::string_view s) {
-  for (auto& [e, n] : kDtypes) if (s == n) return e;
-  return std::nullopt;
-}
+std::string kernel_name(const Case& c) { return is_spin(c) ? "spin" : to_string(c.kernel); }
 
 std::string device_info_json(const DeviceInfo& d) {
   Obj o;
@@ -91,7 +66,7 @@ std::string device_info_json(const DeviceInfo& d) {
 
 std::string result_json(const Case& c, const Result& r) {
   Obj o;
-  o.s("name", c.name).s("kernel", to_string(c.kernel)).s("dtype", to_string(c.dtype))
+  o.s("name", c.name).s("kernel", kernel_name(c)).s("dtype", std::string(to_string(c.dtype)))
       .i("m", c.m).i("n", c.n).i("k", c.k).i("rows", c.rows).i("cols", c.cols).i("vocab", c.vocab)
       .i("batch", c.batch).i("heads", c.heads).i("kv_heads", c.kv_heads).i("q_len", c.q_len).i("kv_len", c.kv_len)
       .i("head_dim", c.head_dim).b("causal", c.causal).b("residual", c.residual).b("l2_resident", c.l2_resident).d("spin_seconds", c.spin_seconds)
@@ -111,7 +86,7 @@ std::string calibration_json(const CalibrationData& d) {
   for (size_t i = 0; i < d.points.size(); ++i) {
     const auto& p = d.points[i];
     Obj o;
-    o.s("what", p.what).s("dtype", to_string(p.dtype)).i("m", p.m).i("n", p.n).i("k", p.k).i("bytes", p.bytes).d("seconds", p.seconds);
+    o.s("what", p.what).s("dtype", std::string(to_string(p.dtype))).i("m", p.m).i("n", p.n).i("k", p.k).i("bytes", p.bytes).d("seconds", p.seconds);
     os << (i ? ",\n" : "\n") << o.str();
   }
   os << "\n]}";
@@ -121,17 +96,17 @@ std::string calibration_json(const CalibrationData& d) {
 // ------------------------------------------------------------------ suite
 std::vector<Case> kernel_suite() {
   std::vector<Case> v;
-  auto gemm = [&](Dtype dt, int64_t m, int64_t n, int64_t k, const std::string& tag) {
+  auto gemm = [&](DType dt, int64_t m, int64_t n, int64_t k, const std::string& tag) {
     Case c;
-    c.kernel = Kernel::gemm;
+    c.kernel = KernelId::gemm;
     c.dtype = dt;
     c.m = m; c.n = n; c.k = k;
-    c.name = "gemm_" + to_string(dt) + "_m" + std::to_string(m) + "_n" + std::to_string(n) + "_k" + std::to_string(k) + (tag.empty() ? "" : "_" + tag);
+    c.name = "gemm_" + std::string(to_string(dt)) + "_m" + std::to_string(m) + "_n" + std::to_string(n) + "_k" + std::to_string(k) + (tag.empty() ? "" : "_" + tag);
     v.push_back(c);
   };
-  for (int64_t s : {1024, 2048, 3072, 4096, 6144, 8192}) gemm(Dtype::bf16, s, s, s, "square");
-  for (int64_t s = 1536 + 32; s < 2048; s += 32) gemm(Dtype::bf16, s, s, s, "band");  // 1536 and 2048 already in the squares? 1536 not
-  gemm(Dtype::bf16, 1536, 1536, 1536, "band");
+  for (int64_t s : {1024, 2048, 3072, 4096, 6144, 8192}) gemm(DType::bf16, s, s, s, "square");
+  for (int64_t s = 1536 + 32; s < 2048; s += 32) gemm(DType::bf16, s, s, s, "band");  // 1536 and 2048 already in the squares? 1536 not
+  gemm(DType::bf16, 1536, 1536, 1536, "band");
   struct Lin { const char* model; const char* name; int64_t n, k; };
   const Lin lins[] = {
       {"tinyllama", "qkv", 2560, 2048}, {"tinyllama", "o", 2048, 2048}, {"tinyllama", "gate_up", 11264, 2048},
@@ -141,13 +116,13 @@ std::vector<Case> kernel_suite() {
       {"llama3_8b", "qkv", 6144, 4096}, {"llama3_8b", "o", 4096, 4096}, {"llama3_8b", "gate_up", 28672, 4096},
       {"llama3_8b", "down", 4096, 14336}, {"llama3_8b", "lm_head", 128256, 4096}};
   for (const auto& l : lins)
-    for (int64_t m : {1, 4, 16, 64, 256, 1024, 4096, 16384}) gemm(Dtype::bf16, m, l.n, l.k, std::string(l.model) + "_" + l.name);
+    for (int64_t m : {1, 4, 16, 64, 256, 1024, 4096, 16384}) gemm(DType::bf16, m, l.n, l.k, std::string(l.model) + "_" + l.name);
   for (int64_t s : {2048, 4096, 8192}) {
-    gemm(Dtype::fp16, s, s, s, "square");
-    gemm(Dtype::tf32, s, s, s, "square");
-    gemm(Dtype::fp8, s, s, s, "square");
+    gemm(DType::fp16, s, s, s, "square");
+    gemm(DType::tf32, s, s, s, "square");
+    gemm(DType::fp8, s, s, s, "square");
   }
-  for (int64_t s : {1024, 2048, 4096}) gemm(Dtype::fp32, s, s, s, "square");
+  for (int64_t s : {1024, 2048, 4096}) gemm(DType::fp32, s, s, s, "square");
 
   // elementwise / norm / softmax ladder: 8 KiB .. 2 GiB of the primary bf16 tensor, width 4096
   const int64_t sizes[] = {8192, 65536, 524288, 4194304, 33554432, 268435456, 1073741824, 2147483648};
@@ -156,30 +131,30 @@ std::vector<Case> kernel_suite() {
     if (b >= (1 << 20)) return std::to_string(b >> 20) + "MiB";
     return std::to_string(b >> 10) + "KiB";
   };
-  for (Kernel k : {Kernel::copy, Kernel::add, Kernel::gelu_fused, Kernel::gelu_unfused, Kernel::silu_mul, Kernel::rmsnorm,
-                   Kernel::layernorm, Kernel::softmax_naive, Kernel::softmax_fused, Kernel::embedding})
+  for (KernelId k : {KernelId::copy, KernelId::add, KernelId::gelu_fused, KernelId::gelu_unfused, KernelId::silu_mul, KernelId::rmsnorm,
+                   KernelId::layernorm, KernelId::softmax_naive, KernelId::softmax_fused, KernelId::embedding})
     for (int64_t b : sizes) {
       Case c;
       c.kernel = k;
-      c.dtype = Dtype::bf16;
+      c.dtype = DType::bf16;
       c.cols = 4096;
       c.rows = b / 2 / c.cols;
-      if (k == Kernel::embedding) c.vocab = 32000;
+      if (k == KernelId::embedding) c.vocab = 32000;
       c.name = to_string(k) + "_bf16_" + std::to_string(c.rows) + "x" + std::to_string(c.cols) + "_" + human(b);
       v.push_back(c);
     }
   // rotary (q: 32 heads, k: 8 kv heads, d 128) and kv_append (8 kv heads, d 128): token ladders
   for (int64_t tok : {1, 8, 64, 512, 4096, 32768, 131072, 262144}) {
     Case c;
-    c.kernel = Kernel::rotary;
-    c.dtype = Dtype::bf16;
+    c.kernel = KernelId::rotary;
+    c.dtype = DType::bf16;
     c.batch = 1; c.q_len = tok; c.kv_len = tok; c.heads = 32; c.kv_heads = 8; c.head_dim = 128;
     c.rows = tok;
     c.name = "rotary_bf16_tokens" + std::to_string(tok) + "_h32_kv8_d128";
     v.push_back(c);
     Case a;
-    a.kernel = Kernel::kv_append;
-    a.dtype = Dtype::bf16;
+    a.kernel = KernelId::kv_append;
+    a.dtype = DType::bf16;
     a.batch = 1; a.q_len = tok * 2; a.kv_len = tok * 2; a.heads = 32; a.kv_heads = 8; a.head_dim = 128;
     a.name = "kv_append_bf16_tokens" + std::to_string(tok * 2) + "_kv8_d128";
     v.push_back(a);
@@ -193,24 +168,24 @@ std::vector<Case> kernel_suite() {
         const double kv_bytes = 4.0 * b * g.kv * ctx * g.d;
         if (kv_bytes > 16e9) continue;
         Case c;
-        c.kernel = Kernel::attention_decode;
-        c.dtype = Dtype::bf16;
+        c.kernel = KernelId::attention_decode;
+        c.dtype = DType::bf16;
         c.batch = b; c.heads = g.h; c.kv_heads = g.kv; c.head_dim = g.d; c.q_len = 1; c.kv_len = ctx;
         c.name = "attn_decode_bf16_b" + std::to_string(b) + "_ctx" + std::to_string(ctx) + "_h" + std::to_string(g.h) + "_kv" +
                  std::to_string(g.kv) + "_d" + std::to_string(g.d);
         v.push_back(c);
       }
   // prefill attention (causal)
-  for (Kernel k : {Kernel::attention_prefill_fused, Kernel::attention_prefill_unfused})
+  for (KernelId k : {KernelId::attention_prefill_fused, KernelId::attention_prefill_unfused})
     for (int64_t b : {1, 2, 8})
       for (int64_t s : {256, 1024, 2048, 4096})
         for (int64_t kv : {8, 32}) {
-          if (k == Kernel::attention_prefill_unfused && 2.0 * b * 32 * s * s > 9e9) continue;
+          if (k == KernelId::attention_prefill_unfused && 2.0 * b * 32 * s * s > 9e9) continue;
           Case c;
           c.kernel = k;
-          c.dtype = Dtype::bf16;
+          c.dtype = DType::bf16;
           c.batch = b; c.heads = 32; c.kv_heads = kv; c.head_dim = 128; c.q_len = s; c.kv_len = s; c.causal = true;
-          c.name = std::string(k == Kernel::attention_prefill_fused ? "attn_prefill_fused" : "attn_prefill_unfused") + "_bf16_b" +
+          c.name = std::string(k == KernelId::attention_prefill_fused ? "attn_prefill_fused" : "attn_prefill_unfused") + "_bf16_b" +
                    std::to_string(b) + "_s" + std::to_string(s) + "_h32_kv" + std::to_string(kv) + "_d128_causal";
           v.push_back(c);
         }

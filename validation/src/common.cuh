@@ -48,8 +48,8 @@ inline size_t et_size(ET e) {
   }
   return 1;
 }
-ET et_of(Dtype d);          // element type of activations for this dtype (tf32 -> f32, fp8 -> e4m3)
-double tolerance(Dtype d);  // allowed ||out-ref||/||ref||
+ET et_of(DType d);          // element type of activations for this dtype (tf32 -> f32, fp8 -> e4m3)
+double tolerance(DType d);  // allowed ||out-ref||/||ref||
 
 enum class Role { input, output, inout, scratch };
 struct BufSpec {
@@ -115,11 +115,9 @@ class Workload {
   Case c_;
 };
 
+// Each kernel kind's workload: make_<kind> in kernels/<kind>.cu, listed in kernels/kernels.def.
 std::unique_ptr<Workload> make_workload(const Case& c);
-std::unique_ptr<Workload> make_ew_workload(const Case& c);
-std::unique_ptr<Workload> make_gemm_workload(const Case& c);
-std::unique_ptr<Workload> make_attention_workload(const Case& c);
-std::unique_ptr<Workload> make_broken_copy_workload(const Case& c, int mode);
+std::unique_ptr<Workload> make_broken_copy_workload(const Case& c, int mode);  // harness self-test
 
 // process-wide context
 struct Ctx {
@@ -137,7 +135,7 @@ Ctx& ctx();
 std::vector<double> download(const void* base, ET et, size_t offset_elems, size_t count);
 double host_round(ET et, double v);  // round a double to et (for references that mimic stored intermediates)
 
-// device helpers (defined in harness.cu)
+// device helpers (defined in harness/buffers.cu)
 void fill_buffer(void* p, const BufSpec& b, uint64_t seed, cudaStream_t s);
 int64_t count_nan(const void* p, ET et, size_t count, cudaStream_t s);
 
@@ -189,12 +187,12 @@ __device__ __forceinline__ void store_vec(T* p, const float* f) {
 
 // Dispatch a 16/32-bit activation dtype to a template functor.
 template <typename F>
-void dispatch_float_types(Dtype d, F&& f) {
+void dispatch_float_types(DType d, F&& f) {
   switch (d) {
-    case Dtype::bf16: f(__nv_bfloat16{}); return;
-    case Dtype::fp16: f(__half{}); return;
-    case Dtype::fp32: f(float{}); return;
-    default: throw std::runtime_error("dtype " + to_string(d) + " not supported by this kernel");
+    case DType::bf16: f(__nv_bfloat16{}); return;
+    case DType::fp16: f(__half{}); return;
+    case DType::fp32: f(float{}); return;
+    default: throw std::runtime_error("dtype " + std::string(to_string(d)) + " not supported by this kernel");
   }
 }
 

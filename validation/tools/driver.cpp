@@ -17,6 +17,7 @@
 #include "perfmodel/validation/testing.hpp"
 #include "perfmodel/validation/validation.hpp"
 
+using namespace perfmodel;  // KernelId, DType, to_string, kernel_from_string
 using namespace perfmodel::validation;
 
 namespace {
@@ -38,52 +39,52 @@ void print_row(const Case& c, const Result& r) {
 std::vector<Case> selftest_cases() {
   std::vector<Case> v;
   auto add = [&](Case c) {
-    if (c.name.empty()) c.name = to_string(c.kernel) + "_" + to_string(c.dtype);
+    if (c.name.empty()) c.name = to_string(c.kernel) + "_" + std::string(to_string(c.dtype));
     v.push_back(c);
   };
-  for (Dtype dt : {Dtype::bf16, Dtype::fp16, Dtype::fp32}) {
-    for (Kernel k : {Kernel::copy, Kernel::add, Kernel::gelu_fused, Kernel::gelu_unfused, Kernel::silu_mul, Kernel::rmsnorm,
-                     Kernel::layernorm, Kernel::softmax_naive, Kernel::softmax_fused}) {
+  for (DType dt : {DType::bf16, DType::fp16, DType::fp32}) {
+    for (KernelId k : {KernelId::copy, KernelId::add, KernelId::gelu_fused, KernelId::gelu_unfused, KernelId::silu_mul, KernelId::rmsnorm,
+                     KernelId::layernorm, KernelId::softmax_naive, KernelId::softmax_fused}) {
       Case c; c.kernel = k; c.dtype = dt; c.rows = 37; c.cols = 520;
-      c.name = to_string(k) + "_" + to_string(dt) + "_37x520";
+      c.name = to_string(k) + "_" + std::string(to_string(dt)) + "_37x520";
       add(c);
     }
-    Case e; e.kernel = Kernel::embedding; e.dtype = dt; e.rows = 50; e.cols = 264; e.vocab = 777; e.name = "embedding_" + to_string(dt); add(e);
-    Case r; r.kernel = Kernel::rotary; r.dtype = dt; r.batch = 3; r.q_len = 5; r.kv_len = 9; r.heads = 8; r.kv_heads = 2; r.head_dim = 64;
-    r.name = "rotary_" + to_string(dt); add(r);
-    Case a; a.kernel = Kernel::kv_append; a.dtype = dt; a.batch = 3; a.q_len = 4; a.kv_len = 11; a.kv_heads = 2; a.head_dim = 64;
-    a.name = "kv_append_" + to_string(dt); add(a);
+    Case e; e.kernel = KernelId::embedding; e.dtype = dt; e.rows = 50; e.cols = 264; e.vocab = 777; e.name = "embedding_" + std::string(to_string(dt)); add(e);
+    Case r; r.kernel = KernelId::rotary; r.dtype = dt; r.batch = 3; r.q_len = 5; r.kv_len = 9; r.heads = 8; r.kv_heads = 2; r.head_dim = 64;
+    r.name = "rotary_" + std::string(to_string(dt)); add(r);
+    Case a; a.kernel = KernelId::kv_append; a.dtype = dt; a.batch = 3; a.q_len = 4; a.kv_len = 11; a.kv_heads = 2; a.head_dim = 64;
+    a.name = "kv_append_" + std::string(to_string(dt)); add(a);
   }
   // long-row softmax (online path) + a big-row norm
-  { Case c; c.kernel = Kernel::softmax_fused; c.dtype = Dtype::bf16; c.rows = 3; c.cols = 65536; c.name = "softmax_fused_bf16_long"; add(c); }
-  { Case c; c.kernel = Kernel::rmsnorm; c.dtype = Dtype::bf16; c.rows = 4; c.cols = 16384; c.name = "rmsnorm_bf16_wide"; add(c); }
-  for (Dtype dt : {Dtype::bf16, Dtype::fp16, Dtype::fp32, Dtype::tf32, Dtype::fp8}) {
-    Case c; c.kernel = Kernel::gemm; c.dtype = dt; c.m = 64; c.n = 96; c.k = 256; c.name = "gemm_" + to_string(dt) + "_64x96x256"; add(c);
-    Case d = c; d.m = 1; d.n = 512; d.k = 1024; d.name = "gemm_" + to_string(dt) + "_1x512x1024"; if (dt != Dtype::fp8) add(d);
+  { Case c; c.kernel = KernelId::softmax_fused; c.dtype = DType::bf16; c.rows = 3; c.cols = 65536; c.name = "softmax_fused_bf16_long"; add(c); }
+  { Case c; c.kernel = KernelId::rmsnorm; c.dtype = DType::bf16; c.rows = 4; c.cols = 16384; c.name = "rmsnorm_bf16_wide"; add(c); }
+  for (DType dt : {DType::bf16, DType::fp16, DType::fp32, DType::tf32, DType::fp8}) {
+    Case c; c.kernel = KernelId::gemm; c.dtype = dt; c.m = 64; c.n = 96; c.k = 256; c.name = "gemm_" + std::string(to_string(dt)) + "_64x96x256"; add(c);
+    Case d = c; d.m = 1; d.n = 512; d.k = 1024; d.name = "gemm_" + std::string(to_string(dt)) + "_1x512x1024"; if (dt != DType::fp8) add(d);
   }
-  { Case c; c.kernel = Kernel::gemm; c.dtype = Dtype::bf16; c.m = 4096; c.n = 4096; c.k = 4096; c.name = "gemm_bf16_4096_sampled"; add(c); }
-  for (Dtype dt : {Dtype::bf16, Dtype::fp16}) {
+  { Case c; c.kernel = KernelId::gemm; c.dtype = DType::bf16; c.m = 4096; c.n = 4096; c.k = 4096; c.name = "gemm_bf16_4096_sampled"; add(c); }
+  for (DType dt : {DType::bf16, DType::fp16}) {
     for (int64_t d : {64, 128})
       for (auto [h, kv] : std::vector<std::pair<int, int>>{{8, 8}, {8, 4}, {16, 4}, {16, 2}}) {
-        Case c; c.kernel = Kernel::attention_decode; c.dtype = dt; c.batch = 2; c.heads = h; c.kv_heads = kv; c.head_dim = d;
+        Case c; c.kernel = KernelId::attention_decode; c.dtype = dt; c.batch = 2; c.heads = h; c.kv_heads = kv; c.head_dim = d;
         c.q_len = 1; c.kv_len = 333;
-        c.name = "decode_" + to_string(dt) + "_h" + std::to_string(h) + "_kv" + std::to_string(kv) + "_d" + std::to_string(d);
+        c.name = "decode_" + std::string(to_string(dt)) + "_h" + std::to_string(h) + "_kv" + std::to_string(kv) + "_d" + std::to_string(d);
         add(c);
       }
-    { Case c; c.kernel = Kernel::attention_decode; c.dtype = dt; c.batch = 16; c.heads = 32; c.kv_heads = 32; c.head_dim = 128; c.q_len = 1;
-      c.kv_len = 200; c.name = "decode_" + to_string(dt) + "_nosplit"; add(c); }
-    for (Kernel k : {Kernel::attention_prefill_fused, Kernel::attention_prefill_unfused})
+    { Case c; c.kernel = KernelId::attention_decode; c.dtype = dt; c.batch = 16; c.heads = 32; c.kv_heads = 32; c.head_dim = 128; c.q_len = 1;
+      c.kv_len = 200; c.name = "decode_" + std::string(to_string(dt)) + "_nosplit"; add(c); }
+    for (KernelId k : {KernelId::attention_prefill_fused, KernelId::attention_prefill_unfused})
       for (bool causal : {true, false})
         for (int64_t d : {64, 128}) {
           Case c; c.kernel = k; c.dtype = dt; c.batch = 2; c.heads = 8; c.kv_heads = 2; c.head_dim = d; c.q_len = 136; c.kv_len = 200;
           c.causal = causal;
-          c.name = to_string(k) + "_" + to_string(dt) + (causal ? "_causal" : "") + "_d" + std::to_string(d);
+          c.name = to_string(k) + "_" + std::string(to_string(dt)) + (causal ? "_causal" : "") + "_d" + std::to_string(d);
           add(c);
         }
   }
-  { Case c; c.kernel = Kernel::attention_prefill_fused; c.dtype = Dtype::bf16; c.batch = 1; c.heads = 32; c.kv_heads = 8; c.head_dim = 128;
+  { Case c; c.kernel = KernelId::attention_prefill_fused; c.dtype = DType::bf16; c.batch = 1; c.heads = 32; c.kv_heads = 8; c.head_dim = 128;
     c.q_len = 2048; c.kv_len = 2048; c.causal = true; c.name = "prefill_fused_bf16_2048_sampled"; add(c); }
-  { Case c; c.kernel = Kernel::attention_decode; c.dtype = Dtype::bf16; c.batch = 8; c.heads = 32; c.kv_heads = 8; c.head_dim = 128;
+  { Case c; c.kernel = KernelId::attention_decode; c.dtype = DType::bf16; c.batch = 8; c.heads = 32; c.kv_heads = 8; c.head_dim = 128;
     c.q_len = 1; c.kv_len = 4096; c.name = "decode_bf16_b8_4096_sampled"; add(c); }
   return v;
 }
@@ -101,7 +102,7 @@ int cmd_selftest(const char* out) {
   so.max_seconds_per_case = 1.0;
   std::vector<std::string> table;
   for (double sec : {10e-6, 50e-6, 500e-6, 2e-3}) {
-    Case c; c.kernel = Kernel::spin; c.spin_seconds = sec; c.name = "spin_" + std::to_string(static_cast<int>(sec * 1e6)) + "us";
+    Case c; c.kernel = KernelId::other; c.spin_seconds = sec; c.name = "spin_" + std::to_string(static_cast<int>(sec * 1e6)) + "us";
     Result r = run_case(c, so);
     const double err = r.median_s / sec - 1;
     const double cerr = r.cold_median_s / sec - 1;
@@ -140,10 +141,10 @@ int cmd_selftest(const char* out) {
   // run_sequence: a small decoder-layer-like step
   std::vector<Case> seq;
   {
-    Case a; a.kernel = Kernel::rmsnorm; a.dtype = Dtype::bf16; a.rows = 8; a.cols = 4096; a.name = "seq_rmsnorm"; seq.push_back(a);
-    Case g; g.kernel = Kernel::gemm; g.dtype = Dtype::bf16; g.m = 8; g.n = 6144; g.k = 4096; g.name = "seq_qkv"; seq.push_back(g);
-    Case r; r.kernel = Kernel::rotary; r.dtype = Dtype::bf16; r.batch = 8; r.q_len = 1; r.kv_len = 1024; r.heads = 32; r.kv_heads = 8; r.head_dim = 128; r.name = "seq_rotary"; seq.push_back(r);
-    Case at; at.kernel = Kernel::attention_decode; at.dtype = Dtype::bf16; at.batch = 8; at.heads = 32; at.kv_heads = 8; at.head_dim = 128; at.q_len = 1; at.kv_len = 1024; at.name = "seq_attn"; seq.push_back(at);
+    Case a; a.kernel = KernelId::rmsnorm; a.dtype = DType::bf16; a.rows = 8; a.cols = 4096; a.name = "seq_rmsnorm"; seq.push_back(a);
+    Case g; g.kernel = KernelId::gemm; g.dtype = DType::bf16; g.m = 8; g.n = 6144; g.k = 4096; g.name = "seq_qkv"; seq.push_back(g);
+    Case r; r.kernel = KernelId::rotary; r.dtype = DType::bf16; r.batch = 8; r.q_len = 1; r.kv_len = 1024; r.heads = 32; r.kv_heads = 8; r.head_dim = 128; r.name = "seq_rotary"; seq.push_back(r);
+    Case at; at.kernel = KernelId::attention_decode; at.dtype = DType::bf16; at.batch = 8; at.heads = 32; at.kv_heads = 8; at.head_dim = 128; at.q_len = 1; at.kv_len = 1024; at.name = "seq_attn"; seq.push_back(at);
     Case o2 = g; o2.n = 4096; o2.name = "seq_o"; seq.push_back(o2);
   }
   Options qo;
@@ -225,7 +226,7 @@ int cmd_calibrate(int argc, char** argv) {
   for (auto& p : d.points) {
     if (p.what == "copy_large") copy = std::max(copy, p.bytes / p.seconds / 1e9);
     if (p.what == "l2_copy") l2 = std::max(l2, p.bytes / p.seconds / 1e9);
-    if (p.what == "gemm_peak") std::printf("  gemm_peak %-5s %8.1f TFLOP/s\n", to_string(p.dtype).c_str(), 2.0 * p.m * p.n * p.k / p.seconds / 1e12);
+    if (p.what == "gemm_peak") std::printf("  gemm_peak %-5s %8.1f TFLOP/s\n", std::string(to_string(p.dtype)).c_str(), 2.0 * p.m * p.n * p.k / p.seconds / 1e12);
   }
   std::printf("  copy %.0f GB/s, L2 copy %.0f GB/s\n", copy, l2);
   return 0;
@@ -239,7 +240,8 @@ int cmd_case(int argc, char** argv) {
     auto eq = a.find('=');
     if (eq == std::string::npos) continue;
     std::string k = a.substr(0, eq), v = a.substr(eq + 1);
-    if (k == "kernel") { auto x = kernel_from_string(v); if (!x) { std::cerr << "bad kernel\n"; return 2; } c.kernel = *x; }
+    if (k == "kernel" && v == "spin") c.kernel = KernelId::other;  // with spin_seconds=S
+    else if (k == "kernel") { auto x = kernel_from_string(v); if (!x) { std::cerr << "bad kernel\n"; return 2; } c.kernel = *x; }
     else if (k == "dtype") { auto x = dtype_from_string(v); if (!x) { std::cerr << "bad dtype\n"; return 2; } c.dtype = *x; }
     else if (k == "name") c.name = v;
     else if (k == "m") c.m = std::stoll(v); else if (k == "n") c.n = std::stoll(v); else if (k == "k") c.k = std::stoll(v);
@@ -252,7 +254,7 @@ int cmd_case(int argc, char** argv) {
     else if (k == "max_seconds") o.max_seconds_per_case = std::stod(v);
     else if (k == "cold") o.cold = v == "1" || v == "true";
   }
-  if (c.name.empty()) c.name = to_string(c.kernel);
+  if (c.name.empty()) c.name = kernel_name(c);
   std::string why;
   if (!device_available(&why)) { std::cerr << "SKIPPED: " << why << "\n"; return 0; }
   Result r = run_case(c, o);

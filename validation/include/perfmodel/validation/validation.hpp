@@ -8,42 +8,31 @@
 #include <string_view>
 #include <vector>
 
+#include "perfmodel/dtype.hpp"
+#include "perfmodel/kernel_case.hpp"
+
 namespace perfmodel::validation {
 
-// fp8 = e4m3 inputs, bf16 output, fp32 accumulate (cuBLASLt), only where CC >= 8.9.
-enum class Dtype { fp32, tf32, bf16, fp16, fp8 };
-
-enum class Kernel {
-  gemm, copy, add, gelu_fused, gelu_unfused, silu_mul, rmsnorm, layernorm,
-  softmax_naive, softmax_fused, rotary, kv_append, embedding,
-  attention_decode, attention_prefill_unfused, attention_prefill_fused, spin
+// One kernel vocabulary with the cost model (issue 9): kernel kinds are perfmodel::KernelId,
+// dtypes perfmodel::DType (fp8 = e4m3 inputs, bf16 output, fp32 accumulate, cuBLASLt, only where
+// CC >= 8.9), a case is a perfmodel::KernelCase (fields and layouts in kernel_case.hpp):
+//   gemm, nn.Linear layout: y[m,n] = x[m,k] . W[n,k]^T (row-major x, W, y)
+//   copy/add/gelu*/silu_mul (cols = output cols; input is rows x 2*cols [gate | up])/rmsnorm/layernorm/softmax*: rows x cols
+//   embedding: gather `rows` tokens of width `cols` from a vocab x cols table
+//   attention q/o [batch, heads, q_len, head_dim], K/V cache [batch, kv_heads, kv_len, head_dim];
+//   rotary q [batch*q_len, heads, head_dim], k [batch*q_len, kv_heads, head_dim] (positions kv_len-q_len+i);
+//   kv_append new K/V [batch, q_len, kv_heads, head_dim] into [batch, kv_heads, kv_len, head_dim] at kv_len-q_len.
+//   residual (rmsnorm): fused residual add (h = x + r written, y = norm(h)), as serving engines run it
+//   l2_resident: hot timing WITHOUT rotating buffers (case meant to sit in L2)
+// The kinds the backend runs are listed in src/kernels/kernels.def; others fail with an error.
+struct Case : KernelCase {
+  // The harness's own self-test kernel, which no model prices: a busy-wait of this many seconds
+  // (0 < s <= 1), run when kernel == KernelId::other.
+  double spin_seconds = 0;
 };
-
-std::string to_string(Kernel);
-std::string to_string(Dtype);
-std::optional<Kernel> kernel_from_string(std::string_view);
-std::optional<Dtype> dtype_from_string(std::string_view);
-
-struct Case {
-  std::string name;
-  Kernel kernel = Kernel::copy;
-  Dtype dtype = Dtype::bf16;
-  // gemm, nn.Linear layout: y[m,n] = x[m,k] . W[n,k]^T (row-major x, W, y)
-  int64_t m = 0, n = 0, k = 0;
-  // copy/add/gelu*/silu_mul (cols = output cols; input is rows x 2*cols [gate | up])/rmsnorm/layernorm/softmax*
-  int64_t rows = 0, cols = 0;
-  // embedding: gather `rows` tokens of width `cols` from a vocab x cols table
-  int64_t vocab = 0;
-  // attention, rotary (rows = batch*q_len tokens), kv_append.
-  // Layouts: attention q/o [batch, heads, q_len, head_dim], K/V cache [batch, kv_heads, kv_len, head_dim];
-  // rotary q [batch*q_len, heads, head_dim], k [batch*q_len, kv_heads, head_dim] (positions kv_len-q_len+i);
-  // kv_append new K/V [batch, q_len, kv_heads, head_dim] into [batch, kv_heads, kv_len, head_dim] at kv_len-q_len.
-  int64_t batch = 0, heads = 0, kv_heads = 0, q_len = 0, kv_len = 0, head_dim = 0;
-  bool causal = false;
-  bool residual = false;      // rmsnorm: fused residual add (h = x + r written, y = norm(h)), as serving engines run it
-  bool l2_resident = false;   // hot timing WITHOUT rotating buffers (case meant to sit in L2)
-  double spin_seconds = 0;    // Kernel::spin: a kernel that busy-waits this long (harness self-test)
-};
+inline bool is_spin(const Case& c) { return c.kernel == KernelId::other && c.spin_seconds != 0; }
+// The kernel's name in result files: to_string(KernelId), "spin" for the self-test kernel.
+std::string kernel_name(const Case& c);
 
 struct Options {
   int min_samples = 10;
@@ -102,7 +91,7 @@ PowerInfo power_info();
 
 struct CalibrationPoint {
   std::string what;
-  Dtype dtype = Dtype::bf16;
+  DType dtype = DType::bf16;
   int64_t m = 0, n = 0, k = 0, bytes = 0;
   double seconds = 0;
 };

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <map>
 
-#include "common.cuh"
+#include "../common.cuh"
 
 namespace perfmodel::validation::detail {
 namespace {
@@ -15,11 +15,11 @@ class GemmWorkload : public Workload {
     cudaDataType_t ab = CUDA_R_16BF, cd = CUDA_R_16BF;
     cublasComputeType_t comp = CUBLAS_COMPUTE_32F;
     switch (c.dtype) {
-      case Dtype::bf16: in_ = out_ = ET::bf16; break;
-      case Dtype::fp16: in_ = out_ = ET::f16; ab = cd = CUDA_R_16F; break;
-      case Dtype::fp32: in_ = out_ = ET::f32; ab = cd = CUDA_R_32F; break;
-      case Dtype::tf32: in_ = out_ = ET::f32; ab = cd = CUDA_R_32F; comp = CUBLAS_COMPUTE_32F_FAST_TF32; break;
-      case Dtype::fp8:
+      case DType::bf16: in_ = out_ = ET::bf16; break;
+      case DType::fp16: in_ = out_ = ET::f16; ab = cd = CUDA_R_16F; break;
+      case DType::fp32: in_ = out_ = ET::f32; ab = cd = CUDA_R_32F; break;
+      case DType::tf32: in_ = out_ = ET::f32; ab = cd = CUDA_R_32F; comp = CUBLAS_COMPUTE_32F_FAST_TF32; break;
+      case DType::fp8:
         if (ctx().cc_major * 10 + ctx().cc_minor < 89) throw std::runtime_error("fp8 gemm needs compute capability >= 8.9");
         in_ = ET::e4m3; out_ = ET::bf16; ab = CUDA_R_8F_E4M3; cd = CUDA_R_16BF;
         if (c.k % 16 != 0 || c.n % 16 != 0) throw std::runtime_error("fp8 gemm needs k and n multiples of 16");
@@ -44,7 +44,7 @@ class GemmWorkload : public Workload {
     auto st = cublasLtMatmulAlgoGetHeuristic(ctx().lt, desc_, la_, lb_, lc_, lc_, pref, 1, &res, &found);
     cublasLtMatmulPreferenceDestroy(pref);
     if (st != CUBLAS_STATUS_SUCCESS || found == 0)
-      throw std::runtime_error("cuBLASLt found no algorithm for gemm " + to_string(c.dtype) + " m=" + std::to_string(c.m) +
+      throw std::runtime_error("cuBLASLt found no algorithm for gemm " + std::string(to_string(c.dtype)) + " m=" + std::to_string(c.m) +
                                " n=" + std::to_string(c.n) + " k=" + std::to_string(c.k) + " (status " + std::to_string(int(st)) + ")");
     algo_ = res.algo;
   }
@@ -111,6 +111,6 @@ class GemmWorkload : public Workload {
 
 }  // namespace
 
-std::unique_ptr<Workload> make_gemm_workload(const Case& c) { return std::make_unique<GemmWorkload>(c); }
+std::unique_ptr<Workload> make_gemm(const Case& c) { return std::make_unique<GemmWorkload>(c); }
 
 }  // namespace perfmodel::validation::detail
