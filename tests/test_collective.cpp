@@ -106,6 +106,9 @@ TEST_CASE("the H200 card's interconnect section") {
   // A PCIe card without NVLink and a bridged pair.
   CHECK_FALSE(test::catalogue().card("l40s").interconnect.nvlink);
   CHECK(test::catalogue().card("rtx-3090").interconnect.nvlink_domain() == 2);
+  // Two bridged RTX 3090s talk over NVLink, four over PCIe.
+  CHECK(estimate_collective(test::catalogue().card("rtx-3090"), CollectiveOp::all_reduce, 2, 1 << 20).path == "nvlink");
+  CHECK(estimate_collective(test::catalogue().card("rtx-3090"), CollectiveOp::all_reduce, 4, 1 << 20).path == "pcie");
 }
 
 TEST_CASE("bad interconnect sections name file, line and field") {
@@ -243,6 +246,7 @@ TEST_CASE("bad collective input is refused") {
   CHECK_THROWS_AS(estimate_collective(h200(), CollectiveOp::all_reduce, 2, 0), InputError);
   CHECK_THROWS_AS(estimate_collective(h200(), CollectiveOp::all_reduce, 2, std::nan("")), InputError);
   CHECK_THROWS_AS(estimate_collective(h200(), CollectiveOp::all_reduce, 2, std::numeric_limits<double>::infinity()), InputError);
+  CHECK_THROWS_AS(estimate_collective(h200(), CollectiveOp::all_reduce, 2, 1e300), InputError);
   CHECK_THROWS_AS(estimate_collective(test::catalogue().card("mi300x"), CollectiveOp::all_reduce, 2, 1024), InputError);
   CHECK_THROWS_AS(estimate_collective(test::catalogue().card("l40s"), CollectiveOp::all_reduce, 16, 1024), InputError);
   CHECK_FALSE(parse_collective_op("allreduce"));
@@ -313,7 +317,7 @@ TEST_CASE("perfmodel collective on the command line") {
   for (const char* bad : {"collective --card h200 --op allreduce --bytes 1MiB", "collective --card h200 --bytes '1 parsec'",
                           "collective --card h200 --gpus 1 --bytes 1MiB", "collective --card h200",
                           "collective --card h200 --bytes 1MiB --colour red", "collective --card mi300x --bytes 1MiB",
-                          "collective --card h200 --bytes 0"}) {
+                          "collective --card h200 --bytes 0", "collective --card h200 --bytes 1e300"}) {
     const Run r = cli(bad);
     INFO(bad << "\n" << r.err);
     CHECK(r.rc == 2);

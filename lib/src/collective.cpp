@@ -67,6 +67,8 @@ CollectiveEstimate estimate_collective(const Card& card, CollectiveOp op, int gp
                                        const CollectiveCalibration* cal) {
   if (!(std::isfinite(bytes) && bytes > 0))
     throw InputError("a collective needs a positive size in bytes (got " + std::to_string(bytes) + ")");
+  if (bytes > 0x1p50)  // 1 PiB per GPU: far past any memory; keeps every printed time readable
+    throw InputError("a collective of more than 1 PiB per GPU is not modelled");
   const detail::NcclTopology topo = detail::nccl_topology(card, gpus);  // validates gpus and card
   CollectiveEstimate e;
   e.op = op;
