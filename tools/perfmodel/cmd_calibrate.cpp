@@ -2,8 +2,8 @@
 // measurements without one) and write the calibration file the cost model uses.
 #include <algorithm>
 #include <ctime>
-#include <sstream>
 #include <fstream>
+#include <sstream>
 
 #include "commands.hpp"
 #include "perfmodel/calibration_fit.hpp"
@@ -131,6 +131,8 @@ int cmd_calibrate(const std::vector<std::string>& args, Context& ctx) {
   Calibration c = fit_calibration(raw, card);
   c.measured_on = today_utc();
   const std::string out = g_output.empty() ? cat.calibration_path(card.key) : g_output;
+  // Collectives are fitted apart (perfmodel collective --fit): keep those of the file replaced.
+  if (std::ifstream(out).good()) c.collectives = load_calibration(out).collectives;
   write_text_file(out, to_yaml(c));
   emit(calibration_report(ctx, card, c, out), format, ctx);
   return 0;

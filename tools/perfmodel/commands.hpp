@@ -20,5 +20,6 @@ int cmd_models(const std::vector<std::string>& args, Context& ctx);
 int cmd_validate(const std::vector<std::string>& args, Context& ctx);
 int cmd_calibrate(const std::vector<std::string>& args, Context& ctx);
 int cmd_accuracy(const std::vector<std::string>& args, Context& ctx);
+int cmd_collective(const std::vector<std::string>& args, Context& ctx);
 
 }  // namespace perfmodel::cli

@@ -5,6 +5,7 @@
 #include <array>
 #include <string>
 
+#include "perfmodel/collective.hpp"
 #include "perfmodel/decode_attention.hpp"
 #include "perfmodel/dtype.hpp"
 #include "perfmodel/op.hpp"
@@ -65,6 +66,8 @@ struct Calibration {
   // Memory-bound ramp t = t0 + bytes / BW over copies of growing size (reported, for the W3 table).
   double ramp_t0_s = 0;
   double ramp_bandwidth = 0;
+  // NCCL collectives between cards of this kind (collective.hpp): fitted latencies and bandwidths.
+  CollectiveCalibration collectives;
 };
 
 // Loads a calibration file (YAML, docs/calibration.md). Throws ConfigError.

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "perfmodel/dtype.hpp"
+#include "perfmodel/interconnect.hpp"
 
 namespace perfmodel {
 
@@ -44,8 +45,7 @@ struct Card {
   double l2_bytes = 0;
   SmLimits limits;
   double launch_overhead_s = 0;  // per-kernel floor on the device
-  double nvlink_bandwidth = 0;   // bytes/s, aggregate; 0 = none
-  double pcie_bandwidth = 0;     // bytes/s, aggregate
+  Interconnect interconnect;     // NVLink, NVSwitch, PCIe, node NICs (interconnect.hpp)
   std::vector<std::string> warnings;  // load warnings (derived vs stated peaks over 2 %)
 
   bool supports(Precision p) const { return peak[static_cast<size_t>(p)] > 0; }

@@ -4,6 +4,7 @@
 
 #include "perfmodel/calibration.hpp"
 #include "catalogue/yaml_reader.hpp"
+#include "collective_calibration.hpp"
 
 namespace perfmodel {
 
@@ -70,6 +71,7 @@ Calibration load_calibration(const std::string& path) {
     c.ramp_bandwidth = ramp->opt_quantity("bandwidth", Dimension::bytes_per_s).value_or(0);
     ramp->finish();
   }
+  if (auto coll = r.opt_map("collectives")) c.collectives = detail::parse_collective_calibration(*coll);
   r.finish();
   return c;
 }
@@ -139,6 +141,7 @@ std::string to_yaml(const Calibration& c) {
     o << "  t0: " << q(c.ramp_t0_s, "us", 1e-6) << "\n";
     o << "  bandwidth: " << q(c.ramp_bandwidth, "GB/s", 1e9) << "\n";
   }
+  o << detail::collective_calibration_yaml(c.collectives);
   return o.str();
 }
 

@@ -3,6 +3,7 @@
 
 #include "perfmodel/catalogue.hpp"
 #include "catalogue/yaml_reader.hpp"
+#include "interconnect_loader.hpp"
 
 namespace perfmodel {
 
@@ -114,12 +115,7 @@ Card load_card_file(const std::string& path) {
     s.finish();
   }
   c.launch_overhead_s = r.quantity("launch_overhead", Dimension::seconds);
-  {
-    MapReader ic = r.map("interconnect");
-    c.nvlink_bandwidth = ic.opt_quantity("nvlink", Dimension::bytes_per_s).value_or(0);
-    c.pcie_bandwidth = ic.quantity("pcie", Dimension::bytes_per_s);
-    ic.finish();
-  }
+  c.interconnect = detail::parse_interconnect(r.map("interconnect"));
   r.finish();
   derive_and_check(c);
   bool any = false;

@@ -1,0 +1,65 @@
+// The card YAML's `interconnect:` section -> Interconnect (docs/catalogue-schema.md).
+#include <cmath>
+
+#include "interconnect_loader.hpp"
+
+namespace perfmodel {
+
+std::string_view to_string(NicKind k) { return k == NicKind::infiniband ? "infiniband" : "roce"; }
+
+namespace detail {
+namespace {
+
+// A stated bidirectional figure must be twice the one-way figure (datasheets round: 2 % slack,
+// e.g. PCIe 4.0 x16 "31.5 GB/s per direction, 64 GB/s").
+void check_both_ways(MapReader& m, double one_way, double both_ways) {
+  if (std::abs(both_ways - 2 * one_way) > 0.02 * both_ways)
+    m.fail("bandwidth_bidirectional", "must be twice bandwidth_per_direction (within 2 %)");
+}
+
+}  // namespace
+
+Interconnect parse_interconnect(MapReader ic) {
+  Interconnect x;
+  x.gpus_per_node = static_cast<int>(ic.integer("gpus_per_node"));
+  x.nvswitch = ic.opt_boolean("nvswitch").value_or(false);
+  if (auto nv = ic.opt_map("nvlink")) {
+    NvLink n;
+    n.generation = static_cast<int>(nv->integer("generation"));
+    n.links = static_cast<int>(nv->opt_integer("links").value_or(0));
+    n.bandwidth_per_direction = nv->quantity("bandwidth_per_direction", Dimension::bytes_per_s);
+    n.bandwidth_bidirectional = nv->quantity("bandwidth_bidirectional", Dimension::bytes_per_s);
+    n.latency_s = nv->quantity("latency", Dimension::seconds);
+    check_both_ways(*nv, n.bandwidth_per_direction, n.bandwidth_bidirectional);
+    nv->finish();
+    x.nvlink = n;
+  } else if (x.nvswitch) {
+    ic.fail("nvswitch", "an NVSwitch needs an nvlink section");
+  }
+  {
+    MapReader p = ic.map("pcie");
+    x.pcie.generation = static_cast<int>(p.integer("generation"));
+    x.pcie.lanes = static_cast<int>(p.integer("lanes"));
+    x.pcie.bandwidth_per_direction = p.quantity("bandwidth_per_direction", Dimension::bytes_per_s);
+    x.pcie.bandwidth_bidirectional = p.quantity("bandwidth_bidirectional", Dimension::bytes_per_s);
+    check_both_ways(p, x.pcie.bandwidth_per_direction, x.pcie.bandwidth_bidirectional);
+    p.finish();
+  }
+  if (auto n = ic.opt_map("nic")) {
+    Nic nic;
+    std::string kind = n->str("kind");
+    if (kind == "infiniband") nic.kind = NicKind::infiniband;
+    else if (kind == "roce") nic.kind = NicKind::roce;
+    else n->fail("kind", "unknown NIC kind '" + kind + "' (accepted: infiniband, roce)");
+    nic.bandwidth_per_direction = n->quantity("bandwidth_per_direction", Dimension::bytes_per_s);
+    nic.latency_s = n->quantity("latency", Dimension::seconds);
+    nic.per_node = static_cast<int>(n->integer("per_node"));
+    n->finish();
+    x.nic = nic;
+  }
+  ic.finish();
+  return x;
+}
+
+}  // namespace detail
+}  // namespace perfmodel
