@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "perfmodel/calibration.hpp"
+#include "calibration_profiles.hpp"
 #include "yaml_reader.hpp"
 
 namespace perfmodel {
@@ -70,6 +71,7 @@ Calibration load_calibration(const std::string& path) {
     c.ramp_bandwidth = ramp->opt_quantity("bandwidth", Dimension::bytes_per_s).value_or(0);
     ramp->finish();
   }
+  c.profiles = detail::read_profiles(r);
   r.finish();
   return c;
 }
@@ -139,6 +141,7 @@ std::string to_yaml(const Calibration& c) {
     o << "  t0: " << q(c.ramp_t0_s, "us", 1e-6) << "\n";
     o << "  bandwidth: " << q(c.ramp_bandwidth, "GB/s", 1e9) << "\n";
   }
+  detail::write_profiles(o, c.profiles);
   return o.str();
 }
 

@@ -53,6 +53,7 @@ int cmd_op(const std::vector<std::string>& args, Context& ctx) {
   a.batch = 1;
   a.q_len = 1;
   bool unfused = false, eager = false;
+  std::string impl = "fused";
   add_card(d, card);
   d.add_options()("kind", po::value(&kind)->required(),
                   "a kernel: add, copy, gelu, silu_mul, rmsnorm, layernorm, softmax, attention, or any kernel of kernels.def with a stand-alone form (an unknown name lists them)")(
@@ -67,7 +68,9 @@ int cmd_op(const std::vector<std::string>& args, Context& ctx) {
       "kv-len", po::value(&a.kv_len), "attention: keys per sequence")(
       "head-dim", po::value(&a.head_dim), "attention: head dimension")(
       "causal", po::bool_switch(&a.causal), "attention: causal mask")(
-      "eager", po::bool_switch(&eager), "add the host launch gap of eager execution");
+      "impl", po::value(&impl)->default_value(impl),
+      "implementation profile whose kernel is priced: fused (serving engine) or eager (PyTorch eager: its kernels, floors and host time)")(
+      "eager", po::bool_switch(&eager), "alias of --impl eager");
   add_format(d, format);
   po::variables_map vm;
   if (!parse(args, d, vm, ctx, "perfmodel op: one kernel's FLOPs, bytes, roofline and predicted time",
@@ -90,10 +93,12 @@ int cmd_op(const std::vector<std::string>& args, Context& ctx) {
     require_positive(rows, "--rows");
     require_positive(cols, "--cols");
   }
+  if (impl != "fused" && impl != "eager") throw UsageError("--impl must be fused or eager, got '" + impl + "'");
+  const Impl profile = eager || impl == "eager" ? Impl::eager : Impl::fused;
   Loaded l = load_card(card, ctx);
   Op op = make_kernel_op(kind, rows, cols, t, unfused, a);
-  const Roofs roofs = make_roofs(l.card, l.calibration ? &*l.calibration : nullptr);
-  OpCost c = price(op, roofs, eager ? Impl::eager : Impl::fused);
+  const Roofs roofs = make_roofs(l.card, l.calibration ? &*l.calibration : nullptr, profile);
+  OpCost c = price(op, roofs, profile);
 
   Report r;
   r.command = "op";

@@ -4,11 +4,13 @@
 // the datasheet value times a documented default efficiency (docs/model.md).
 #include <array>
 #include <string>
+#include <vector>
 
 #include "perfmodel/decode_attention.hpp"
 #include "perfmodel/dtype.hpp"
 #include "perfmodel/op.hpp"
 #include "perfmodel/power.hpp"
+#include "perfmodel/profile_calibration.hpp"
 
 namespace perfmodel {
 
@@ -65,6 +67,8 @@ struct Calibration {
   // Memory-bound ramp t = t0 + bytes / BW over copies of growing size (reported, for the W3 table).
   double ramp_t0_s = 0;
   double ramp_bandwidth = 0;
+  // Per implementation profile: what its own kernels cost on this card (`profiles:`).
+  std::vector<ProfileCalibration> profiles;
 };
 
 // Loads a calibration file (YAML, docs/calibration.md). Throws ConfigError.

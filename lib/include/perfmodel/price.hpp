@@ -49,6 +49,13 @@ struct Roofs {
   // = derived from the kernel's instruction count, price.cpp).
   ThreadChains thread_chain_s = unmeasured_thread_chains();
   PowerCap power;  // sustained steps: the board power cap (unknown: never capped)
+  // The implementation profile whose kernels these roofs price (profile_calibration.hpp): empty
+  // for the card's own roofs (the validation backend's kernels, its self-checks).
+  std::string profile;
+  double attention_call_floor_s = -1;  // prefill attention's floor per call (negative: the card's launch floor)
+  ProductionDecode production_decode;  // decode attention as production kernels run it (unmeasured: flash_decode_cost's own)
+  double small_kernel_floor_s = -1;    // the profile's small kernels' floor (negative: the card's launch floor)
+  double host_per_kernel_s = 0;        // eager host time per kernel launched (0: host_launch_s)
 };
 
 // Documented default efficiencies for uncalibrated cards (docs/model.md cites each).
@@ -75,7 +82,9 @@ struct DefaultEfficiency {
   static constexpr double issue = 0.85;
 };
 
-Roofs make_roofs(const Card& card, const Calibration* calibration);
+// The card's roofs, with `profile`'s own kernel costs laid over them when the calibration has that
+// profile (no profile: the card's own roofs, which price the validation backend's kernels).
+Roofs make_roofs(const Card& card, const Calibration* calibration, std::optional<Impl> profile = std::nullopt);
 
 struct OpCost {
   double roofline_time_s = 0;  // per instance, nominal roofline
