@@ -92,6 +92,10 @@ struct OpCost {
   double compute_time_s = 0;   // F / P_eff (after wave quantization for GEMMs)
   double memory_time_s = 0;    // M / W_eff
   double overhead_time_s = 0;  // floor and launch gaps
+  // The GPU's time (fixed + max(compute, memory)) and the host's (eager: the framework's dispatch
+  // and launch of each kernel and view; fused: 0, a CUDA graph replays the step). time_s is the
+  // longer of the two for an eager op alone.
+  double device_time_s = 0, host_time_s = 0;
   Bound bound = Bound::memory;
   double nominal_peak = 0, nominal_bandwidth = 0;
   double achieved_flops = 0;   // F / time_s
@@ -124,7 +128,11 @@ namespace perfmodel {
 
 struct StepCost {
   std::vector<OpCost> ops;     // per instance, parallel to Step::ops
-  double time_s = 0;           // sum of count x time over ops
+  // The wall time a user waits: fused, the device time (one graph replay); eager, the host
+  // issuing kernels into the launch queue and the GPU running them as they come (combine_step).
+  double time_s = 0;
+  double device_time_s = 0;    // sum of count x device time over ops (what a profiler's kernel time shows)
+  double host_time_s = 0;      // sum of count x host time over ops
   double roofline_time_s = 0;  // sum of count x roofline time
   double compute_time_s = 0, memory_time_s = 0, overhead_time_s = 0;  // time shares by bound
   Bound bound = Bound::memory;  // the bound holding the largest share of time

@@ -1,7 +1,7 @@
 // Profile `eager`: PyTorch eager as Hugging Face transformers runs a model (modeling_llama.py,
-// attn_implementation="sdpa", StaticCache). Every elementwise op is its own kernel; RMSNorm runs
+// attn_implementation="sdpa", DynamicCache). Every elementwise op is its own kernel; RMSNorm runs
 // in fp32 through several kernels; rotary is several ops; GQA repeats K/V into full-head tensors
-// (repeat_kv) before attention; the static cache is written by index_copy_; each launch costs the
+// (repeat_kv) before attention; the DynamicCache is grown by torch.cat every decode step; each launch costs the
 // host its dispatch time (docs/profiles.md).
 #include "perfmodel/ops.hpp"
 #include "perfmodel/profile.hpp"
@@ -132,11 +132,16 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
         eager_rotary(s, T, m.q_dim(), "q", act, n.count, 2);  // cos.unsqueeze(1), sin.unsqueeze(1)
         eager_rotary(s, T, m.kv_dim(), "k", act, n.count, 0);
         break;
-      case Kind::kv_write: {  // StaticCache.update: index_copy_ of the new K and V into the cache
-        Op copy = ops::kv_append(n.name + ".index_copy", T, m.kv_heads, m.head_dim, act, w.kv_dtype);
-        copy.launches = 2;
-        copy.passes = 2;
-        s.ops.push_back(counted(copy, n.count));
+      case Kind::kv_write: {
+        // DynamicCache.update (transformers' default cache, what generate() uses): the first call
+        // stores the prompt's K and V; each decode step then torch.cat's the whole cache with the
+        // new token, one copy of the cache per layer for K and one for V.
+        if (w.phase == Phase::decode) {
+          Op cat = ops::copy(n.name + ".cat", w.batch * w.ctx, 2 * m.kv_dim(), w.kv_dtype);
+          cat.launches = 2;
+          cat.passes = 2;
+          s.ops.push_back(counted(cat, n.count));
+        }
         break;
       }
       case Kind::attention: eager_attention(n, m, w, s); break;
@@ -151,7 +156,9 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
           s.ops.push_back(
               counted(ops::elementwise("act_mul_up", KernelId::mul, T, m.intermediate, act, 2, 1, 1), n.count));
         } else {
-          s.ops.push_back(counted(ops::gelu(n.name, T, m.intermediate, act, true), n.count));
+          // transformers' NewGELUActivation (gelu_new, GPT-2) is written out in torch ops: pow,
+          // mul, add, mul, tanh, add, mul, mul, 8 kernels; other GELUs are F.gelu, one kernel.
+          s.ops.push_back(counted(ops::gelu(n.name, T, m.intermediate, act, m.act != Activation::gelu_tanh), n.count));
         }
         break;
     }
