@@ -6,6 +6,8 @@
 
 #include "perfmodel/accuracy.hpp"
 #include "perfmodel/calibration.hpp"
+#include "perfmodel/ops.hpp"
+#include "perfmodel/profile.hpp"
 #include "perfmodel/profile_accuracy.hpp"
 #include "test_support.hpp"
 
@@ -193,4 +195,19 @@ TEST_CASE("production kernels: each implementation stands for the right profile"
   CHECK(profiles_measured_by("torch.sdpa.efficient", KernelId::attention_decode).empty());
   CHECK(profiles_measured_by("torch.eager", KernelId::silu_mul) == std::vector{Impl::eager});
   CHECK(profiles_measured_by("torch.compile", KernelId::rmsnorm) == std::vector{Impl::fused});
+}
+
+TEST_CASE("eager form: F.silu(a) * b is two kernels and an intermediate; held out within 10 % median") {
+  const Op fused = ops::silu_mul("act", 4096, 4096, DType::bf16);
+  const std::vector<Op> eager = eager_form(fused, true);
+  REQUIRE(eager.size() == 2);
+  double bytes = 0;
+  for (const Op& k : eager) bytes += k.bytes();
+  CHECK(bytes == test::approx(5.0 / 3.0 * fused.bytes()));  // 5 passes over rows x cols against 3
+  CHECK(eager_form(ops::rmsnorm("n", 16, 4096, DType::bf16, false), true).size() == 7);   // LlamaRMSNorm
+  CHECK(eager_form(ops::rmsnorm("n", 16, 4096, DType::bf16, false), false).size() == 1);  // F.rms_norm
+  const ProfileSetStats s = row(production().calibrated, Impl::eager, "silu_mul", "torch.eager");
+  CAPTURE(s.held_out_median_abs);
+  CHECK(s.held_out_cases == 5);
+  CHECK(s.held_out_median_abs <= 0.10);
 }

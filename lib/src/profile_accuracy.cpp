@@ -7,6 +7,7 @@
 
 #include "perfmodel/errors.hpp"
 #include "perfmodel/kernel.hpp"
+#include "perfmodel/profile.hpp"
 
 namespace perfmodel {
 
@@ -46,8 +47,11 @@ std::vector<ProfileCaseError> evaluate_profiles(const Measurements& m, const Car
         continue;
       }
       // The device time of the profile's kernel(s): a measured case is one call on the GPU,
-      // without the eager host (price() with Impl::fused adds none).
-      const double predicted = price(op, r, Impl::fused).time_s;
+      // without the eager host (price() with Impl::fused adds none). Eager runs the op as
+      // PyTorch's kernels (transformers' modules for hf.eager).
+      double predicted = 0;
+      const std::vector<Op> kernels = p == Impl::eager ? eager_form(op, c.implementation == "hf.eager") : std::vector{op};
+      for (const Op& k : kernels) predicted += price(k, r, Impl::fused).time_s;
       out.push_back({p, c.implementation, c.index % 2 == 1,
                      {accuracy_set(c.kernel.kernel), c.kernel.name, to_string(c.kernel.kernel), predicted,
                       c.measured_s, predicted / c.measured_s - 1}});

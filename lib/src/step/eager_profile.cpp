@@ -3,6 +3,7 @@
 // in fp32 through several kernels; rotary is several ops; GQA repeats K/V into full-head tensors
 // (repeat_kv) before attention; the DynamicCache is grown by torch.cat every decode step; each launch costs the
 // host its dispatch time (docs/profiles.md).
+#include "eager_ops.hpp"
 #include "perfmodel/ops.hpp"
 #include "perfmodel/profile.hpp"
 
@@ -11,47 +12,6 @@ namespace perfmodel {
 namespace {
 
 using Kind = GraphNode::Kind;
-
-Op counted(Op op, int64_t count) {
-  op.count = count;
-  return op;
-}
-
-// LlamaRMSNorm.forward: x.to(fp32); x.pow(2).mean(-1, keepdim); x * rsqrt(var + eps);
-// weight * x.to(bf16). Seven kernels, the wide ones in fp32.
-void eager_rmsnorm(Step& s, const std::string& name, int64_t T, int64_t d, DType act, int64_t count) {
-  s.ops.push_back(counted(ops::cast(name + ".to_fp32", T, d, act, DType::fp32), count));
-  s.ops.push_back(counted(ops::elementwise(name + ".pow", KernelId::mul, T, d, DType::fp32, 1, 1, 1), count));
-  Op mean = ops::elementwise(name + ".mean", KernelId::other, T, d, DType::fp32, 1, 0, 1);
-  mean.kind = OpKind::norm;
-  mean.bytes_written = static_cast<double>(T) * 4;
-  s.ops.push_back(counted(mean, count));
-  s.ops.push_back(
-      counted(ops::elementwise(name + ".add_eps_rsqrt", KernelId::other, T, 1, DType::fp32, 1, 1, 2, 2), count));
-  Op scale = ops::elementwise(name + ".mul_rsqrt", KernelId::mul, T, d, DType::fp32, 1, 1, 1);
-  scale.bytes_read += static_cast<double>(T) * 4;
-  s.ops.push_back(counted(scale, count));
-  s.ops.push_back(counted(ops::cast(name + ".to_bf16", T, d, DType::fp32, act), count));
-  Op w = ops::elementwise(name + ".mul_weight", KernelId::mul, T, d, act, 1, 1, 1);
-  w.bytes_read += static_cast<double>(d) * bytes_of(act);
-  s.ops.push_back(counted(w, count));
-}
-
-// apply_rotary_pos_emb: q*cos + rotate_half(q)*sin for q and k; rotate_half slices, negates
-// and concatenates. Per tensor: mul, slice-neg, cat, mul, add = 5 kernels.
-// `views`: calls before it that launch nothing (cos and sin unsqueezed once for q and k).
-void eager_rotary(Step& s, int64_t T, int64_t width, const std::string& which, DType act, int64_t count, int views) {
-  Op mul_cos = ops::elementwise("rotary_" + which + ".mul_cos", KernelId::mul, T, width, act, 2, 1, 1);
-  mul_cos.framework_calls = views;
-  s.ops.push_back(counted(mul_cos, count));
-  Op neg = ops::elementwise("rotary_" + which + ".neg", KernelId::other, T, width / 2, act, 1, 1, 1);
-  neg.framework_calls = 2;  // rotate_half's two slices
-  s.ops.push_back(counted(neg, count));
-  s.ops.push_back(counted(ops::copy("rotary_" + which + ".cat", T, width, act), count));
-  s.ops.push_back(
-      counted(ops::elementwise("rotary_" + which + ".mul_sin", KernelId::mul, T, width, act, 2, 1, 1), count));
-  s.ops.push_back(counted(ops::add("rotary_" + which + ".add", T, width, act), count));
-}
 
 // The embedding, and what HF computes once per step before the layers.
 void eager_embed(const GraphNode& n, const Model& m, const Workload& w, Step& s) {
