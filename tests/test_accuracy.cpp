@@ -8,7 +8,10 @@
 #include "perfmodel/calibration.hpp"
 #include "perfmodel/ops.hpp"
 #include "perfmodel/profile.hpp"
+#include "perfmodel/production_decode.hpp"
 #include "perfmodel/profile_accuracy.hpp"
+
+#include <yaml-cpp/yaml.h>
 #include "test_support.hpp"
 
 using namespace perfmodel;
@@ -210,4 +213,21 @@ TEST_CASE("eager form: F.silu(a) * b is two kernels and an intermediate; held ou
   CAPTURE(s.held_out_median_abs);
   CHECK(s.held_out_cases == 5);
   CHECK(s.held_out_median_abs <= 0.10);
+}
+
+TEST_CASE("production decode: FlashAttention-2's split rule gives the kernel count of every measured flash decode call") {
+  const auto cases = test::root() + "/validation/results/h200-production/kernels.json";
+  YAML::Node root = YAML::LoadFile(cases);
+  int checked = 0;
+  for (const auto& c : root["cases"]) {
+    if (c["kernel"].as<std::string>() != "attention_decode" || c["implementation"].as<std::string>() != "torch.sdpa.flash")
+      continue;
+    const ProductionDecodePlan p =
+        plan_production_decode(c["batch"].as<int64_t>(), c["heads"].as<int64_t>(), c["kv_heads"].as<int64_t>(),
+                               c["kv_len"].as<int64_t>(), c["head_dim"].as<int64_t>(), fx().card.sm_count);
+    CAPTURE(c["name"].as<std::string>());
+    CHECK((p.splits > 1 ? 2 : 1) == c["kernels_per_launch"].as<int>());
+    ++checked;
+  }
+  CHECK(checked == 20);
 }

@@ -3,6 +3,7 @@
 // compute, memory and fixed times; price() (price.cpp) combines them. docs/model.md derives each.
 #include "perfmodel/kernel.hpp"
 #include "perfmodel/price.hpp"
+#include "perfmodel/production_decode.hpp"
 
 namespace perfmodel {
 
@@ -18,12 +19,6 @@ KernelTimes flash_decode_cost(const Op& op, const Roofs& r, const Tile* force_ti
 
 // Production decode attention (production_decode_cost.cpp): the split rule of FlashAttention's
 // split-KV kernels with GQA query heads packed into one tile, and the call's cost.
-struct ProductionDecodePlan {
-  int64_t ctas = 1;    // (sequence, KV head, 64-query-head block) CTAs before splitting
-  int64_t splits = 1;  // 1: the non-split kernel
-};
-ProductionDecodePlan plan_production_decode(int64_t batch, int64_t heads, int64_t kv_heads, int64_t kv_len,
-                                            int64_t head_dim, int sm_count);
 KernelTimes production_decode_cost(const Op& op, const Roofs& r);
 
 // The effective peak of `p` (throws a clear "card has no <p> peak" when the card has none).
