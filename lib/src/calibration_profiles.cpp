@@ -43,7 +43,6 @@ ProfileCalibration read_one(MapReader r, const std::string& name) {
     x.nonsplit_floor_s = d->opt_quantity("nonsplit_floor", Dimension::seconds, true).value_or(-1);
     d->finish();
   }
-  p.small_kernel_floor_s = r.opt_quantity("small_kernel_floor", Dimension::seconds, true).value_or(-1);
   p.host_per_kernel_s = r.opt_quantity("host_per_kernel", Dimension::seconds, true).value_or(0);
   r.finish();
   return p;
@@ -91,7 +90,6 @@ void write_profiles(std::ostream& o, const std::vector<ProfileCalibration>& prof
       o << "      nonsplit_softmax_share: " << d.nonsplit_softmax_share << "\n";
       if (d.nonsplit_floor_s >= 0) o << "      nonsplit_floor: " << q(d.nonsplit_floor_s, "us", 1e-6) << "\n";
     }
-    if (p.small_kernel_floor_s >= 0) o << "    small_kernel_floor: " << q(p.small_kernel_floor_s, "us", 1e-6) << "\n";
     if (p.host_per_kernel_s > 0) o << "    host_per_kernel: " << q(p.host_per_kernel_s, "us", 1e-6) << "\n";
   }
 }

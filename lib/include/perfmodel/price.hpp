@@ -54,7 +54,6 @@ struct Roofs {
   std::string profile;
   double attention_call_floor_s = -1;  // prefill attention's floor per call (negative: the card's launch floor)
   ProductionDecode production_decode;  // decode attention as production kernels run it (unmeasured: flash_decode_cost's own)
-  double small_kernel_floor_s = -1;    // the profile's small kernels' floor (negative: the card's launch floor)
   double host_per_kernel_s = 0;        // eager host time per kernel launched (0: host_launch_s)
 };
 

@@ -37,9 +37,8 @@ struct ProfileCalibration {
   double attention_cta_fixed_s = -1;
   double attention_call_floor_s = -1;    // the kernel's floor per call
   ProductionDecode decode;
-  // PyTorch eager: a small kernel's floor as the framework launches it (its own grid and
-  // reductions), and the host time per kernel launched (Python, dispatcher, launch).
-  double small_kernel_floor_s = -1;
+  // PyTorch eager as transformers runs it: the host time per kernel launched (Python module
+  // calls, dispatcher, launch); 0: the card's eager_dispatch.
   double host_per_kernel_s = 0;
 };
 

@@ -14,7 +14,6 @@ void apply_profile(Roofs& r, const ProfileCalibration& p) {
   if (p.attention_cta_fixed_s >= 0) r.attention_cta_fixed_s = p.attention_cta_fixed_s;
   r.attention_call_floor_s = p.attention_call_floor_s;
   if (p.decode.measured()) r.production_decode = p.decode;
-  r.small_kernel_floor_s = p.small_kernel_floor_s;
   r.host_per_kernel_s = p.host_per_kernel_s;
 }
 
