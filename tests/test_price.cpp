@@ -300,3 +300,32 @@ TEST_CASE("flash-decoding: a wave overlaps its KV stream and its CTAs' chains as
   CHECK(decode_split_time(d, kv, bw, h200, k) == test::approx(smooth));
   CHECK(smooth > std::max(s1, chain(3)) + std::max(s2, chain(1)));
 }
+
+TEST_CASE("profiles: written and read back; laid over the card's roofs only for the named profile") {
+  const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+  REQUIRE(cal.profiles.size() == 2);
+  const auto tmp = std::filesystem::temp_directory_path() / "perfmodel_profiles_roundtrip.yaml";
+  {
+    std::ofstream f(tmp);
+    f << to_yaml(cal);
+  }
+  const Calibration back = load_calibration(tmp.string());
+  std::filesystem::remove(tmp);
+  REQUIRE(back.profiles.size() == 2);
+  for (size_t i = 0; i < 2; ++i) {
+    const ProfileCalibration &a = cal.profiles[i], &b = back.profiles[i];
+    CHECK(a.name == b.name);
+    CHECK(b.attention_peak == test::approx(a.attention_peak));
+    CHECK(b.attention_call_floor_s == test::approx(a.attention_call_floor_s));
+    CHECK(b.decode.stream_bandwidth == test::approx(a.decode.stream_bandwidth));
+    CHECK(b.decode.combine_per_split_s == test::approx(a.decode.combine_per_split_s));
+    CHECK(b.host_per_kernel_s == test::approx(a.host_per_kernel_s));
+  }
+  const Card h200 = test::catalogue().card("h200");
+  const Roofs card = make_roofs(h200, &cal), fused = make_roofs(h200, &cal, Impl::fused);
+  CHECK(card.attention_peak == test::approx(cal.attention_peak));  // the backend's own kernel
+  CHECK(fused.attention_peak == test::approx(find_profile(cal.profiles, "fused")->attention_peak));
+  CHECK(fused.read_bandwidth == test::approx(card.read_bandwidth));  // the card's roofs stay
+  CHECK(!card.production_decode.measured());
+  CHECK(fused.production_decode.measured());
+}

@@ -272,9 +272,9 @@ TEST_CASE("the eager profile counts HF's framework calls: kernels and the views 
     views += op.framework_calls * op.count;
   }
   // Per layer: q/k/v view + transpose (6), cos/sin unsqueeze (2), rotate_half's slices (2 x 2),
-  // repeat_kv's index + expand for K and V (4), attention's transpose/contiguous/reshape (3): 19.
-  // Per step: the rotary embedding's 6, the mask's 4, the lm_head slice: 11.
-  CHECK(views == 19 * 32 + 11);
+  // attention's transpose/contiguous/reshape (3): 15 (GQA through SDPA's enable_gqa: no
+  // repeat_kv). Per step: the rotary embedding's 6, the mask's 4, the lm_head slice: 11.
+  CHECK(views == 15 * 32 + 11);
   // The step-level work HF does once: rotary embedding (6 kernels) and the causal mask (5).
   CHECK(find(s, "rotary_emb").launches == 6);
   CHECK(find(s, "causal_mask").launches == 5);

@@ -9,6 +9,7 @@
 #include "accuracy_report.hpp"
 #include "commands.hpp"
 #include "perfmodel/errors.hpp"
+#include "perfmodel/profile_accuracy.hpp"
 #include "perfmodel/version.hpp"
 
 namespace perfmodel::cli {
@@ -124,6 +125,43 @@ std::string accuracy_markdown(const Loaded& card, const Measurements& m, const s
   return o.str();
 }
 
+// Production kernels (cases with an `implementation`): a table per profile, each case priced on
+// the profile's roofs; held out = the cases its calibration was not fitted on (odd index).
+void add_profile_tables(Report& r, const std::vector<ProfileCaseError>& errors) {
+  if (errors.empty()) return;
+  const auto stats = summarize_profiles(errors);
+  for (Impl p : {Impl::fused, Impl::eager}) {
+    Node rows = Node::array();
+    for (const ProfileSetStats& s : stats) {
+      if (s.profile != p) continue;
+      Node n = Node::object();
+      n.set("kernel", Node::text(s.kernel));
+      n.set("implementation", Node::text(s.implementation));
+      n.set("fitted_cases", Node::integer(s.fitted_cases));
+      n.set("held_out_cases", Node::integer(s.held_out_cases));
+      n.set("held_out_median_abs_error", Node::number(s.held_out_median_abs, Hint::percent));
+      n.set("held_out_p90_abs_error", Node::number(s.held_out_p90_abs, Hint::percent));
+      n.set("held_out_mean_signed_error", Node::number(s.held_out_mean_signed, Hint::percent));
+      n.set("all_median_abs_error", Node::number(s.all_median_abs, Hint::percent));
+      n.set("all_p90_abs_error", Node::number(s.all_p90_abs, Hint::percent));
+      rows.push(std::move(n));
+    }
+    const std::string key = "profile_" + to_string(p);
+    r.root.set(key, std::move(rows));
+    r.tables.push_back({"production kernels, profile " + to_string(p) + " (held out: odd case index, not fitted on)",
+                        key,
+                        {{"kernel", "kernel", Hint::text},
+                         {"implementation", "implementation", Hint::text},
+                         {"fitted_cases", "fit", Hint::integer},
+                         {"held_out_cases", "held out", Hint::integer},
+                         {"held_out_median_abs_error", "median |err|", Hint::percent},
+                         {"held_out_p90_abs_error", "p90 |err|", Hint::percent},
+                         {"held_out_mean_signed_error", "mean err", Hint::percent},
+                         {"all_median_abs_error", "all: median", Hint::percent},
+                         {"all_p90_abs_error", "all: p90", Hint::percent}}});
+  }
+}
+
 int cmd_accuracy(const std::vector<std::string>& args, Context& ctx) {
   po::options_description d("Options");
   CardArgs card;
@@ -154,6 +192,7 @@ int cmd_accuracy(const std::vector<std::string>& args, Context& ctx) {
   Catalogue cat(ctx.data_root);
   const auto errors = evaluate(m, roofs, [&](const std::string& key) { return cat.model(key); });
   Report r = accuracy_report(ctx, l, m, errors);
+  add_profile_tables(r, evaluate_profiles(m, l.card, l.calibration ? &*l.calibration : nullptr));
   if (!markdown.empty()) {
     std::string text = accuracy_markdown(l, m, errors, today_utc());
     if (!notes.empty()) {

@@ -2,6 +2,7 @@
 #include "commands.hpp"
 #include "perfmodel/kernel.hpp"
 #include "perfmodel/price.hpp"
+#include "perfmodel/profile.hpp"
 #include "step_report.hpp"
 
 namespace perfmodel::cli {
@@ -53,6 +54,7 @@ int cmd_op(const std::vector<std::string>& args, Context& ctx) {
   a.batch = 1;
   a.q_len = 1;
   bool unfused = false, eager = false;
+  std::string impl = "fused";
   add_card(d, card);
   d.add_options()("kind", po::value(&kind)->required(),
                   "a kernel: add, copy, gelu, silu_mul, rmsnorm, layernorm, softmax, attention, or any kernel of kernels.def with a stand-alone form (an unknown name lists them)")(
@@ -67,7 +69,9 @@ int cmd_op(const std::vector<std::string>& args, Context& ctx) {
       "kv-len", po::value(&a.kv_len), "attention: keys per sequence")(
       "head-dim", po::value(&a.head_dim), "attention: head dimension")(
       "causal", po::bool_switch(&a.causal), "attention: causal mask")(
-      "eager", po::bool_switch(&eager), "add the host launch gap of eager execution");
+      "impl", po::value(&impl)->default_value(impl),
+      "implementation profile whose kernel is priced: fused (serving engine) or eager (PyTorch eager: its kernels, floors and host time)")(
+      "eager", po::bool_switch(&eager), "alias of --impl eager");
   add_format(d, format);
   po::variables_map vm;
   if (!parse(args, d, vm, ctx, "perfmodel op: one kernel's FLOPs, bytes, roofline and predicted time",
@@ -90,10 +94,41 @@ int cmd_op(const std::vector<std::string>& args, Context& ctx) {
     require_positive(rows, "--rows");
     require_positive(cols, "--cols");
   }
+  if (impl != "fused" && impl != "eager") throw UsageError("--impl must be fused or eager, got '" + impl + "'");
+  const Impl profile = eager || impl == "eager" ? Impl::eager : Impl::fused;
   Loaded l = load_card(card, ctx);
   Op op = make_kernel_op(kind, rows, cols, t, unfused, a);
-  const Roofs roofs = make_roofs(l.card, l.calibration ? &*l.calibration : nullptr);
-  OpCost c = price(op, roofs, eager ? Impl::eager : Impl::fused);
+  const Roofs roofs = make_roofs(l.card, l.calibration ? &*l.calibration : nullptr, profile);
+  OpCost c = price(op, roofs, profile);
+  // Eager: the op as PyTorch eager runs it (transformers' modules), its kernels priced one after
+  // another with the host issuing each (profile.hpp, eager_form).
+  std::vector<Op> kernels = profile == Impl::eager ? eager_form(op, true) : std::vector<Op>{};
+  Node kernel_rows = Node::array();
+  if (kernels.size() > 1) {
+    Step st;
+    st.ops = kernels;
+    const StepCost sc = price_step(st, roofs, Impl::eager);
+    Op sum = op;
+    sum.flops = sum.bytes_read = sum.bytes_written = 0;
+    sum.launches = 0;
+    for (const Op& k : kernels) {
+      sum.flops += k.flops;
+      sum.bytes_read += k.bytes_read;
+      sum.bytes_written += k.bytes_written;
+      sum.launches += k.launches;
+    }
+    OpCost total = price(sum, roofs, profile);  // the distances and the roofline of the whole
+    total.time_s = sc.time_s;
+    total.device_time_s = sc.device_time_s;
+    total.host_time_s = sc.host_time_s;
+    total.compute_time_s = sc.compute_time_s;
+    total.memory_time_s = sc.memory_time_s;
+    total.overhead_time_s = sc.overhead_time_s;
+    total.bound = sc.bound;
+    for (size_t i = 0; i < kernels.size(); ++i) kernel_rows.push(op_node(kernels[i], sc.ops[i], sc.time_s));
+    op = sum;
+    c = total;
+  }
 
   Report r;
   r.command = "op";
@@ -105,6 +140,8 @@ int cmd_op(const std::vector<std::string>& args, Context& ctx) {
   r.root.set("inputs", std::move(inputs));
   Node o = op_node(op, c, c.time_s);
   for (const auto& [k, v] : o.items()) r.root.set(k, v);
+  const bool several = !kernel_rows.elements().empty();
+  r.root.set("kernels", std::move(kernel_rows));
   r.fields.push_back({kind + " " + op_shape(op) + " " + dtype + " on " + l.card.name, "",
                       {{"time_s", "time (predicted)", Hint::time},
                        {"roofline_time_s", "roofline (nominal)", Hint::time},
@@ -116,6 +153,17 @@ int cmd_op(const std::vector<std::string>& args, Context& ctx) {
                        {"launches", "launches", Hint::integer},
                        {"distance_to_roof", "distance to roof", Hint::ratio},
                        {"distance_to_ridge", "distance to ridge", Hint::ratio}}});
+  if (profile == Impl::eager)
+    r.fields.back().fields.insert(r.fields.back().fields.begin() + 1,
+                                  {{"device_time_s", "  device (kernel) time", Hint::time},
+                                   {"host_time_s", "  host (dispatch) time", Hint::time}});
+  if (several)
+    r.tables.push_back({"PyTorch eager's kernels", "kernels",
+                        {{"name", "kernel", Hint::text},
+                         {"shape", "shape", Hint::text},
+                         {"device_time_s", "device", Hint::time},
+                         {"host_time_s", "host", Hint::time},
+                         {"bytes", "bytes", Hint::bytes}}});
   emit(r, format, ctx);
   return 0;
 }

@@ -48,6 +48,8 @@ Node op_node(const Op& op, const OpCost& c, double step_time) {
   o.set("intensity", Node::number(op.intensity(), Hint::intensity));
   o.set("time_s", Node::number(n * c.time_s, Hint::time));
   o.set("roofline_time_s", Node::number(n * c.roofline_time_s, Hint::time));
+  o.set("device_time_s", Node::number(n * c.device_time_s, Hint::time));
+  o.set("host_time_s", Node::number(n * c.host_time_s, Hint::time));
   o.set("time_per_instance_s", Node::number(c.time_s, Hint::time));
   o.set("bound", Node::text(to_string(c.bound)));
   o.set("share", Node::number(step_time > 0 ? n * c.time_s / step_time : 0, Hint::percent));
@@ -67,6 +69,8 @@ Node op_node(const Op& op, const OpCost& c, double step_time) {
 Node step_node(const PricedStep& p) {
   Node s = Node::object();
   s.set("time_s", Node::number(p.cost.time_s, Hint::time));
+  s.set("device_time_s", Node::number(p.cost.device_time_s, Hint::time));
+  s.set("host_time_s", Node::number(p.cost.host_time_s, Hint::time));
   s.set("roofline_time_s", Node::number(p.cost.roofline_time_s, Hint::time));
   s.set("flops", Node::number(p.step.flops(), Hint::flops));
   s.set("bytes", Node::number(p.step.bytes(), Hint::bytes));
@@ -133,13 +137,18 @@ Report step_report(const std::string& command, const Context& ctx, const Loaded&
                           std::string(to_string(p.workload.act_dtype)) + ", " + to_string(p.workload.impl) +
                           (card.calibration ? ", calibrated" : ", datasheet roofs"),
                       "step",
-                      {{"time_s", "step time (predicted)", Hint::time},
+                      {{"time_s", p.workload.impl == Impl::eager ? "step time (predicted wall)" : "step time (predicted)", Hint::time},
                        {"roofline_time_s", "roofline bound (nominal)", Hint::time},
                        {"bound", "bound by", Hint::text},
                        {"flops", "FLOPs", Hint::flops},
                        {"bytes", "bytes moved", Hint::bytes},
                        {"intensity", "arithmetic intensity (FLOP/B)", Hint::intensity},
                        {"launches", "kernel launches", Hint::integer}}});
+  // Eager: the host issues every kernel, so the wall time and the GPU's kernel time differ.
+  if (p.workload.impl == Impl::eager)
+    r.fields.back().fields.insert(r.fields.back().fields.begin() + 1,
+                                   {{"device_time_s", "  device (kernel) time", Hint::time},
+                                    {"host_time_s", "  host (dispatch) time", Hint::time}});
   std::vector<Column> an{{"tokens_per_s", "tokens/s", Hint::none}};
   if (decode) {
     an.push_back({"tpot_s", "TPOT (time per output token)", Hint::time});

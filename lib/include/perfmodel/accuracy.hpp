@@ -15,6 +15,8 @@ namespace perfmodel {
 struct MeasuredCase {
   KernelCase kernel;
   double measured_s = 0;  // hot median per launch
+  std::string implementation;  // production kernels: torch.sdpa.cudnn, torch.eager, ... (empty: this backend's)
+  int index = -1;              // position in its file's `cases`
 };
 
 struct MeasuredStep {
@@ -55,6 +57,9 @@ struct SetStats {
 
 std::vector<CaseError> evaluate(const Measurements& m, const Roofs& roofs,
                                 const std::function<Model(const std::string&)>& model_lookup);
+// Linear-interpolated quantile q of v (0.5: median).
+double percentile(std::vector<double> v, double q);
+
 std::vector<SetStats> summarize(const std::vector<CaseError>& errors);
 
 }  // namespace perfmodel

@@ -4,12 +4,14 @@
 // the datasheet value times a documented default efficiency (docs/model.md).
 #include <array>
 #include <string>
+#include <vector>
 
 #include "perfmodel/collective.hpp"
 #include "perfmodel/decode_attention.hpp"
 #include "perfmodel/dtype.hpp"
 #include "perfmodel/op.hpp"
 #include "perfmodel/power.hpp"
+#include "perfmodel/profile_calibration.hpp"
 
 namespace perfmodel {
 
@@ -68,6 +70,8 @@ struct Calibration {
   double ramp_bandwidth = 0;
   // NCCL collectives between cards of this kind (collective.hpp): fitted latencies and bandwidths.
   CollectiveCalibration collectives;
+  // Per implementation profile: what its own kernels cost on this card (`profiles:`).
+  std::vector<ProfileCalibration> profiles;
 };
 
 // Loads a calibration file (YAML, docs/calibration.md). Throws ConfigError.

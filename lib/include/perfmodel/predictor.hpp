@@ -39,7 +39,8 @@ class Predictor {
   StepCost step_cost(const Workload& w);
   using Key = std::tuple<int64_t, int, int, int, bool, bool>;  // batch, dtypes, tf32, all positions
   Model model_;
-  Roofs roofs_;
+  Roofs roofs_;        // the fused profile's (the memoized path)
+  Roofs eager_roofs_;  // the eager profile's
   double utilization_;
   double params_ = 0, weight_bytes_per_param_ = 0;
   std::map<Key, Priced> batch_only_;

@@ -49,6 +49,12 @@ struct Roofs {
   // = derived from the kernel's instruction count, price.cpp).
   ThreadChains thread_chain_s = unmeasured_thread_chains();
   PowerCap power;  // sustained steps: the board power cap (unknown: never capped)
+  // The implementation profile whose kernels these roofs price (profile_calibration.hpp): empty
+  // for the card's own roofs (the validation backend's kernels, its self-checks).
+  std::string profile;
+  double attention_call_floor_s = -1;  // prefill attention's floor per call (negative: the card's launch floor)
+  ProductionDecode production_decode;  // decode attention as production kernels run it (unmeasured: flash_decode_cost's own)
+  double host_per_kernel_s = 0;        // eager host time per kernel launched (0: host_launch_s)
 };
 
 // Documented default efficiencies for uncalibrated cards (docs/model.md cites each).
@@ -75,7 +81,9 @@ struct DefaultEfficiency {
   static constexpr double issue = 0.85;
 };
 
-Roofs make_roofs(const Card& card, const Calibration* calibration);
+// The card's roofs, with `profile`'s own kernel costs laid over them when the calibration has that
+// profile (no profile: the card's own roofs, which price the validation backend's kernels).
+Roofs make_roofs(const Card& card, const Calibration* calibration, std::optional<Impl> profile = std::nullopt);
 
 struct OpCost {
   double roofline_time_s = 0;  // per instance, nominal roofline
@@ -83,6 +91,10 @@ struct OpCost {
   double compute_time_s = 0;   // F / P_eff (after wave quantization for GEMMs)
   double memory_time_s = 0;    // M / W_eff
   double overhead_time_s = 0;  // floor and launch gaps
+  // The GPU's time (fixed + max(compute, memory)) and the host's (eager: the framework's dispatch
+  // and launch of each kernel and view; fused: 0, a CUDA graph replays the step). time_s is the
+  // longer of the two for an eager op alone.
+  double device_time_s = 0, host_time_s = 0;
   Bound bound = Bound::memory;
   double nominal_peak = 0, nominal_bandwidth = 0;
   double achieved_flops = 0;   // F / time_s
@@ -115,7 +127,11 @@ namespace perfmodel {
 
 struct StepCost {
   std::vector<OpCost> ops;     // per instance, parallel to Step::ops
-  double time_s = 0;           // sum of count x time over ops
+  // The wall time a user waits: fused, the device time (one graph replay); eager, the host
+  // issuing kernels into the launch queue and the GPU running them as they come (combine_step).
+  double time_s = 0;
+  double device_time_s = 0;    // sum of count x device time over ops (what a profiler's kernel time shows)
+  double host_time_s = 0;      // sum of count x host time over ops
   double roofline_time_s = 0;  // sum of count x roofline time
   double compute_time_s = 0, memory_time_s = 0, overhead_time_s = 0;  // time shares by bound
   Bound bound = Bound::memory;  // the bound holding the largest share of time

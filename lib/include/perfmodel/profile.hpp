@@ -18,6 +18,12 @@ struct Profile {
 };
 
 const std::vector<const Profile*>& profiles();
+
+// One kernel of the fused vocabulary as PyTorch eager runs it (lib/src/step/eager_ops.cpp):
+// F.silu(a) * b is two kernels and an intermediate; with `hf_modules`, RMSNorm is transformers'
+// LlamaRMSNorm (8 kernels, fp32 intermediates); rotary is transformers' apply_rotary_pos_emb on q
+// and k (10 kernels). Other kernels are PyTorch's own one kernel (F.rms_norm, F.layer_norm, ...).
+std::vector<Op> eager_form(const Op& op, bool hf_modules);
 const Profile& profile_for(Impl impl);
 
 }  // namespace perfmodel

@@ -26,7 +26,9 @@ void load_one(const std::string& path, Measurements& into) {
   if (root["meta"] && root["meta"]["device"] && root["meta"]["device"]["name"] && into.device.empty())
     into.device = root["meta"]["device"]["name"].as<std::string>();
   if (root["cases"]) {
+    int case_index = -1;
     for (const auto& c : root["cases"]) {
+      ++case_index;
       if (!c["ok"] || !c["ok"].as<bool>() || !c["correct"] || !c["correct"].as<bool>()) continue;
       const std::string kname = c["kernel"].as<std::string>();
       auto k = kernel_from_string(kname);
@@ -47,6 +49,10 @@ void load_one(const std::string& path, Measurements& into) {
       kc.l2_resident = c["l2_resident"] && c["l2_resident"].as<bool>();
       if (c["rotated_bytes"] && !c["rotated_bytes"].IsNull()) kc.rotated_bytes = c["rotated_bytes"].as<double>();
       mc.measured_s = c["measured_s"].as<double>();
+      // Production kernels (issue 10): which implementation ran, and the case's place in the file
+      // (the profile fit takes the even ones).
+      if (c["implementation"] && c["implementation"].IsScalar()) mc.implementation = c["implementation"].as<std::string>();
+      mc.index = case_index;
       if (mc.measured_s > 0) into.cases.push_back(mc);
     }
   }
@@ -69,6 +75,8 @@ void load_one(const std::string& path, Measurements& into) {
   }
 }
 
+}  // namespace
+
 double percentile(std::vector<double> v, double q) {
   if (v.empty()) return 0;
   std::sort(v.begin(), v.end());
@@ -76,8 +84,6 @@ double percentile(std::vector<double> v, double q) {
   const size_t lo = static_cast<size_t>(std::floor(pos)), hi = static_cast<size_t>(std::ceil(pos));
   return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
 }
-
-}  // namespace
 
 void load_measurements(const std::string& path, Measurements& into) {
   if (fs::is_directory(path)) {

@@ -35,7 +35,8 @@ Evaluation evaluate(const Model& m, const Workload& w, const Roofs& roofs, const
 
 Evaluation evaluate(const Model& m, const Workload& w, const Card& card, const Calibration* calibration,
                     const EvaluateOptions& o) {
-  return evaluate(m, w, make_roofs(card, calibration), o);
+  // The workload's profile prices its own kernels (issue 10: profile calibration apart from the card's).
+  return evaluate(m, w, make_roofs(card, calibration, w.impl), o);
 }
 
 }  // namespace perfmodel

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "perfmodel/calibration.hpp"
+#include "calibration_profiles.hpp"
 #include "catalogue/yaml_reader.hpp"
 #include "collective_calibration.hpp"
 
@@ -72,6 +73,7 @@ Calibration load_calibration(const std::string& path) {
     ramp->finish();
   }
   if (auto coll = r.opt_map("collectives")) c.collectives = detail::parse_collective_calibration(*coll);
+  c.profiles = detail::read_profiles(r);
   r.finish();
   return c;
 }
@@ -142,6 +144,7 @@ std::string to_yaml(const Calibration& c) {
     o << "  bandwidth: " << q(c.ramp_bandwidth, "GB/s", 1e9) << "\n";
   }
   o << detail::collective_calibration_yaml(c.collectives);
+  detail::write_profiles(o, c.profiles);
   return o.str();
 }
 

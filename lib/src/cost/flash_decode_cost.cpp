@@ -7,6 +7,8 @@ namespace perfmodel {
 
 KernelTimes flash_decode_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
   if (op.attention.batch <= 0) return stream_cost(op, r, force_tile);
+  // A profile measured on production decode kernels prices them as they run (issue 10).
+  if (r.production_decode.measured()) return production_decode_cost(op, r);
   const AttentionShape& a = op.attention;
   const DecodeSplit d = plan_decode_split(a.batch, a.heads, a.kv_heads, a.kv_len, a.head_dim, r.card);
   KernelTimes t;

@@ -3,6 +3,7 @@
 // compute, memory and fixed times; price() (price.cpp) combines them. docs/model.md derives each.
 #include "perfmodel/kernel.hpp"
 #include "perfmodel/price.hpp"
+#include "perfmodel/production_decode.hpp"
 
 namespace perfmodel {
 
@@ -15,6 +16,10 @@ KernelTimes gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile);
 KernelTimes flash_prefill_cost(const Op& op, const Roofs& r, const Tile* force_tile);
 // Flash-decoding: split kernel and combine (flash_decode_cost.cpp).
 KernelTimes flash_decode_cost(const Op& op, const Roofs& r, const Tile* force_tile);
+
+// Production decode attention (production_decode_cost.cpp): the split rule of FlashAttention's
+// split-KV kernels with GQA query heads packed into one tile, and the call's cost.
+KernelTimes production_decode_cost(const Op& op, const Roofs& r);
 
 // The effective peak of `p` (throws a clear "card has no <p> peak" when the card has none).
 double effective_peak(const Roofs& r, Precision p);

@@ -50,9 +50,15 @@ OpCost price(const Op& op, const Roofs& r, Impl impl, const Tile* force_tile) {
   // t = fixed + max(compute, memory): the launch floor and each dependent sweep's latency do
   // not overlap the streaming (docs/model.md, "fixed costs").
   double time = k.fixed_s + std::max(c.compute_time_s, c.memory_time_s);
+  c.device_time_s = time;
   // Eager: the host issues every framework call (one per launch, plus views that launch none);
-  // the GPU cannot run ahead of it.
-  if (impl == Impl::eager) time = std::max(time, op.launches * r.host_launch_s + op.framework_calls * r.eager_view_s);
+  // the GPU cannot run ahead of it. A profile measured on its framework has its own host time
+  // per kernel.
+  if (impl == Impl::eager) {
+    const double per_launch = r.host_per_kernel_s > 0 ? r.host_per_kernel_s : r.host_launch_s;
+    c.host_time_s = op.launches * per_launch + op.framework_calls * r.eager_view_s;
+    time = std::max(time, c.host_time_s);
+  }
   c.time_s = time;
   c.overhead_time_s = time - std::max(c.compute_time_s, c.memory_time_s);
   if (c.overhead_time_s > std::max(c.compute_time_s, c.memory_time_s))

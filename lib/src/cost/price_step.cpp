@@ -15,6 +15,23 @@ double at_clock(const OpCost& c, double phi) {
   return c.time_s + std::max(0.0, c.compute_time_s / phi - busy);
 }
 
+// Eager: the host issues each kernel after its dispatch and the GPU runs it once both the launch
+// and the previous kernel are done (an unbounded launch queue), layer after layer: an op of count
+// n runs in each of the first n rounds over the step's ops. The step ends when the last kernel
+// does (the host's final wait).
+double eager_wall_time(const std::vector<const Op*>& ops, const std::vector<OpCost>& costs) {
+  int64_t rounds = 0;
+  for (const Op* op : ops) rounds = std::max(rounds, op->count);
+  double host = 0, gpu = 0;
+  for (int64_t k = 0; k < rounds; ++k)
+    for (size_t i = 0; i < ops.size(); ++i) {
+      if (ops[i]->count <= k) continue;
+      host += costs[i].host_time_s;
+      gpu = std::max(gpu, host) + costs[i].device_time_s;
+    }
+  return std::max(host, gpu);
+}
+
 }  // namespace
 
 StepCost price_step(const Step& step, const Roofs& roofs, Impl impl) {
@@ -39,6 +56,7 @@ StepCost combine_step(const std::vector<const Op*>& ops, std::vector<OpCost> cos
     // In a step every op starts after a different op's kernel (docs/model.md, "kernel switch").
     if (impl == Impl::fused && roofs.kernel_switch_s > 0) {
       c.time_s += roofs.kernel_switch_s;
+      c.device_time_s += roofs.kernel_switch_s;
       c.overhead_time_s += roofs.kernel_switch_s;
     }
     const double peak = roofs.peak[static_cast<size_t>(op.precision)];
@@ -56,6 +74,7 @@ StepCost combine_step(const std::vector<const Op*>& ops, std::vector<OpCost> cos
   for (size_t i = 0; i < s.ops.size(); ++i) {
     OpCost& c = s.ops[i];
     if (s.clock_scale < 1) {
+      c.device_time_s += std::max(0.0, c.compute_time_s / s.clock_scale - std::max(c.compute_time_s, c.memory_time_s));
       c.time_s = at_clock(c, s.clock_scale);
       c.compute_time_s /= s.clock_scale;
       c.overhead_time_s = c.time_s - std::max(c.compute_time_s, c.memory_time_s);
@@ -65,10 +84,13 @@ StepCost combine_step(const std::vector<const Op*>& ops, std::vector<OpCost> cos
     const double n = static_cast<double>(ops[i]->count);
     s.time_s += n * c.time_s;
     s.roofline_time_s += n * c.roofline_time_s;
+    s.device_time_s += n * c.device_time_s;
+    s.host_time_s += n * c.host_time_s;
     (c.bound == Bound::compute ? s.compute_time_s
      : c.bound == Bound::memory ? s.memory_time_s
                                 : s.overhead_time_s) += n * c.time_s;
   }
+  if (impl == Impl::eager) s.time_s = eager_wall_time(ops, s.ops);
   s.bound = Bound::memory;
   if (s.compute_time_s > s.memory_time_s && s.compute_time_s > s.overhead_time_s) s.bound = Bound::compute;
   if (s.overhead_time_s > s.memory_time_s && s.overhead_time_s > s.compute_time_s) s.bound = Bound::overhead;

@@ -5,7 +5,21 @@
 
 namespace perfmodel {
 
-Roofs make_roofs(const Card& card, const Calibration* cal) {
+namespace {
+
+// The profile's own kernels over the card's roofs (issue 10): only what the profile measured.
+void apply_profile(Roofs& r, const ProfileCalibration& p) {
+  if (p.attention_peak > 0) r.attention_peak = p.attention_peak;
+  if (p.attention_softmax_share >= 0) r.attention_softmax_share = p.attention_softmax_share;
+  if (p.attention_cta_fixed_s >= 0) r.attention_cta_fixed_s = p.attention_cta_fixed_s;
+  r.attention_call_floor_s = p.attention_call_floor_s;
+  if (p.decode.measured()) r.production_decode = p.decode;
+  r.host_per_kernel_s = p.host_per_kernel_s;
+}
+
+}  // namespace
+
+Roofs make_roofs(const Card& card, const Calibration* cal, std::optional<Impl> profile) {
   Roofs r;
   r.card = card;
   r.calibrated = cal != nullptr;
@@ -52,6 +66,10 @@ Roofs make_roofs(const Card& card, const Calibration* cal) {
   if (cal) r.thread_chain_s = cal->thread_chain_s;
   r.l2_cyclic_capacity = cal && cal->l2_cyclic_capacity > 0 ? cal->l2_cyclic_capacity : card.l2_bytes / 2;
   if (cal) r.power = cal->power;
+  if (profile) {
+    r.profile = to_string(*profile);
+    if (const ProfileCalibration* p = cal ? find_profile(cal->profiles, r.profile) : nullptr) apply_profile(r, *p);
+  }
   return r;
 }
 

@@ -1,0 +1,48 @@
+#pragma once
+// What an implementation profile's own kernels cost on one card (issue 10; docs/calibration.md,
+// "profiles"). The card's roofs (bandwidths, L2, GEMM peaks, launch floor, power) are the card's;
+// attention rates and latencies, per-call floors and small-kernel costs belong to the kernels a
+// profile runs and are fitted on those kernels (validation/results/h200-production). make_roofs
+// (roofs.cpp) lays a profile's values over the card's, in one place; every field is optional
+// ("not measured": the card's value, or the datasheet default, stays).
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace perfmodel {
+
+// Production decode attention (FlashAttention-2/3 and FlashInfer split-KV kernels): the query
+// heads of a GQA group are packed into one tile, so the KV cache is streamed once per KV head and
+// a CTA belongs to one (sequence, KV head). Few such CTAs: the KV is cut into splits (a split kernel
+// and a combine); enough of them: one kernel walks the whole cache per CTA (docs/model.md,
+// "production decode").
+struct ProductionDecode {
+  double call_floor_s = -1;    // the smallest call (split kernel + combine), negative: not measured
+  double stream_bandwidth = 0;  // split kernel: the KV read rate, B/s
+  double combine_per_split_s = 0;  // the combine merges the splits one after another (FA2 combine kernel)
+  // Non-split kernel: per 128-key tile of one (sequence, KV head) CTA, on one SM, at head dim 128;
+  // the share of it that does not scale with the head dim (softmax, as for prefill tiles).
+  double nonsplit_tile_s = 0;
+  double nonsplit_softmax_share = 0;
+  double nonsplit_floor_s = -1;  // one kernel, no combine
+  bool measured() const { return call_floor_s >= 0 && stream_bandwidth > 0; }
+};
+
+struct ProfileCalibration {
+  std::string name;       // fused | eager
+  std::string fitted_on;  // what the values come from (the implementations and the case split)
+  // Prefill attention: the tile model of flash_prefill_cost.cpp, refitted on the profile's kernel.
+  double attention_peak = 0;             // FLOP/s at head dim 128; 0: not measured
+  double attention_softmax_share = -1;   // negative: not measured
+  double attention_cta_fixed_s = -1;
+  double attention_call_floor_s = -1;    // the kernel's floor per call
+  ProductionDecode decode;
+  // PyTorch eager as transformers runs it: the host time per kernel launched (Python module
+  // calls, dispatcher, launch); 0: the card's eager_dispatch.
+  double host_per_kernel_s = 0;
+};
+
+// The named profile of `profiles`, or none.
+const ProfileCalibration* find_profile(const std::vector<ProfileCalibration>& profiles, const std::string& name);
+
+}  // namespace perfmodel

@@ -1,0 +1,109 @@
+// Production kernels per implementation profile (profile_accuracy.hpp; issue 10).
+#include "perfmodel/profile_accuracy.hpp"
+
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "perfmodel/errors.hpp"
+#include "perfmodel/kernel.hpp"
+#include "perfmodel/profile.hpp"
+
+namespace perfmodel {
+
+std::vector<Impl> profiles_measured_by(const std::string& impl, KernelId kernel) {
+  const std::string set = accuracy_set(kernel);
+  if (set == "attention") {
+    if (kernel == KernelId::attention_decode) {
+      // Both profiles run FlashAttention's split-KV decode (transformers' sdpa path too).
+      if (impl == "torch.sdpa.flash") return {Impl::fused, Impl::eager};
+      return {};
+    }
+    if (impl == "torch.sdpa.cudnn") return {Impl::fused};
+    if (impl == "torch.sdpa.flash") return {Impl::eager};
+    return {};
+  }
+  if (set == "gemm") {
+    if (impl == "torch.linear") return {Impl::fused, Impl::eager};
+    if (impl == "torch.scaled_mm") return {Impl::fused};
+    return {};
+  }
+  if (impl == "torch.compile") return {Impl::fused};
+  if (impl == "torch.eager" || impl == "hf.eager") return {Impl::eager};
+  return {};
+}
+
+std::vector<ProfileCaseError> evaluate_profiles(const Measurements& m, const Card& card, const Calibration* cal) {
+  const Roofs fused = make_roofs(card, cal, Impl::fused), eager = make_roofs(card, cal, Impl::eager);
+  std::vector<ProfileCaseError> out;
+  for (const MeasuredCase& c : m.cases) {
+    if (c.implementation.empty()) continue;
+    for (Impl p : profiles_measured_by(c.implementation, c.kernel.kernel)) {
+      const Roofs& r = p == Impl::eager ? eager : fused;
+      Op op;
+      try {
+        op = to_op_on(c.kernel, r.l2_cyclic_capacity);
+      } catch (const InputError&) {
+        continue;
+      }
+      // The device time of the profile's kernel(s): a measured case is one call on the GPU,
+      // without the eager host (price() with Impl::fused adds none). Eager runs the op as
+      // PyTorch's kernels (transformers' modules for hf.eager).
+      double predicted = 0;
+      const std::vector<Op> kernels = p == Impl::eager ? eager_form(op, c.implementation == "hf.eager") : std::vector{op};
+      for (const Op& k : kernels) predicted += price(k, r, Impl::fused).time_s;
+      out.push_back({p, c.implementation, c.index % 2 == 1,
+                     {accuracy_set(c.kernel.kernel), c.kernel.name, to_string(c.kernel.kernel), predicted,
+                      c.measured_s, predicted / c.measured_s - 1}});
+    }
+  }
+  return out;
+}
+
+namespace {
+
+struct Acc {
+  std::vector<double> held, all;
+  double held_sum = 0;
+  int fitted = 0;
+};
+
+ProfileSetStats stats_of(Impl p, const std::string& kernel, const std::string& impl, const Acc& a) {
+  ProfileSetStats s;
+  s.profile = p;
+  s.kernel = kernel;
+  s.implementation = impl;
+  s.fitted_cases = a.fitted;
+  s.held_out_cases = static_cast<int>(a.held.size());
+  s.held_out_median_abs = percentile(a.held, 0.5);
+  s.held_out_p90_abs = percentile(a.held, 0.9);
+  s.held_out_mean_signed = a.held.empty() ? 0 : a.held_sum / static_cast<double>(a.held.size());
+  s.all_median_abs = percentile(a.all, 0.5);
+  s.all_p90_abs = percentile(a.all, 0.9);
+  return s;
+}
+
+}  // namespace
+
+std::vector<ProfileSetStats> summarize_profiles(const std::vector<ProfileCaseError>& errors) {
+  std::map<std::tuple<int, std::string, std::string>, Acc> rows;
+  for (const ProfileCaseError& e : errors) {
+    const int p = static_cast<int>(e.profile);
+    for (const auto& key : {std::tuple{p, e.error.detail, e.implementation}, std::tuple{p, "all " + e.error.set, std::string()}}) {
+      Acc& a = rows[key];
+      a.all.push_back(std::fabs(e.error.error));
+      if (e.held_out) {
+        a.held.push_back(std::fabs(e.error.error));
+        a.held_sum += e.error.error;
+      } else {
+        ++a.fitted;
+      }
+    }
+  }
+  std::vector<ProfileSetStats> out;
+  for (const auto& [key, a] : rows)
+    out.push_back(stats_of(static_cast<Impl>(std::get<0>(key)), std::get<1>(key), std::get<2>(key), a));
+  return out;
+}
+
+}  // namespace perfmodel

@@ -1,0 +1,76 @@
+// PyTorch eager's kernels for ops that transformers writes out in torch calls (eager_ops.hpp),
+// and eager_form: one fused kernel as PyTorch eager runs it (profile.hpp).
+#include "eager_ops.hpp"
+
+#include "perfmodel/ops.hpp"
+#include "perfmodel/profile.hpp"
+
+namespace perfmodel {
+
+Op counted(Op op, int64_t count) {
+  op.count = count;
+  return op;
+}
+
+// LlamaRMSNorm.forward: x.to(fp32); x.pow(2).mean(-1, keepdim); x * rsqrt(var + eps);
+// weight * x.to(bf16). Seven kernels, the wide ones in fp32.
+void eager_rmsnorm(Step& s, const std::string& name, int64_t T, int64_t d, DType act, int64_t count) {
+  s.ops.push_back(counted(ops::cast(name + ".to_fp32", T, d, act, DType::fp32), count));
+  s.ops.push_back(counted(ops::elementwise(name + ".pow", KernelId::mul, T, d, DType::fp32, 1, 1, 1), count));
+  Op mean = ops::elementwise(name + ".mean", KernelId::other, T, d, DType::fp32, 1, 0, 1);
+  mean.kind = OpKind::norm;
+  mean.bytes_written = static_cast<double>(T) * 4;
+  s.ops.push_back(counted(mean, count));
+  s.ops.push_back(
+      counted(ops::elementwise(name + ".add_eps_rsqrt", KernelId::other, T, 1, DType::fp32, 1, 1, 2, 2), count));
+  Op scale = ops::elementwise(name + ".mul_rsqrt", KernelId::mul, T, d, DType::fp32, 1, 1, 1);
+  scale.bytes_read += static_cast<double>(T) * 4;
+  s.ops.push_back(counted(scale, count));
+  s.ops.push_back(counted(ops::cast(name + ".to_bf16", T, d, DType::fp32, act), count));
+  Op w = ops::elementwise(name + ".mul_weight", KernelId::mul, T, d, act, 1, 1, 1);
+  w.bytes_read += static_cast<double>(d) * bytes_of(act);
+  s.ops.push_back(counted(w, count));
+}
+
+// apply_rotary_pos_emb: q*cos + rotate_half(q)*sin for q and k; rotate_half slices, negates
+// and concatenates. Per tensor: mul, slice-neg, cat, mul, add = 5 kernels.
+// `views`: calls before it that launch nothing (cos and sin unsqueezed once for q and k).
+void eager_rotary(Step& s, int64_t T, int64_t width, const std::string& which, DType act, int64_t count, int views) {
+  Op mul_cos = ops::elementwise("rotary_" + which + ".mul_cos", KernelId::mul, T, width, act, 2, 1, 1);
+  mul_cos.framework_calls = views;
+  s.ops.push_back(counted(mul_cos, count));
+  Op neg = ops::elementwise("rotary_" + which + ".neg", KernelId::other, T, width / 2, act, 1, 1, 1);
+  neg.framework_calls = 2;  // rotate_half's two slices
+  s.ops.push_back(counted(neg, count));
+  s.ops.push_back(counted(ops::copy("rotary_" + which + ".cat", T, width, act), count));
+  s.ops.push_back(
+      counted(ops::elementwise("rotary_" + which + ".mul_sin", KernelId::mul, T, width, act, 2, 1, 1), count));
+  s.ops.push_back(counted(ops::add("rotary_" + which + ".add", T, width, act), count));
+}
+
+void eager_silu_mul(Step& s, const std::string& name, int64_t T, int64_t d, DType act, int64_t count) {
+  s.ops.push_back(counted(ops::elementwise(name + ".silu", KernelId::other, T, d, act, 1, 1, 4), count));
+  s.ops.push_back(counted(ops::elementwise(name + ".mul", KernelId::mul, T, d, act, 2, 1, 1), count));
+}
+
+std::vector<Op> eager_form(const Op& op, bool hf_modules) {
+  Step s;
+  const int64_t T = op.rows;
+  switch (op.kernel) {
+    case KernelId::silu_mul: eager_silu_mul(s, op.name, T, op.cols, op.dtype, 1); break;
+    case KernelId::rmsnorm:
+      if (!hf_modules || op.residual) return {op};
+      eager_rmsnorm(s, op.name, T, op.cols, op.dtype, 1);
+      break;
+    case KernelId::rotary: {
+      const int64_t d = op.attention.head_dim;
+      eager_rotary(s, T, op.attention.heads * d, "q", op.dtype, 1, 2);
+      eager_rotary(s, T, op.attention.kv_heads * d, "k", op.dtype, 1, 0);
+      break;
+    }
+    default: return {op};
+  }
+  return s.ops;
+}
+
+}  // namespace perfmodel

@@ -1,0 +1,18 @@
+#pragma once
+// PyTorch eager's kernels for the ops Hugging Face transformers writes out in torch calls
+// (eager_ops.cpp), shared by the eager profile's lowering and eager_form (profile.hpp).
+#include <string>
+
+#include "perfmodel/step.hpp"
+
+namespace perfmodel {
+
+Op counted(Op op, int64_t count);
+// LlamaRMSNorm.forward over T rows of d: 7 ops, 8 kernels, the wide ones in fp32.
+void eager_rmsnorm(Step& s, const std::string& name, int64_t T, int64_t d, DType act, int64_t count);
+// apply_rotary_pos_emb on one of q, k (width = heads x head_dim): 5 kernels.
+void eager_rotary(Step& s, int64_t T, int64_t width, const std::string& which, DType act, int64_t count, int views);
+// F.silu(a) * b: the activation, an intermediate, then the product: 2 kernels, 5 passes.
+void eager_silu_mul(Step& s, const std::string& name, int64_t T, int64_t d, DType act, int64_t count);
+
+}  // namespace perfmodel

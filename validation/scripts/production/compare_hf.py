@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""Hugging Face transformers steps (hf.json) against `perfmodel decode|prefill --impl eager`.
+
+Usage: python3 validation/scripts/production/compare_hf.py [hf.json] [perfmodel binary]
+
+Wall time against step.time_s, GPU kernel time against step.device_time_s, kernels per step
+against step.launches (issue 10, item 4). Prints a Markdown table and the median / p90 |error|.
+Error = predicted / measured - 1. Even step indices are marked `fit` (what host_per_kernel may be
+fitted on), odd ones `held out`. The eager profile's host_per_kernel is the geometric mean, over
+the host-bound `fit` steps (wall >= 2 x kernel time), of (wall - views x eager_view) / launches,
+views counted from the prediction's host time (printed last; run it with the profile's
+host_per_kernel removed from the calibration to refit: the views are counted at 11.97 us per
+launch, the card's eager_dispatch).
+"""
+import math
+import json
+import subprocess
+import sys
+
+
+def pct(v):
+    v = sorted(abs(x) for x in v)
+    if not v:
+        return 0.0, 0.0
+    med = (v[(len(v) - 1) // 2] + v[len(v) // 2]) / 2
+    pos = 0.9 * (len(v) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(v) - 1)
+    return med, v[lo] + (v[hi] - v[lo]) * (pos - lo)
+
+
+def main(path, binary):
+    steps = json.load(open(path))['steps']
+    print('| step | part | wall | kernels | kernels/step | pred. wall | pred. device | pred. launches | wall err | kernel err |')
+    print('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
+    errs = {'fit': ([], []), 'held out': ([], [])}
+    implied = []
+    for i, s in enumerate(steps):
+        if not s.get('ok'):
+            continue
+        out = subprocess.run([binary, s['phase'], '--model', s['model'], '--card', 'h200', '--batch', str(s['batch']),
+                              '--ctx', str(s['ctx']), '--impl', 'eager', '--format', 'json'],
+                             capture_output=True, text=True, check=True)
+        st = json.loads(out.stdout)['step']
+        part = 'fit' if i % 2 == 0 else 'held out'
+        if part == 'fit' and s['wall_s'] >= 2 * s['kernel_s']:
+            views = (st['host_time_s'] - st['launches'] * 11.97e-6) / 2.40866e-6
+            implied.append((s['wall_s'] - views * 2.40866e-6) / st['launches'])
+        we, ke = st['time_s'] / s['wall_s'] - 1, st['device_time_s'] / s['kernel_s'] - 1
+        errs[part][0].append(we)
+        errs[part][1].append(ke)
+        print(f"| {s['model']} {s['phase']} b{s['batch']} ctx{s['ctx']} | {part} | {s['wall_s'] * 1e3:.2f} ms | "
+              f"{s['kernel_s'] * 1e3:.2f} ms | {s['kernels_per_step']:.0f} | {st['time_s'] * 1e3:.2f} ms | "
+              f"{st['device_time_s'] * 1e3:.2f} ms | {st['launches']} | {we:+.0%} | {ke:+.0%} |")
+    for part, (w, k) in errs.items():
+        wm, wp = pct(w)
+        km, kp = pct(k)
+        print(f'{part}: {len(w)} steps; wall median {wm:.1%} p90 {wp:.1%}; kernels median {km:.1%} p90 {kp:.1%}')
+    if implied:
+        print(f'implied host per kernel (valid without host_per_kernel in the calibration): '
+              f'{math.exp(sum(map(math.log, implied)) / len(implied)) * 1e6:.2f} us over {len(implied)} steps')
+
+
+if __name__ == '__main__':
+    main(sys.argv[1] if len(sys.argv) > 1 else 'validation/results/h200-production/hf.json',
+         sys.argv[2] if len(sys.argv) > 2 else 'build/tools/perfmodel/perfmodel')
