@@ -23,11 +23,7 @@ double kv_bytes_per_token(const Model& m, DType kv) {
 }
 
 double kv_bytes_per_sequence(const Model& m, DType kv, int64_t ctx) {
-  double tokens = static_cast<double>(m.layers) * static_cast<double>(ctx);
-  if (m.sliding_window > 0) {
-    tokens = 0;
-    for (int64_t l = 0; l < m.layers; ++l) tokens += static_cast<double>(m.kv_tokens(l, ctx));
-  }
+  const double tokens = m.kv_tokens_all_layers(ctx);
   return 2.0 * tokens * static_cast<double>(m.kv_dim()) * bytes_of(kv);
 }
 
