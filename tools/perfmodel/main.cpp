@@ -1,5 +1,6 @@
 // perfmodel: the command-line shell around the library. The only place that catches errors,
 // prints them and chooses the exit code: 0 ok, 1 runtime failure, 2 bad input or usage.
+#include <filesystem>
 #include <iostream>
 
 #include "commands.hpp"
@@ -78,6 +79,10 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const InputError& e) {
     std::cerr << "perfmodel " << name << ": " << e.what() << "\n";
+    return 2;
+  } catch (const std::filesystem::filesystem_error& e) {
+    // A path the user named that the system refuses (too long, a loop of links): their input.
+    std::cerr << "perfmodel " << name << ": '" << e.path1().string() << "': " << e.code().message() << "\n";
     return 2;
   } catch (const std::exception& e) {
     std::cerr << "perfmodel " << name << ": error: " << e.what() << "\n";
