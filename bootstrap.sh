@@ -34,11 +34,13 @@ case "$mode" in
     ./build/tools/perfmodel/perfmodel decode --model llama2-7b --card a100 --ctx 2048
     ;;
   test)
-    build build
-    (cd build && ctest --output-on-failure -j "$jobs")
+    # PERFMODEL_TESTS is named: a cache left by `run` (OFF) would otherwise build no tests, and
+    # --no-tests=error makes ctest fail instead of passing when it finds none (issue 14).
+    build build -DPERFMODEL_TESTS=ON
+    (cd build && ctest --no-tests=error --output-on-failure -j "$jobs")
     echo "bootstrap: sanitizer build (ASan + UBSan, CUDA off)" >&2
-    build build-asan -DPERFMODEL_SANITIZE=ON -DPERFMODEL_CUDA=OFF -DPERFMODEL_BENCH=OFF -DCMAKE_BUILD_TYPE=Debug
-    (cd build-asan && ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 ctest --output-on-failure -j "$jobs")
+    build build-asan -DPERFMODEL_TESTS=ON -DPERFMODEL_SANITIZE=ON -DPERFMODEL_CUDA=OFF -DPERFMODEL_BENCH=OFF -DCMAKE_BUILD_TYPE=Debug
+    (cd build-asan && ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1 ctest --no-tests=error --output-on-failure -j "$jobs")
     ;;
   *)
     echo "usage: ./bootstrap.sh run|test" >&2
