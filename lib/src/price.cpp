@@ -213,7 +213,8 @@ OpCost price(const Op& op, const Roofs& r, Impl impl, const Tile* force_tile) {
     // Flash-decoding: the split kernel's CTAs walk their key tiles one dependent step at a
     // time, then the combine merges the splits one by one.
     const AttentionShape& a = op.attention;
-    const DecodeSplit d = plan_decode_split(a.batch, a.heads, a.kv_heads, a.kv_len, a.head_dim, card);
+    const DecodeSplit d = best_decode_split(a.batch, a.heads, a.kv_heads, a.kv_len, a.head_dim, card, op.bytes_read,
+                                            r.read_bandwidth, r.decode, r.pass_latency_s, r.kernel_floor_s);
     if (has_flops) c.compute_time_s = op.flops / peak;
     // The KV stream and the CTAs' chains of dependent tile steps: memory time.
     decode_memory_s = decode_split_time(d, op.bytes_read, r.read_bandwidth, card, r.decode);
