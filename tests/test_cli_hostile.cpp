@@ -2,6 +2,8 @@
 // 2 and one line on stderr naming the flag or the file, and never writes a result.
 #include <doctest/doctest.h>
 
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "cli_support.hpp"
@@ -76,4 +78,31 @@ TEST_CASE("a huge model file is refused before any per-layer work") {
   text.replace(at, text.find('\n', at) - at, "num_hidden_layers: 2000000000000");
   std::ofstream(f) << text;
   expect_input_error(cli("decode --model " + f.string()), {"num_hidden_layers", f.string() + ":"});
+}
+
+namespace {
+// The three-case kernel file of the fuzz corpus with its first measured_s replaced by `value`.
+fs::path kernels_with_measured(const std::string& value) {
+  std::ifstream in(test::root() + "/fuzz/corpus/measurements/kernels-3.json");
+  std::ostringstream s;
+  s << in.rdbuf();
+  std::string text = s.str();
+  const size_t at = text.find("\"measured_s\": ");
+  REQUIRE(at != std::string::npos);
+  const size_t start = at + 14, end = text.find(',', start);
+  text.replace(start, end - start, value);
+  const fs::path dir = tmp_dir() / ("measured-" + std::to_string(value.size()));
+  fs::create_directories(dir);
+  std::ofstream(dir / "kernels.json") << text;
+  return dir;
+}
+}  // namespace
+
+TEST_CASE("result files: a mistyped or infinite time and a point missing seconds name the file") {
+  expect_input_error(cli("accuracy --card h200 --measured " + kernels_with_measured("\"abc\"").string()), {"kernels.json:"});
+  expect_input_error(cli("accuracy --card h200 --measured " + kernels_with_measured(".inf").string()), {"kernels.json:", "measured_s"});
+  const fs::path raw = tmp_dir() / "no-seconds-raw.json";
+  std::ofstream(raw) << "{\"schema_version\": 1, \"points\": [{\"what\": \"copy\", \"bytes\": 1000}]}\n";
+  expect_input_error(cli("calibrate --card h200 --from-raw " + raw.string() + " --output " + (tmp_dir() / "ns.yaml").string()),
+                     {raw.string(), "seconds"});
 }
