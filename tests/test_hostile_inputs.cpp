@@ -76,32 +76,26 @@ const std::string kCard = test::data("card-base.yaml");
 const std::string kModel = test::root() + "/models/qwen2.5-0.5b.yaml";
 const std::string kCalibration = test::data("calibration/a100-test.calibration.yaml");
 
-// One line replaced; the error must name file:line and `field`.
+// One line of `base` replaced; `load` must refuse it with an error naming file:line and `field`.
+template <typename Load>
+void expect_refused(const std::string& base, Load load, const std::string& prefix, const std::string& line,
+                    const std::string& field) {
+  const std::string f = variant(base, prefix, line);
+  const std::string what = refused(f, load);
+  CAPTURE(line);
+  CAPTURE(what);
+  CHECK(test::contains(what, f + ":" + std::to_string(line_of(f, last_line(line))) + ":"));
+  CHECK(test::contains(what, field));
+}
+
 void expect_card_refused(const std::string& prefix, const std::string& line, const std::string& field) {
-  const std::string f = variant(kCard, prefix, line);
-  const std::string what = refused(f, load_card_file);
-  CAPTURE(line);
-  CAPTURE(what);
-  CHECK(test::contains(what, f + ":" + std::to_string(line_of(f, last_line(line))) + ":"));
-  CHECK(test::contains(what, field));
+  expect_refused(kCard, load_card_file, prefix, line, field);
 }
-
 void expect_model_refused(const std::string& prefix, const std::string& line, const std::string& field) {
-  const std::string f = variant(kModel, prefix, line);
-  const std::string what = refused(f, load_model_file);
-  CAPTURE(line);
-  CAPTURE(what);
-  CHECK(test::contains(what, f + ":" + std::to_string(line_of(f, last_line(line))) + ":"));
-  CHECK(test::contains(what, field));
+  expect_refused(kModel, load_model_file, prefix, line, field);
 }
-
 void expect_calibration_refused(const std::string& prefix, const std::string& line, const std::string& field) {
-  const std::string f = variant(kCalibration, prefix, line);
-  const std::string what = refused(f, load_calibration);
-  CAPTURE(line);
-  CAPTURE(what);
-  CHECK(test::contains(what, f + ":" + std::to_string(line_of(f, last_line(line))) + ":"));
-  CHECK(test::contains(what, field));
+  expect_refused(kCalibration, load_calibration, prefix, line, field);
 }
 
 }  // namespace
