@@ -3,6 +3,7 @@
 
 #include "perfmodel/catalogue.hpp"
 #include "perfmodel/errors.hpp"
+#include "model_loader_moe.hpp"
 #include "yaml_reader.hpp"
 
 namespace perfmodel {
@@ -67,9 +68,7 @@ Model load_model_file(const std::string& path) {
   m.sliding_window = r.integer("sliding_window", 0);
   m.window_pattern = pick<WindowPattern>(r, "sliding_window_pattern", r.str("sliding_window_pattern"),
                                          {{"all", WindowPattern::all}, {"alternate", WindowPattern::alternate}});
-  // MoE / MLA models come with a later issue; refuse rather than price them as dense.
-  for (const char* k : {"num_local_experts", "n_routed_experts", "num_experts", "kv_lora_rank", "q_lora_rank"})
-    if (r.has(k)) r.fail(k, "MoE and MLA models are not supported yet; refusing to price this model as dense");
+  detail::read_yaml_moe_mla(r, m);  // MoE and MLA blocks (model_loader_moe.cpp)
   r.finish();
   validate(m);
   return m;
@@ -81,22 +80,14 @@ Model load_hf_config(const std::string& path) {
   m.key = path;
   m.source_file = path;
   const std::string type = r.opt_str("model_type").value_or("");
-  static const std::vector<std::string> kSupported{"llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "gpt2"};
+  static const std::vector<std::string> kSupported{"llama",   "mistral",   "qwen2",       "qwen3",
+                                                   "gemma",   "gemma2",    "gpt2",        "mixtral",
+                                                   "qwen2_moe", "qwen3_moe", "deepseek_v2", "deepseek_v3"};
   if (std::find(kSupported.begin(), kSupported.end(), type) == kSupported.end()) {
     std::string list;
     for (const auto& s : kSupported) list += (list.empty() ? "" : ", ") + s;
-    if (type == "mixtral" || type == "deepseek_v2" || type == "deepseek_v3" || type == "qwen2_moe")
-      r.fail("model_type", "'" + type + "' is a MoE/MLA model; MoE and MLA are not supported yet "
-                           "(refusing to price it as dense)");
     r.fail("model_type", type.empty() ? "missing; supported model types: " + list
                                       : "'" + type + "' is not supported; supported: " + list);
-  }
-  // MoE / MLA fields present with a value: refuse.
-  for (const char* k : {"num_local_experts", "n_routed_experts", "num_experts", "num_experts_per_tok",
-                        "moe_intermediate_size", "kv_lora_rank", "q_lora_rank"}) {
-    if (!r.has(k)) continue;
-    auto v = r.opt_str(k);
-    if (v && *v != "0") r.fail(k, "MoE and MLA models are not supported yet; refusing to price this model as dense");
   }
   m.architecture = type;
   m.name = type;
@@ -139,7 +130,7 @@ Model load_hf_config(const std::string& path) {
     m.norm = NormKind::rmsnorm;
     m.position = PositionKind::rope;
     // Qwen2's q/k/v bias is hard-coded in the model, not a config key (reference B.4).
-    m.qkv_bias = r.opt_boolean("attention_bias").value_or(type == "qwen2");
+    m.qkv_bias = r.opt_boolean("attention_bias").value_or(type == "qwen2" || type == "qwen2_moe");
     m.o_bias = false;
     m.mlp_bias = r.opt_boolean("mlp_bias").value_or(false);
   }
@@ -147,6 +138,9 @@ Model load_hf_config(const std::string& path) {
     m.norms_per_layer = 4;
     m.window_pattern = WindowPattern::alternate;
   }
+  m.qk_norm = type == "qwen3_moe";  // Qwen3MoeAttention: q_norm and k_norm over head_dim
+  // MoE and MLA fields (model_loader_moe.cpp); any other MoE/MLA-looking key is refused.
+  detail::read_hf_moe_mla(r, type, m);
   auto window = r.has("sliding_window") ? r.opt_nullable_integer("sliding_window") : std::nullopt;
   const bool use_window = r.opt_boolean("use_sliding_window").value_or(true);
   m.sliding_window = window && use_window ? *window : 0;

@@ -188,6 +188,7 @@ Node model_node(const Model& m) {
   n.set("key", Node::text(m.key));
   n.set("name", Node::text(m.name));
   n.set("parameters", Node::number(m.parameters(), Hint::integer));
+  if (m.moe.enabled()) n.set("active_parameters", Node::number(m.active_parameters(), Hint::integer));
   n.set("hidden_size", Node::integer(m.hidden));
   n.set("intermediate_size", Node::integer(m.intermediate));
   n.set("num_hidden_layers", Node::integer(m.layers));

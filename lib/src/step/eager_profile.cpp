@@ -5,6 +5,7 @@
 // host its dispatch time (docs/profiles.md).
 #include "perfmodel/ops.hpp"
 #include "perfmodel/profile.hpp"
+#include "moe_mla_lowering.hpp"
 
 namespace perfmodel {
 
@@ -82,6 +83,8 @@ void eager_embed(const GraphNode& n, const Model& m, const Workload& w, Step& s)
 // K/V; attention reads the first ctx positions (masked).
 void eager_attention(const GraphNode& n, const Model& m, const Workload& w, Step& s) {
   const int64_t kv_len = w.ctx;
+  // MLA: per-head keys of qk_head_dim and values of v_head_dim (lowering::mla_expanded_head_dim).
+  const int64_t head_dim = m.mla.enabled() ? lowering::mla_expanded_head_dim(m) : m.head_dim;
   if (m.heads / m.kv_heads > 1) {
     // repeat_kv: expand + reshape materializes K and V at full head count.
     Op rep = ops::copy("repeat_kv", w.batch * kv_len, 2 * m.q_dim(), w.kv_dtype);
@@ -92,7 +95,7 @@ void eager_attention(const GraphNode& n, const Model& m, const Workload& w, Step
     s.ops.push_back(counted(rep, n.count));
   }
   if (w.phase == Phase::decode) {
-    Op a = ops::attention_decode(n.name + ".sdpa", w.batch, m.heads, m.heads, kv_len, m.head_dim, w.act_dtype,
+    Op a = ops::attention_decode(n.name + ".sdpa", w.batch, m.heads, m.heads, kv_len, head_dim, w.act_dtype,
                                  w.kv_dtype);
     a.launches = 1;
     a.passes = 1;
@@ -100,7 +103,7 @@ void eager_attention(const GraphNode& n, const Model& m, const Workload& w, Step
     s.ops.push_back(counted(a, n.count));
   } else {
     s.ops.push_back(counted(ops::attention_prefill(n.name + ".sdpa", w.batch, m.heads, m.heads, w.ctx, kv_len,
-                                                   m.head_dim, true, w.act_dtype, w.kv_dtype),
+                                                   head_dim, true, w.act_dtype, w.kv_dtype),
                             n.count));
   }
 }
@@ -114,8 +117,8 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
       case Kind::embed: eager_embed(n, m, w, s); break;
       case Kind::position_embed: s.ops.push_back(counted(ops::add(n.name, T, m.hidden, act), n.count)); break;
       case Kind::norm:
-        if (m.norm == NormKind::rmsnorm) eager_rmsnorm(s, n.name, T, m.hidden, act, n.count);
-        else s.ops.push_back(counted(ops::layernorm(n.name, T, m.hidden, act, false), n.count));
+        if (m.norm == NormKind::rmsnorm) eager_rmsnorm(s, n.name, T * n.rows_per_token, node_width(n, m.hidden), act, n.count);
+        else s.ops.push_back(counted(ops::layernorm(n.name, T * n.rows_per_token, node_width(n, m.hidden), act, false), n.count));
         break;
       case Kind::linear: {  // each part its own nn.Linear
         const int64_t rows = n.logits ? logits_rows(w) : T;
@@ -129,11 +132,18 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
         break;
       }
       case Kind::rotary:
+        if (m.mla.enabled()) {  // q_rot of every head, the one shared k_rot
+          eager_rotary(s, T, m.heads * m.mla.qk_rope_head_dim, "q", act, n.count, 2);
+          eager_rotary(s, T, m.mla.qk_rope_head_dim, "k", act, n.count, 0);
+          break;
+        }
         eager_rotary(s, T, m.q_dim(), "q", act, n.count, 2);  // cos.unsqueeze(1), sin.unsqueeze(1)
         eager_rotary(s, T, m.kv_dim(), "k", act, n.count, 0);
         break;
       case Kind::kv_write: {  // StaticCache.update: index_copy_ of the new K and V into the cache
-        Op copy = ops::kv_append(n.name + ".index_copy", T, m.kv_heads, m.head_dim, act, w.kv_dtype);
+        // MLA: HF caches the expanded per-head keys (qk_head_dim) and values (v_head_dim).
+        const int64_t hd = m.mla.enabled() ? lowering::mla_expanded_head_dim(m) : m.head_dim;
+        Op copy = ops::kv_append(n.name + ".index_copy", T, m.kv_heads, hd, act, w.kv_dtype);
         copy.launches = 2;
         copy.passes = 2;
         s.ops.push_back(counted(copy, n.count));
@@ -141,15 +151,18 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
       }
       case Kind::attention: eager_attention(n, m, w, s); break;
       case Kind::residual_add: s.ops.push_back(counted(ops::add(n.name, T, m.hidden, act), n.count)); break;
+      case Kind::router: lowering::eager_router(n, m, w, s); break;
+      case Kind::moe_experts: lowering::eager_experts(n, m, w, s); break;
+      case Kind::mla_up: lowering::eager_mla_up(n, m, w, s); break;
       case Kind::activation:
         if (n.gated) {
           // act_fn(gate) then * up: two kernels.
           s.ops.push_back(counted(ops::elementwise("act_fn", m.act == Activation::silu ? KernelId::other
                                                                                        : KernelId::gelu_fused,
-                                                   T, m.intermediate, act, 1, 1, 4),
+                                                   T, node_width(n, m.intermediate), act, 1, 1, 4),
                                   n.count));
-          s.ops.push_back(
-              counted(ops::elementwise("act_mul_up", KernelId::mul, T, m.intermediate, act, 2, 1, 1), n.count));
+          s.ops.push_back(counted(
+              ops::elementwise("act_mul_up", KernelId::mul, T, node_width(n, m.intermediate), act, 2, 1, 1), n.count));
         } else {
           s.ops.push_back(counted(ops::gelu(n.name, T, m.intermediate, act, true), n.count));
         }
