@@ -433,3 +433,12 @@ TEST_CASE("sweep-batch on an MoE model: AI grows with batch as tokens share the 
   REQUIRE(rows.size() >= 4);
   for (size_t i = 1; i < rows.size(); ++i) CHECK(rows[i].get("ai")->num > rows[i - 1].get("ai")->num);
 }
+
+TEST_CASE("--routing-skew: a skewed router touches fewer experts, so a decode step reads fewer bytes") {
+  const test::Json u = json_of(cli("decode --model qwen3-30b-a3b --card h200 --batch 8 --format json"));
+  const test::Json z = json_of(cli("decode --model qwen3-30b-a3b --card h200 --batch 8 --routing-skew 1 --format json"));
+  CHECK(num(z, "analysis.decode_weight_bytes") < num(u, "analysis.decode_weight_bytes"));
+  CHECK(num(z, "step.time_s") < num(u, "step.time_s"));
+  expect_input_error(cli("decode --model qwen3-30b-a3b --card h200 --routing-skew 5"), {"--routing-skew"});
+  expect_input_error(cli("decode --model qwen3-30b-a3b --card h200 --routing-skew nan"), {"routing-skew"});
+}

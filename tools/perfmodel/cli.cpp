@@ -112,7 +112,9 @@ void add_workload(po::options_description& d, WorkloadArgs& a, bool with_model) 
       "implementation profile: fused (serving engine, CUDA graph) or eager (HF transformers)")(
       "tf32", po::bool_switch(&a.tf32), "run fp32 matmuls on tensor cores (TF32)")(
       "mem-util", po::value(&a.mem_util)->default_value(a.mem_util),
-      "share of device memory usable for weights + KV + activations (vLLM default 0.9)");
+      "share of device memory usable for weights + KV + activations (vLLM default 0.9)")(
+      "routing-skew", po::value(&a.routing_skew)->default_value(a.routing_skew),
+      "MoE: router skew, expert i picked with weight i^-skew (0 = uniform routing; fewer experts touched as it grows)");
 }
 
 std::string today_utc() {
@@ -158,6 +160,8 @@ Workload make_workload(const WorkloadArgs& a, Phase phase, const Card& card) {
   else if (a.impl == "eager") w.impl = Impl::eager;
   else throw UsageError("--impl must be fused or eager, got '" + a.impl + "'");
   w.allow_tf32 = a.tf32;
+  if (!(a.routing_skew >= 0 && a.routing_skew <= 4)) throw UsageError("--routing-skew must be in [0, 4]");
+  w.routing_skew = a.routing_skew;
   return w;
 }
 
