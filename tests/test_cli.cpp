@@ -439,6 +439,8 @@ TEST_CASE("--routing-skew: a skewed router touches fewer experts, so a decode st
   const test::Json z = json_of(cli("decode --model qwen3-30b-a3b --card h200 --batch 8 --routing-skew 1 --format json"));
   CHECK(num(z, "analysis.decode_weight_bytes") < num(u, "analysis.decode_weight_bytes"));
   CHECK(num(z, "step.time_s") < num(u, "step.time_s"));
+  CHECK(num(z, "inputs.workload.routing_skew") == 1);
+  CHECK(u.at("inputs.workload.routing_skew") == nullptr);  // uniform: the key is left out
   expect_input_error(cli("decode --model qwen3-30b-a3b --card h200 --routing-skew 5"), {"--routing-skew"});
   expect_input_error(cli("decode --model qwen3-30b-a3b --card h200 --routing-skew nan"), {"routing-skew"});
 }

@@ -60,6 +60,13 @@ double kv_bytes_per_sequence(const Model& m, DType kv, int64_t ctx) {
   return family_for(m).kv_bytes_per_sequence(m, kv, ctx);
 }
 
+double cached_bytes_per_token(const Model& m, const Workload& w) {
+  if (m.mla.enabled() && w.impl == Impl::eager)
+    return static_cast<double>(m.layers) * static_cast<double>(m.heads) *
+           static_cast<double>(m.mla.qk_head_dim() + m.mla.v_head_dim) * bytes_of(w.kv_dtype);
+  return kv_bytes_per_token(m, w.kv_dtype);
+}
+
 double activation_bytes_per_sequence(const Model& m, const Workload& w) {
   const double t = static_cast<double>(w.new_tokens_per_seq());
   // Live at the widest point: the residual stream, the normalized input and the gate/up output.
@@ -81,7 +88,9 @@ MemoryPlan plan_memory(const Model& m, const Workload& w, const Card& card, doub
   p.capacity = card.memory_bytes;
   p.usable = card.memory_bytes * utilization;
   p.weights = m.parameters() * bytes_of(w.weight_dtype);
-  const double kv_seq = kv_bytes_per_sequence(m, w.kv_dtype, w.ctx);
+  const double kv_seq = m.mla.enabled() && w.impl == Impl::eager
+                            ? cached_bytes_per_token(m, w) * static_cast<double>(w.ctx)
+                            : kv_bytes_per_sequence(m, w.kv_dtype, w.ctx);
   const double per_seq = kv_seq + activation_bytes_per_sequence(m, w);
   p.kv = kv_seq * static_cast<double>(w.batch);
   p.activations = activation_bytes_per_sequence(m, w) * static_cast<double>(w.batch);
@@ -97,7 +106,7 @@ Analysis analyze(const Model& m, const Workload& w, const Step& step, double ste
   Analysis a;
   a.parameters = m.parameters();
   a.weight_bytes = a.parameters * bytes_of(w.weight_dtype);
-  a.kv_bytes_per_token = kv_bytes_per_token(m, w.kv_dtype);
+  a.kv_bytes_per_token = cached_bytes_per_token(m, w);
   const Precision mm = matmul_precision(w.weight_dtype == DType::fp8 ? DType::fp8 : w.act_dtype, w.allow_tf32);
   const double peak = card.peak_flops(mm);
   a.ridge = peak / card.bandwidth;

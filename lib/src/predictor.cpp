@@ -56,7 +56,7 @@ Prediction Predictor::predict(const Workload& w) {
   const StepCost c = step_cost(w);
   p.time_s = c.time_s;
   p.roofline_time_s = c.roofline_time_s;
-  const double kv = kv_bytes_per_token(model_, w.kv_dtype);
+  const double kv = cached_bytes_per_token(model_, w);
   p.ai = model_.moe.enabled()
              ? moe_decode_ai(model_, bytes_of(w.weight_dtype), static_cast<double>(w.batch),
                              static_cast<double>(w.ctx), kv, w.routing_skew)

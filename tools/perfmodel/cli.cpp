@@ -213,6 +213,7 @@ Node workload_node(const Workload& w) {
   n.set("kv_dtype", Node::text(std::string(to_string(w.kv_dtype))));
   n.set("impl", Node::text(to_string(w.impl)));
   n.set("tf32", Node::boolean(w.allow_tf32));
+  if (w.routing_skew > 0) n.set("routing_skew", Node::number(w.routing_skew, Hint::none));
   return n;
 }
 

@@ -23,6 +23,10 @@ std::optional<double> decode_b_star(double ridge, double params, double weight_b
                                     double kv_per_token);
 // KV bytes per token: 2 (K and V) x layers x kv heads x head_dim x bytes (reference B.3).
 double kv_bytes_per_token(const Model& m, DType kv);
+// The KV bytes per token the workload's profile caches: the family's, except MLA under the
+// eager profile, where HF's DeepseekV3Attention caches the expanded per-head keys (qk_head_dim)
+// and values (v_head_dim): layers x heads x (qk + v) x bytes.
+double cached_bytes_per_token(const Model& m, const Workload& w);
 // KV bytes one sequence holds at context n, with sliding windows capping local layers.
 double kv_bytes_per_sequence(const Model& m, DType kv, int64_t ctx);
 // Parameters a decode step of `batch` sequences reads (MoE: every non-routed weight plus, per
