@@ -57,10 +57,12 @@ TEST_CASE("DeepSeek-V3 from its config.json: MLA, 256 experts + 1 shared, 3 dens
   // Active: 9 experts (8 routed + 1 shared) instead of 257: - 58·248·44,040,192.
   CHECK(m.active_parameters() == 671026419200.0 - 58.0 * 248 * 44040192);
   CHECK(m.active_parameters() == 37552297472.0);  // reference B.3, "37B activated"
-  // The MTP module (num_nextn_predict_layers 1, HF modeling has no such layer): one more MoE
-  // layer 11,507,286,272 + eh_proj 2·7168² + 3 norms + its embedding and head copies
-  // 2·129280·7168 = 13,463,426,304; the HF checkpoint's 685 B = 671.03 + 13.46 = 684.49 B plus
-  // the FP8 block-scale tensors.
+  // The MTP module (num_nextn_predict_layers 1; HF's modeling has no such layer): one more MoE
+  // layer 11,507,286,272 (DeepSeek-V3 README_WEIGHTS.md: "11.5B unique parameters") + eh_proj
+  // 2·7168² + 3 norms + the embedding and head copies the checkpoint stores in layer 61
+  // (2·129280·7168, README_WEIGHTS' "shared 0.9B Embedding and 0.9B output Head") =
+  // 13,463,426,304; the HF checkpoint's "685B" (README: 671B main + 14B MTP) = 671.03 + 13.46 =
+  // 684.49 B plus the FP8 block-scale tensors.
   const double mtp = (187107328.0 + 14336 + 11320164608.0) + 2.0 * 7168 * 7168 + 3 * 7168 + 1853358080.0;
   CHECK(mtp == 13463426304.0);
   CHECK((m.parameters() + mtp) / 1e9 == doctest::Approx(684.49).epsilon(1e-4));
