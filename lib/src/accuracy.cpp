@@ -4,21 +4,10 @@
 #include <cmath>
 
 #include "perfmodel/errors.hpp"
+#include "perfmodel/stats.hpp"
 #include "perfmodel/step.hpp"
 
 namespace perfmodel {
-
-namespace {
-
-double percentile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const double pos = q * static_cast<double>(v.size() - 1);
-  const size_t lo = static_cast<size_t>(std::floor(pos)), hi = static_cast<size_t>(std::ceil(pos));
-  return v[lo] + (v[hi] - v[lo]) * (pos - static_cast<double>(lo));
-}
-
-}  // namespace
 
 std::string accuracy_set(KernelId k) {
   switch (k) {
@@ -73,8 +62,8 @@ std::vector<SetStats> summarize(const std::vector<CaseError>& errors) {
     }
     s.cases = static_cast<int>(abs.size());
     if (s.cases == 0) continue;
-    s.median_abs = percentile(abs, 0.5);
-    s.p90_abs = percentile(abs, 0.9);
+    s.median_abs = quantile(abs, 0.5);
+    s.p90_abs = quantile(abs, 0.9);
     s.mean_signed = sum / s.cases;
     std::sort(mine.begin(), mine.end(), [](const CaseError& a, const CaseError& b) { return std::fabs(a.error) > std::fabs(b.error); });
     mine.resize(std::min<size_t>(5, mine.size()));

@@ -8,6 +8,7 @@
 #include "perfmodel/gemm_tiling.hpp"
 #include "perfmodel/instructions.hpp"
 #include "perfmodel/price.hpp"
+#include "perfmodel/stats.hpp"
 #include "calibration_fit_parts.hpp"
 
 namespace perfmodel {
@@ -35,16 +36,6 @@ RampFit fit_ramp(const std::vector<std::pair<double, double>>& pts) {
   f.rms_relative_error = std::sqrt(s / static_cast<double>(pts.size()));
   return f;
 }
-
-namespace {
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-}  // namespace
 
 Calibration fit_calibration(const RawCalibration& raw, const Card& card) {
   Calibration c;
@@ -91,7 +82,7 @@ Calibration fit_calibration(const RawCalibration& raw, const Card& card) {
   std::vector<double> excess;
   for (const auto& [b, t] : ramp)
     if (b >= 65536 && b <= 67108864) excess.push_back(t - mem(b / 2, b / 2) - c.kernel_floor_s);
-  c.pass_latency_s = std::max(0.0, median(excess));
+  c.pass_latency_s = std::max(0.0, upper_median(excess));
   // The same over L2-resident data: the ramp's smallest copy, whose rotating buffer sets (up to
   // 1000 of them, validation harness) stay within half of L2.
   const std::pair<double, double>* smallest = nullptr;
@@ -217,7 +208,7 @@ Calibration fit_calibration(const RawCalibration& raw, const Card& card) {
     const double busy = p.seconds - c.kernel_floor_s - 2 * c.pass_latency_s;
     if (busy > 0) shares.push_back(std::min(1.0, warp_instructions / slots / busy));
   }
-  if (!shares.empty()) c.issue_efficiency = median(shares);
+  if (!shares.empty()) c.issue_efficiency = upper_median(shares);
   fit_thread_chains(raw, card, c);
   fit_l2_capacity(raw, card, c);
   fit_power_cap(raw, card, c);

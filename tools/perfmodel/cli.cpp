@@ -5,25 +5,10 @@
 #include <iostream>
 
 #include "perfmodel/errors.hpp"
+#include "perfmodel/text.hpp"
 #include "perfmodel/units.hpp"
 
 namespace perfmodel::cli {
-
-namespace {
-
-size_t distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j)
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
-}  // namespace
 
 bool parse(const std::vector<std::string>& args, const po::options_description& desc,
            po::variables_map& vm, Context& ctx, const std::string& usage,
@@ -46,7 +31,7 @@ bool parse(const std::vector<std::string>& args, const po::options_description& 
     size_t best_d = 100;
     for (const auto& o : all.options()) {
       std::string name = "--" + o->long_name();
-      size_t d = distance(flag, name);
+      size_t d = edit_distance(flag, name);
       if (d < best_d) best_d = d, best = name;
     }
     throw UsageError("unknown flag '" + flag + "'" + (best_d <= 3 ? "; did you mean " + best + "?" : "") +

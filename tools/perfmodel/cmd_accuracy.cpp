@@ -9,6 +9,7 @@
 #include "accuracy_report.hpp"
 #include "commands.hpp"
 #include "perfmodel/errors.hpp"
+#include "perfmodel/stats.hpp"
 #include "perfmodel/version.hpp"
 
 namespace perfmodel::cli {
@@ -116,8 +117,7 @@ std::string accuracy_markdown(const Loaded& card, const Measurements& m, const s
     double sum = 0;
     for (const CaseError& e : errors)
       if (e.detail == k) a.push_back(std::fabs(e.error)), sum += e.error;
-    std::sort(a.begin(), a.end());
-    std::snprintf(buf, sizeof buf, "| %s | %zu | %.1f %% | %+.1f %% |\n", k.c_str(), a.size(), a[a.size() / 2] * 100,
+    std::snprintf(buf, sizeof buf, "| %s | %zu | %.1f %% | %+.1f %% |\n", k.c_str(), a.size(), upper_median(a) * 100,
                   sum / static_cast<double>(a.size()) * 100);
     o << buf;
   }
