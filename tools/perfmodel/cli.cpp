@@ -42,18 +42,6 @@ bool parse(const std::vector<std::string>& args, const po::options_description& 
   return true;
 }
 
-void add_format(po::options_description& d, std::string& format) {
-  d.add_options()("format", po::value(&format)->default_value("table"),
-                  "output: table (readable), csv (the main table) or json (everything, with meta)");
-}
-
-void emit(const Report& r, const std::string& format, Context& ctx) {
-  if (format == "json") *ctx.out << to_json(r.root);
-  else if (format == "csv") *ctx.out << render_csv(r);
-  else if (format == "table") *ctx.out << render_table(r);
-  else throw UsageError("--format must be table, csv or json, got '" + format + "'");
-}
-
 void add_card(po::options_description& d, CardArgs& a, bool with_calibration) {
   d.add_options()("card", po::value(&a.card)->default_value(a.card),
                   "GPU: catalogue key, alias or path to a card YAML (`perfmodel cards` lists them)");
