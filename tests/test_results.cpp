@@ -225,3 +225,36 @@ TEST_CASE("the committed H200 suite keeps its numbers") {
   CHECK(s.cases[0].kernel->rotated_bytes == 24576000);
   CHECK(s.card.empty());  // written before meta.card was recorded
 }
+
+TEST_CASE("raw_calibration_json writes what load_raw_calibration reads: every committed raw file round-trips") {
+  for (const char* name : {"calibration-raw.json", "calibration-chains-raw.json", "calibration-power-raw.json",
+                           "calibration-attention-raw.json", "calibration-l2-raw.json", "calibration-eager-raw.json",
+                           "calibration-switch-raw.json"}) {
+    CAPTURE(name);
+    const RawCalibration a = load_raw_calibration(results(std::string("h200/") + name));
+    const RawCalibration b = parse_raw_calibration(raw_calibration_json(a), name);
+    CHECK(b.device_name == a.device_name);
+    CHECK(b.driver == a.driver);
+    CHECK(b.host_launch_s == a.host_launch_s);
+    CHECK(b.kernel_floor_s == a.kernel_floor_s);
+    REQUIRE(b.points.size() == a.points.size());
+    for (size_t i = 0; i < a.points.size(); ++i) {
+      const RawPoint &x = a.points[i], &y = b.points[i];
+      CHECK(y.what == x.what);
+      CHECK(y.dtype == x.dtype);
+      CHECK((y.m == x.m && y.n == x.n && y.k == x.k && y.batch == x.batch && y.heads == x.heads));
+      CHECK((y.kv_heads == x.kv_heads && y.q_len == x.q_len && y.kv_len == x.kv_len && y.head_dim == x.head_dim));
+      CHECK((y.bytes == x.bytes && y.flops == x.flops && y.seconds == x.seconds && y.alone_s == x.alone_s));
+      CHECK((y.kernels == x.kernels && y.burst_seconds == x.burst_seconds && y.clock_mhz == x.clock_mhz));
+      CHECK((y.burst_clock_mhz == x.burst_clock_mhz && y.power_w == x.power_w && y.idle_power_w == x.idle_power_w));
+      CHECK(y.power_limit_w == x.power_limit_w);
+      REQUIRE(y.kernel.has_value() == x.kernel.has_value());
+      if (x.kernel) {
+        CHECK(y.kernel->kernel == x.kernel->kernel);
+        CHECK((y.kernel->rows == x.kernel->rows && y.kernel->cols == x.kernel->cols));
+        CHECK(y.kernel->l2_resident == x.kernel->l2_resident);
+        CHECK(y.kernel->rotated_bytes == x.kernel->rotated_bytes);
+      }
+    }
+  }
+}

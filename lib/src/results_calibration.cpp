@@ -2,6 +2,7 @@
 // backend writes it (validation/src/api.cpp) with the CLI's extra points spliced in
 // (tools/perfmodel/cmd_gpu_calibrate.cpp), and torch_eager.py's eager points.
 #include "perfmodel/errors.hpp"
+#include "perfmodel/report.hpp"
 #include "perfmodel/results.hpp"
 #include "result_readers.hpp"
 
@@ -72,6 +73,63 @@ RawCalibration load_raw_calibration(const std::string& path) {
 
 RawCalibration parse_raw_calibration(const std::string& json, const std::string& source) {
   return detail::raw_calibration_from(detail::parse_record(json, source));
+}
+
+namespace {
+
+// Sets `key` only where the value differs from RawPoint's default (the backend writes the
+// fields a point has, not every field of every kind).
+void set_count(Node& n, const char* key, int64_t v) {
+  if (v != 0) n.set(key, Node::integer(v));
+}
+void set_number(Node& n, const char* key, double v) {
+  if (v != 0) n.set(key, Node::number(v));
+}
+
+Node point_node(const RawPoint& p) {
+  Node n = Node::object();
+  n.set("what", Node::text(p.what));
+  if (!p.dtype.empty()) n.set("dtype", Node::text(p.dtype));
+  if (p.kernel) {
+    const KernelCase& c = *p.kernel;
+    n.set("kernel", Node::text(to_string(c.kernel)));
+    set_count(n, "rows", c.rows), set_count(n, "cols", c.cols), set_count(n, "vocab", c.vocab);
+    if (c.causal) n.set("causal", Node::boolean(true));
+    if (c.residual) n.set("residual", Node::boolean(true));
+    if (c.l2_resident) n.set("l2_resident", Node::boolean(true));
+    set_number(n, "rotated_bytes", c.rotated_bytes);
+  }
+  // A point and its kernel share the shape keys (the reader fills both from them): the point's
+  // value, else the kernel's.
+  auto shape = [&](const char* key, int64_t own, int64_t kernel_value) { set_count(n, key, own ? own : kernel_value); };
+  const KernelCase k = p.kernel.value_or(KernelCase{});
+  shape("m", p.m, k.m), shape("n", p.n, k.n), shape("k", p.k, k.k);
+  shape("batch", p.batch, k.batch), shape("heads", p.heads, k.heads), shape("kv_heads", p.kv_heads, k.kv_heads);
+  shape("q_len", p.q_len, k.q_len), shape("kv_len", p.kv_len, k.kv_len), shape("head_dim", p.head_dim, k.head_dim);
+  set_number(n, "bytes", p.bytes), set_number(n, "flops", p.flops);
+  n.set("seconds", Node::number(p.seconds));
+  set_number(n, "alone_s", p.alone_s), set_count(n, "kernels", p.kernels);
+  set_number(n, "burst_seconds", p.burst_seconds), set_number(n, "clock_mhz", p.clock_mhz);
+  set_number(n, "burst_clock_mhz", p.burst_clock_mhz), set_number(n, "power_w", p.power_w);
+  set_number(n, "idle_power_w", p.idle_power_w), set_number(n, "power_limit_w", p.power_limit_w);
+  return n;
+}
+
+}  // namespace
+
+std::string raw_calibration_json(const RawCalibration& raw) {
+  Node root = Node::object();
+  root.set("schema_version", Node::integer(kResultSchemaVersion));
+  Node device = Node::object();
+  device.set("name", Node::text(raw.device_name));
+  device.set("driver_version", Node::text(raw.driver));
+  root.set("device", std::move(device));
+  set_number(root, "host_launch_overhead_s", raw.host_launch_s);
+  set_number(root, "min_kernel_time_s", raw.kernel_floor_s);
+  Node points = Node::array();
+  for (const RawPoint& p : raw.points) points.push(point_node(p));
+  root.set("points", std::move(points));
+  return to_json(root, 0) + "\n";
 }
 
 RawCalibration load_raw_calibration(const std::vector<std::string>& paths) {

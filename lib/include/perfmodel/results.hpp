@@ -91,6 +91,9 @@ RawCalibration load_raw_calibration(const std::string& path);
 // The same from JSON text in memory (the calibration's points without a temporary file);
 // `source` names the text in errors.
 RawCalibration parse_raw_calibration(const std::string& json, const std::string& source);
+// The raw calibration as JSON, the shape load_raw_calibration reads (schema_version 1; fields
+// at their defaults left out), so measured points can be kept or handed on without splicing text.
+std::string raw_calibration_json(const RawCalibration& raw);
 // Several raw files (a full run and `--only` runs) as one: all points; the device, kernel floor
 // and launch overhead of the first file that has them.
 RawCalibration load_raw_calibration(const std::vector<std::string>& paths);
