@@ -146,6 +146,8 @@ TEST_CASE("step validation: the workload and the graph's time; bad values named"
   const std::string batch = write_tmp("step-batch.json", with(kStep, R"("batch": 2)", R"("batch": "2")"));
   CHECK(error_of([&] { read_step_validation(batch); }) ==
         batch + ":6:47: inputs.workload.batch: expected an integer, got a string");
+  const std::string zero = write_tmp("step-zero.json", with(kStep, R"("ctx": 4096)", R"("ctx": 0)"));
+  CHECK(error_of([&] { read_step_validation(zero); }) == zero + ":6:57: inputs.workload.ctx: must be at least 1, got 0");
   const std::string model = write_tmp("step-model.json", with(kStep, R"({"key": "llama2-7b"})", "{}"));
   CHECK(error_of([&] { read_step_validation(model); }) == model + ":5:14: inputs.model.key: missing required field 'key'");
   const std::string version = write_tmp("step-version.json", with(kStep, R"("schema_version": 1)", R"("schema_version": 0)"));

@@ -98,7 +98,9 @@ StepValidation step_validation_from(const Record& root) {
   const Record w = in.object("workload");
   s.workload.phase = enum_field<Phase>(w, "phase", {{"decode", Phase::decode}, {"prefill", Phase::prefill}});
   s.workload.batch = w.integer("batch");
+  if (s.workload.batch < 1) w.fail("batch", "must be at least 1, got " + std::to_string(s.workload.batch));
   s.workload.ctx = w.integer("ctx");
+  if (s.workload.ctx < 1) w.fail("ctx", "must be at least 1, got " + std::to_string(s.workload.ctx));
   s.workload.act_dtype = dtype_field(w, "act_dtype");
   s.workload.weight_dtype = dtype_field(w, "weight_dtype");
   s.workload.kv_dtype = dtype_field(w, "kv_dtype");
