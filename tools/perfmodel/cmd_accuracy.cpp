@@ -112,18 +112,45 @@ void add_profile_tables(Report& r, const std::vector<ProfileCaseError>& errors) 
   }
 }
 
+// `--bands`: the error bands measured on this data, one row per profile and set.
+void add_band_table(Report& r, const std::map<std::string, ErrorBands>& bands) {
+  Node rows = Node::array();
+  for (const auto& [profile, b] : bands)
+    for (const auto& [set, q] : b.sets) {
+      Node n = Node::object();
+      n.set("profile", Node::text(profile));
+      n.set("set", Node::text(set));
+      n.set("p10", Node::number(q.p10, Hint::percent));
+      n.set("p90", Node::number(q.p90, Hint::percent));
+      n.set("cases", Node::integer(q.cases));
+      n.set("source", Node::text(b.source));
+      rows.push(std::move(n));
+    }
+  r.root.set("error_bands", std::move(rows));
+  r.tables.push_back({"error bands (p10 / p90 of predicted / measured - 1): the calibration's error_bands:", "error_bands",
+                      {{"profile", "profile", Hint::text},
+                       {"set", "set", Hint::text},
+                       {"p10", "p10", Hint::percent},
+                       {"p90", "p90", Hint::percent},
+                       {"cases", "cases", Hint::integer}}});
+}
+
 int cmd_accuracy(const std::vector<std::string>& args, Context& ctx) {
   po::options_description d("Options");
   CardArgs card;
   card.card = "";
   std::vector<std::string> measured;
   std::string markdown, notes;
+  bool bands = false;
   Format format = Format::table;
   add_card(d, card);
   d.add_options()("measured", po::value(&measured)->multitoken()->required(),
                   "result files or folders (kernels.json from validate --suite, step files from validate --output)")(
       "markdown", po::value(&markdown), "also write the report as Markdown (docs/accuracy.md)")(
-      "notes", po::value(&notes), "Markdown file appended to the report (the weaknesses, in words)");
+      "notes", po::value(&notes), "Markdown file appended to the report (the weaknesses, in words)")(
+      "bands", po::bool_switch(&bands),
+      "also measure the error bands (p10/p90 of predicted / measured - 1 per profile and set) that predictions "
+      "carry as time_band_s; they go under error_bands: in the card's calibration file");
   add_format(d, format);
   po::variables_map vm;
   if (!parse(args, d, vm, ctx,
@@ -144,6 +171,9 @@ int cmd_accuracy(const std::vector<std::string>& args, Context& ctx) {
   const auto errors = evaluate(m, roofs, [&](const std::string& key) { return cat.model(key); });
   Report r = accuracy_report(ctx, l, m, errors);
   add_profile_tables(r, evaluate_profiles(m, l.card, l.calibration ? &*l.calibration : nullptr));
+  if (bands)
+    add_band_table(r, measure_error_bands(m, l.card, l.calibration ? &*l.calibration : nullptr,
+                                          [&](const std::string& key) { return cat.model(key); }));
   if (!markdown.empty()) {
     AccuracyMarkdown page;
     page.date = today_utc();

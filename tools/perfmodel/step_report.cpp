@@ -30,6 +30,22 @@ std::string op_shape(const Op& op) {
   return buf;
 }
 
+// The p10-p90 band as JSON [low, high] and as the table's text (measured time relative to the
+// prediction, e.g. "-7% / +12%"; error_band.hpp).
+Node band_node(const TimeBand& b) {
+  Node a = Node::array();
+  a.push(Node::number(b.low_s, Hint::time));
+  a.push(Node::number(b.high_s, Hint::time));
+  return a;
+}
+
+std::string band_text(const TimeBand& b, double time_s) {
+  if (!(time_s > 0)) return "-";
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%+.0f%% / %+.0f%%", (b.low_s / time_s - 1) * 100, (b.high_s / time_s - 1) * 100);
+  return buf;
+}
+
 Node op_node(const Op& op, const OpCost& c, double step_time) {
   const double n = static_cast<double>(op.count);
   Node o = Node::object();
@@ -51,6 +67,8 @@ Node op_node(const Op& op, const OpCost& c, double step_time) {
   o.set("device_time_s", Node::number(n * c.device_time_s, Hint::time));
   o.set("host_time_s", Node::number(n * c.host_time_s, Hint::time));
   o.set("time_per_instance_s", Node::number(c.time_s, Hint::time));
+  o.set("time_band_s", band_node({n * c.time_band.low_s, n * c.time_band.high_s}));
+  o.set("band", Node::text(band_text(c.time_band, c.time_s)));
   o.set("bound", Node::text(to_string(c.bound)));
   o.set("share", Node::number(step_time > 0 ? n * c.time_s / step_time : 0, Hint::percent));
   o.set("distance_to_roof", Node::number(c.distance_to_roof, Hint::ratio));
@@ -69,6 +87,9 @@ Node op_node(const Op& op, const OpCost& c, double step_time) {
 Node step_node(const PricedStep& p) {
   Node s = Node::object();
   s.set("time_s", Node::number(p.cost.time_s, Hint::time));
+  s.set("time_band_s", band_node(p.cost.time_band));
+  s.set("band", Node::text(band_text(p.cost.time_band, p.cost.time_s) + " (p10-p90 of measured errors: " +
+                           p.band_source + ")"));
   s.set("device_time_s", Node::number(p.cost.device_time_s, Hint::time));
   s.set("host_time_s", Node::number(p.cost.host_time_s, Hint::time));
   s.set("roofline_time_s", Node::number(p.cost.roofline_time_s, Hint::time));
@@ -142,6 +163,7 @@ Report step_report(const std::string& command, const Context& ctx, const Loaded&
                           (card.calibration ? ", calibrated" : ", datasheet roofs"),
                       "step",
                       {{"time_s", p.workload.impl == Impl::eager ? "step time (predicted wall)" : "step time (predicted)", Hint::time},
+                       {"band", "  measured range", Hint::text},
                        {"roofline_time_s", "roofline bound (nominal)", Hint::time},
                        {"bound", "bound by", Hint::text},
                        {"flops", "FLOPs", Hint::flops},
@@ -177,7 +199,8 @@ Report step_report(const std::string& command, const Context& ctx, const Loaded&
   r.fields.push_back({"analysis", "analysis", an});
   std::vector<Column> cols{{"name", "op", Hint::text},     {"kind", "kind", Hint::text},
                            {"shape", "shape", Hint::text}, {"count", "x", Hint::integer},
-                           {"time_s", "time", Hint::time}, {"share", "share", Hint::percent},
+                           {"time_s", "time", Hint::time}, {"band", "±", Hint::text},
+                           {"share", "share", Hint::percent},
                            {"roofline_time_s", "roofline", Hint::time}, {"bound", "bound", Hint::text},
                            {"intensity", "FLOP/B", Hint::intensity}};
   if (detailed) {

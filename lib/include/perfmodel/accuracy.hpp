@@ -2,9 +2,11 @@
 // Predicted against measured: loads result files of the validation backend and recomputes the
 // prediction for every measured case with the current model (perfmodel accuracy).
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "perfmodel/error_band.hpp"
 #include "perfmodel/kernel_case.hpp"
 #include "perfmodel/model.hpp"
 #include "perfmodel/price.hpp"
@@ -59,5 +61,12 @@ std::vector<CaseError> evaluate(const Measurements& m, const Roofs& roofs,
                                 const std::function<Model(const std::string&)>& model_lookup);
 
 std::vector<SetStats> summarize(const std::vector<CaseError>& errors);
+
+// The p10/p90 error bands per profile ("backend", "fused", "eager") and set, from the data in m
+// (error_band.hpp): backend from this project's cases and steps, fused/eager from production
+// cases held out of the profile fit (and, for fused, the backend's whole steps).
+std::map<std::string, ErrorBands> measure_error_bands(const Measurements& m, const Card& card,
+                                                      const Calibration* calibration,
+                                                      const std::function<Model(const std::string&)>& model_lookup);
 
 }  // namespace perfmodel

@@ -1,4 +1,5 @@
 #pragma once
+#include <map>
 // Measured roofs of one card (written by `perfmodel calibrate --on-gpu`, read by the cost
 // model). Every field is optional: 0 means "not measured", and the model then falls back to
 // the datasheet value times a documented default efficiency (docs/model.md).
@@ -9,6 +10,7 @@
 #include "perfmodel/collective.hpp"
 #include "perfmodel/decode_attention.hpp"
 #include "perfmodel/dtype.hpp"
+#include "perfmodel/error_band.hpp"
 #include "perfmodel/op.hpp"
 #include "perfmodel/power.hpp"
 #include "perfmodel/profile_calibration.hpp"
@@ -72,6 +74,9 @@ struct Calibration {
   CollectiveCalibration collectives;
   // Per implementation profile: what its own kernels cost on this card (`profiles:`).
   std::vector<ProfileCalibration> profiles;
+  // The measured error of this card's predictions per profile ("backend", "fused", "eager"):
+  // `error_bands:`, written by `perfmodel accuracy --bands` (error_band.hpp).
+  std::map<std::string, ErrorBands> error_bands;
 };
 
 // Loads a calibration file (YAML, docs/calibration.md). Throws ConfigError.

@@ -31,6 +31,8 @@ struct Evaluation {
   StepCost cost;
   Analysis analysis;
   EvaluationStatus status;
+  // Where the error distribution behind the time bands was measured (error_band.hpp).
+  std::string band_source;
 };
 
 // The profile is the workload's (`workload.impl`). Throws InputError for impossible workloads.

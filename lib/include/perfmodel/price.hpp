@@ -11,6 +11,7 @@
 
 #include "perfmodel/calibration.hpp"
 #include "perfmodel/card.hpp"
+#include "perfmodel/error_band.hpp"
 #include "perfmodel/gemm_tiling.hpp"
 #include "perfmodel/op.hpp"
 #include "perfmodel/workload.hpp"
@@ -53,6 +54,9 @@ struct Roofs {
   // for the card's own roofs (the validation backend's kernels, its self-checks).
   std::string profile;
   double attention_call_floor_s = -1;  // prefill attention's floor per call (negative: the card's launch floor)
+  // The measured error of predictions like these (calibration's error_bands for the profile, or
+  // the uncalibrated distribution): the time bands of error_band.hpp.
+  ErrorBands error_bands;
   ProductionDecode production_decode;  // decode attention as production kernels run it (unmeasured: flash_decode_cost's own)
   double host_per_kernel_s = 0;        // eager host time per kernel launched (0: host_launch_s)
 };
@@ -105,6 +109,8 @@ struct OpCost {
   double distance_to_ridge = 1;  // ridge / AI when below the ridge, else 1
   double roof_gap = 1;           // nominal peak / effective peak
   std::optional<TilePlan> tiling;  // GEMMs
+  // Per instance: where the measured time fell for predictions of this op's set (p10-p90).
+  TimeBand time_band;
 };
 
 // `force_tile` prices a GEMM with that CTA tile instead of the best one.
@@ -138,6 +144,9 @@ struct StepCost {
   // Sustained (a serving loop): the clock scale the power cap leaves (1: under the cap); every
   // op's compute time is stretched by 1 / clock_scale (power.hpp).
   double clock_scale = 1;
+  // The step's p10-p90 band: from whole-step validations when the bands have a "step" set, else
+  // the ops' bands summed (errors taken as fully correlated: the wider, honest choice).
+  TimeBand time_band;
 };
 
 StepCost price_step(const Step& step, const Roofs& roofs, Impl impl);

@@ -25,7 +25,7 @@ EvaluationStatus status_of(const MemoryPlan& p, int64_t batch) {
 }  // namespace
 
 Evaluation evaluate(const Model& m, const Workload& w, const Roofs& roofs, const EvaluateOptions& o) {
-  Evaluation e{w, build_step(m, w), {}, {}, {}};
+  Evaluation e{w, build_step(m, w), {}, {}, {}, roofs.error_bands.source};
   e.cost = price_step(e.step, roofs, w.impl);
   double prefill_time = 0;
   if (w.phase == Phase::decode && o.with_ttft) {

@@ -7,6 +7,7 @@
 
 #include "perfmodel/calibration.hpp"
 #include "calibration_profiles.hpp"
+#include "catalogue/calibration_error_bands.hpp"
 #include "catalogue/yaml_reader.hpp"
 #include "collective_calibration.hpp"
 
@@ -84,6 +85,7 @@ Calibration load_calibration(const std::string& path) {
   }
   if (auto coll = r.opt_map("collectives")) c.collectives = detail::parse_collective_calibration(*coll);
   c.profiles = detail::read_profiles(r);
+  c.error_bands = detail::read_error_bands(r);
   r.finish();
   return c;
 }
@@ -163,6 +165,7 @@ std::string to_yaml(const Calibration& c) {
   }
   o << detail::collective_calibration_yaml(c.collectives);
   detail::write_profiles(o, c.profiles);
+  detail::write_error_bands(o, c.error_bands);
   return o.str();
 }
 

@@ -1,4 +1,5 @@
 #pragma once
+#include <vector>
 // The cost families the kernel definitions point at (lib/src/kernels/): each gives a kernel's
 // compute, memory and fixed times; price() (price.cpp) combines them. docs/model.md derives each.
 #include "perfmodel/kernel.hpp"
@@ -27,5 +28,9 @@ double effective_peak(const Roofs& r, Precision p);
 double stream_memory_s(const Op& op, const Roofs& r);
 // The share of a re-run working set still in L2 (op.l2_hit) streams at the L2 rate.
 double with_l2_hit(const Op& op, const Roofs& r, double memory_s);
+
+// Time bands (time_bands.cpp): an op's p10-p90 band at `time_s`, and a combined step's.
+TimeBand op_time_band(const Op& op, double time_s, const Roofs& r);
+TimeBand step_time_band(const std::vector<const Op*>& ops, const StepCost& s, const Roofs& r);
 
 }  // namespace perfmodel

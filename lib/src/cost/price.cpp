@@ -81,6 +81,7 @@ OpCost price(const Op& op, const Roofs& r, Impl impl, const Tile* force_tile) {
     c.distance_to_roof = card.bandwidth / (bytes / time);
     c.roof_gap = card.bandwidth / copy_bw;
   }
+  c.time_band = op_time_band(op, c.time_s, r);
   return c;
 }
 

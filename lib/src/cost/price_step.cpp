@@ -2,6 +2,7 @@
 // board's power cap leaves a serving loop (docs/model.md, "power cap").
 #include <algorithm>
 
+#include "kernel_costs.hpp"
 #include "perfmodel/price.hpp"
 
 namespace perfmodel {
@@ -91,6 +92,8 @@ StepCost combine_step(const std::vector<const Op*>& ops, std::vector<OpCost> cos
                                 : s.overhead_time_s) += n * c.time_s;
   }
   if (impl == Impl::eager) s.time_s = eager_wall_time(ops, s.ops);
+  for (size_t i = 0; i < s.ops.size(); ++i) s.ops[i].time_band = op_time_band(*ops[i], s.ops[i].time_s, roofs);
+  s.time_band = step_time_band(ops, s, roofs);
   s.bound = Bound::memory;
   if (s.compute_time_s > s.memory_time_s && s.compute_time_s > s.overhead_time_s) s.bound = Bound::compute;
   if (s.overhead_time_s > s.memory_time_s && s.overhead_time_s > s.compute_time_s) s.bound = Bound::overhead;

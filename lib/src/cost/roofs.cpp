@@ -66,6 +66,10 @@ Roofs make_roofs(const Card& card, const Calibration* cal, std::optional<Impl> p
   if (cal) r.thread_chain_s = cal->thread_chain_s;
   r.l2_cyclic_capacity = cal && cal->l2_cyclic_capacity > 0 ? cal->l2_cyclic_capacity : card.l2_bytes / 2;
   if (cal) r.power = cal->power;
+  // Bands measured for this profile on this card, else the uncalibrated distribution (wider).
+  const std::string band_key = profile ? to_string(*profile) : "backend";
+  const auto bands = cal ? cal->error_bands.find(band_key) : decltype(cal->error_bands)::const_iterator{};
+  r.error_bands = cal && bands != cal->error_bands.end() ? bands->second : uncalibrated_error_bands();
   if (profile) {
     r.profile = to_string(*profile);
     if (const ProfileCalibration* p = cal ? find_profile(cal->profiles, r.profile) : nullptr) apply_profile(r, *p);

@@ -1,0 +1,70 @@
+// `error_bands:` of a calibration file (calibration_error_bands.hpp).
+#include "catalogue/calibration_error_bands.hpp"
+
+#include <cstdio>
+
+namespace perfmodel::detail {
+
+namespace {
+
+const char* const kProfiles[] = {"backend", "fused", "eager"};
+const char* const kSets[] = {"gemm", "elementwise", "attention", "step"};
+
+template <class List>
+bool listed(const List& list, const std::string& key) {
+  for (const char* k : list)
+    if (key == k) return true;
+  return false;
+}
+
+}  // namespace
+
+std::map<std::string, ErrorBands> read_error_bands(MapReader& calibration) {
+  std::map<std::string, ErrorBands> out;
+  auto section = calibration.opt_map("error_bands");
+  if (!section) return out;
+  for (const std::string& profile : section->keys()) {
+    if (!listed(kProfiles, profile)) section->fail(profile, "unknown profile (expected backend, fused or eager)");
+    MapReader p = section->map(profile);
+    ErrorBands b;
+    b.source = p.opt_str("source").value_or("");
+    for (const std::string& set : p.keys()) {
+      if (set == "source") continue;
+      if (!listed(kSets, set)) p.fail(set, "unknown set (expected gemm, elementwise, attention or step)");
+      MapReader q = p.map(set);
+      ErrorQuantiles e;
+      // A prediction's signed error lies in (-1, inf); a band past 10x either way is a broken file.
+      auto number = [&](const char* key) {
+        const auto v = q.opt_number(key, -0.99, 10.0);
+        if (!v) q.fail(key, "missing required field");
+        return *v;
+      };
+      e.p10 = number("p10");
+      e.p90 = number("p90");
+      e.cases = static_cast<int>(q.opt_integer("cases", 1, 1 << 30).value_or(0));
+      if (e.p10 > e.p90) q.fail("p10", "must not exceed p90");
+      q.finish();
+      b.sets[set] = e;
+    }
+    p.finish();
+    out[profile] = b;
+  }
+  section->finish();
+  return out;
+}
+
+void write_error_bands(std::ostream& o, const std::map<std::string, ErrorBands>& bands) {
+  if (bands.empty()) return;
+  o << "error_bands:   # p10 / p90 of predicted / measured - 1 per profile and set (perfmodel accuracy --bands)\n";
+  char buf[160];
+  for (const auto& [profile, b] : bands) {
+    o << "  " << profile << ":\n";
+    if (!b.source.empty()) o << "    source: \"" << b.source << "\"\n";
+    for (const auto& [set, q] : b.sets) {
+      std::snprintf(buf, sizeof buf, "    %s: {p10: %.4f, p90: %.4f, cases: %d}\n", set.c_str(), q.p10, q.p90, q.cases);
+      o << buf;
+    }
+  }
+}
+
+}  // namespace perfmodel::detail

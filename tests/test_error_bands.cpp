@@ -1,0 +1,57 @@
+// Error bands (issue 14): the built-in uncalibrated distribution is what the committed data
+// gives, every predicted time carries a band around it, and a calibration's bands load.
+#include <doctest/doctest.h>
+
+#include "perfmodel/accuracy.hpp"
+#include "perfmodel/catalogue.hpp"
+#include "perfmodel/error_band.hpp"
+#include "perfmodel/evaluate.hpp"
+#include "test_support.hpp"
+
+using namespace perfmodel;
+
+TEST_CASE("the uncalibrated bands are the datasheet roofs' errors on validation/results/h200") {
+  Catalogue cat(test::root());
+  Measurements m;
+  load_measurements(test::root() + "/validation/results/h200", m);
+  const auto bands = measure_error_bands(m, cat.card("h200"), nullptr, [&](const std::string& k) { return cat.model(k); });
+  REQUIRE(bands.count("backend"));
+  const ErrorBands& built_in = uncalibrated_error_bands();
+  for (const char* set : {"gemm", "elementwise", "attention", "step"}) {
+    CAPTURE(set);
+    const ErrorQuantiles& want = bands.at("backend").sets.at(set);
+    const ErrorQuantiles& have = built_in.sets.at(set);
+    CHECK(have.p10 == doctest::Approx(want.p10).epsilon(0.002));
+    CHECK(have.p90 == doctest::Approx(want.p90).epsilon(0.002));
+    CHECK(have.cases == want.cases);
+  }
+}
+
+TEST_CASE("time bands: measured = predicted / (1 + e); every op and the step carry one") {
+  const TimeBand b = time_band(1e-3, {-0.2, 0.25, 10});
+  CHECK(b.low_s == doctest::Approx(0.8e-3));   // over-predicted by 25 %: measured 0.8 ms
+  CHECK(b.high_s == doctest::Approx(1.25e-3)); // under-predicted by 20 %
+  CHECK(time_band(0, {-0.2, 0.25, 10}).high_s == 0);
+  Catalogue cat(test::root());
+  Workload w;
+  w.batch = 8;
+  w.ctx = 1024;
+  const Evaluation e = evaluate(cat.model("llama2-7b"), w, cat.card("a100"), nullptr);
+  CHECK(e.cost.time_band.low_s < e.cost.time_s);
+  CHECK(e.cost.time_band.high_s > e.cost.time_s);
+  for (const OpCost& c : e.cost.ops) {
+    CHECK(c.time_band.low_s <= c.time_s);
+    CHECK(c.time_band.high_s >= c.time_s);
+  }
+  CHECK_FALSE(e.band_source.empty());
+}
+
+TEST_CASE("a calibration's error_bands load and replace the uncalibrated ones for that profile") {
+  Catalogue cat(test::root());
+  Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+  REQUIRE(cal.error_bands.count("fused"));
+  const Roofs fused = make_roofs(cat.card("h200"), &cal, Impl::fused);
+  CHECK(fused.error_bands.source == cal.error_bands.at("fused").source);
+  const Roofs none = make_roofs(cat.card("h200"), nullptr, Impl::fused);
+  CHECK(none.error_bands.source == uncalibrated_error_bands().source);
+}
