@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""MoE/MLA transformers steps (hf_moe.json, probe.json) against `perfmodel decode|prefill --impl eager`.
+"""MoE/MLA transformers steps (hf.json, probe/hf.json) against `perfmodel decode|prefill --impl eager`.
 
 Usage: python3 validation/scripts/moe/compare_moe.py [results dir] [perfmodel binary]
 
@@ -12,7 +12,7 @@ field and names):
   attn     SDPA kernels (cuDNN / flash)                                         | attention* ops
   cat      CatArrayBatchedCopy (torch.cat: KV cache, rotary halves, MLA keys)   | ops named *cat
   rest     everything else                                                      | everything else
-Error = predicted / measured - 1. Nothing is fitted on this data. probe.json's points (the same
+Error = predicted / measured - 1. Nothing is fitted on this data. probe/hf.json's points (the same
 steps with the cache kept contiguous between steps, as in generate()) are compared last.
 """
 import json
@@ -51,7 +51,7 @@ def measured_groups(s):
 
 
 def main(folder, binary):
-    steps = json.load(open(f"{folder}/hf_moe.json"))["steps"]
+    steps = json.load(open(f"{folder}/hf.json"))["steps"]
     print("| step | wall | kernels | kernels/step | pred. wall | pred. device | pred. launches | wall err | "
           "kernel err | " + " | ".join(f"{g} meas/pred ms" for g in GROUPS) + " |")
     print("| --- " * (9 + len(GROUPS)) + "|")
@@ -80,11 +80,11 @@ def main(folder, binary):
               f"|kernel err| median {km:.1%} p90 {kp:.1%}")
     print("summed over all steps, predicted - measured kernel time by group: "
           + ", ".join(f"{g} {sum(v) * 1e3:+.1f} ms" for g, v in gerr.items()))
-    probe = f"{folder}/probe.json"
+    probe = f"{folder}/probe/hf.json"
     if os.path.exists(probe):
         print("\n| decode step | kernels, cropped cache | kernels, contiguous cache | pred. device | err vs cropped "
               "| err vs contiguous |\n| --- | ---: | ---: | ---: | ---: | ---: |")
-        for p in json.load(open(probe)):
+        for p in json.load(open(probe))["probe"]:
             dev = predict(binary, "decode", p["model"], p["batch"], p["ctx"])["step"]["device_time_s"]
             print(f"| {p['model']} b{p['batch']} ctx{p['ctx']} | {p['cropped_kernel_s'] * 1e3:.2f} ms | "
                   f"{p['contiguous_kernel_s'] * 1e3:.2f} ms | {dev * 1e3:.2f} ms | "

@@ -92,7 +92,7 @@ def main():
                 print(f"[{time.perf_counter() - t0:6.1f}s] {key} b{b} ctx{ctx}: cropped {kt_c * 1e3:.2f} ms "
                       f"{ {c: round(v * 1e3, 2) for c, v in cats_c.items()} } | contiguous {kt_k * 1e3:.2f} ms "
                       f"{ {c: round(v * 1e3, 2) for c, v in cats_k.items()} }", flush=True)
-                json.dump(res, open(f"{out}/probe.json", "w"), indent=1)
+                json.dump(dict(probe=res), open(f"{out}/hf.json", "w"), indent=1)  # see run_moe.save
                 del step, between, cache
                 torch.cuda.empty_cache()
         del m

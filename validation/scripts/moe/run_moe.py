@@ -12,7 +12,7 @@ and prefill steps with random bf16 weights, and the MoE kernels in isolation.
 (b) torch._grouped_mm at the rows per expert of decode batches (Qwen3-30B-A3B and
     DeepSeek-V2-Lite expert shapes, uniform random routing) and top-k routing (softmax + topk),
     checked against an fp32 reference, then timed by harness.time_case (CUDA graph, events).
-Writes OUT_DIR/hf_moe.json, OUT_DIR/kernels_moe.json, OUT_DIR/run.log after every point, so a run
+Writes OUT_DIR/hf.json (meta, steps, kernel_cases) and OUT_DIR/run.log after every point, so a run
 stopped at its budget keeps what it measured.
 """
 import argparse
@@ -216,8 +216,9 @@ def main():
     steps, kernels = [], []
 
     def save():
-        json.dump(dict(meta=meta, steps=steps), open(f"{a.out}/hf_moe.json", "w"), indent=1)
-        json.dump(dict(meta=meta, cases=kernels), open(f"{a.out}/kernels_moe.json", "w"), indent=1)
+        # One file named hf.json with no top-level "cases": a data file of its own scripts, not a
+        # perfmodel result file (tests/test_results.cpp reads every other JSON under results/).
+        json.dump(dict(meta=meta, steps=steps, kernel_cases=kernels), open(f"{a.out}/hf.json", "w"), indent=1)
     log(f"torch {torch.__version__} transformers {transformers.__version__} {meta['device']}")
     save()
     # Kernels first: cheap, and they need no model in memory.
