@@ -113,6 +113,12 @@ def prefill_point(m, cfg, key, b, ctx, impl):
                 top_kernels_s=top)
 
 
+def summary(r):
+    """One log line's numbers for a step: wall, kernel time, kernels, kernel time by category."""
+    return (f"wall {r['wall_s'] * 1e3:.2f} ms, kernels {r['kernel_s'] * 1e3:.2f} ms ({r['kernels_per_step']:.0f}) "
+            + ", ".join(f"{c} {v * 1e3:.2f}" for c, v in r['kernel_by_category_s'].items()))
+
+
 def grouped_mm_cases(deadline):
     """torch._grouped_mm (what transformers 5's grouped_mm experts call) at decode routing."""
     out = []
@@ -253,9 +259,7 @@ def main():
                     try:
                         r = decode_point(m, cfg, key, b, ctx, impl)
                         steps.append(r)
-                        log(f"{key} decode b{b} ctx{ctx} [{impl}]: wall {r['wall_s'] * 1e3:.2f} ms, kernels "
-                            f"{r['kernel_s'] * 1e3:.2f} ms ({r['kernels_per_step']:.0f}) "
-                            + ", ".join(f"{c} {v * 1e3:.2f}" for c, v in r['kernel_by_category_s'].items()))
+                        log(f"{key} decode b{b} ctx{ctx} [{impl}]: {summary(r)}")
                     except Exception:
                         log(f"{key} decode b{b} ctx{ctx} failed: {traceback.format_exc()[-600:]}")
                     torch.cuda.empty_cache()
@@ -266,9 +270,7 @@ def main():
                     try:
                         r = prefill_point(m, cfg, key, b, ctx, impl)
                         steps.append(r)
-                        log(f"{key} prefill b{b} ctx{ctx}: wall {r['wall_s'] * 1e3:.2f} ms, kernels "
-                            f"{r['kernel_s'] * 1e3:.2f} ms ({r['kernels_per_step']:.0f}) "
-                            + ", ".join(f"{c} {v * 1e3:.2f}" for c, v in r['kernel_by_category_s'].items()))
+                        log(f"{key} prefill b{b} ctx{ctx}: {summary(r)}")
                     except Exception:
                         log(f"{key} prefill b{b} failed: {traceback.format_exc()[-600:]}")
                     save()
