@@ -1,0 +1,96 @@
+#!/usr/bin/env python3
+"""MoE/MLA transformers steps (hf.json, probe/hf.json) against `perfmodel decode|prefill --impl eager`.
+
+Usage: python3 validation/scripts/moe/compare_moe.py [results dir] [perfmodel binary]
+
+Per step: wall against step.time_s, profiler kernel time against step.device_time_s, kernels per
+step against step.launches, and the kernel time split into groups that both sides name the same
+way (measured: run_moe.py's kernel categories and kernel names; predicted: the ops' `kernel`
+field and names):
+  grouped  torch._grouped_mm (CUTLASS grouped GEMM + prepare_grouped_gemm_data) | grouped_gemm ops
+  gemm     cuBLAS nvjet/cutlass dense GEMMs                                     | gemm ops
+  attn     SDPA kernels (cuDNN / flash)                                         | attention* ops
+  cat      CatArrayBatchedCopy (torch.cat: KV cache, rotary halves, MLA keys)   | ops named *cat
+  rest     everything else                                                      | everything else
+Error = predicted / measured - 1. Nothing is fitted on this data. probe/hf.json's points (the same
+steps with the cache kept contiguous between steps, as in generate()) are compared last.
+"""
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "production"))
+from compare_hf import pct  # noqa: E402
+
+GROUPS = ("grouped", "gemm", "attn", "cat", "rest")
+
+
+def predict(binary, phase, model, batch, ctx):
+    out = subprocess.run([binary, phase, "--model", model, "--card", "h200", "--batch", str(batch), "--ctx", str(ctx),
+                          "--impl", "eager", "--format", "json"], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def predicted_groups(d):
+    g = dict.fromkeys(GROUPS, 0.0)
+    for o in d["ops"]:
+        k, name = o["kernel"], o["name"]
+        key = ("grouped" if k == "grouped_gemm" else "gemm" if k == "gemm" else "attn" if k.startswith("attention")
+               else "cat" if name.endswith("cat") else "rest")
+        g[key] += o["device_time_s"]
+    return g
+
+
+def measured_groups(s):
+    c = s["kernel_by_category_s"]
+    cat = sum(v for n, v in s["top_kernels_s"].items() if "CatArrayBatchedCopy" in n)
+    g = dict(grouped=c.get("grouped_gemm", 0.0), gemm=c.get("gemm", 0.0), attn=c.get("attention", 0.0), cat=cat)
+    g["rest"] = s["kernel_s"] - sum(g.values())
+    return g
+
+
+def main(folder, binary):
+    steps = json.load(open(f"{folder}/hf.json"))["steps"]
+    print("| step | wall | kernels | kernels/step | pred. wall | pred. device | pred. launches | wall err | "
+          "kernel err | " + " | ".join(f"{g} meas/pred ms" for g in GROUPS) + " |")
+    print("| --- " * (9 + len(GROUPS)) + "|")
+    errs = {"decode": ([], []), "prefill": ([], [])}
+    gerr = {g: [] for g in GROUPS}
+    for s in steps:
+        if not s.get("ok"):
+            continue
+        d = predict(binary, s["phase"], s["model"], s["batch"], s["ctx"])
+        st = d["step"]
+        we, ke = st["time_s"] / s["wall_s"] - 1, st["device_time_s"] / s["kernel_s"] - 1
+        errs[s["phase"]][0].append(we)
+        errs[s["phase"]][1].append(ke)
+        pg, mg = predicted_groups(d), measured_groups(s)
+        for g in GROUPS:
+            gerr[g].append(pg[g] - mg[g])
+        print(f"| {s['model']} {s['phase']} b{s['batch']} ctx{s['ctx']} | {s['wall_s'] * 1e3:.2f} ms | "
+              f"{s['kernel_s'] * 1e3:.2f} ms | {s['kernels_per_step']:.0f} | {st['time_s'] * 1e3:.2f} ms | "
+              f"{st['device_time_s'] * 1e3:.2f} ms | {st['launches']} | {we:+.0%} | {ke:+.0%} | "
+              + " | ".join(f"{mg[g] * 1e3:.2f} / {pg[g] * 1e3:.2f}" for g in GROUPS) + " |")
+    print()
+    for phase, (w, k) in errs.items():
+        wm, wp = pct(w)
+        km, kp = pct(k)
+        print(f"{phase}: {len(w)} steps; |wall err| median {wm:.1%} p90 {wp:.1%}; "
+              f"|kernel err| median {km:.1%} p90 {kp:.1%}")
+    print("summed over all steps, predicted - measured kernel time by group: "
+          + ", ".join(f"{g} {sum(v) * 1e3:+.1f} ms" for g, v in gerr.items()))
+    probe = f"{folder}/probe/hf.json"
+    if os.path.exists(probe):
+        print("\n| decode step | kernels, cropped cache | kernels, contiguous cache | pred. device | err vs cropped "
+              "| err vs contiguous |\n| --- | ---: | ---: | ---: | ---: | ---: |")
+        for p in json.load(open(probe))["probe"]:
+            dev = predict(binary, "decode", p["model"], p["batch"], p["ctx"])["step"]["device_time_s"]
+            print(f"| {p['model']} b{p['batch']} ctx{p['ctx']} | {p['cropped_kernel_s'] * 1e3:.2f} ms | "
+                  f"{p['contiguous_kernel_s'] * 1e3:.2f} ms | {dev * 1e3:.2f} ms | "
+                  f"{dev / p['cropped_kernel_s'] - 1:+.0%} | {dev / p['contiguous_kernel_s'] - 1:+.0%} |")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "validation/results/h200-moe",
+         sys.argv[2] if len(sys.argv) > 2 else "build/tools/perfmodel/perfmodel")
