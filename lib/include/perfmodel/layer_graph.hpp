@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "perfmodel/collective_op.hpp"
 #include "perfmodel/model.hpp"
 #include "perfmodel/workload.hpp"
 
@@ -23,6 +24,7 @@ struct GraphNode {
     attention,       // the token mixer over the KV cache
     residual_add,    // h += sublayer(x)
     activation,      // the MLP's nonlinearity (gated: act(gate) * up)
+    collective,      // GPUs exchange data (parallel.hpp): all-reduce after a row-parallel GEMM, ...
   };
   Kind kind = Kind::norm;
   std::string name;
@@ -39,9 +41,18 @@ struct GraphNode {
   int64_t in = 0;
   bool bias = false;
   bool logits = false;      // the LM head: rows are the positions that need logits
+  // Row-parallel under tensor parallelism (Megatron-LM): its input is split over the GPUs, each
+  // GPU's output is a partial sum of the whole, and an all-reduce completes it (o_proj, down_proj).
+  bool row_parallel = false;
   int framework_views = 0;  // eager: views/transposes of each part's output (no kernels)
   // activation
   bool gated = false;
+  // collective: what, among how many GPUs, `width` elements per token (rows: the node's tokens,
+  // or logits_rows for `logits`), and whether it runs beside compute instead of on the step's path
+  CollectiveOp collective = CollectiveOp::all_reduce;
+  int group = 0;
+  int64_t width = 0;
+  bool overlaps = false;
 
   int64_t out() const {
     int64_t s = 0;

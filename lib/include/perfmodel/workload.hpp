@@ -4,6 +4,7 @@
 #include <string>
 
 #include "perfmodel/dtype.hpp"
+#include "perfmodel/parallel.hpp"
 
 namespace perfmodel {
 
@@ -28,6 +29,9 @@ struct Workload {
   Impl impl = Impl::fused;
   bool allow_tf32 = false;       // fp32 matmuls on tensor cores
   bool lm_head_all_positions = false;  // prefill: logits for every position (training-style)
+  // Over how many GPUs, and how (parallel.hpp). `batch` is one replica's sequences; build_step
+  // builds one GPU's step (one pipeline stage) for them, evaluate() one per micro-batch.
+  Parallelism parallel;
 
   int64_t new_tokens_per_seq() const { return phase == Phase::decode ? 1 : ctx; }
   int64_t tokens() const { return batch * new_tokens_per_seq(); }

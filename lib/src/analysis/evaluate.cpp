@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "../parallel/parallel_internal.hpp"
 #include "perfmodel/units.hpp"
 
 namespace perfmodel {
@@ -20,7 +21,12 @@ EvaluationStatus status_of(const MemoryPlan& p, int64_t batch) {
 }  // namespace
 
 Evaluation evaluate(const Model& m, const Workload& w, const Roofs& roofs, const EvaluateOptions& o) {
-  Evaluation e{w, build_step(m, w), {}, {}, {}};
+  if (w.parallel.any()) {
+    Evaluation e = evaluate_parallel(m, w, roofs, o);
+    e.status = status_of(e.analysis.memory, w.batch);
+    return e;
+  }
+  Evaluation e{w, build_step(m, w), {}, {}, {}, {}};
   e.cost = price_step(e.step, roofs, w.impl);
   double prefill_time = 0;
   if (w.phase == Phase::decode && o.with_ttft) {

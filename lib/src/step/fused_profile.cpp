@@ -2,6 +2,7 @@
 // fused into the following norm, gate/up and q/k/v are one GEMM each, the activation is one
 // kernel, rotary and the KV-cache write are one kernel each, attention is flash-style, and the
 // step is replayed as one CUDA graph, so there is no host gap between kernels (docs/profiles.md).
+#include "../parallel/parallel_internal.hpp"
 #include "perfmodel/ops.hpp"
 #include "perfmodel/profile.hpp"
 
@@ -76,6 +77,7 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
         s.ops.push_back(counted(ops::kv_append(n.name, T, m.kv_heads, m.head_dim, act, w.kv_dtype), n.count));
         break;
       case Kind::attention: lower_attention(n, m, w, s); break;
+      case Kind::collective: s.ops.push_back(lower_collective(n, w)); break;
       case Kind::residual_add: break;  // fused into the next norm
       case Kind::activation:
         if (n.gated)
