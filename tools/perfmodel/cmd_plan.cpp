@@ -63,7 +63,7 @@ int cmd_plan(const std::vector<std::string>& args, Context& ctx) {
       "concurrent requests to serve: replicas (dp) are added for them (0: one replica at its best batch)")(
       "impl", po::value(&impl)->default_value(impl), "profiles searched: fused, eager or all")(
       "top", po::value(&top)->default_value(top), "deployments listed")(
-      "mem-util", po::value(&req.memory_utilization)->default_value(req.memory_utilization),
+      "mem-util", po::value(&req.memory_utilization)->default_value(req.memory_utilization, "0.9"),
       "share of each GPU's memory usable for weights + KV + activations (vLLM default 0.9)");
   add_format(d, format);
   po::variables_map vm;
