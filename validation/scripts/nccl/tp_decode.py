@@ -9,8 +9,9 @@ Models (config.json shapes): Llama-3-8B and Llama-2-13B at TP=1 and TP=2, Llama-
 (b x ctx over what is free after the weights, less a 6 GiB margin) are skipped and listed.
 
 Per layer, as Megatron-LM / vLLM shard it: RMSNorm; QKV column-parallel (heads split per GPU);
-KV append; attention over the GPU's KV heads (GQA folded into the query length so SDPA's fused
-kernels run); O row-parallel + all-reduce; RMSNorm; gate/up column-parallel; SiLU*mul; down
+KV append; attention over the GPU's heads (--attention flash, the default: SDPA's flash backend
+forced, one query row per head, enable_gqa, so FlashAttention-2's split-KV decode runs; --attention
+folded, the first run's call: the GQA group folded into the query length, SDPA's default backend); O row-parallel + all-reduce; RMSNorm; gate/up column-parallel; SiLU*mul; down
 row-parallel + all-reduce. Then final norm, vocab-parallel LM head and an all-gather of the logits.
 No rotary embedding (a few tiny elementwise kernels; left out). The whole step is captured in one
 CUDA graph (NCCL calls included) and its replays are timed with CUDA events; median reported.
@@ -21,6 +22,7 @@ import argparse, csv, os, statistics, sys, time
 import torch
 import torch.distributed as dist
 import torch.nn.functional as F
+from torch.nn.attention import SDPBackend, sdpa_kernel
 
 EPS = 1e-5
 # name: hidden, layers, heads, kv heads, head_dim, FFN, vocab, TP degrees (config.json of each model)
@@ -36,7 +38,8 @@ class Shard:
     """One GPU's shard: weights, then a KV cache per layer for `kv_tokens` tokens (flat, viewed per point
     as [batch, kv heads, ctx, head_dim], each sequence contiguous as in a paged cache's blocks)."""
 
-    def __init__(self, name, tp, dev):
+    def __init__(self, name, tp, dev, attention="flash"):
+        self.attention = attention
         hid, self.nl, heads, kvh, self.hd, ffn, vocab, _ = MODELS[name]
         self.hid, self.tp, self.h, self.kvh = hid, tp, heads // tp, max(kvh // tp, 1)
         self.ffn, self.vocab = ffn // tp, vocab // tp
@@ -77,8 +80,16 @@ class Shard:
             vc = L["v"][:n].view(b, self.kvh, ctx, HEAD_DIM)
             kc[:, :, ctx - 1] = k.view(b, self.kvh, HEAD_DIM)
             vc[:, :, ctx - 1] = v.view(b, self.kvh, HEAD_DIM)
-            qh = q.view(b, self.kvh, g, HEAD_DIM)  # GQA: the group's heads as query rows
-            a = F.scaled_dot_product_attention(qh, kc, vc)
+            if self.attention == "flash":
+                # As serving engines and the production kernel measurements call it: one query row per
+                # head, GQA inside the kernel, the flash backend forced (an error, not a silent fallback,
+                # if it cannot run): FlashAttention-2's split-KV decode.
+                with sdpa_kernel(SDPBackend.FLASH_ATTENTION):
+                    a = F.scaled_dot_product_attention(q.view(b, self.h, 1, HEAD_DIM), kc, vc,
+                                                       enable_gqa=self.h != self.kvh)
+            else:
+                qh = q.view(b, self.kvh, g, HEAD_DIM)  # GQA: the group's heads as query rows, default backend
+                a = F.scaled_dot_product_attention(qh, kc, vc)
             y = F.linear(a.reshape(b, self.h * HEAD_DIM), L["o"])
             if self.tp > 1:
                 dist.all_reduce(y)
@@ -126,6 +137,18 @@ def time_point(sh, b, ctx, dev, reps):
     return statistics.median(ts), min(ts), max(ts)
 
 
+def probe(sh, b, ctx, dev, rank):
+    """Names the kernels one eager step launches whose name says attention (which backend ran)."""
+    x = torch.randn(b, sh.hid, device=dev, dtype=torch.bfloat16)
+    logits = torch.empty(sh.tp * b, sh.vocab, device=dev, dtype=torch.bfloat16)
+    with torch.profiler.profile(activities=[torch.profiler.ProfilerActivity.CUDA]) as prof:
+        sh.step(x, ctx, logits)
+        torch.cuda.synchronize()
+    names = sorted({e.name for e in prof.events() if any(k in e.name.lower() for k in ("flash", "fmha", "attention", "cudnn"))})
+    for n in names if rank == 0 else []:
+        print(f"probe b{b} ctx{ctx} tp{sh.tp}: {n[:160]}", flush=True)
+
+
 def save(out, rows):
     with open(os.path.join(out, "tp_decode.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0].keys()))
@@ -149,7 +172,7 @@ def worker(rank, n, args):
                 dist.barrier()
                 continue
             t0 = time.time()
-            sh = Shard(name, tp, dev)
+            sh = Shard(name, tp, dev, args.attention)
             free, _ = torch.cuda.mem_get_info(dev)
             cap = max(0, (free - MARGIN) // sh.kv_bytes_per_token())
             if tp > 1:  # both ranks must run the same points
@@ -160,8 +183,11 @@ def worker(rank, n, args):
             skipped += [(name, tp, b, c) for b in batches for c in ctxs if b * c > cap]
             sh.alloc_kv(max([b * c for b, c in points], default=1), dev)
             for b, c in points:
+                if args.probe and (b, c) in (points[0], points[-1]):  # every rank: the step holds collectives
+                    probe(sh, b, c, dev, rank)
                 med, lo, hi = time_point(sh, b, c, dev, args.reps)
-                rows.append(dict(model=name, tp=tp, batch=b, ctx=c, time_s=med, min_s=lo, max_s=hi, reps=args.reps))
+                rows.append(dict(model=name, tp=tp, batch=b, ctx=c, time_s=med, min_s=lo, max_s=hi, reps=args.reps,
+                                 attention=args.attention))
                 if rank == 0:
                     save(args.out, rows)  # after every point, so a run cut short keeps what it measured
                     print(f"{name} tp{tp} b{b:3d} ctx{c:5d}  {med*1e3:8.3f} ms  [{lo*1e3:.3f}..{hi*1e3:.3f}]", flush=True)
@@ -187,6 +213,10 @@ def main():
     p.add_argument("--batches", default="1,4,16,64")
     p.add_argument("--ctxs", default="1024,4096,8192")
     p.add_argument("--reps", type=int, default=20)
+    p.add_argument("--attention", choices=["flash", "folded"], default="flash",
+                   help="flash: SDPA flash backend forced, one query row per head, enable_gqa (split-KV decode); "
+                        "folded: the GQA group folded into the query length, default backend (the first run)")
+    p.add_argument("--probe", action="store_true", help="print the attention kernels of the first point (torch.profiler)")
     args = p.parse_args()
     os.makedirs(args.out, exist_ok=True)
     torch.multiprocessing.spawn(worker, args=(2, args), nprocs=2, join=True)
