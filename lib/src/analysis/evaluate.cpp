@@ -24,6 +24,7 @@ Evaluation evaluate(const Model& m, const Workload& w, const Roofs& roofs, const
   if (w.parallel.any()) {
     Evaluation e = evaluate_parallel(m, w, roofs, o);
     e.status = status_of(e.analysis.memory, w.batch);
+    if (!e.status.fits) e.status.reason = "on each GPU of " + to_string(w.parallel) + ", " + e.status.reason;
     return e;
   }
   Evaluation e{w, build_step(m, w), {}, {}, {}, {}};
