@@ -12,6 +12,7 @@
 #include "perfmodel/errors.hpp"
 #include "perfmodel/evaluate.hpp"
 #include "perfmodel/parallel_step.hpp"
+#include "perfmodel/predictor.hpp"
 #include "test_support.hpp"
 
 using namespace perfmodel;
@@ -223,4 +224,20 @@ TEST_CASE("CLI: --tp on decode, prefill, ops and sweep-batch; bad combinations e
   cli_test::expect_input_error(cli("decode --model llama3-8b --card h200 --ep 2"), {"--ep 2", "dense"});
   cli_test::expect_input_error(cli("decode --model llama3-8b --card a100 --tp 8 --dp 2"), {"16 GPUs", "NIC"});
   cli_test::expect_input_error(cli("decode --model llama3-8b --card h200 --micro-batches -1"), {"--micro-batches"});
+}
+
+TEST_CASE("the Predictor prices a parallel workload as evaluate() does") {
+  const Model m = test::catalogue().model("llama3-70b");
+  Predictor pred(m, h200(), &h200_cal());
+  for (int pp : {1, 2}) {
+    const Workload w = decode(32, 4096, 4, pp, 2);
+    const Prediction p = pred.predict(w);
+    EvaluateOptions o;
+    o.with_ttft = false;
+    const Evaluation e = evaluate(m, w, h200(), &h200_cal(), o);
+    CHECK(p.time_s == test::approx(e.parallel->step_time_s));
+    CHECK(p.tokens_per_s == test::approx(e.parallel->tokens_per_s));
+    CHECK(p.max_batch == e.analysis.memory.max_batch);
+    CHECK(p.fits);
+  }
 }
