@@ -124,7 +124,7 @@ int cmd_plan(const std::vector<std::string>& args, Context& ctx) {
                           " deployments meet TTFT <= " + format_time(req.ttft_s) + " and TPOT <= " +
                           format_time(req.tpot_s) + " (best tokens/s per GPU first)",
                       "deployments", cols});
-  if (format != "csv")
+  if (format != "csv" && !res.rejected.empty())
     r.tables.push_back({"the best rejected (at batch 1) and why", "rejected",
                         {{"gpus", "GPUs", Hint::integer},
                          {"tp", "tp", Hint::integer},
