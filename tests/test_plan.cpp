@@ -182,4 +182,14 @@ TEST_CASE("CLI: perfmodel plan prints a table, CSV and JSON (deployments, schema
   cli_test::expect_input_error(cli("plan --model llama3-70b --card h200 --tpot fast"), {"--tpot"});
   cli_test::expect_input_error(cli("plan --model llama3-70b --card h200 --gpus -1"), {"--gpus"});
   cli_test::expect_input_error(cli("plan --model llama3-70b --card h200 --ctx 9000"), {"--ctx 9000"});
+  cli_test::expect_input_error(cli("plan --model llama3-8b --card a100 --weight-dtypes fp8"), {"--weight-dtypes fp8"});
+  cli_test::expect_input_error(cli("plan --model llama3-8b --card h200 --kv-dtypes bf17"), {"--kv-dtypes"});
+  // The measured case from the command line: bf16 only, fused, 2 GPUs, TPOT 4.8 ms -> TP=2 first.
+  const auto measured = cli_test::json_of(cli("plan --model llama3-8b --card h200 --ctx 1000 --output-len 48 --ttft 10s "
+                                              "--tpot 4.8ms --gpus 2 --impl fused --weight-dtypes bf16 --kv-dtypes bf16 "
+                                              "--format json"));
+  REQUIRE(measured.at("deployments"));
+  REQUIRE_FALSE(measured.at("deployments")->arr.empty());
+  CHECK(measured.at("deployments")->arr.front().get("tp")->num == 2);
+  CHECK(measured.at("deployments")->arr.front().get("weight_dtype")->str == "bf16");
 }

@@ -18,6 +18,20 @@ double parse_time(const std::string& text, const std::string& flag) {
   return *v;
 }
 
+// "bf16,fp8" -> the dtypes, each checked as --weight-dtype / --kv-dtype are.
+std::vector<DType> parse_dtypes(const std::string& list, const std::string& flag) {
+  std::vector<DType> v;
+  size_t start = 0;
+  while (start <= list.size()) {
+    const size_t comma = list.find(',', start);
+    const std::string item = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    v.push_back(parse_dtype(item, flag));
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return v;
+}
+
 Node deployment_node(const Deployment& d, int rank) {
   Node n = parallelism_node(d.parallel);
   if (rank > 0) n.set("rank", Node::integer(rank));
@@ -46,7 +60,7 @@ int cmd_plan(const std::vector<std::string>& args, Context& ctx) {
   wl.model = "llama3-70b";
   card.card = "h200";
   PlanRequest req;
-  std::string ttft = "2s", tpot = "50ms", format, impl = "all";
+  std::string ttft = "2s", tpot = "50ms", format, impl = "all", weight_dtypes, kv_dtypes;
   int top = 10;
   add_card(d, card);
   d.add_options()("model", po::value(&wl.model)->default_value(wl.model),
@@ -62,6 +76,8 @@ int cmd_plan(const std::vector<std::string>& args, Context& ctx) {
       "users", po::value(&req.users)->default_value(req.users),
       "concurrent requests to serve: replicas (dp) are added for them (0: one replica at its best batch)")(
       "impl", po::value(&impl)->default_value(impl), "profiles searched: fused, eager or all")(
+      "weight-dtypes", po::value(&weight_dtypes), "weight dtypes searched, e.g. bf16,fp8 (default: bf16, and fp8 where the card has it)")(
+      "kv-dtypes", po::value(&kv_dtypes), "KV-cache dtypes searched (default as --weight-dtypes)")(
       "top", po::value(&top)->default_value(top), "deployments listed")(
       "mem-util", po::value(&req.memory_utilization)->default_value(req.memory_utilization, "0.9"),
       "share of each GPU's memory usable for weights + KV + activations (vLLM default 0.9)");
@@ -83,6 +99,8 @@ int cmd_plan(const std::vector<std::string>& args, Context& ctx) {
   if (impl == "fused") req.impls = {Impl::fused};
   else if (impl == "eager") req.impls = {Impl::eager};
   else if (impl != "all") throw UsageError("--impl must be fused, eager or all, got '" + impl + "'");
+  if (!weight_dtypes.empty()) req.weight_dtypes = parse_dtypes(weight_dtypes, "--weight-dtypes");
+  if (!kv_dtypes.empty()) req.kv_dtypes = parse_dtypes(kv_dtypes, "--kv-dtypes");
   Loaded l = load_card(card, ctx);
   const Model m = load_model(wl, ctx);
   const PlanResult res = plan(m, l.card, l.calibration ? &*l.calibration : nullptr, req);

@@ -172,6 +172,8 @@ PlanResult plan(const Model& model, const Card& card, const Calibration* calibra
   if (r.weight_dtypes.empty()) r.weight_dtypes = fp8 ? std::vector{base, DType::fp8} : std::vector{base};
   if (r.kv_dtypes.empty()) r.kv_dtypes = fp8 ? std::vector{base, DType::fp8} : std::vector{base};
   if (r.impls.empty()) r.impls = {Impl::fused, Impl::eager};
+  for (DType t : r.weight_dtypes)
+    if (t == DType::fp8 && !fp8) throw InputError("--weight-dtypes fp8: " + card.name + " has no fp8 tensor-core peak");
   Planner planner(model, card, calibration, r);
   const int gpus = planner.max_gpus();
   const int node = std::max(1, card.interconnect.gpus_per_node);
