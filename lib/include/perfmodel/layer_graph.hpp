@@ -24,6 +24,9 @@ struct GraphNode {
     attention,       // the token mixer over the KV cache
     residual_add,    // h += sublayer(x)
     activation,      // the MLP's nonlinearity (gated: act(gate) * up)
+    router,          // MoE: the router GEMM (hidden -> experts) and the top-k selection
+    moe_experts,     // MoE: the routed experts (permute, grouped GEMMs, activation, un-permute)
+    mla_up,          // MLA: the latent's up-projection around attention (expanded or absorbed)
     collective,      // GPUs exchange data (parallel.hpp): all-reduce after a row-parallel GEMM, ...
   };
   Kind kind = Kind::norm;
@@ -47,11 +50,16 @@ struct GraphNode {
   int framework_views = 0;  // eager: views/transposes of each part's output (no kernels)
   // activation
   bool gated = false;
-  // collective: what, among how many GPUs, `width` elements per token (rows: the node's tokens,
+  // norm, activation: the width when not the model's (hidden; intermediate); MLA's latent
+  // norms, shared experts, Qwen3's per-head q/k norms; collective: the elements per row
+  int64_t width = 0;
+  int64_t rows_per_token = 1;  // norm: rows each token contributes (per-head norms: the heads); collective: rows per token
+  // mla_up: the half before the attention (q absorbed / keys and values expanded) or after it
+  bool before_attention = true;
+  // collective: what, among how many GPUs, on `width` x rows (the node's tokens x rows_per_token,
   // or logits_rows for `logits`), and whether it runs beside compute instead of on the step's path
   CollectiveOp collective = CollectiveOp::all_reduce;
   int group = 0;
-  int64_t width = 0;
   bool overlaps = false;
 
   int64_t out() const {
@@ -60,6 +68,9 @@ struct GraphNode {
     return s;
   }
 };
+
+// The width of a norm or an activation node.
+inline int64_t node_width(const GraphNode& n, int64_t model_width) { return n.width > 0 ? n.width : model_width; }
 
 struct LayerGraph {
   std::vector<GraphNode> nodes;

@@ -29,6 +29,9 @@ struct Workload {
   Impl impl = Impl::fused;
   bool allow_tf32 = false;       // fp32 matmuls on tensor cores
   bool lm_head_all_positions = false;  // prefill: logits for every position (training-style)
+  // MoE routing skew: the experts' popularity falls as rank^-skew (Zipf); 0 = uniform routing
+  // (ops::experts_touched).
+  double routing_skew = 0;
   // Over how many GPUs, and how (parallel.hpp). `batch` is one replica's sequences; build_step
   // builds one GPU's step (one pipeline stage) for them, evaluate() one per micro-batch.
   Parallelism parallel;

@@ -4,8 +4,6 @@
 
 namespace perfmodel::decoder {
 
-namespace {
-
 using Kind = GraphNode::Kind;
 
 GraphNode node(Kind kind, std::string name, int64_t count) {
@@ -29,6 +27,8 @@ GraphNode linear(std::string name, std::vector<GraphNode::Part> parts, int64_t i
   n.bias = bias;
   return n;
 }
+
+namespace {
 
 // Tensor parallelism all-reduces its output (layer_graph.hpp).
 GraphNode row_parallel(GraphNode n) {
