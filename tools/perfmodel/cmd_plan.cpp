@@ -147,6 +147,7 @@ int cmd_plan(const std::vector<std::string>& args, Context& ctx) {
                         {{"gpus", "GPUs", Hint::integer},
                          {"tp", "tp", Hint::integer},
                          {"pp", "pp", Hint::integer},
+                         {"ep", "ep", Hint::integer},
                          {"dp", "dp", Hint::integer},
                          {"weight_dtype", "weights", Hint::text},
                          {"kv_dtype", "KV", Hint::text},

@@ -62,7 +62,7 @@ void add_parallel_report(Report& r, const Evaluation& e) {
         {"micro_batches", "micro-batches", Hint::integer},
         {"micro_batch", "sequences per micro-batch", Hint::integer},
         {"stage_time_s", "stage time (one micro-batch)", Hint::time},
-        {"collective_time_s", "  of which TP collectives", Hint::time},
+        {"collective_time_s", "  of which collectives (TP, EP)", Hint::time},
         {"p2p_time_s", "stage-to-stage send", Hint::time},
         {"latency_s", "one micro-batch through the pipeline", Hint::time},
         {"bubble", "pipeline bubble (idle share)", Hint::percent},

@@ -38,7 +38,7 @@ struct ParallelAnalysis {
   double once_time_s = 0;      // of which the ops that run once per step (embedding, final norm, head)
   double p2p_time_s = 0;       // one stage-to-stage send of a micro-batch's activations
   double latency_s = 0;        // one micro-batch through every stage: pp x layers + once + (pp-1) x p2p
-  double collective_time_s = 0;  // tensor-parallel collectives on a stage's path, per micro-batch
+  double collective_time_s = 0;  // collectives (TP all-reduces, EP all-to-alls) on a stage's path, per micro-batch
   double bubble = 0;           // share of the busiest stage's time it idles
   double step_time_s = 0;      // decode: TPOT; prefill: the whole batch's prompts
   double tokens_per_s_replica = 0, tokens_per_s = 0, tokens_per_s_per_gpu = 0;

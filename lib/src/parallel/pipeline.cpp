@@ -66,8 +66,10 @@ Evaluation evaluate_parallel(const Model& m, const Workload& w, const Roofs& roo
   validate(m, w);
   validate_parallelism(m, w.parallel);
   validate_parallelism(roofs.card, w.parallel);
+  // Expert parallelism: each of the ep GPUs attends for its share of the micro-batch.
+  const int64_t ep = w.parallel.ep;
   Workload micro = w;
-  micro.batch = micro_batch_size(w);
+  micro.batch = (micro_batch_size(w) + ep - 1) / ep;
   Evaluation e{w, build_step(m, micro), {}, {}, {}, {}};
   e.cost = price_step(e.step, roofs, w.impl);
   double p2p = 0;
@@ -83,7 +85,9 @@ Evaluation evaluate_parallel(const Model& m, const Workload& w, const Roofs& roo
   }
   // Per GPU: the busiest stage's weights and KV cache of all the replica's sequences.
   const Model shard = w.parallel.sharded() ? shard_model(m, w.parallel) : m;
-  e.analysis = analyze(shard, w, e.step, e.parallel->step_time_s, ttft, roofs.card, o.memory_utilization);
+  Workload per_gpu = w;  // the KV cache a GPU holds: its share of the sequences under ep
+  per_gpu.batch = (w.batch + ep - 1) / ep;
+  e.analysis = analyze(shard, per_gpu, e.step, e.parallel->step_time_s, ttft, roofs.card, o.memory_utilization);
   // The step holds one micro-batch; the busiest GPU runs all of them in a step time.
   e.analysis.mfu *= static_cast<double>(e.parallel->micro_batches);
   e.analysis.hfu *= static_cast<double>(e.parallel->micro_batches);

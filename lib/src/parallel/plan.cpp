@@ -1,5 +1,6 @@
 // perfmodel::plan (plan.hpp): every deployment of the model on up to max_gpus GPUs — tensor
-// parallelism within the NVLink domain, pipeline stages, replicas for the users, weight and KV
+// parallelism within the NVLink domain, pipeline stages, expert parallelism for MoE models,
+// replicas for the users, weight and KV
 // dtypes, implementation profile — each at the largest batch that keeps TPOT and TTFT within
 // their SLOs and its KV cache in memory, ranked by generated tokens/s per GPU.
 #include "perfmodel/plan.hpp"
@@ -40,7 +41,7 @@ class Planner {
     const Model shard = d.parallel.sharded() ? shard_model(m_, d.parallel) : m_;
     const Workload longest = workload(d, Phase::decode, 1, r_.ctx + r_.output_len);
     const MemoryPlan mem1 = plan_memory(shard, longest, card_, r_.memory_utilization);
-    d.max_batch = mem1.max_batch;
+    d.max_batch = mem1.max_batch * d.parallel.ep;  // under ep each GPU holds its share of the sequences
     d.prefill_s = step_time(workload(d, Phase::prefill, 1, r_.ctx));
     auto tpot = [&](int64_t b) { return step_time(workload(d, Phase::decode, b, mean_ctx())); };
     auto feasible = [&](int64_t b, double t) { return t <= r_.tpot_s && d.prefill_s + t <= r_.ttft_s; };
@@ -123,7 +124,7 @@ class Planner {
   // Tokens and memory at the deployment's batch.
   void finish(Deployment& d, const Model& shard, Workload longest) const {
     d.gpus = d.parallel.gpus();
-    longest.batch = d.batch;
+    longest.batch = (d.batch + d.parallel.ep - 1) / d.parallel.ep;
     d.memory_per_gpu = plan_memory(shard, longest, card_, r_.memory_utilization).total;
     d.tokens_per_s = d.tpot_s > 0 ? static_cast<double>(d.batch) * d.parallel.dp / d.tpot_s : 0;
     d.tokens_per_s_per_gpu = d.tokens_per_s / d.gpus;
@@ -180,10 +181,12 @@ PlanResult plan(const Model& model, const Card& card, const Calibration* calibra
   PlanResult result;
   std::vector<Deployment> rejected;
   for (int tp : powers_of_two(std::min(gpus, node)))
-    for (int pp : powers_of_two(gpus / tp)) {
+    for (int pp : powers_of_two(gpus / tp))
+    for (int ep : model.moe.enabled() ? powers_of_two(gpus / (tp * pp)) : std::vector<int>{1}) {
       Deployment d;
       d.parallel.tp = tp;
       d.parallel.pp = pp;
+      d.parallel.ep = ep;
       try {  // a split the model does not allow is no deployment
         validate_parallelism(model, d.parallel);
         validate_parallelism(card, d.parallel);

@@ -4,7 +4,9 @@
 // row-parallel ones (o_proj, down_proj) split their inputs; norms and the residual stream stay
 // whole on every GPU. KV heads split too, and when there are fewer KV heads than GPUs each is
 // replicated on tp / kv_heads GPUs (vLLM's QKVParallelLinear). The vocabulary is split
-// (VocabParallelEmbedding, ParallelLMHead). Pipeline stages hold ceil(layers / pp) layers.
+// (VocabParallelEmbedding, ParallelLMHead). Pipeline stages hold ceil(layers / pp) layers. Expert
+// parallelism (DeepSeek-V3's and vLLM's layout) splits a MoE layer's experts over ep GPUs while the
+// attention runs data-parallel over them: each GPU attends for batch / ep sequences.
 #include <string>
 
 #include "parallel_internal.hpp"
@@ -46,9 +48,14 @@ void validate_parallelism(const Model& m, const Parallelism& p) {
     throw InputError("--tp " + str(p.tp) + " does not divide " + m.name + "'s intermediate size " + str(m.intermediate));
   if (p.pp > m.layers)
     throw InputError("--pp " + str(p.pp) + " is more stages than " + m.name + "'s " + str(m.layers) + " layers");
-  if (p.ep > 1)
+  if (p.ep > 1 && !m.moe.enabled())
     throw InputError("--ep " + str(p.ep) + ": expert parallelism needs a mixture-of-experts model; " + m.name +
                      " is dense");
+  if (p.ep > 1 && (m.moe.experts % p.ep != 0 || m.moe.experts / p.ep < m.moe.top_k))
+    throw InputError("--ep " + str(p.ep) + " must divide " + m.name + "'s " + str(m.moe.experts) +
+                     " routed experts and leave each GPU at least top_k (" + str(m.moe.top_k) + ") of them");
+  if (m.moe.enabled() && (m.moe.expert_intermediate % p.tp != 0 || m.moe.shared_intermediate % p.tp != 0))
+    throw InputError("--tp " + str(p.tp) + " does not divide " + m.name + "'s expert intermediate sizes");
 }
 
 void validate_parallelism(const Card& card, const Parallelism& p) {
@@ -68,6 +75,12 @@ Model shard_model(const Model& m, const Parallelism& p) {
   s.intermediate = m.intermediate / p.tp;
   s.vocab = (m.vocab + p.tp - 1) / p.tp;  // the last shard padded, as vLLM pads the vocabulary
   s.layers = (m.layers + p.pp - 1) / p.pp;
+  // MoE: tensor parallelism splits every expert's FFN (vLLM's FusedMoE), expert parallelism the
+  // experts themselves; the router stays whole (priced over the GPU's experts: a GEMM of d x E/ep
+  // instead of d x E, a small undercount).
+  s.moe.expert_intermediate = m.moe.expert_intermediate / p.tp;
+  s.moe.shared_intermediate = m.moe.shared_intermediate / p.tp;
+  s.moe.experts = m.moe.experts / p.ep;
   // The first stage holds the embedding table, the last the LM head: with stages, the busiest
   // stage holds ceil(layers / pp) layers and one vocabulary table, what a tied model counts.
   if (p.pp > 1) s.tie_word_embeddings = true;
