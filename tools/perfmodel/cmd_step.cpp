@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "parallel_cli.hpp"
 #include "step_report.hpp"
 
 namespace perfmodel::cli {
@@ -16,6 +17,8 @@ int run_step(const std::vector<std::string>& args, Context& ctx, const std::stri
   std::string format, phase = default_phase == Phase::decode ? "decode" : "prefill";
   add_card(d, card);
   add_workload(d, wl);
+  ParallelArgs par;
+  add_parallel(d, par);
   if (command == "ops") d.add_options()("phase", po::value(&phase)->default_value(phase), "decode or prefill");
   add_format(d, format);
   const std::string usage =
@@ -29,6 +32,7 @@ int run_step(const std::vector<std::string>& args, Context& ctx, const std::stri
   Loaded l = load_card(card, ctx);
   Model m = load_model(wl, ctx);
   Workload w = make_workload(wl, phase == "decode" ? Phase::decode : Phase::prefill, l.card);
+  apply_parallel(par, w);
   PricedStep p = price_workload(m, w, l, wl.mem_util);
   Report r = step_report(command, ctx, l, m, p, detailed);
   emit(r, format, ctx);

@@ -3,6 +3,7 @@
 #include <sstream>
 
 #include "commands.hpp"
+#include "parallel_cli.hpp"
 #include "step_report.hpp"
 
 namespace perfmodel::cli {
@@ -15,6 +16,8 @@ int cmd_sweep_batch(const std::vector<std::string>& args, Context& ctx) {
   int64_t max_batch = 0;
   add_card(d, card);
   add_workload(d, wl);
+  ParallelArgs par;
+  add_parallel(d, par);
   d.add_options()("batches", po::value(&batches), "comma-separated batch list (default 1, 2, 4 ... up to the memory limit)")(
       "max-batch", po::value(&max_batch), "stop the doubling at this batch")(
       "phase", po::value(&phase)->default_value(phase), "decode or prefill");
@@ -30,7 +33,9 @@ int cmd_sweep_batch(const std::vector<std::string>& args, Context& ctx) {
   Model m = load_model(wl, ctx);
   const Phase ph = phase == "decode" ? Phase::decode : Phase::prefill;
   Workload base = make_workload(wl, ph, l.card);
-  const int64_t fit = plan_memory(m, base, l.card, wl.mem_util).max_batch;
+  apply_parallel(par, base);
+  // Memory is per GPU: one GPU's share of the model under tp and pp.
+  const int64_t fit = plan_memory(base.parallel.sharded() ? shard_model(m, base.parallel) : m, base, l.card, wl.mem_util).max_batch;
 
   std::vector<int64_t> list;
   if (!batches.empty()) {
@@ -71,7 +76,7 @@ int cmd_sweep_batch(const std::vector<std::string>& args, Context& ctx) {
     PricedStep p = price_workload(m, w, l, wl.mem_util);
     Node row = Node::object();
     row.set("batch", Node::integer(b));
-    row.set("time_s", Node::number(p.cost.time_s, Hint::time));
+    row.set("time_s", Node::number(p.analysis.step_time_s, Hint::time));  // with stages: the pipeline's
     row.set("roofline_time_s", Node::number(p.cost.roofline_time_s, Hint::time));
     row.set("tokens_per_s", Node::number(p.analysis.tokens_per_s));
     row.set("ai", Node::number(p.analysis.ai, Hint::intensity));
@@ -83,6 +88,7 @@ int cmd_sweep_batch(const std::vector<std::string>& args, Context& ctx) {
     row.set("fits", Node::boolean(p.analysis.memory.fits));
     row.set("footprint_bytes", Node::number(p.analysis.memory.total, Hint::bytes));
     row.set("mfu", Node::number(p.analysis.mfu, Hint::percent));
+    if (p.parallel) row.set("tokens_per_s_per_gpu", Node::number(p.parallel->tokens_per_s_per_gpu));
     rows.push(std::move(row));
   }
   r.root.set("rows", std::move(rows));
@@ -107,6 +113,7 @@ int cmd_sweep_batch(const std::vector<std::string>& args, Context& ctx) {
                        {"gap_to_linear", "gap to linear", Hint::percent},
                        {"fits", "fits", Hint::none},
                        {"mfu", "MFU", Hint::percent}}});
+  if (base.parallel.any()) r.tables.back().columns.insert(r.tables.back().columns.begin() + 3, {"tokens_per_s_per_gpu", "tokens/s per GPU", Hint::none});
   emit(r, format, ctx);
   return 0;
 }

@@ -21,5 +21,6 @@ int cmd_validate(const std::vector<std::string>& args, Context& ctx);
 int cmd_calibrate(const std::vector<std::string>& args, Context& ctx);
 int cmd_accuracy(const std::vector<std::string>& args, Context& ctx);
 int cmd_collective(const std::vector<std::string>& args, Context& ctx);
+int cmd_plan(const std::vector<std::string>& args, Context& ctx);
 
 }  // namespace perfmodel::cli

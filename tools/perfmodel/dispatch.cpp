@@ -22,6 +22,7 @@ const std::vector<Command>& commands() {
       {"roofline", "a step's ops on the card's roofline (--svg draws it)", cmd_roofline},
       {"occupancy", "resident blocks and warps per SM, limiting resource, waves", cmd_occupancy},
       {"collective", "an NCCL collective's time, algorithm, protocol and bus bandwidth", cmd_collective},
+      {"plan", "deployments (GPUs, TP/PP/DP, batch, dtypes, profile) meeting a TTFT and a TPOT, best tokens/s per GPU first", cmd_plan},
       {"cards", "list the GPUs in the catalogue", cmd_cards},
       {"models", "list the models in the catalogue", cmd_models},
       {"validate", "run the step's ops on a real GPU: predicted against measured (--on-gpu)", cmd_validate},

@@ -3,6 +3,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "parallel_cli.hpp"
 #include "perfmodel/units.hpp"
 
 namespace perfmodel::cli {
@@ -70,6 +71,7 @@ Node op_node(const Op& op, const OpCost& c, double step_time) {
   o.set("time_band_s", band_node({n * c.time_band.low_s, n * c.time_band.high_s}));
   o.set("band", Node::text(band_text(c.time_band, c.time_s)));
   o.set("bound", Node::text(to_string(c.bound)));
+  o.set("overlaps", Node::boolean(op.overlaps));
   o.set("share", Node::number(step_time > 0 ? n * c.time_s / step_time : 0, Hint::percent));
   o.set("distance_to_roof", Node::number(c.distance_to_roof, Hint::ratio));
   o.set("distance_to_ridge", Node::number(c.distance_to_ridge, Hint::ratio));
@@ -142,6 +144,7 @@ Report step_report(const std::string& command, const Context& ctx, const Loaded&
   inputs.set("card", card_node(card));
   inputs.set("model", model_node(m));
   inputs.set("workload", workload_node(p.workload));
+  if (p.workload.parallel.any()) inputs.set("parallelism", parallelism_node(p.workload.parallel));
   r.root.set("inputs", std::move(inputs));
   r.root.set("step", step_node(p));
   Node ops = Node::array();
@@ -212,6 +215,7 @@ Report step_report(const std::string& command, const Context& ctx, const Loaded&
                              {"distance_to_roof", "to roof", Hint::ratio},
                              {"distance_to_ridge", "to ridge", Hint::ratio}});
   }
+  add_parallel_report(r, p);
   r.tables.push_back({"ops (times are all instances in the step)", "ops", cols});
   if (p.cost.clock_scale < 1)
     r.notes.push_back("power cap: run back to back, these steps would draw more than the board's cap; the clock settles at " +

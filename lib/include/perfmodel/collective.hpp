@@ -12,15 +12,14 @@
 #include <vector>
 
 #include "perfmodel/card.hpp"
+#include "perfmodel/collective_op.hpp"
 
 namespace perfmodel {
 
-enum class CollectiveOp { all_reduce, all_gather, reduce_scatter, all_to_all, send_recv };
 enum class CollectiveAlgorithm { ring, tree, p2p };
 enum class CollectiveProtocol { ll, ll128, simple };
 inline constexpr int kCollectiveProtocolCount = 3;
 
-std::string_view to_string(CollectiveOp op);
 std::string_view to_string(CollectiveAlgorithm a);
 std::string_view to_string(CollectiveProtocol p);
 // nullopt when unknown; collective_op_names() lists the accepted spellings.

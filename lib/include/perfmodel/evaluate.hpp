@@ -3,11 +3,13 @@
 // the workload's profile lowers it into kernels, each kernel is priced on the card's roofs, the
 // step combined (kernel switch, power cap), and the seed's analyses derived. The CLI, the
 // Predictor and `accuracy` all go through here.
+#include <optional>
 #include <string>
 
 #include "perfmodel/analysis.hpp"
 #include "perfmodel/calibration.hpp"
 #include "perfmodel/card.hpp"
+#include "perfmodel/parallel_step.hpp"
 #include "perfmodel/price.hpp"
 #include "perfmodel/step.hpp"
 
@@ -33,6 +35,10 @@ struct Evaluation {
   EvaluationStatus status;
   // Where the error distribution behind the time bands was measured (error_band.hpp).
   std::string band_source;
+  // With parallelism (workload.parallel.any()): `step` is one GPU's busiest pipeline stage for one
+  // micro-batch, `analysis` is per GPU (memory, weights, KV) with the pipeline's step time, and
+  // this holds the pipeline and the replicas (parallel_step.hpp).
+  std::optional<ParallelAnalysis> parallel;
 };
 
 // The profile is the workload's (`workload.impl`). Throws InputError for impossible workloads.

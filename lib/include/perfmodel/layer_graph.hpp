@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "perfmodel/collective_op.hpp"
 #include "perfmodel/model.hpp"
 #include "perfmodel/workload.hpp"
 
@@ -26,6 +27,7 @@ struct GraphNode {
     router,          // MoE: the router GEMM (hidden -> experts) and the top-k selection
     moe_experts,     // MoE: the routed experts (permute, grouped GEMMs, activation, un-permute)
     mla_up,          // MLA: the latent's up-projection around attention (expanded or absorbed)
+    collective,      // GPUs exchange data (parallel.hpp): all-reduce after a row-parallel GEMM, ...
   };
   Kind kind = Kind::norm;
   std::string name;
@@ -42,15 +44,23 @@ struct GraphNode {
   int64_t in = 0;
   bool bias = false;
   bool logits = false;      // the LM head: rows are the positions that need logits
+  // Row-parallel under tensor parallelism (Megatron-LM): its input is split over the GPUs, each
+  // GPU's output is a partial sum of the whole, and an all-reduce completes it (o_proj, down_proj).
+  bool row_parallel = false;
   int framework_views = 0;  // eager: views/transposes of each part's output (no kernels)
   // activation
   bool gated = false;
   // norm, activation: the width when not the model's (hidden; intermediate); MLA's latent
-  // norms, shared experts, Qwen3's per-head q/k norms
+  // norms, shared experts, Qwen3's per-head q/k norms; collective: the elements per row
   int64_t width = 0;
-  int64_t rows_per_token = 1;  // norm: rows each token contributes (per-head norms: the heads)
+  int64_t rows_per_token = 1;  // norm: rows each token contributes (per-head norms: the heads); collective: rows per token
   // mla_up: the half before the attention (q absorbed / keys and values expanded) or after it
   bool before_attention = true;
+  // collective: what, among how many GPUs, on `width` x rows (the node's tokens x rows_per_token,
+  // or logits_rows for `logits`), and whether it runs beside compute instead of on the step's path
+  CollectiveOp collective = CollectiveOp::all_reduce;
+  int group = 0;
+  bool overlaps = false;
 
   int64_t out() const {
     int64_t s = 0;

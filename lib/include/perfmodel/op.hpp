@@ -6,11 +6,12 @@
 #include <string>
 #include <vector>
 
+#include "perfmodel/collective_op.hpp"
 #include "perfmodel/dtype.hpp"
 
 namespace perfmodel {
 
-enum class OpKind { gemm, attention, elementwise, norm, kv_cache, embedding, copy, other };
+enum class OpKind { gemm, attention, elementwise, norm, kv_cache, embedding, copy, collective, other };
 std::string to_string(OpKind k);
 
 // Which kernel implements the op; the validation backend runs the same one. The kinds are
@@ -70,6 +71,14 @@ struct Op {
   std::array<int, 4> row_reads_per_sweep{};
   int framework_calls = 0;     // eager: framework op calls that launch nothing (views, transposes, slices)
   int64_t count = 1;           // instances per step
+  // kind == collective (parallel.hpp): NCCL's operation among `collective_gpus` GPUs on
+  // `collective_bytes` per GPU (nccl-tests' sizes, collective.hpp); `overlaps`: it runs beside
+  // other work (a pipeline stage's send while it computes the next micro-batch) and is not on the
+  // step's critical path. Its bytes cross links, not this GPU's DRAM roof: bytes_read/written stay 0.
+  CollectiveOp collective = CollectiveOp::all_reduce;
+  int collective_gpus = 0;
+  double collective_bytes = 0;
+  bool overlaps = false;
   double model_flops = 0;      // the part of flops the model "needs" (MFU numerator)
 
   double bytes() const { return bytes_read + bytes_written; }

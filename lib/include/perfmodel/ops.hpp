@@ -9,6 +9,10 @@
 
 namespace perfmodel::ops {
 
+// An NCCL collective among `gpus` GPUs on `bytes` per GPU (nccl-tests' sizes: all_reduce the
+// buffer, all_gather the gathered output, send_recv the message); no FLOPs, no DRAM bytes counted.
+Op collective(std::string name, CollectiveOp what, int gpus, double bytes, bool overlaps);
+
 // y[m,n] = x[m,k] . W[n,k]^T (+ bias): 2mnk FLOPs; reads x and W (and bias), writes y
 // (seed 000 example 2: bytes 2(MK + KN + MN) in bf16).
 Op gemm(std::string name, int64_t m, int64_t n, int64_t k, DType act, DType weight,

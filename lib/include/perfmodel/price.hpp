@@ -59,6 +59,7 @@ struct Roofs {
   ErrorBands error_bands;
   ProductionDecode production_decode;  // decode attention as production kernels run it (unmeasured: flash_decode_cost's own)
   double host_per_kernel_s = 0;        // eager host time per kernel launched (0: host_launch_s)
+  CollectiveCalibration collectives;   // NCCL between cards of this kind (unmeasured: NCCL's model values)
 };
 
 // Documented default efficiencies for uncalibrated cards (docs/model.md cites each).

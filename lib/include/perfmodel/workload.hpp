@@ -4,6 +4,7 @@
 #include <string>
 
 #include "perfmodel/dtype.hpp"
+#include "perfmodel/parallel.hpp"
 
 namespace perfmodel {
 
@@ -31,6 +32,9 @@ struct Workload {
   // MoE routing skew: the experts' popularity falls as rank^-skew (Zipf); 0 = uniform routing
   // (ops::experts_touched).
   double routing_skew = 0;
+  // Over how many GPUs, and how (parallel.hpp). `batch` is one replica's sequences; build_step
+  // builds one GPU's step (one pipeline stage) for them, evaluate() one per micro-batch.
+  Parallelism parallel;
 
   int64_t new_tokens_per_seq() const { return phase == Phase::decode ? 1 : ctx; }
   int64_t tokens() const { return batch * new_tokens_per_seq(); }

@@ -2,6 +2,7 @@
 
 #include <cstdio>
 
+#include "../parallel/parallel_internal.hpp"
 #include "perfmodel/units.hpp"
 
 namespace perfmodel {
@@ -25,7 +26,14 @@ EvaluationStatus status_of(const MemoryPlan& p, int64_t batch) {
 }  // namespace
 
 Evaluation evaluate(const Model& m, const Workload& w, const Roofs& roofs, const EvaluateOptions& o) {
-  Evaluation e{w, build_step(m, w), {}, {}, {}, roofs.error_bands.source};
+  if (w.parallel.any()) {
+    Evaluation e = evaluate_parallel(m, w, roofs, o);
+    e.band_source = roofs.error_bands.source;
+    e.status = status_of(e.analysis.memory, w.batch);
+    if (!e.status.fits) e.status.reason = "on each GPU of " + to_string(w.parallel) + ", " + e.status.reason;
+    return e;
+  }
+  Evaluation e{w, build_step(m, w), {}, {}, {}, roofs.error_bands.source, {}};
   e.cost = price_step(e.step, roofs, w.impl);
   double prefill_time = 0;
   if (w.phase == Phase::decode && o.with_ttft) {

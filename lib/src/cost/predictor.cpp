@@ -1,5 +1,6 @@
 #include "perfmodel/predictor.hpp"
 
+#include "perfmodel/evaluate.hpp"
 #include "perfmodel/step.hpp"
 
 namespace perfmodel {
@@ -12,7 +13,7 @@ Predictor::Predictor(Model model, const Card& card, const Calibration* calibrati
 }
 
 StepCost Predictor::step_cost(const Workload& w) {
-  if (w.impl != Impl::fused || w.phase != Phase::decode) {
+  if (w.impl != Impl::fused || w.phase != Phase::decode || w.parallel.any()) {
     // Every op depends on the prompt length: the full path, as evaluate() prices it.
     return price_step(build_step(model_, w), w.impl == Impl::eager ? eager_roofs_ : roofs_, w.impl);
   }
@@ -54,6 +55,16 @@ StepCost Predictor::step_cost(const Workload& w) {
 
 Prediction Predictor::predict(const Workload& w) {
   Prediction p;
+  if (w.parallel.any()) {  // the pipeline and per-GPU memory: evaluate()'s path
+    const Evaluation e = evaluate(model_, w, w.impl == Impl::eager ? eager_roofs_ : roofs_, {utilization_, false});
+    p.time_s = e.analysis.step_time_s;
+    p.roofline_time_s = e.cost.roofline_time_s;
+    p.tokens_per_s = e.parallel->tokens_per_s;
+    p.ai = e.analysis.ai;
+    p.fits = e.analysis.memory.fits;
+    p.max_batch = e.analysis.memory.max_batch;
+    return p;
+  }
   const StepCost c = step_cost(w);
   p.time_s = c.time_s;
   p.roofline_time_s = c.roofline_time_s;

@@ -26,7 +26,7 @@ double eager_wall_time(const std::vector<const Op*>& ops, const std::vector<OpCo
   double host = 0, gpu = 0;
   for (int64_t k = 0; k < rounds; ++k)
     for (size_t i = 0; i < ops.size(); ++i) {
-      if (ops[i]->count <= k) continue;
+      if (ops[i]->count <= k || ops[i]->overlaps) continue;
       host += costs[i].host_time_s;
       gpu = std::max(gpu, host) + costs[i].device_time_s;
     }
@@ -68,7 +68,8 @@ StepCost combine_step(const std::vector<const Op*>& ops, std::vector<OpCost> cos
   // A serving loop runs its steps back to back: the power cap sets the clock (power.hpp).
   auto step_time = [&](double phi) {
     double t = 0;
-    for (size_t i = 0; i < s.ops.size(); ++i) t += static_cast<double>(ops[i]->count) * at_clock(s.ops[i], phi);
+    for (size_t i = 0; i < s.ops.size(); ++i)
+      if (!ops[i]->overlaps) t += static_cast<double>(ops[i]->count) * at_clock(s.ops[i], phi);
     return t;
   };
   s.clock_scale = capped_clock_scale(roofs.power, load, step_time);
@@ -83,6 +84,8 @@ StepCost combine_step(const std::vector<const Op*>& ops, std::vector<OpCost> cos
       if (ops[i]->flops > 0 && c.time_s > 0) c.achieved_flops = ops[i]->flops / c.time_s;
     }
     const double n = static_cast<double>(ops[i]->count);
+    // An overlapping op (a pipeline stage's send) runs beside the step's work, not on its path.
+    if (ops[i]->overlaps) continue;
     s.time_s += n * c.time_s;
     s.roofline_time_s += n * c.roofline_time_s;
     s.device_time_s += n * c.device_time_s;

@@ -23,6 +23,7 @@ Roofs make_roofs(const Card& card, const Calibration* cal, std::optional<Impl> p
   Roofs r;
   r.card = card;
   r.calibrated = cal != nullptr;
+  if (cal) r.collectives = cal->collectives;
   auto pick = [](double measured, double fallback) { return measured > 0 ? measured : fallback; };
   const double stream = card.bandwidth * DefaultEfficiency::memory;
   const double copy = cal ? pick(cal->dram_bandwidth, stream) : stream;

@@ -28,6 +28,16 @@ GraphNode linear(std::string name, std::vector<GraphNode::Part> parts, int64_t i
   return n;
 }
 
+namespace {
+
+// Tensor parallelism all-reduces its output (layer_graph.hpp).
+GraphNode row_parallel(GraphNode n) {
+  n.row_parallel = true;
+  return n;
+}
+
+}  // namespace
+
 LayerGraph attention_graph(const Model& m, const Workload&) {
   return {{node(Kind::attention, "attention", m.layers)}};
 }
@@ -49,7 +59,7 @@ LayerGraph graph(const Model& m, const Workload& w, const Options& o) {
   if (m.position == PositionKind::rope) add(node(Kind::rotary, "rotary", L));
   add(node(Kind::kv_write, "kv_write", L));
   for (GraphNode& a : attention_graph(m, w).nodes) add(a);
-  add(linear("o_proj", {{"o_proj", m.hidden}}, m.q_dim(), m.o_bias, L));
+  add(row_parallel(linear("o_proj", {{"o_proj", m.hidden}}, m.q_dim(), m.o_bias, L)));
   if (o.sandwich_norms) add(norm("post_attn_norm2", L, false));
   add(node(Kind::residual_add, "residual_add_attn", L));
 
@@ -60,11 +70,11 @@ LayerGraph graph(const Model& m, const Workload& w, const Options& o) {
   if (m.gated_mlp) {
     add(linear("gate_up_proj", {{"gate_proj", m.intermediate}, {"up_proj", m.intermediate}}, m.hidden, m.mlp_bias, L));
     add(act);
-    add(linear("down_proj", {{"down_proj", m.hidden}}, m.intermediate, m.mlp_bias, L));
+    add(row_parallel(linear("down_proj", {{"down_proj", m.hidden}}, m.intermediate, m.mlp_bias, L)));
   } else {
     add(linear("fc_in", {{"fc_in", m.intermediate}}, m.hidden, m.mlp_bias, L));
     add(act);
-    add(linear("fc_out", {{"fc_out", m.hidden}}, m.intermediate, m.mlp_bias, L));
+    add(row_parallel(linear("fc_out", {{"fc_out", m.hidden}}, m.intermediate, m.mlp_bias, L)));
   }
   if (o.sandwich_norms) add(norm("post_mlp_norm", L, false));
   add(node(Kind::residual_add, "residual_add_mlp", L));

@@ -25,7 +25,9 @@ void gated_mlp(std::vector<GraphNode>& out, const std::string& prefix, int64_t w
   act.gated = true;
   act.width = width;
   out.push_back(act);
-  out.push_back(linear(prefix + "down_proj", {{prefix + "down_proj", m.hidden}}, width, count));
+  GraphNode down = linear(prefix + "down_proj", {{prefix + "down_proj", m.hidden}}, width, count);
+  down.row_parallel = prefix.empty();  // the shared experts' sum is all-reduced with the routed ones'
+  out.push_back(down);
 }
 
 }  // namespace

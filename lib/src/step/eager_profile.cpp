@@ -4,6 +4,7 @@
 // (no repeat_kv); the DynamicCache is grown by torch.cat every decode step; each launch costs the
 // host its dispatch time (docs/profiles.md).
 #include "eager_ops.hpp"
+#include "../parallel/parallel_internal.hpp"
 #include "perfmodel/ops.hpp"
 #include "perfmodel/profile.hpp"
 #include "moe_mla_lowering.hpp"
@@ -109,6 +110,7 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
         break;
       }
       case Kind::attention: eager_attention(n, m, w, s); break;
+      case Kind::collective: s.ops.push_back(lower_collective(n, w)); break;
       case Kind::residual_add: s.ops.push_back(counted(ops::add(n.name, T, m.hidden, act), n.count)); break;
       case Kind::router: lowering::eager_router(n, m, w, s); break;
       case Kind::moe_experts: lowering::eager_experts(n, m, w, s); break;

@@ -2,6 +2,7 @@
 // fused into the following norm, gate/up and q/k/v are one GEMM each, the activation is one
 // kernel, rotary and the KV-cache write are one kernel each, attention is flash-style, and the
 // step is replayed as one CUDA graph, so there is no host gap between kernels (docs/profiles.md).
+#include "../parallel/parallel_internal.hpp"
 #include "perfmodel/ops.hpp"
 #include "perfmodel/profile.hpp"
 #include "moe_mla_lowering.hpp"
@@ -95,6 +96,7 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
       case Kind::router: lowering::fused_router(n, m, w, s); break;
       case Kind::moe_experts: lowering::fused_experts(n, m, w, s); break;
       case Kind::mla_up: lowering::fused_mla_up(n, m, w, s); break;
+      case Kind::collective: s.ops.push_back(lower_collective(n, w)); break;
       case Kind::residual_add: break;  // fused into the next norm
       case Kind::activation:
         if (n.gated)

@@ -11,6 +11,7 @@ std::string to_string(OpKind k) {
     case OpKind::kv_cache: return "kv_cache";
     case OpKind::embedding: return "embedding";
     case OpKind::copy: return "copy";
+    case OpKind::collective: return "collective";
     case OpKind::other: return "other";
   }
   return "other";

@@ -1,5 +1,6 @@
 #include "perfmodel/step.hpp"
 
+#include "../parallel/parallel_internal.hpp"
 #include "perfmodel/checked.hpp"
 #include "perfmodel/errors.hpp"
 #include "perfmodel/family.hpp"
@@ -52,6 +53,7 @@ void validate(const Model& model, const Workload& w) {
 
 Step build_step(const Model& model, const Workload& w) {
   validate(model, w);
+  if (w.parallel.sharded()) return build_parallel_step(model, w);
   Step s;
   s.ops.reserve(64);
   profile_for(w.impl).lower(family_for(model).graph(model, w), model, w, s);
@@ -59,6 +61,7 @@ Step build_step(const Model& model, const Workload& w) {
 }
 
 Step build_context_step(const Model& model, const Workload& w) {
+  if (w.parallel.sharded()) return build_parallel_context_step(model, w);
   Step s;
   profile_for(w.impl).lower(family_for(model).context_graph(model, w), model, w, s);
   return s;
