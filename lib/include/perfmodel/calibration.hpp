@@ -12,6 +12,7 @@
 #include "perfmodel/op.hpp"
 #include "perfmodel/power.hpp"
 #include "perfmodel/profile_calibration.hpp"
+#include "perfmodel/quant_calibration.hpp"
 
 namespace perfmodel {
 
@@ -70,6 +71,8 @@ struct Calibration {
   double ramp_bandwidth = 0;
   // NCCL collectives between cards of this kind (collective.hpp): fitted latencies and bandwidths.
   CollectiveCalibration collectives;
+  // Quantized GEMMs: weight-only dequantization costs (`quant:`, quant_calibration.hpp).
+  QuantCalibration quant;
   // Per implementation profile: what its own kernels cost on this card (`profiles:`).
   std::vector<ProfileCalibration> profiles;
 };

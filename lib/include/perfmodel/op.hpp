@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "perfmodel/dtype.hpp"
+#include "perfmodel/quant.hpp"
 
 namespace perfmodel {
 
@@ -61,6 +62,12 @@ struct Op {
   // its re-read, weight and bias rows); what a CTA keeps in flight is priced per sweep.
   std::array<int, 4> row_reads_per_sweep{};
   int framework_calls = 0;     // eager: framework op calls that launch nothing (views, transposes, slices)
+  // Quantized GEMMs (gemm_wonly, gemm_scaled) and activation quantization (act_amax,
+  // act_quant): the weight's stored type, its group along K (weight-only; 0 = per channel) and
+  // the scale granularity (quant.hpp).
+  DType quant_weight = DType::bf16;
+  int64_t quant_group = 0;
+  Scaling scaling = Scaling::tensor;
   int64_t count = 1;           // instances per step
   double model_flops = 0;      // the part of flops the model "needs" (MFU numerator)
 

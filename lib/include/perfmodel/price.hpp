@@ -10,6 +10,7 @@
 #include <string>
 
 #include "perfmodel/calibration.hpp"
+#include "perfmodel/quant_calibration.hpp"
 #include "perfmodel/card.hpp"
 #include "perfmodel/gemm_tiling.hpp"
 #include "perfmodel/op.hpp"
@@ -55,6 +56,7 @@ struct Roofs {
   double attention_call_floor_s = -1;  // prefill attention's floor per call (negative: the card's launch floor)
   ProductionDecode production_decode;  // decode attention as production kernels run it (unmeasured: flash_decode_cost's own)
   double host_per_kernel_s = 0;        // eager host time per kernel launched (0: host_launch_s)
+  QuantCalibration quant;              // weight-only GEMMs: measured, else QuantDefaults
 };
 
 // Documented default efficiencies for uncalibrated cards (docs/model.md cites each).

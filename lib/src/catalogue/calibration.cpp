@@ -4,6 +4,7 @@
 
 #include "perfmodel/calibration.hpp"
 #include "calibration_profiles.hpp"
+#include "quant/quant_calibration_io.hpp"
 #include "catalogue/yaml_reader.hpp"
 #include "collective_calibration.hpp"
 
@@ -73,6 +74,7 @@ Calibration load_calibration(const std::string& path) {
     ramp->finish();
   }
   if (auto coll = r.opt_map("collectives")) c.collectives = detail::parse_collective_calibration(*coll);
+  if (auto quant = r.opt_map("quant")) c.quant = detail::parse_quant_calibration(*quant);
   c.profiles = detail::read_profiles(r);
   r.finish();
   return c;
@@ -144,6 +146,7 @@ std::string to_yaml(const Calibration& c) {
     o << "  bandwidth: " << q(c.ramp_bandwidth, "GB/s", 1e9) << "\n";
   }
   o << detail::collective_calibration_yaml(c.collectives);
+  o << detail::quant_calibration_yaml(c.quant);
   detail::write_profiles(o, c.profiles);
   return o.str();
 }

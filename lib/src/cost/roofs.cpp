@@ -66,6 +66,11 @@ Roofs make_roofs(const Card& card, const Calibration* cal, std::optional<Impl> p
   if (cal) r.thread_chain_s = cal->thread_chain_s;
   r.l2_cyclic_capacity = cal && cal->l2_cyclic_capacity > 0 ? cal->l2_cyclic_capacity : card.l2_bytes / 2;
   if (cal) r.power = cal->power;
+  auto weight_only = [&](const WeightOnlyCost& m, const WeightOnlyCost& d) {
+    return WeightOnlyCost{pick(m.stream_efficiency, d.stream_efficiency), pick(m.issue_per_row_element, d.issue_per_row_element)};
+  };
+  r.quant.int4 = weight_only(cal ? cal->quant.int4 : WeightOnlyCost{}, QuantDefaults::int4);
+  r.quant.int8 = weight_only(cal ? cal->quant.int8 : WeightOnlyCost{}, QuantDefaults::int8);
   if (profile) {
     r.profile = to_string(*profile);
     if (const ProfileCalibration* p = cal ? find_profile(cal->profiles, r.profile) : nullptr) apply_profile(r, *p);
