@@ -7,17 +7,8 @@
 namespace perfmodel {
 
 Op ops::act_amax(std::string name, int64_t m, int64_t k, DType act) {
-  Op op;
-  op.name = std::move(name);
-  op.kind = OpKind::elementwise;
-  op.kernel = KernelId::act_amax;
-  op.dtype = act;
-  op.precision = vector_precision(act);
-  op.rows = m;
-  op.cols = k;
-  const double e = kernels::elems(m, k, op.name);
-  op.flops = e;  // |x| and max: one compare per element
-  op.bytes_read = e * bytes_of(act);
+  // |x| and max: one compare per element; the amax itself is one fp32.
+  Op op = elementwise(std::move(name), KernelId::act_amax, m, k, act, 1, 0, 1);
   op.bytes_written = 4;
   return op;
 }

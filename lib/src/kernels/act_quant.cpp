@@ -8,19 +8,12 @@
 namespace perfmodel {
 
 Op ops::act_quant(std::string name, int64_t m, int64_t k, DType act, DType in, Scaling scaling, bool amax_inside) {
-  Op op;
-  op.name = std::move(name);
-  op.kind = OpKind::elementwise;
-  op.kernel = KernelId::act_quant;
-  op.dtype = act;
-  op.precision = vector_precision(act);
+  // (amax,) multiply, clamp per element; reads x and the tensor scale, writes x in `in` with its
+  // scales (quant.hpp).
+  Op op = elementwise(std::move(name), KernelId::act_quant, m, k, act, 1, 0, amax_inside ? 3 : 2);
   op.quant_weight = in;
   op.scaling = scaling;
-  op.rows = m;
-  op.cols = k;
-  const double e = kernels::elems(m, k, op.name);
-  op.flops = (amax_inside ? 3.0 : 2.0) * e;  // (amax,) multiply, clamp
-  op.bytes_read = e * bytes_of(act) + 4;     // x and the tensor scale
+  op.bytes_read += 4;
   op.bytes_written = act_storage_bytes(in, scaling, m, k);
   if (amax_inside) {
     op.passes = 2;
