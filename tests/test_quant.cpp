@@ -6,6 +6,7 @@
 #include "cli_support.hpp"
 #include "perfmodel/evaluate.hpp"
 #include "perfmodel/ops.hpp"
+#include "perfmodel/predictor.hpp"
 #include "perfmodel/price.hpp"
 #include "perfmodel/quant.hpp"
 #include "perfmodel/step.hpp"
@@ -165,4 +166,30 @@ TEST_CASE("CLI: the quantization flags, the header naming every dtype, bad flags
                      {"static"});
   expect_input_error(cli("gemm --card h200 --m 1 --n 64 --k 64 --weight-dtype int8 --act-dtype int8 --scaling block"),
                      {"block"});
+}
+
+TEST_CASE("the Predictor prices quantized workloads as evaluate() does, and keeps schemes apart") {
+  const Model& m = test::catalogue().model("llama3-8b");
+  const Card& card = test::catalogue().card("h200");
+  static const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+  Predictor p(m, card, &cal);
+  Workload w4 = scheme(DType::int4);
+  Workload w4g32 = w4;
+  w4g32.quant.group_size = 32;
+  Workload f = scheme(DType::fp8, DType::fp8);
+  Workload frow = f;
+  frow.quant.scaling = Scaling::row;
+  for (int64_t batch : {1, 16}) {
+    for (Workload w : {w4, w4g32, f, frow}) {
+      w.batch = batch;
+      const Evaluation e = evaluate(m, w, card, &cal);
+      const Prediction fast = p.predict(w);
+      CHECK(fast.time_s == doctest::Approx(e.cost.time_s).epsilon(1e-12));
+      CHECK(fast.ai == doctest::Approx(e.analysis.ai));
+      CHECK(fast.max_batch == e.analysis.memory.max_batch);
+    }
+  }
+  // Group 32 and row scaling are other schemes, not the cached ones.
+  w4.batch = w4g32.batch = 16;
+  CHECK(p.predict(w4g32).time_s > p.predict(w4).time_s);
 }
