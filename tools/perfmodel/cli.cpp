@@ -176,7 +176,12 @@ Workload make_workload(const WorkloadArgs& a, Phase phase, const Card& card) {
   DType base = a.dtype == "auto" ? (card.supports(Precision::bf16) ? DType::bf16 : DType::fp16)
                                  : parse_dtype(a.dtype, "--dtype");
   w.weight_dtype = a.weight_dtype.empty() ? base : parse_dtype(a.weight_dtype, "--weight-dtype");
+  // --dtype int4|nvfp4|mxfp4 names the weights' format (and W4A4's GEMM inputs); the
+  // activations and the KV cache keep the card's 16-bit type.
+  const DType wide = card.supports(Precision::bf16) ? DType::bf16 : DType::fp16;
+  if (base == DType::int4 || base == DType::nvfp4 || base == DType::mxfp4) base = base == DType::int4 ? wide : base;
   w.act_dtype = a.act_dtype.empty() ? base : parse_dtype(a.act_dtype, "--act-dtype");
+  if (base == DType::nvfp4 || base == DType::mxfp4) base = wide;
   if (a.kv_dtype == "fp8_e4m3" || a.kv_dtype == "fp8_e5m2") {
     w.kv_dtype = DType::fp8;
     w.quant.kv_format = a.kv_dtype == "fp8_e5m2" ? Fp8Format::e5m2 : Fp8Format::e4m3;
