@@ -19,7 +19,7 @@ StepCost Predictor::step_cost(const Workload& w) {
   }
   validate(model_, w);
   const Key key{w.batch, static_cast<int>(w.weight_dtype), static_cast<int>(w.act_dtype),
-                static_cast<int>(w.kv_dtype), w.allow_tf32, w.lm_head_all_positions,
+                static_cast<int>(w.kv_dtype), w.allow_tf32, w.lm_head_all_positions, w.routing_skew,
                 static_cast<int>(w.quant.gemm_act), static_cast<int>(w.quant.scaling),
                 static_cast<int>(w.quant.act_quant), w.quant.group_size};
   auto it = batch_only_.find(key);
@@ -60,8 +60,12 @@ Prediction Predictor::predict(const Workload& w) {
   const StepCost c = step_cost(w);
   p.time_s = c.time_s;
   p.roofline_time_s = c.roofline_time_s;
-  const double kv = kv_bytes_per_token(model_, w.kv_dtype);
-  p.ai = decode_ai(params_, model_weight_bytes(model_, w), static_cast<double>(w.batch), static_cast<double>(w.ctx), kv);
+  const double kv = cached_bytes_per_token(model_, w);
+  const double weight_bytes = model_weight_bytes(model_, w);  // packed, scales included (quant.hpp)
+  p.ai = model_.moe.enabled()
+             ? moe_decode_ai(model_, weight_bytes / params_, static_cast<double>(w.batch),
+                             static_cast<double>(w.ctx), kv, w.routing_skew)
+             : decode_ai(params_, weight_bytes, static_cast<double>(w.batch), static_cast<double>(w.ctx), kv);
   const MemoryPlan plan = plan_memory(model_, w, roofs_.card, utilization_);
   p.fits = plan.fits;
   p.max_batch = plan.max_batch;

@@ -102,7 +102,9 @@ double packed_act_bytes(const Workload& w, int64_t m, int64_t k) {
 }
 
 double model_weight_bytes(const Model& m, const Workload& w) {
-  if (!is_quantized(w)) return m.parameters() * bytes_of(w.weight_dtype);
+  // MoE models: the experts' grouped GEMMs read their weights in the weight dtype (moe_mla_lowering),
+  // so the weights are parameters x dtype bytes there (their scales are not counted).
+  if (!is_quantized(w) || m.moe.enabled()) return m.parameters() * bytes_of(w.weight_dtype);
   // The linears of the layers packed; everything else (embedding, LM head, norms, biases) in the
   // activations' dtype.
   double packed = 0, linear_params = 0;

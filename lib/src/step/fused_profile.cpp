@@ -4,6 +4,7 @@
 // step is replayed as one CUDA graph, so there is no host gap between kernels (docs/profiles.md).
 #include "perfmodel/ops.hpp"
 #include "perfmodel/profile.hpp"
+#include "moe_mla_lowering.hpp"
 #include "perfmodel/quant.hpp"
 
 namespace perfmodel {
@@ -17,9 +18,9 @@ Op counted(Op op, int64_t count) {
   return op;
 }
 
-Op norm_op(const Model& m, const std::string& name, int64_t tokens, DType act, bool fused_residual) {
-  return m.norm == NormKind::rmsnorm ? ops::rmsnorm(name, tokens, m.hidden, act, fused_residual)
-                                     : ops::layernorm(name, tokens, m.hidden, act, fused_residual);
+Op norm_op(const Model& m, const std::string& name, int64_t rows, int64_t cols, DType act, bool fused_residual) {
+  return m.norm == NormKind::rmsnorm ? ops::rmsnorm(name, rows, cols, act, fused_residual)
+                                     : ops::layernorm(name, rows, cols, act, fused_residual);
 }
 
 // Attention for the layers that share one KV length (sliding windows split the layers).
@@ -65,7 +66,10 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
       case Kind::position_embed:  // learned positions: a second gather fused with the add
         s.ops.push_back(counted(ops::add(n.name, T, m.hidden, act), n.count));
         break;
-      case Kind::norm: s.ops.push_back(counted(norm_op(m, n.name, T, act, n.after_residual), n.count)); break;
+      case Kind::norm:
+        s.ops.push_back(
+            counted(norm_op(m, n.name, T * n.rows_per_token, node_width(n, m.hidden), act, n.after_residual), n.count));
+        break;
       case Kind::linear:  // the parts as one GEMM (QKVParallelLinear, MergedColumnParallelLinear)
         if (is_quantized(w) && !n.logits) {  // the LM head stays in the activations' dtype (quant.hpp)
           for (Op& op : quantized_linear(n.name, T, n.out(), n.in, w, n.bias)) s.ops.push_back(counted(std::move(op), n.count));
@@ -76,17 +80,32 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
                                 n.count));
         break;
       case Kind::rotary:
-        s.ops.push_back(counted(ops::rotary(n.name, T, m.heads, m.kv_heads, m.head_dim, act), n.count));
+        if (m.mla.enabled())  // the queries' rope dims per head and the one shared rope key
+          s.ops.push_back(counted(ops::rotary(n.name, T, m.heads, 1, m.mla.qk_rope_head_dim, act), n.count));
+        else
+          s.ops.push_back(counted(ops::rotary(n.name, T, m.heads, m.kv_heads, m.head_dim, act), n.count));
         break;
       case Kind::kv_write:
-        s.ops.push_back(counted(ops::kv_append(n.name, T, m.kv_heads, m.head_dim, act, w.kv_dtype), n.count));
+        if (m.mla.enabled()) {  // one [latent | rope key] row per token: a K/V append of half its width each
+          Op op = ops::kv_append(n.name, T, 1, (m.mla.cache_width() + 1) / 2, act, w.kv_dtype);
+          op.attention.head_dim = m.mla.cache_width();
+          s.ops.push_back(counted(op, n.count));
+        } else {
+          s.ops.push_back(counted(ops::kv_append(n.name, T, m.kv_heads, m.head_dim, act, w.kv_dtype), n.count));
+        }
         break;
-      case Kind::attention: lower_attention(n, m, w, s); break;
+      case Kind::attention:
+        if (m.mla.enabled()) lowering::fused_mla_attention(n, m, w, s);
+        else lower_attention(n, m, w, s);
+        break;
+      case Kind::router: lowering::fused_router(n, m, w, s); break;
+      case Kind::moe_experts: lowering::fused_experts(n, m, w, s); break;
+      case Kind::mla_up: lowering::fused_mla_up(n, m, w, s); break;
       case Kind::residual_add: break;  // fused into the next norm
       case Kind::activation:
         if (n.gated)
-          s.ops.push_back(counted(m.act == Activation::silu ? ops::silu_mul(n.name, T, m.intermediate, act)
-                                                            : ops::gelu_mul(n.name, T, m.intermediate, act),
+          s.ops.push_back(counted(m.act == Activation::silu ? ops::silu_mul(n.name, T, node_width(n, m.intermediate), act)
+                                                            : ops::gelu_mul(n.name, T, node_width(n, m.intermediate), act),
                                   n.count));
         else
           s.ops.push_back(counted(ops::gelu(n.name, T, m.intermediate, act, /*fused=*/true), n.count));
