@@ -20,7 +20,8 @@ int cmd_gemm(const std::vector<std::string>& args, Context& ctx) {
   po::options_description d("Options");
   CardArgs card;
   int64_t m = 0, n = 0, k = 0;
-  std::string dtype = "bf16", tile, format;
+  std::string dtype = "bf16", tile;
+  Format format = Format::table;
   bool tf32 = false;
   WorkloadArgs quant;  // --weight-dtype, --act-dtype and the quantization flags (issue 12)
   add_card(d, card);
