@@ -5,6 +5,7 @@
 #include <iostream>
 
 #include "perfmodel/errors.hpp"
+#include "perfmodel/quant.hpp"
 #include "perfmodel/text.hpp"
 #include "perfmodel/units.hpp"
 
@@ -93,9 +94,10 @@ void add_workload(po::options_description& d, WorkloadArgs& a, bool with_model) 
       "ctx", po::value(&a.ctx)->default_value(a.ctx),
       "context: decode = tokens in the KV cache (new one included); prefill = prompt length")(
       "dtype", po::value(&a.dtype)->default_value(a.dtype), "weights, activations and KV cache dtype (auto: bf16, or fp16 on cards without bf16)")(
-      "weight-dtype", po::value(&a.weight_dtype), "weights dtype (overrides --dtype)")(
-      "act-dtype", po::value(&a.act_dtype), "activations dtype (overrides --dtype)")(
-      "kv-dtype", po::value(&a.kv_dtype), "KV-cache dtype (overrides --dtype)")(
+      "weight-dtype", po::value(&a.weight_dtype),
+      "weights dtype (overrides --dtype): int4|int8 weight-only, fp8 (W8A8), nvfp4|mxfp4 (W4A4, Blackwell)")(
+      "act-dtype", po::value(&a.act_dtype), "activations dtype (overrides --dtype); fp8|int8: the GEMMs' inputs (W8A8)")(
+      "kv-dtype", po::value(&a.kv_dtype), "KV-cache dtype (overrides --dtype; fp8, fp8_e4m3 or fp8_e5m2 for an fp8 cache)")(
       "impl", po::value(&a.impl)->default_value(a.impl),
       "implementation profile: fused (serving engine, CUDA graph) or eager (HF transformers)")(
       "tf32", po::bool_switch(&a.tf32), "run fp32 matmuls on tensor cores (TF32)")(
@@ -103,6 +105,16 @@ void add_workload(po::options_description& d, WorkloadArgs& a, bool with_model) 
       "share of device memory usable for weights + KV + activations (vLLM default 0.9)")(
       "routing-skew", po::value(&a.routing_skew)->default_value(a.routing_skew),
       "MoE: router skew, expert i picked with weight i^-skew (0 = uniform routing; fewer experts touched as it grows)");
+  add_quant(d, a);
+}
+
+void add_quant(po::options_description& d, WorkloadArgs& a) {
+  d.add_options()("group-size", po::value(&a.group_size),
+                  "weight-only int4/int8: input channels per scale and zero (AWQ/GPTQ; default 128 for int4, "
+                  "0 = per channel)")(
+      "scaling", po::value(&a.scaling), "W8A8 scales: tensor (default), row (per token x per channel) or block (128x128)")(
+      "act-quant", po::value(&a.act_quant),
+      "W8A8 activation scales: dynamic (default; amax + quantization kernels) or static (calibrated)");
 }
 
 std::string today_utc() {
@@ -139,11 +151,21 @@ Workload make_workload(const WorkloadArgs& a, Phase phase, const Card& card) {
   DType base = a.dtype == "auto" ? (card.supports(Precision::bf16) ? DType::bf16 : DType::fp16)
                                  : parse_dtype(a.dtype, "--dtype");
   w.weight_dtype = a.weight_dtype.empty() ? base : parse_dtype(a.weight_dtype, "--weight-dtype");
+  // --dtype int4|nvfp4|mxfp4 names the weights' format (and W4A4's GEMM inputs); the
+  // activations and the KV cache keep the card's 16-bit type.
+  const DType wide = card.supports(Precision::bf16) ? DType::bf16 : DType::fp16;
+  if (base == DType::int4 || base == DType::nvfp4 || base == DType::mxfp4) base = base == DType::int4 ? wide : base;
   w.act_dtype = a.act_dtype.empty() ? base : parse_dtype(a.act_dtype, "--act-dtype");
-  w.kv_dtype = a.kv_dtype.empty() ? base : parse_dtype(a.kv_dtype, "--kv-dtype");
-  if (w.act_dtype == DType::fp8 || w.act_dtype == DType::int8)
-    throw UsageError("--act-dtype " + std::string(to_string(w.act_dtype)) +
-                     ": 8-bit activations are not modelled; use --weight-dtype/--kv-dtype for fp8");
+  if (base == DType::nvfp4 || base == DType::mxfp4) base = wide;
+  if (a.kv_dtype == "fp8_e4m3" || a.kv_dtype == "fp8_e5m2") {
+    w.kv_dtype = DType::fp8;
+    w.quant.kv_format = a.kv_dtype == "fp8_e5m2" ? Fp8Format::e5m2 : Fp8Format::e4m3;
+  } else {
+    w.kv_dtype = a.kv_dtype.empty() ? base : parse_dtype(a.kv_dtype, "--kv-dtype");
+  }
+  if (w.kv_dtype == DType::int4 || w.kv_dtype == DType::nvfp4 || w.kv_dtype == DType::mxfp4)
+    throw UsageError("--kv-dtype " + std::string(to_string(w.kv_dtype)) + ": 4-bit KV caches are not modelled (fp8 or int8)");
+  apply_quant(a, w, card);
   if (a.impl == "fused") w.impl = Impl::fused;
   else if (a.impl == "eager") w.impl = Impl::eager;
   else throw UsageError("--impl must be fused or eager, got '" + a.impl + "'");
@@ -151,6 +173,61 @@ Workload make_workload(const WorkloadArgs& a, Phase phase, const Card& card) {
   if (!(a.routing_skew >= 0 && a.routing_skew <= 4)) throw UsageError("--routing-skew must be in [0, 4]");
   w.routing_skew = a.routing_skew;
   return w;
+}
+
+void apply_quant(const WorkloadArgs& a, Workload& w, const Card& card) {
+  // 8- and 4-bit activations are the GEMMs' inputs; the other kernels keep the storage dtype.
+  const DType act = w.act_dtype;
+  const bool low = act == DType::fp8 || act == DType::int8 || act == DType::int4 || act == DType::nvfp4 ||
+                   act == DType::mxfp4;
+  if (low) {
+    if (act == DType::int4) throw UsageError("--act-dtype int4: 4-bit activations are nvfp4 or mxfp4 (W4A4)");
+    w.quant.gemm_act = act;
+    w.act_dtype = card.supports(Precision::bf16) ? DType::bf16 : DType::fp16;
+  }
+  if (w.weight_dtype == DType::fp8 || w.weight_dtype == DType::nvfp4 || w.weight_dtype == DType::mxfp4) {
+    if (!low) w.quant.gemm_act = w.weight_dtype;  // no weight-only kernel for these: W8A8 / W4A4
+  }
+  const LinearKind kind = linear_kind(w);
+  if (a.group_size != -1) {
+    if (a.group_size < 0) throw UsageError("--group-size must be 0 (per channel) or positive, got " + std::to_string(a.group_size));
+    if (kind != LinearKind::weight_only)
+      throw UsageError("--group-size is for weight-only --weight-dtype int4|int8 (W4A16/W8A16)");
+    w.quant.group_size = a.group_size;
+  }
+  if (!a.scaling.empty()) {
+    auto s = scaling_from_string(a.scaling);
+    if (!s) throw UsageError("--scaling must be tensor, row or block, got '" + a.scaling + "'");
+    if (kind != LinearKind::scaled) throw UsageError("--scaling is for W8A8 (--weight-dtype fp8|int8 with --act-dtype fp8|int8)");
+    w.quant.scaling = *s;
+  }
+  if (!a.act_quant.empty()) {
+    auto q = act_quant_from_string(a.act_quant);
+    if (!q) throw UsageError("--act-quant must be dynamic or static, got '" + a.act_quant + "'");
+    if (kind != LinearKind::scaled) throw UsageError("--act-quant is for W8A8 (--act-dtype fp8|int8)");
+    w.quant.act_quant = *q;
+  }
+  const std::string problem = quant_problem(w, card);
+  if (!problem.empty()) throw UsageError(problem);
+}
+
+std::string dtype_label(const Workload& w) {
+  if (!is_quantized(w) && w.weight_dtype == w.act_dtype && w.kv_dtype == w.act_dtype)
+    return std::string(to_string(w.act_dtype));
+  std::string s = "weights " + std::string(to_string(w.weight_dtype));
+  const LinearKind kind = linear_kind(w);
+  if (kind == LinearKind::weight_only) {
+    const int64_t g = effective_group(w.weight_dtype, w.quant);
+    s += g > 0 ? " g" + std::to_string(g) : " per channel";
+  }
+  if (kind == LinearKind::scaled) {
+    s += ", GEMM inputs " + std::string(to_string(gemm_input(w)));
+    if (w.quant.gemm_act == DType::fp8 || w.quant.gemm_act == DType::int8)
+      s += " (" + std::string(to_string(w.quant.scaling)) + ", " + std::string(to_string(w.quant.act_quant)) + ")";
+  }
+  s += ", activations " + std::string(to_string(w.act_dtype)) + ", KV " + std::string(to_string(w.kv_dtype));
+  if (w.kv_dtype == DType::fp8) s += " " + std::string(to_string(w.quant.kv_format));
+  return s;
 }
 
 Model load_model(const WorkloadArgs& a, Context& ctx) {
@@ -199,6 +276,18 @@ Node workload_node(const Workload& w) {
   n.set("weight_dtype", Node::text(std::string(to_string(w.weight_dtype))));
   n.set("act_dtype", Node::text(std::string(to_string(w.act_dtype))));
   n.set("kv_dtype", Node::text(std::string(to_string(w.kv_dtype))));
+  if (is_quantized(w) || w.kv_dtype == DType::fp8) {  // only then: unquantized JSON stays as it was
+    Node q = Node::object();
+    q.set("gemm_input_dtype", Node::text(std::string(to_string(gemm_input(w)))));
+    q.set("linear", Node::text(linear_kind(w) == LinearKind::weight_only ? "weight_only"
+                               : linear_kind(w) == LinearKind::scaled    ? "scaled"
+                                                                         : "dense"));
+    q.set("group_size", Node::integer(effective_group(w.weight_dtype, w.quant)));
+    q.set("scaling", Node::text(std::string(to_string(w.quant.scaling))));
+    q.set("act_quant", Node::text(std::string(to_string(w.quant.act_quant))));
+    q.set("kv_format", Node::text(std::string(to_string(w.quant.kv_format))));
+    n.set("quant", std::move(q));
+  }
   n.set("impl", Node::text(to_string(w.impl)));
   n.set("tf32", Node::boolean(w.allow_tf32));
   if (w.routing_skew > 0) n.set("routing_skew", Node::number(w.routing_skew, Hint::none));

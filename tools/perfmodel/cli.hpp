@@ -72,6 +72,9 @@ struct WorkloadArgs {
   int64_t ctx = 2048;
   std::string dtype = "auto";
   std::string weight_dtype, act_dtype, kv_dtype;
+  // Quantization (issue 12, quant.hpp): empty / negative = not given.
+  int64_t group_size = -1;
+  std::string scaling, act_quant;
   std::string impl = "fused";
   bool tf32 = false;
   double mem_util = 0.9;
@@ -81,6 +84,13 @@ void add_workload(po::options_description& d, WorkloadArgs& a, bool with_model =
 // `card` resolves --dtype auto: bf16 where the card has a bf16 peak, else fp16 (T4).
 Workload make_workload(const WorkloadArgs& a, Phase phase, const Card& card);
 Model load_model(const WorkloadArgs& a, Context& ctx);
+// --group-size, --scaling, --act-quant (shared by the step commands and `gemm`).
+void add_quant(po::options_description& d, WorkloadArgs& a);
+// Applies --act-dtype (8- and 4-bit: the GEMMs' inputs), --group-size, --scaling and --act-quant
+// to `w` and refuses what `card` cannot run (UsageError, exit 2).
+void apply_quant(const WorkloadArgs& a, Workload& w, const Card& card);
+// "bf16" when weights, activations and KV share an unquantized dtype; else every dtype named.
+std::string dtype_label(const Workload& w);
 
 DType parse_dtype(const std::string& s, const std::string& flag);
 // Today's date (UTC), YYYY-MM-DD, for result files.

@@ -4,6 +4,7 @@
 #include "commands.hpp"
 #include "perfmodel/ops.hpp"
 #include "perfmodel/price.hpp"
+#include "perfmodel/quant.hpp"
 
 namespace perfmodel::cli {
 
@@ -22,13 +23,17 @@ int cmd_gemm(const std::vector<std::string>& args, Context& ctx) {
   std::string dtype = "bf16", tile;
   Format format = Format::table;
   bool tf32 = false;
+  WorkloadArgs quant;  // --weight-dtype, --act-dtype and the quantization flags (issue 12)
   add_card(d, card);
   d.add_options()("m", po::value(&m)->required(), "rows of x and y (tokens)")(
       "n", po::value(&n)->required(), "output features (rows of W)")(
       "k", po::value(&k)->required(), "input features (the reduction)")(
       "dtype", po::value(&dtype)->default_value(dtype), "operand dtype")(
       "tf32", po::bool_switch(&tf32), "fp32 on tensor cores")(
-      "tile", po::value(&tile), "price with this CTA tile, e.g. 256x128 (default: the best tile)");
+      "tile", po::value(&tile), "price with this CTA tile, e.g. 256x128 (default: the best tile)")(
+      "weight-dtype", po::value(&quant.weight_dtype), "weights: int4|int8 (weight-only), fp8 (W8A8), nvfp4|mxfp4 (default: --dtype)")(
+      "act-dtype", po::value(&quant.act_dtype), "GEMM inputs: fp8|int8 (W8A8) (default: --dtype)");
+  add_quant(d, quant);
   add_format(d, format);
   po::variables_map vm;
   if (!parse(args, d, vm, ctx,
@@ -40,11 +45,44 @@ int cmd_gemm(const std::vector<std::string>& args, Context& ctx) {
   require_positive(k, "--k");
   Loaded l = load_card(card, ctx);
   const DType t = parse_dtype(dtype, "--dtype");
-  Op op = ops::gemm("gemm", m, n, k, t, t, matmul_precision(t, tf32));
+  // A quantized linear when any quantization flag is given (the bare `--dtype fp8` GEMM stays
+  // the plain cuBLASLt product it always was).
+  const bool quantized = !quant.weight_dtype.empty() || !quant.act_dtype.empty() || quant.group_size != -1 ||
+                         !quant.scaling.empty() || !quant.act_quant.empty();
+  Workload w;
+  w.weight_dtype = quant.weight_dtype.empty() ? t : parse_dtype(quant.weight_dtype, "--weight-dtype");
+  w.act_dtype = quant.act_dtype.empty() ? t : parse_dtype(quant.act_dtype, "--act-dtype");
+  if (quantized) {
+    if (w.act_dtype == DType::int4 && quant.act_dtype.empty()) w.act_dtype = DType::bf16;  // --dtype int4: W4A16
+    if (w.act_dtype == DType::int8 && quant.act_dtype.empty() && quant.scaling.empty() &&
+        quant.act_quant.empty())
+      w.act_dtype = DType::bf16;  // --dtype int8 alone: W8A16 weight-only
+    apply_quant(quant, w, l.card);
+  }
+  std::vector<Op> kernels = quantized && is_quantized(w) ? quantized_linear("gemm", m, n, k, w, false)
+                                                         : std::vector<Op>{ops::gemm("gemm", m, n, k, t, t, matmul_precision(t, tf32))};
+  const Op& op = kernels.back();
   const Roofs roofs = make_roofs(l.card, l.calibration ? &*l.calibration : nullptr);
   std::optional<Tile> forced;
   if (!tile.empty()) forced = tile_flag(tile);
   OpCost c = price(op, roofs, Impl::fused, forced ? &*forced : nullptr);
+  // The linear's other kernels (activation amax and quantization) run before the GEMM.
+  Node parts = Node::array();
+  double total = 0, roofline = 0, flops = 0, bytes = 0;
+  for (const Op& k_op : kernels) {
+    const OpCost kc = &k_op == &op ? c : price(k_op, roofs, Impl::fused);
+    total += kc.time_s;
+    roofline += kc.roofline_time_s;
+    flops += k_op.flops;
+    bytes += k_op.bytes();
+    Node row = Node::object();
+    row.set("name", Node::text(k_op.name));
+    row.set("kernel", Node::text(to_string(k_op.kernel)));
+    row.set("time_s", Node::number(kc.time_s, Hint::time));
+    row.set("bytes", Node::number(k_op.bytes(), Hint::bytes));
+    row.set("bound", Node::text(to_string(kc.bound)));
+    parts.push(std::move(row));
+  }
 
   Report r;
   r.command = "gemm";
@@ -55,14 +93,20 @@ int cmd_gemm(const std::vector<std::string>& args, Context& ctx) {
   inputs.set("n", Node::integer(n));
   inputs.set("k", Node::integer(k));
   inputs.set("dtype", Node::text(dtype));
+  if (quantized) {
+    inputs.set("weight_dtype", Node::text(std::string(to_string(w.weight_dtype))));
+    inputs.set("act_dtype", Node::text(std::string(to_string(w.act_dtype))));
+    inputs.set("workload", workload_node(w));
+  }
   inputs.set("precision", Node::text(std::string(to_string(op.precision))));
   r.root.set("inputs", std::move(inputs));
-  r.root.set("time_s", Node::number(c.time_s, Hint::time));
-  r.root.set("roofline_time_s", Node::number(c.roofline_time_s, Hint::time));
-  r.root.set("flops", Node::number(op.flops, Hint::flops));
-  r.root.set("bytes", Node::number(op.bytes(), Hint::bytes));
-  r.root.set("intensity", Node::number(op.intensity(), Hint::intensity));
-  r.root.set("achieved_flops", Node::number(c.achieved_flops, Hint::flop_rate));
+  r.root.set("time_s", Node::number(total, Hint::time));
+  r.root.set("roofline_time_s", Node::number(roofline, Hint::time));
+  r.root.set("flops", Node::number(flops, Hint::flops));
+  r.root.set("bytes", Node::number(bytes, Hint::bytes));
+  r.root.set("intensity", Node::number(bytes > 0 ? flops / bytes : 0, Hint::intensity));
+  r.root.set("achieved_flops", Node::number(total > 0 ? flops / total : 0, Hint::flop_rate));
+  if (quantized) r.root.set("kernels", std::move(parts));
   r.root.set("bound", Node::text(to_string(c.bound)));
   r.root.set("tile", Node::text(c.tiling->tile.name()));
   r.root.set("tiles", Node::integer(c.tiling->tiles));
@@ -84,7 +128,8 @@ int cmd_gemm(const std::vector<std::string>& args, Context& ctx) {
     cands.push(std::move(row));
   }
   r.root.set("candidates", std::move(cands));
-  r.fields.push_back({"GEMM " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " " + dtype +
+  r.fields.push_back({"GEMM " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " " +
+                          (quantized ? dtype_label(w) : dtype) +
                           " on " + l.card.name + " (" + std::to_string(l.card.sm_count) + " SMs)",
                       "",
                       {{"time_s", "time (predicted)", Hint::time},

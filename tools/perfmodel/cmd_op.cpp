@@ -17,10 +17,14 @@ KernelId kernel_for(const std::string& kind, bool unfused, const AttentionShape&
     return a.q_len == 1 && !a.causal ? KernelId::attention_decode : KernelId::attention_prefill_fused;
   }
   std::string names = "gelu, softmax, attention";
+  // GEMM kinds (plain and quantized) take m, n, k: `perfmodel gemm` prices them.
+  auto is_gemm = [](KernelId k) { return k == KernelId::gemm || k == KernelId::gemm_wonly || k == KernelId::gemm_scaled; };
   for (const KernelDef* d : kernel_defs())
-    if (d->from_case && d->id != KernelId::gemm) names += ", " + std::string(d->name);
+    if (d->from_case && !is_gemm(d->id)) names += ", " + std::string(d->name);
   const auto id = kernel_from_string(kind);
-  if (id == KernelId::gemm) throw UsageError("--kind gemm: GEMMs are priced by `perfmodel gemm --m M --n N --k K`");
+  if (id && is_gemm(*id))
+    throw UsageError("--kind " + kind + ": GEMMs are priced by `perfmodel gemm --m M --n N --k K` (quantized: "
+                     "--weight-dtype, --act-dtype, --group-size, --scaling, --act-quant)");
   if (!id || !kernel_def(*id).from_case) throw UsageError("--kind must be one of " + names + "; got '" + kind + "'");
   if (unfused) throw UsageError("--unfused applies to --kind gelu, softmax and attention only");
   return *id;

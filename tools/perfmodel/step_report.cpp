@@ -162,7 +162,7 @@ Report step_report(const std::string& command, const Context& ctx, const Loaded&
   const bool decode = p.workload.phase == Phase::decode;
   r.fields.push_back({m.name + " on " + card.card.name + " — " + to_string(p.workload.phase) + ", batch " +
                           std::to_string(p.workload.batch) + ", ctx " + std::to_string(p.workload.ctx) + ", " +
-                          std::string(to_string(p.workload.act_dtype)) + ", " + to_string(p.workload.impl) +
+                          dtype_label(p.workload) + ", " + to_string(p.workload.impl) +
                           (card.calibration ? ", calibrated" : ", datasheet roofs"),
                       "step",
                       {{"time_s", p.workload.impl == Impl::eager ? "step time (predicted wall)" : "step time (predicted)", Hint::time},

@@ -14,6 +14,7 @@
 #include "perfmodel/op.hpp"
 #include "perfmodel/power.hpp"
 #include "perfmodel/profile_calibration.hpp"
+#include "perfmodel/quant_calibration.hpp"
 
 namespace perfmodel {
 
@@ -72,6 +73,8 @@ struct Calibration {
   double ramp_bandwidth = 0;
   // NCCL collectives between cards of this kind (collective.hpp): fitted latencies and bandwidths.
   CollectiveCalibration collectives;
+  // Quantized GEMMs: weight-only dequantization costs (`quant:`, quant_calibration.hpp).
+  QuantCalibration quant;
   // Per implementation profile: what its own kernels cost on this card (`profiles:`).
   std::vector<ProfileCalibration> profiles;
   // The measured error of this card's predictions per profile ("backend", "fused", "eager"):

@@ -8,9 +8,10 @@
 
 namespace perfmodel {
 
-enum class DType { fp64, fp32, tf32, bf16, fp16, fp8, int8 };
+// int4, nvfp4 and mxfp4 are packed two to a byte; their scales are counted by quant.hpp.
+enum class DType { fp64, fp32, tf32, bf16, fp16, fp8, int8, int4, nvfp4, mxfp4 };
 
-// Bytes per stored element. TF32 is stored as FP32.
+// Bytes per stored element. TF32 is stored as FP32; the 4-bit types take half a byte.
 double bytes_of(DType t);
 std::string_view to_string(DType t);
 std::optional<DType> dtype_from_string(std::string_view s);
@@ -18,8 +19,9 @@ std::string dtype_names();  // "fp64, fp32, ..." for error messages
 
 // A datasheet peak: which unit runs the FLOPs at which precision. The keys are those of
 // hardware/*.yaml `peaks:` (docs/catalogue-schema.md).
-enum class Precision { fp64, fp64_tensor, fp32, tf32, bf16, fp16, fp16_acc16, fp8, int8 };
-inline constexpr int kPrecisionCount = 9;
+// fp4: Blackwell's FP4 tensor cores (NVFP4 / MXFP4), the `fp4` peak key.
+enum class Precision { fp64, fp64_tensor, fp32, tf32, bf16, fp16, fp16_acc16, fp8, int8, fp4 };
+inline constexpr int kPrecisionCount = 10;
 std::string_view to_string(Precision p);
 std::optional<Precision> precision_from_string(std::string_view s);
 bool is_tensor(Precision p);

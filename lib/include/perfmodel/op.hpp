@@ -8,6 +8,7 @@
 
 #include "perfmodel/collective_op.hpp"
 #include "perfmodel/dtype.hpp"
+#include "perfmodel/quant.hpp"
 
 namespace perfmodel {
 
@@ -70,6 +71,12 @@ struct Op {
   // its re-read, weight and bias rows); what a CTA keeps in flight is priced per sweep.
   std::array<int, 4> row_reads_per_sweep{};
   int framework_calls = 0;     // eager: framework op calls that launch nothing (views, transposes, slices)
+  // Quantized GEMMs (gemm_wonly, gemm_scaled) and activation quantization (act_amax,
+  // act_quant): the weight's stored type, its group along K (weight-only; 0 = per channel) and
+  // the scale granularity (quant.hpp).
+  DType quant_weight = DType::bf16;
+  int64_t quant_group = 0;
+  Scaling scaling = Scaling::tensor;
   int64_t count = 1;           // instances per step
   // kind == collective (parallel.hpp): NCCL's operation among `collective_gpus` GPUs on
   // `collective_bytes` per GPU (nccl-tests' sizes, collective.hpp); `overlaps`: it runs beside

@@ -17,6 +17,18 @@ Op collective(std::string name, CollectiveOp what, int gpus, double bytes, bool 
 // (seed 000 example 2: bytes 2(MK + KN + MN) in bf16).
 Op gemm(std::string name, int64_t m, int64_t n, int64_t k, DType act, DType weight,
         Precision precision, bool bias = false);
+// Quantized linears (quant.hpp). Weight-only: x (act) times W (int4/int8, `group` along K, 0 =
+// per channel) dequantized in the kernel, y in act. Scaled (W8A8/W4A4): x already in `in`
+// (fp8/int8/nvfp4/mxfp4) with its scales, W in `weight` with its scales, y in act.
+Op gemm_wonly(std::string name, int64_t m, int64_t n, int64_t k, DType act, DType weight, int64_t group,
+              bool bias = false);
+Op gemm_scaled(std::string name, int64_t m, int64_t n, int64_t k, DType act, DType in, Scaling scaling,
+               bool bias = false);
+// Activation quantization of an m x k `act` tensor into `in`: the amax reduction of dynamic
+// per-tensor scales, and the scale/cast kernel (per-token and block scales find their amax inside it).
+Op act_amax(std::string name, int64_t m, int64_t k, DType act);
+Op act_quant(std::string name, int64_t m, int64_t k, DType act, DType in, Scaling scaling, bool amax_inside);
+
 // `batch` independent y = x W^T of one shape in one launch (attention scores).
 Op batched_gemm(std::string name, int64_t batch, int64_t m, int64_t n, int64_t k, DType t, Precision p);
 

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "perfmodel/calibration.hpp"
+#include "perfmodel/quant_calibration.hpp"
 #include "perfmodel/card.hpp"
 #include "perfmodel/error_band.hpp"
 #include "perfmodel/gemm_tiling.hpp"
@@ -60,6 +61,7 @@ struct Roofs {
   ProductionDecode production_decode;  // decode attention as production kernels run it (unmeasured: flash_decode_cost's own)
   double host_per_kernel_s = 0;        // eager host time per kernel launched (0: host_launch_s)
   CollectiveCalibration collectives;   // NCCL between cards of this kind (unmeasured: NCCL's model values)
+  QuantCalibration quant;              // weight-only GEMMs: measured, else QuantDefaults
 };
 
 // Documented default efficiencies for uncalibrated cards (docs/model.md cites each).

@@ -5,6 +5,7 @@
 
 #include "perfmodel/dtype.hpp"
 #include "perfmodel/parallel.hpp"
+#include "perfmodel/quant.hpp"
 
 namespace perfmodel {
 
@@ -26,6 +27,7 @@ struct Workload {
   DType weight_dtype = DType::bf16;
   DType act_dtype = DType::bf16;
   DType kv_dtype = DType::bf16;
+  QuantScheme quant;  // quantized linears (issue 12, quant.hpp): unquantized by default
   Impl impl = Impl::fused;
   bool allow_tf32 = false;       // fp32 matmuls on tensor cores
   bool lm_head_all_positions = false;  // prefill: logits for every position (training-style)

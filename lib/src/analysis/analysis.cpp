@@ -1,3 +1,4 @@
+#include "perfmodel/quant.hpp"
 #include "perfmodel/analysis.hpp"
 
 #include "perfmodel/family.hpp"
@@ -87,7 +88,7 @@ MemoryPlan plan_memory(const Model& m, const Workload& w, const Card& card, doub
   MemoryPlan p;
   p.capacity = card.memory_bytes;
   p.usable = card.memory_bytes * utilization;
-  p.weights = m.parameters() * bytes_of(w.weight_dtype);
+  p.weights = model_weight_bytes(m, w);  // packed, scales included (quant.hpp)
   const double kv_seq = m.mla.enabled() && w.impl == Impl::eager
                             ? cached_bytes_per_token(m, w) * static_cast<double>(w.ctx)
                             : kv_bytes_per_sequence(m, w.kv_dtype, w.ctx);
@@ -105,9 +106,13 @@ Analysis analyze(const Model& m, const Workload& w, const Step& step, double ste
                  double prefill_time_s, const Card& card, double utilization) {
   Analysis a;
   a.parameters = m.parameters();
-  a.weight_bytes = a.parameters * bytes_of(w.weight_dtype);
+  a.weight_bytes = model_weight_bytes(m, w);  // packed, scales included (quant.hpp)
   a.kv_bytes_per_token = cached_bytes_per_token(m, w);
-  const Precision mm = matmul_precision(w.weight_dtype == DType::fp8 ? DType::fp8 : w.act_dtype, w.allow_tf32);
+  // The ridge of the peak the linears run at: W8A8 / W4A4 at their input's, weight-only at the
+  // activations' (the MMA runs in bf16 after dequantization).
+  const Precision mm = linear_kind(w) == LinearKind::scaled ? matmul_precision(gemm_input(w), false)
+                       : is_quantized(w)                     ? matmul_precision(w.act_dtype, w.allow_tf32)
+                       : matmul_precision(w.weight_dtype == DType::fp8 ? DType::fp8 : w.act_dtype, w.allow_tf32);
   const double peak = card.peak_flops(mm);
   a.ridge = peak / card.bandwidth;
   const double n = static_cast<double>(w.ctx);

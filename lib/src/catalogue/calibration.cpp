@@ -8,6 +8,7 @@
 #include "perfmodel/calibration.hpp"
 #include "calibration_profiles.hpp"
 #include "catalogue/calibration_error_bands.hpp"
+#include "quant/quant_calibration_io.hpp"
 #include "catalogue/yaml_reader.hpp"
 #include "collective_calibration.hpp"
 
@@ -84,6 +85,7 @@ Calibration load_calibration(const std::string& path) {
     ramp->finish();
   }
   if (auto coll = r.opt_map("collectives")) c.collectives = detail::parse_collective_calibration(*coll);
+  if (auto quant = r.opt_map("quant")) c.quant = detail::parse_quant_calibration(*quant);
   c.profiles = detail::read_profiles(r);
   c.error_bands = detail::read_error_bands(r);
   r.finish();
@@ -164,6 +166,7 @@ std::string to_yaml(const Calibration& c) {
     o << "  bandwidth: " << q(c.ramp_bandwidth, "GB/s", 1e9) << "\n";
   }
   o << detail::collective_calibration_yaml(c.collectives);
+  o << detail::quant_calibration_yaml(c.quant);
   detail::write_profiles(o, c.profiles);
   detail::write_error_bands(o, c.error_bands);
   return o.str();

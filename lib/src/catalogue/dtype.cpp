@@ -5,10 +5,10 @@
 namespace perfmodel {
 
 namespace {
-constexpr std::array<std::string_view, 7> kDTypeNames{"fp64", "fp32", "tf32", "bf16",
-                                                      "fp16", "fp8",  "int8"};
+constexpr std::array<std::string_view, 10> kDTypeNames{"fp64", "fp32", "tf32", "bf16",  "fp16",
+                                                       "fp8",  "int8", "int4", "nvfp4", "mxfp4"};
 constexpr std::array<std::string_view, kPrecisionCount> kPrecisionNames{
-    "fp64", "fp64_tensor", "fp32", "tf32", "bf16", "fp16", "fp16_acc16", "fp8", "int8"};
+    "fp64", "fp64_tensor", "fp32", "tf32", "bf16", "fp16", "fp16_acc16", "fp8", "int8", "fp4"};
 }  // namespace
 
 double bytes_of(DType t) {
@@ -20,6 +20,9 @@ double bytes_of(DType t) {
     case DType::fp16: return 2;
     case DType::fp8:
     case DType::int8: return 1;
+    case DType::int4:
+    case DType::nvfp4:
+    case DType::mxfp4: return 0.5;
   }
   return 0;
 }
@@ -66,6 +69,9 @@ Precision matmul_precision(DType t, bool allow_tf32) {
     case DType::fp16: return Precision::fp16;
     case DType::fp8: return Precision::fp8;
     case DType::int8: return Precision::int8;
+    case DType::int4: return Precision::int8;  // no int4 MMA on current cards; W4A16 runs at the act's peak (quant.cpp)
+    case DType::nvfp4:
+    case DType::mxfp4: return Precision::fp4;
   }
   return Precision::fp32;
 }

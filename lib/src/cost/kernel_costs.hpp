@@ -13,6 +13,10 @@ namespace perfmodel {
 KernelTimes stream_cost(const Op& op, const Roofs& r, const Tile* force_tile);
 // Tensor-core GEMMs: tiles, waves, split-K / stream-K (gemm_cost.cpp).
 KernelTimes gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile);
+// Quantized GEMMs (quant_gemm_cost.cpp): weight-only dequantizing GEMMs, and W8A8 / W4A4 with
+// their scales.
+KernelTimes weight_only_gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile);
+KernelTimes scaled_gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile);
 // Flash prefill attention: its CTA schedule over the SMs (flash_prefill_cost.cpp).
 KernelTimes flash_prefill_cost(const Op& op, const Roofs& r, const Tile* force_tile);
 // Flash-decoding: split kernel and combine (flash_decode_cost.cpp).

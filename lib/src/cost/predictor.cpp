@@ -1,6 +1,7 @@
 #include "perfmodel/predictor.hpp"
 
 #include "perfmodel/evaluate.hpp"
+#include "perfmodel/quant.hpp"
 #include "perfmodel/step.hpp"
 
 namespace perfmodel {
@@ -19,7 +20,9 @@ StepCost Predictor::step_cost(const Workload& w) {
   }
   validate(model_, w);
   const Key key{w.batch, static_cast<int>(w.weight_dtype), static_cast<int>(w.act_dtype),
-                static_cast<int>(w.kv_dtype), w.allow_tf32, w.lm_head_all_positions, w.routing_skew};
+                static_cast<int>(w.kv_dtype), w.allow_tf32, w.lm_head_all_positions, w.routing_skew,
+                static_cast<int>(w.quant.gemm_act), static_cast<int>(w.quant.scaling),
+                static_cast<int>(w.quant.act_quant), w.quant.group_size};
   auto it = batch_only_.find(key);
   if (it == batch_only_.end()) {
     // The whole step once for this batch, each op priced; the attention ops are replaced below.
@@ -69,11 +72,11 @@ Prediction Predictor::predict(const Workload& w) {
   p.time_s = c.time_s;
   p.roofline_time_s = c.roofline_time_s;
   const double kv = cached_bytes_per_token(model_, w);
+  const double weight_bytes = model_weight_bytes(model_, w);  // packed, scales included (quant.hpp)
   p.ai = model_.moe.enabled()
-             ? moe_decode_ai(model_, bytes_of(w.weight_dtype), static_cast<double>(w.batch),
+             ? moe_decode_ai(model_, weight_bytes / params_, static_cast<double>(w.batch),
                              static_cast<double>(w.ctx), kv, w.routing_skew)
-             : decode_ai(params_, params_ * bytes_of(w.weight_dtype), static_cast<double>(w.batch),
-                         static_cast<double>(w.ctx), kv);
+             : decode_ai(params_, weight_bytes, static_cast<double>(w.batch), static_cast<double>(w.ctx), kv);
   const MemoryPlan plan = plan_memory(model_, w, roofs_.card, utilization_);
   p.fits = plan.fits;
   p.max_batch = plan.max_batch;

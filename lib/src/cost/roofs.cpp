@@ -71,6 +71,11 @@ Roofs make_roofs(const Card& card, const Calibration* cal, std::optional<Impl> p
   const std::string band_key = profile ? to_string(*profile) : "backend";
   const auto bands = cal ? cal->error_bands.find(band_key) : decltype(cal->error_bands)::const_iterator{};
   r.error_bands = cal && bands != cal->error_bands.end() ? bands->second : uncalibrated_error_bands();
+  auto weight_only = [&](const WeightOnlyCost& m, const WeightOnlyCost& d) {
+    return WeightOnlyCost{pick(m.stream_efficiency, d.stream_efficiency), pick(m.issue_per_row_element, d.issue_per_row_element)};
+  };
+  r.quant.int4 = weight_only(cal ? cal->quant.int4 : WeightOnlyCost{}, QuantDefaults::int4);
+  r.quant.int8 = weight_only(cal ? cal->quant.int8 : WeightOnlyCost{}, QuantDefaults::int8);
   if (profile) {
     r.profile = to_string(*profile);
     if (const ProfileCalibration* p = cal ? find_profile(cal->profiles, r.profile) : nullptr) apply_profile(r, *p);

@@ -8,6 +8,7 @@
 #include "perfmodel/ops.hpp"
 #include "perfmodel/profile.hpp"
 #include "moe_mla_lowering.hpp"
+#include "perfmodel/quant.hpp"
 
 namespace perfmodel {
 
@@ -18,7 +19,7 @@ using Kind = GraphNode::Kind;
 // The embedding, and what HF computes once per step before the layers.
 void eager_embed(const GraphNode& n, const Model& m, const Workload& w, Step& s) {
   const int64_t T = w.tokens();
-  s.ops.push_back(counted(ops::embedding(n.name, T, m.hidden, w.weight_dtype, w.act_dtype), n.count));
+  s.ops.push_back(counted(ops::embedding(n.name, T, m.hidden, is_quantized(w) ? w.act_dtype : w.weight_dtype, w.act_dtype), n.count));
   s.ops.back().vocab = m.vocab;
   if (m.position == PositionKind::rope) {
     // LlamaRotaryEmbedding.forward, once per step: inv_freq @ positions, cat, cos, sin and two
@@ -78,7 +79,13 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
       case Kind::linear: {  // each part its own nn.Linear
         const int64_t rows = n.logits ? logits_rows(w) : T;
         for (const GraphNode::Part& p : n.parts) {
-          Op op = ops::gemm(p.name, rows, p.out, n.in, act, wt, mm, n.bias && !n.logits);
+          if (is_quantized(w) && !n.logits) {  // the LM head stays in the activations' dtype (quant.hpp)
+            std::vector<Op> q = quantized_linear(p.name, rows, p.out, n.in, w, n.bias);
+            q.back().framework_calls = n.framework_views;
+            for (Op& op : q) s.ops.push_back(counted(std::move(op), n.count));
+            continue;
+          }
+          Op op = ops::gemm(p.name, rows, p.out, n.in, act, is_quantized(w) ? act : wt, mm, n.bias && !n.logits);
           op.framework_calls = n.framework_views;
           s.ops.push_back(counted(op, n.count));
         }

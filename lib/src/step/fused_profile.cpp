@@ -6,6 +6,7 @@
 #include "perfmodel/ops.hpp"
 #include "perfmodel/profile.hpp"
 #include "moe_mla_lowering.hpp"
+#include "perfmodel/quant.hpp"
 
 namespace perfmodel {
 
@@ -60,7 +61,7 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
   for (const GraphNode& n : g.nodes) {
     switch (n.kind) {
       case Kind::embed:
-        s.ops.push_back(counted(ops::embedding(n.name, T, m.hidden, wt, act), n.count));
+        s.ops.push_back(counted(ops::embedding(n.name, T, m.hidden, is_quantized(w) ? act : wt, act), n.count));
         s.ops.back().vocab = m.vocab;
         break;
       case Kind::position_embed:  // learned positions: a second gather fused with the add
@@ -71,8 +72,13 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
             counted(norm_op(m, n.name, T * n.rows_per_token, node_width(n, m.hidden), act, n.after_residual), n.count));
         break;
       case Kind::linear:  // the parts as one GEMM (QKVParallelLinear, MergedColumnParallelLinear)
-        s.ops.push_back(
-            counted(ops::gemm(n.name, n.logits ? logits_rows(w) : T, n.out(), n.in, act, wt, mm, n.bias), n.count));
+        if (is_quantized(w) && !n.logits) {  // the LM head stays in the activations' dtype (quant.hpp)
+          for (Op& op : quantized_linear(n.name, T, n.out(), n.in, w, n.bias)) s.ops.push_back(counted(std::move(op), n.count));
+          break;
+        }
+        s.ops.push_back(counted(ops::gemm(n.name, n.logits ? logits_rows(w) : T, n.out(), n.in, act,
+                                          is_quantized(w) ? act : wt, is_quantized(w) ? matmul_precision(act, w.allow_tf32) : mm, n.bias),
+                                n.count));
         break;
       case Kind::rotary:
         if (m.mla.enabled())  // the queries' rope dims per head and the one shared rope key

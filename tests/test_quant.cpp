@@ -1,0 +1,195 @@
+// Quantized linears (issue 12): packed weight and scale bytes computed by hand, the W4A16
+// crossover with bf16 and how it moves with the group size, the kernels dynamic activation
+// quantization adds, unquantized steps unchanged, and bad flags refused with exit 2.
+#include <doctest/doctest.h>
+
+#include "cli_support.hpp"
+#include "perfmodel/evaluate.hpp"
+#include "perfmodel/ops.hpp"
+#include "perfmodel/predictor.hpp"
+#include "perfmodel/price.hpp"
+#include "perfmodel/quant.hpp"
+#include "perfmodel/step.hpp"
+#include "test_support.hpp"
+
+using namespace perfmodel;
+
+namespace {
+
+Workload scheme(DType weight, DType gemm_act = DType::bf16) {
+  Workload w;
+  w.weight_dtype = weight;
+  w.quant.gemm_act = gemm_act;
+  return w;
+}
+
+const Roofs& h200() {
+  static const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+  static const Roofs r = make_roofs(test::catalogue().card("h200"), &cal);
+  return r;
+}
+
+// The smallest M at which the W4A16 GEMM is slower than the bf16 one (0: none up to 8192).
+int64_t crossover(int64_t n, int64_t k, int64_t group) {
+  for (int64_t m = 1; m <= 8192; ++m) {
+    const double w4 = price(ops::gemm_wonly("w4", m, n, k, DType::bf16, DType::int4, group), h200(), Impl::fused).time_s;
+    const double bf = price(ops::gemm("bf", m, n, k, DType::bf16, DType::bf16, Precision::bf16), h200(), Impl::fused).time_s;
+    if (w4 > bf) return m;
+  }
+  return 0;
+}
+
+}  // namespace
+
+TEST_CASE("packed weight bytes with their scales and zeros, by hand") {
+  // W4A16, group 128, 4096 x 4096: 4096*4096/2 = 8388608 B of nibbles; 4096 rows x 32 groups
+  // x (fp16 scale + fp16 zero) = 524288 B.
+  Workload w = scheme(DType::int4);
+  CHECK(packed_weight_bytes(w, 4096, 4096) == 8388608.0 + 524288.0);
+  // Group 32: 4096 x 128 groups x 4 B = 2097152 B of scales.
+  w.quant.group_size = 32;
+  CHECK(packed_weight_bytes(w, 4096, 4096) == 8388608.0 + 2097152.0);
+  // A ragged last group (K = 4100, group 128: 33 groups, the last of 4 channels) has its own.
+  w.quant.group_size = 128;
+  CHECK(packed_weight_bytes(w, 8, 4100) == 8 * 4100 / 2.0 + 8 * 33 * 4.0);
+  // W8A16 per channel (torch int8pack): one 16-bit scale per output channel.
+  Workload w8 = scheme(DType::int8);
+  CHECK(packed_weight_bytes(w8, 1024, 4096) == 1024 * 4096.0 + 1024 * 2.0);
+  // FP8 W8A8: per tensor one fp32; per row one fp32 per output channel; 128 x 128 blocks:
+  // ceil(1000/128) x ceil(4096/128) = 8 x 32 fp32.
+  Workload f = scheme(DType::fp8, DType::fp8);
+  CHECK(packed_weight_bytes(f, 1000, 4096) == 1000 * 4096.0 + 4);
+  f.quant.scaling = Scaling::row;
+  CHECK(packed_weight_bytes(f, 1000, 4096) == 1000 * 4096.0 + 4 * 1000);
+  f.quant.scaling = Scaling::block;
+  CHECK(packed_weight_bytes(f, 1000, 4096) == 1000 * 4096.0 + 4 * 8 * 32);
+  // NVFP4: nibbles + an e4m3 scale per 16 + one fp32 per tensor; MXFP4: an e8m0 per 32.
+  CHECK(packed_weight_bytes(scheme(DType::nvfp4), 64, 4096) == 64 * 2048.0 + 64 * 256 + 4);
+  CHECK(packed_weight_bytes(scheme(DType::mxfp4), 64, 4096) == 64 * 2048.0 + 64 * 128);
+  // The activations of W8A8: with block scales M x K fp8 + one fp32 per token per 128 channels
+  // (16 x 32); row-wise one fp32 per token.
+  CHECK(packed_act_bytes(f, 16, 4096) == 16 * 4096.0 + 16 * 32 * 4);
+  f.quant.scaling = Scaling::row;
+  CHECK(packed_act_bytes(f, 16, 4096) == 16 * 4096.0 + 16 * 4);
+  // The GEMM op reads exactly x, the packed weight and its scales.
+  const Op g = ops::gemm_wonly("g", 16, 4096, 4096, DType::bf16, DType::int4, 128);
+  CHECK(g.bytes_read == 16 * 4096 * 2.0 + 8388608.0 + 524288.0);
+}
+
+TEST_CASE("model weights: linears packed, embedding and LM head in bf16; unquantized unchanged") {
+  const Model& m = test::catalogue().model("llama3-8b");
+  Workload bf;
+  CHECK(model_weight_bytes(m, bf) == m.parameters() * 2.0);
+  Workload w4 = scheme(DType::int4);
+  // 32 layers x (q 4096 + k 1024 + v 1024 + o 4096 rows of 4096; gate, up 14336 x 4096; down
+  // 4096 x 14336): 6.98e9 weights at 0.5 B + 4 B per 128 of them; the rest (embedding, LM head,
+  // norms: parameters - linears) at 2 B.
+  const double linears = 32.0 * (4096.0 * 4096 * 2 + 1024.0 * 4096 * 2 + 14336.0 * 4096 * 3);
+  const double packed = linears / 2 + linears / 128 * 4;
+  CHECK(model_weight_bytes(m, w4) == doctest::Approx(packed + (m.parameters() - linears) * 2).epsilon(1e-12));
+  // Analysis uses them: AI(b) rises and the memory limit grows.
+  const Card& card = test::catalogue().card("h200");
+  const Evaluation e_bf = evaluate(m, bf, card, nullptr);
+  const Evaluation e_w4 = evaluate(m, w4, card, nullptr);
+  CHECK(e_w4.analysis.weight_bytes == doctest::Approx(model_weight_bytes(m, w4)));
+  CHECK(e_w4.analysis.ai > 2 * e_bf.analysis.ai);
+  CHECK(e_w4.analysis.memory.max_batch > e_bf.analysis.memory.max_batch);
+}
+
+TEST_CASE("W4A16: faster than bf16 at batch 1, slower past a crossover that moves with the group size") {
+  const int64_t n = 6144, k = 4096;  // Llama-3-8B qkv
+  const int64_t g128 = crossover(n, k, 128), g32 = crossover(n, k, 32);
+  CHECK(g128 > 1);      // at M = 1 the packed weights win
+  CHECK(g128 < 64);     // h200-quant: tinygemm is slower than bf16 from M = 16 on this shape
+  CHECK(g32 > 1);
+  CHECK(g32 <= g128);   // more scales and zeros: more bytes and more work per weight
+  // Per channel (no groups) moves it the other way, past the group-128 one.
+  CHECK(crossover(n, k, 0) >= g128);
+}
+
+TEST_CASE("dynamic activation quantization adds exactly its kernels; static skips the amax") {
+  Workload w = scheme(DType::fp8, DType::fp8);
+  auto kinds = [](const std::vector<Op>& ops) {
+    std::vector<KernelId> k;
+    for (const Op& o : ops) k.push_back(o.kernel);
+    return k;
+  };
+  CHECK(kinds(quantized_linear("q", 16, 4096, 4096, w, false)) ==
+        std::vector<KernelId>{KernelId::act_amax, KernelId::act_quant, KernelId::gemm_scaled});
+  w.quant.act_quant = ActQuant::static_scale;
+  CHECK(kinds(quantized_linear("q", 16, 4096, 4096, w, false)) ==
+        std::vector<KernelId>{KernelId::act_quant, KernelId::gemm_scaled});
+  w.quant.act_quant = ActQuant::dynamic;
+  w.quant.scaling = Scaling::row;  // per-token amax inside the quantization kernel
+  CHECK(kinds(quantized_linear("q", 16, 4096, 4096, w, false)) ==
+        std::vector<KernelId>{KernelId::act_quant, KernelId::gemm_scaled});
+  // The decode step: 4 linears per layer (qkv, o, gate_up, down) each gain amax + quant.
+  const Model& m = test::catalogue().model("llama3-8b");
+  Workload bf;
+  Workload f = scheme(DType::fp8, DType::fp8);
+  const Step sb = build_step(m, bf), sf = build_step(m, f);
+  int64_t extra = 0;
+  for (const Op& op : sf.ops)
+    if (op.kernel == KernelId::act_amax || op.kernel == KernelId::act_quant) extra += op.count;
+  CHECK(extra == 2 * 4 * m.layers);
+  CHECK(sf.ops.size() == sb.ops.size() + 2 * 4);
+  // Weight-only adds none.
+  const Step s4 = build_step(m, scheme(DType::int4));
+  CHECK(s4.ops.size() == sb.ops.size());
+}
+
+TEST_CASE("cards without the tensor peaks a scheme needs refuse it") {
+  CHECK_FALSE(quant_problem(scheme(DType::nvfp4, DType::nvfp4), test::catalogue().card("h200")).empty());
+  CHECK(quant_problem(scheme(DType::nvfp4, DType::nvfp4), test::catalogue().card("b200")).empty());
+  CHECK_FALSE(quant_problem(scheme(DType::fp8, DType::fp8), test::catalogue().card("a100")).empty());
+  CHECK(quant_problem(scheme(DType::int8, DType::int8), test::catalogue().card("a100")).empty());
+  CHECK(quant_problem(scheme(DType::int4), test::catalogue().card("t4")).empty());
+}
+
+TEST_CASE("CLI: the quantization flags, the header naming every dtype, bad flags exit 2") {
+  using cli_test::cli;
+  using cli_test::expect_input_error;
+  const auto r = cli("decode --model llama3-8b --card h200 --weight-dtype fp8");
+  CHECK(r.rc == 0);
+  CHECK(test::contains(r.out, "weights fp8, GEMM inputs fp8 (tensor, dynamic)"));
+  const auto g = cli("gemm --card h200 --m 16 --n 4096 --k 4096 --dtype fp8 --act-quant dynamic --format json");
+  const test::Json j = cli_test::json_of(g);
+  REQUIRE(j.at("kernels") != nullptr);
+  CHECK(j.at("kernels")->arr.size() == 3);
+  expect_input_error(cli("decode --model llama3-8b --card a100 --weight-dtype fp8"), {"fp8"});
+  expect_input_error(cli("decode --model llama3-8b --card h200 --weight-dtype nvfp4"), {"FP4"});
+  expect_input_error(cli("decode --model llama3-8b --card h200 --weight-dtype int4 --group-size 8"), {"--group-size"});
+  expect_input_error(cli("decode --model llama3-8b --card h200 --scaling row"), {"--scaling"});
+  expect_input_error(cli("decode --model llama3-8b --card h200 --weight-dtype fp8 --scaling diagonal"), {"--scaling"});
+  expect_input_error(cli("decode --model llama3-8b --card h200 --weight-dtype fp8 --act-quant later"), {"--act-quant"});
+  expect_input_error(cli("decode --model llama3-8b --card h200 --weight-dtype fp8 --scaling row --act-quant static"),
+                     {"static"});
+  expect_input_error(cli("gemm --card h200 --m 1 --n 64 --k 64 --weight-dtype int8 --act-dtype int8 --scaling block"),
+                     {"block"});
+}
+
+TEST_CASE("the Predictor prices quantized workloads as evaluate() does, and keeps schemes apart") {
+  const Model& m = test::catalogue().model("llama3-8b");
+  const Card& card = test::catalogue().card("h200");
+  static const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+  Predictor p(m, card, &cal);
+  Workload w4 = scheme(DType::int4);
+  Workload w4g32 = w4;
+  w4g32.quant.group_size = 32;
+  Workload f = scheme(DType::fp8, DType::fp8);
+  Workload frow = f;
+  frow.quant.scaling = Scaling::row;
+  for (int64_t batch : {1, 16}) {
+    for (Workload w : {w4, w4g32, f, frow}) {
+      w.batch = batch;
+      const Evaluation e = evaluate(m, w, card, &cal);
+      const Prediction fast = p.predict(w);
+      CHECK(fast.time_s == doctest::Approx(e.cost.time_s).epsilon(1e-12));
+      CHECK(fast.ai == doctest::Approx(e.analysis.ai));
+      CHECK(fast.max_batch == e.analysis.memory.max_batch);
+    }
+  }
+  // Group 32 and row scaling are other schemes, not the cached ones.
+  w4.batch = w4g32.batch = 16;
+  CHECK(p.predict(w4g32).time_s > p.predict(w4).time_s);
+}
