@@ -2,12 +2,12 @@
 the `compiled` profile's truth (issue 10, item 2). Random weights, bf16, attn_implementation="sdpa",
 transformers' StaticCache (what HF's compile recipe uses: fixed shapes, so one graph per shape).
 
-Per (model, batch, ctx): the cache is filled with ctx - 1 tokens by an eager forward, then the
-compiled forward decodes the token at position ctx - 1 (max_cache_len = ctx, so attention runs over
-ctx keys, as a static cache always attends over its whole length with a mask). Re-running the step
-writes the same cache slot, so no reset is needed between timed steps.
+Per (model, batch, ctx): decode fills a StaticCache of ctx + STEPS slots with ctx tokens (eager),
+then every compiled call decodes the next position, as generation does; a static cache always
+attends over all its slots (the rest masked), so the attention's KV length is ctx + STEPS
+(`kv_len` in the record).
 - wall: median of 20 synchronized calls after the compile and 3 warm-ups (CUDA graph replay plus
-  the Python and guard checks around it);
+  the Python and guard checks around it), bookkeeping between calls outside the timing;
 - device: CUDA events around one call, median of 20 (one graph replay: the kernels and the gaps
   between them);
 - kernel time by category, kernels per step and the 25 most expensive kernel names
@@ -48,14 +48,31 @@ def _build(key, layers):
     return m.eval(), cfg
 
 
-def _time(fn, n, warm):
+def _profile(step, n, between):
+    """hf_decode._kernel_profile over n calls, each in its own profiler session so that `between`
+    (cache bookkeeping outside the step) is not counted."""
+    total, cats, count, names = 0.0, {}, 0.0, {}
+    for _ in range(n):
+        kt, c, k, top = hf_decode._kernel_profile(step, 1)
+        between()
+        total += kt / n
+        count += k / n
+        for d, src in ((cats, c), (names, top)):
+            for key, v in src.items():
+                d[key] = d.get(key, 0) + v / n
+    return total, cats, count, dict(sorted(names.items(), key=lambda kv: -kv[1])[:25])
+
+
+def _time(fn, n, warm, between):
     """(median wall, q1, q3, median device by CUDA events) over n synchronized calls."""
     for _ in range(warm):
         fn()
-    torch.cuda.synchronize()
+        torch.cuda.synchronize()
+        between()
     wall, dev = [], []
     for _ in range(n):
         a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        torch.cuda.synchronize()
         t0 = time.perf_counter()
         a.record()
         fn()
@@ -63,50 +80,72 @@ def _time(fn, n, warm):
         torch.cuda.synchronize()
         wall.append(time.perf_counter() - t0)
         dev.append(a.elapsed_time(b) * 1e-3)
+        between()
     q = statistics.quantiles(wall, n=4)
     return statistics.median(wall), q[0], q[2], statistics.median(dev)
 
 
+STEPS = 40  # decode calls per point: compile, warm-ups, timed, profiled
+
+
 def measure_point(m, cfg, fwd, phase, b, ctx, layers, key, log):
+    """Decode: ctx tokens in a StaticCache of ctx + STEPS slots, each call decodes the next
+    position (a real generation loop; attention runs over all ctx + STEPS slots with a mask).
+    Prefill: (b, ctx) tokens into a StaticCache of ctx, reset between calls (outside timing)."""
     vocab = cfg.vocab_size
-    cache = _static_cache(cfg, b, ctx)
+    max_len = ctx + STEPS if phase == "decode" else ctx
+    cache = _static_cache(cfg, b, max_len)
     t_compile = time.perf_counter()
     with torch.no_grad():
         if phase == "decode":
-            ids = torch.randint(0, vocab, (b, ctx - 1), device="cuda")
+            ids = torch.randint(0, vocab, (b, ctx), device="cuda")
             m(input_ids=ids, past_key_values=cache, use_cache=True, logits_to_keep=1,
-              cache_position=torch.arange(ctx - 1, device="cuda"))  # eager fill
+              cache_position=torch.arange(ctx, device="cuda"))  # eager fill
             nxt = torch.randint(0, vocab, (b, 1), device="cuda")
-            pos = torch.tensor([ctx - 1], device="cuda")
-            kwargs = dict(input_ids=nxt, past_key_values=cache, use_cache=True, logits_to_keep=1,
-                          cache_position=pos, position_ids=pos.unsqueeze(0).expand(b, 1))
+            positions = [torch.tensor([ctx + i], device="cuda") for i in range(STEPS)]
+            state = {"i": 0}
+
+            def step():
+                pos = positions[min(state["i"], STEPS - 1)]
+                torch.compiler.cudagraph_mark_step_begin()
+                return fwd(input_ids=nxt, past_key_values=cache, use_cache=True, logits_to_keep=1,
+                           cache_position=pos, position_ids=pos.unsqueeze(0).expand(b, 1))
+
+            def between():
+                state["i"] += 1
         else:
             ids = torch.randint(0, vocab, (b, ctx), device="cuda")
             pos = torch.arange(ctx, device="cuda")
-            kwargs = dict(input_ids=ids, past_key_values=cache, use_cache=True, logits_to_keep=1,
-                          cache_position=pos, position_ids=pos.unsqueeze(0).expand(b, ctx))
 
-        def step():
-            torch.compiler.cudagraph_mark_step_begin()
-            return fwd(**kwargs)
+            def step():
+                torch.compiler.cudagraph_mark_step_begin()
+                return fwd(input_ids=ids, past_key_values=cache, use_cache=True, logits_to_keep=1,
+                           cache_position=pos, position_ids=pos.unsqueeze(0).expand(b, ctx))
+
+            def between():
+                cache.reset()
 
         out = step()  # compiles
         logits = out.logits
         ok = bool(torch.isfinite(logits.float()).all()) and logits.shape[:2] == (b, 1)
+        del out, logits
+        between()
         for _ in range(2):  # reduce-overhead records its CUDA graph on a later call
             step()
-        torch.cuda.synchronize()
+            torch.cuda.synchronize()
+            between()
         t_compile = time.perf_counter() - t_compile
-        med, q1, q3, dev = _time(step, 20, 3)
-        kt, cats, kcount, top = hf_decode._kernel_profile(step, 3)
-    r = dict(model=key, layers=layers, phase=phase, batch=b, ctx=ctx, ok=ok, impl="torch.compile",
+        med, q1, q3, dev = _time(step, 20, 3, between)
+        kt, cats, kcount, top = _profile(step, 3, between)
+    kv_len = max_len
+    r = dict(model=key, layers=layers, phase=phase, batch=b, ctx=ctx, kv_len=kv_len, ok=ok, impl="torch.compile",
              mode="reduce-overhead", cache="StaticCache", wall_s=med, wall_q1_s=q1, wall_q3_s=q3, device_s=dev,
              kernel_s=kt, kernels_per_step=kcount, kernel_by_category_s=cats, top_kernels_s=top,
              compile_and_warmup_s=t_compile)
-    log(f"compiled {key} L{layers} {phase} b{b} ctx{ctx}: wall {med * 1e3:.3f} ms, graph {dev * 1e3:.3f} ms, "
+    log(f"compiled {key} L{layers} {phase} b{b} ctx{ctx} (kv {kv_len}): wall {med * 1e3:.3f} ms, graph {dev * 1e3:.3f} ms, "
         f"kernels {kt * 1e3:.3f} ms ({kcount:.0f}), {', '.join(f'{c} {v * 1e3:.2f}' for c, v in cats.items())} "
         f"[compile {t_compile:.1f} s]")
-    del cache, kwargs, out, logits
+    del cache
     torch.cuda.empty_cache()
     return r
 

@@ -23,10 +23,9 @@ import harness  # noqa: E402
 # (model, [(phase, batch, ctx)]): decode batch 1-64, ctx 512-4096, and one prefill per model,
 # the most informative first (a run out of budget keeps what it measured).
 PLAN = [
-    ("llama3-8b", [("decode", 1, 512), ("decode", 16, 2048), ("prefill", 1, 2048), ("decode", 64, 1024),
-                   ("decode", 4, 4096)]),
+    ("llama3-8b", [("decode", 1, 512), ("decode", 16, 2048), ("prefill", 1, 2048), ("decode", 64, 1024)]),
     ("llama2-7b", [("decode", 1, 2048), ("decode", 32, 512), ("prefill", 1, 1024)]),
-    ("qwen2.5-7b", [("decode", 8, 1024), ("decode", 32, 4096), ("prefill", 1, 4096)]),
+    ("qwen2.5-7b", [("decode", 8, 1024), ("decode", 4, 4096), ("prefill", 1, 4096)]),
 ]
 
 
@@ -37,6 +36,8 @@ def main():
     ap.add_argument("--layers", type=int, default=4)
     ap.add_argument("--ops-seconds", type=float, default=35.0, help="of the budget, for the eager ops")
     ap.add_argument("--quick", action="store_true")
+    ap.add_argument("--models", default="", help="comma list of PLAN models to run (default: all)")
+    ap.add_argument("--tag", default="", help="suffix of the output files (one process per model)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     t0 = time.perf_counter()
@@ -66,13 +67,16 @@ def main():
     def save():
         cs = result["cases"]
         result["summary"] = {"cases": len(cs), "ok": sum(c["ok"] for c in cs), "correct": sum(c["correct"] for c in cs)}
-        for name, obj in (("kernels.json", result), ("compiled.json", steps)):
+        files = [(f"compiled{a.tag}.json", steps)] + ([("kernels.json", result)] if result["cases"] else [])
+        for name, obj in files:
             with open(f"{a.out}/{name}.tmp", "w") as f:
                 json.dump(obj, f, indent=1)
             os.replace(f"{a.out}/{name}.tmp", f"{a.out}/{name}")
 
     import eager_ops
     for case, make_set, fn, check, set_bytes in eager_ops.heldout_cases():
+        if a.ops_seconds <= 0:
+            break
         if time.perf_counter() - t0 > a.ops_seconds or (a.quick and len(result["cases"]) >= 2):
             log(f"ops: budget spent before {case['name']}")
             break
@@ -88,6 +92,8 @@ def main():
     import hf_compiled
     deadline = t0 + a.budget
     plan = [("llama3-8b", [("decode", 1, 512)])] if a.quick else PLAN
+    if a.models:
+        plan = [p for p in plan if p[0] in a.models.split(",")]
     for key, points in plan:
         if time.perf_counter() > deadline:
             log(f"compiled: budget spent before {key}")
