@@ -37,7 +37,7 @@ def main():
     ap.add_argument("--ops-seconds", type=float, default=35.0, help="of the budget, for the eager ops")
     ap.add_argument("--quick", action="store_true")
     ap.add_argument("--models", default="", help="comma list of PLAN models to run (default: all)")
-    ap.add_argument("--tag", default="", help="suffix of the output files (one process per model)")
+    ap.add_argument("--tag", default="", help="compiled-TAG.json instead of compiled.json (one process per model)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     t0 = time.perf_counter()
@@ -67,7 +67,7 @@ def main():
     def save():
         cs = result["cases"]
         result["summary"] = {"cases": len(cs), "ok": sum(c["ok"] for c in cs), "correct": sum(c["correct"] for c in cs)}
-        files = [(f"compiled{a.tag}.json", steps)] + ([("kernels.json", result)] if result["cases"] else [])
+        files = [(f"compiled{'-' + a.tag if a.tag else ''}.json", steps)] + ([("kernels.json", result)] if result["cases"] else [])
         for name, obj in files:
             with open(f"{a.out}/{name}.tmp", "w") as f:
                 json.dump(obj, f, indent=1)
