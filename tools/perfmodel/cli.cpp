@@ -34,7 +34,15 @@ bool parse(const std::vector<std::string>& args, const po::options_description& 
     po::command_line_parser p(args);
     p.options(all).style(po::command_line_style::default_style & ~po::command_line_style::allow_guessing);
     if (pos) p.positional(*pos);
-    po::store(p.run(), vm);
+    const po::parsed_options parsed = p.run();
+    // A bare word was silently dropped (issue 14: `decode llama3-8b --card h100` priced the
+    // default model): commands without positional arguments refuse it.
+    if (!pos)
+      for (const auto& o : parsed.options)
+        if (o.position_key >= 0)
+          throw UsageError("unexpected argument '" + (o.value.empty() ? std::string() : o.value.front()) +
+                           "': every value follows its flag, e.g. --model NAME (see --help)");
+    po::store(parsed, vm);
     if (vm.count("help")) {
       *ctx.out << usage << "\n\n" << desc << "\nExample:\n  " << example << "\n";
       return false;
@@ -93,6 +101,13 @@ Loaded load_card(const CardArgs& a, Context& ctx) {
   if (!file.empty()) {
     l.calibration = load_calibration(file);
     l.calibration_file = file;
+    // Another card's roofs would price this one below its own roofline (issue 14: --card t4
+    // with the H200's calibration). The calibration's card may be an alias of the key.
+    const std::string resolved = cat.card_key(l.calibration->card_key);
+    const std::string cal_card = resolved.empty() ? l.calibration->card_key : resolved;
+    if (cal_card != l.card.key)
+      throw UsageError("--calibration: '" + file + "' was measured on card '" + l.calibration->card_key +
+                       "', not on '" + l.card.key + "'; pass that card's calibration or --no-calibration");
   }
   return l;
 }

@@ -39,6 +39,10 @@ struct Command {
 };
 const std::vector<Command>& commands();
 
+// Runs one command line (argv[0] first) and returns the exit code; every error is one line on
+// `err` (dispatch.cpp).
+int run_cli(const std::vector<std::string>& argv, std::ostream& out, std::ostream& err);
+
 // Parses `args` against `desc`. Returns false when --help was given (help already printed).
 // Unknown flags throw UsageError with a "did you mean".
 bool parse(const std::vector<std::string>& args, const po::options_description& desc,

@@ -8,12 +8,10 @@
 namespace perfmodel::cli {
 
 namespace {
-Tile parse_tile(const std::string& s) {
-  long long a = 0, b = 0;
-  char x = 0;
-  if (std::sscanf(s.c_str(), "%lld%c%lld", &a, &x, &b) != 3 || x != 'x' || a <= 0 || b <= 0)
-    throw UsageError("--tile must look like 256x128, got '" + s + "'");
-  return {a, b};
+Tile tile_flag(const std::string& s) {
+  auto t = parse_tile(s);
+  if (!t) throw UsageError("--tile must look like 256x128 (sides 1.." + std::to_string(kMaxTileSide) + "), got '" + s + "'");
+  return *t;
 }
 }  // namespace
 
@@ -44,7 +42,7 @@ int cmd_gemm(const std::vector<std::string>& args, Context& ctx) {
   Op op = ops::gemm("gemm", m, n, k, t, t, matmul_precision(t, tf32));
   const Roofs roofs = make_roofs(l.card, l.calibration ? &*l.calibration : nullptr);
   std::optional<Tile> forced;
-  if (!tile.empty()) forced = parse_tile(tile);
+  if (!tile.empty()) forced = tile_flag(tile);
   OpCost c = price(op, roofs, Impl::fused, forced ? &*forced : nullptr);
 
   Report r;

@@ -25,6 +25,7 @@ int cmd_sweep_batch(const std::vector<std::string>& args, Context& ctx) {
              "perfmodel sweep-batch --model tinyllama --card t4 --ctx 256"))
     return 0;
   if (phase != "decode" && phase != "prefill") throw UsageError("--phase must be decode or prefill");
+  if (vm.count("max-batch")) require_positive(max_batch, "--max-batch");
   Loaded l = load_card(card, ctx);
   Model m = load_model(wl, ctx);
   const Phase ph = phase == "decode" ? Phase::decode : Phase::prefill;

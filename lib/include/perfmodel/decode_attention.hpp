@@ -31,6 +31,19 @@ struct DecodeSplit {
 DecodeSplit plan_decode_split(int64_t batch, int64_t heads, int64_t kv_heads, int64_t kv_len, int64_t head_dim,
                               const Card& card);
 
+// The plan a library that sizes the split for the shape runs (FlashInfer's decode planner
+// balances chunks over the SMs instead of fixing three CTAs per SM): among chunks of whole key
+// tiles, the one with the least modelled time, split kernel plus combine (and its launch).
+// plan_decode_split's heuristic is one of the candidates. Because the candidates of a larger
+// batch or a longer context are open to the smaller shape too, the time never drops as the
+// batch or the context grows (issue 14: 1.697 ms at batch 1 against 1.447 ms at batch 2, Qwen2.5-
+// 0.5B at 24576 tokens on the H200, where the heuristic's 192 two-tile splits cost more to
+// combine than 96 four-tile ones).
+struct DecodeCosts;
+DecodeSplit best_decode_split(int64_t batch, int64_t heads, int64_t kv_heads, int64_t kv_len, int64_t head_dim,
+                              const Card& card, double kv_bytes, double read_bandwidth, const DecodeCosts& c,
+                              double pass_latency_s, double kernel_floor_s);
+
 // The kernel's per-CTA costs (calibrated on the decode ramp, docs/calibration.md). A CTA's warps
 // run a dependent chain of instructions: each issues one every `cpi` cycles when its CTA is alone
 // on the SM, and `cpi_per_cta` cycles more for every further CTA sharing the SM's pipes (Nsight

@@ -3,6 +3,7 @@
 // Multiplication Background" guide): the output is cut into tm x tn tiles, each tile runs on one
 // SM, and tiles run in waves of (SMs x CTAs per SM). A partial last wave leaves SMs idle.
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,6 +26,13 @@ struct TilePlan {
   bool stream_k = false;       // the last partial wave split along K over all SMs
   double k_per_cta = 0;        // the K depth one CTA walks: K / split_k, or a stream-K share
 };
+
+// The largest tile side a plan accepts: far above any CTA tile (256), small enough that tile
+// products stay exact (issue 14: 2^32 x 2^32 overflowed to 0 and divided by it).
+inline constexpr int64_t kMaxTileSide = 1 << 16;
+
+// Parses "256x128" (both sides 1 .. kMaxTileSide, nothing after them); nullopt when malformed.
+std::optional<Tile> parse_tile(const std::string& text);
 
 // The tiles cuBLAS-class kernels pick among on tensor-core GPUs.
 const std::vector<Tile>& default_tiles();

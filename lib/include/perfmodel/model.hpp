@@ -37,6 +37,8 @@ struct Model {
   double matmul_parameters() const;
   // Tokens of KV a layer keeps at context n (sliding windows cap it).
   int64_t kv_tokens(int64_t layer, int64_t ctx) const;
+  // kv_tokens summed over all layers, in closed form (a loop over layers hung on 2e12 layers).
+  double kv_tokens_all_layers(int64_t ctx) const;
 };
 
 std::string to_string(Activation a);

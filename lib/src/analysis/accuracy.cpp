@@ -18,7 +18,7 @@ namespace {
 
 int64_t get_int(const YAML::Node& n, const char* key) { return n[key] ? n[key].as<int64_t>() : 0; }
 
-void load_one(const std::string& path, Measurements& into) {
+void load_one(const std::string& path, Measurements& into) try {
   YAML::Node root = detail::load_file(path);
   if (!root.IsMap()) throw ConfigError(path, 0, 0, "", "expected a JSON object");
   into.files.push_back(path);
@@ -53,6 +53,7 @@ void load_one(const std::string& path, Measurements& into) {
       // (the profile fit takes the even ones).
       if (c["implementation"] && c["implementation"].IsScalar()) mc.implementation = c["implementation"].as<std::string>();
       mc.index = case_index;
+      if (!std::isfinite(mc.measured_s)) throw ConfigError(path, c["measured_s"].Mark().line + 1, 0, "measured_s", "not a finite time");
       if (mc.measured_s > 0) into.cases.push_back(mc);
     }
   }
@@ -73,6 +74,8 @@ void load_one(const std::string& path, Measurements& into) {
       into.card = root["inputs"]["card"]["key"].as<std::string>();
     into.steps.push_back(s);
   }
+} catch (const YAML::Exception& e) {  // a missing or mistyped field (issue 14: exit 1 without the file)
+  throw ConfigError(path, e.mark.line + 1, e.mark.column + 1, "", e.msg);
 }
 
 }  // namespace

@@ -13,7 +13,7 @@
 
 namespace perfmodel {
 
-RawCalibration load_raw_calibration(const std::string& path) {
+RawCalibration load_raw_calibration(const std::string& path) try {
   YAML::Node root = detail::load_file(path);
   RawCalibration r;
   auto fail = [&](const std::string& what) { throw ConfigError(path, 0, 0, "", what); };
@@ -38,6 +38,7 @@ RawCalibration load_raw_calibration(const std::string& path) {
     if (p["bytes"]) pt.bytes = p["bytes"].as<double>();
     if (p["flops"]) pt.flops = p["flops"].as<double>();
     pt.seconds = p["seconds"].as<double>();
+    if (!std::isfinite(pt.seconds)) fail("a point's seconds is not finite");  // issue 14
     if (!(pt.seconds > 0)) continue;  // a failed measurement
     auto num = [&](const char* key) { return p[key] ? p[key].as<double>() : 0.0; };
     pt.burst_seconds = num("burst_seconds"), pt.clock_mhz = num("clock_mhz"), pt.burst_clock_mhz = num("burst_clock_mhz");
@@ -61,6 +62,8 @@ RawCalibration load_raw_calibration(const std::string& path) {
     r.points.push_back(pt);
   }
   return r;
+} catch (const YAML::Exception& e) {  // a missing or mistyped field (issue 14: exit 1 without the file)
+  throw ConfigError(path, e.mark.line + 1, e.mark.column + 1, "", e.msg);
 }
 
 RawCalibration load_raw_calibration(const std::vector<std::string>& paths) {

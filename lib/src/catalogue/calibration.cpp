@@ -1,6 +1,9 @@
 // hardware/<card>.calibration.yaml <-> Calibration (docs/calibration.md).
+#include <cmath>
 #include <cstdio>
 #include <sstream>
+
+#include "perfmodel/errors.hpp"
 
 #include "perfmodel/calibration.hpp"
 #include "calibration_profiles.hpp"
@@ -8,6 +11,19 @@
 #include "collective_calibration.hpp"
 
 namespace perfmodel {
+
+namespace {
+// Upper bounds after the unit is applied (issue 14: `decode_cpi: inf` and
+// `gemm_stream_efficiency: 50` were accepted). Far above any measured roof, so only nonsense is
+// refused; shares are shares.
+constexpr double kMaxRate = 1e18;     // bytes/s
+constexpr double kMaxFlops = 1e21;    // FLOP/s
+constexpr double kMaxBytes = 1e18;
+constexpr double kMaxTime = 1.0;      // seconds: every calibrated latency is microseconds
+constexpr double kMaxCycles = 1e6;    // cycles per instruction
+constexpr double kMaxExponent = 100;  // decode_overlap
+constexpr double kMaxPower = 1e6;     // watts
+}  // namespace
 
 Calibration load_calibration(const std::string& path) {
   detail::MapReader r(detail::load_file(path), path, "");
@@ -19,57 +35,51 @@ Calibration load_calibration(const std::string& path) {
   r.opt_str("git_sha");
   r.opt_str("driver");
   r.opt_str("note");
-  c.dram_bandwidth = r.quantity("dram_bandwidth", Dimension::bytes_per_s);
-  c.read_bandwidth = r.opt_quantity("read_bandwidth", Dimension::bytes_per_s).value_or(0);
-  c.write_bandwidth = r.opt_quantity("write_bandwidth", Dimension::bytes_per_s).value_or(0);
-  c.l2_bandwidth = r.opt_quantity("l2_bandwidth", Dimension::bytes_per_s).value_or(0);
-  c.l2_cyclic_capacity = r.opt_quantity("l2_cyclic_capacity", Dimension::bytes).value_or(0);
+  c.dram_bandwidth = r.quantity("dram_bandwidth", Dimension::bytes_per_s, kMaxRate);
+  c.read_bandwidth = r.opt_quantity("read_bandwidth", Dimension::bytes_per_s, false, kMaxRate).value_or(0);
+  c.write_bandwidth = r.opt_quantity("write_bandwidth", Dimension::bytes_per_s, false, kMaxRate).value_or(0);
+  c.l2_bandwidth = r.opt_quantity("l2_bandwidth", Dimension::bytes_per_s, false, kMaxRate).value_or(0);
+  c.l2_cyclic_capacity = r.opt_quantity("l2_cyclic_capacity", Dimension::bytes, false, kMaxBytes).value_or(0);
   if (auto g = r.opt_map("gemm_peak")) {
     for (int i = 0; i < kPrecisionCount; ++i)
-      if (auto v = g->opt_quantity(std::string(to_string(static_cast<Precision>(i))), Dimension::flop_per_s))
+      if (auto v = g->opt_quantity(std::string(to_string(static_cast<Precision>(i))), Dimension::flop_per_s, false, kMaxFlops))
         c.gemm_peak[i] = *v;
     g->finish();
   }
-  c.attention_peak = r.opt_quantity("attention_peak", Dimension::flop_per_s).value_or(0);
-  c.attention_softmax_share = r.opt_number("attention_softmax_share").value_or(-1);
-  if (c.attention_softmax_share > 1) r.fail("attention_softmax_share", "must be a share between 0 and 1");
-  c.attention_cta_fixed_s = r.opt_quantity("attention_cta_fixed", Dimension::seconds, true).value_or(-1);
-  c.decode.cpi = r.opt_number("decode_cpi").value_or(0);
-  c.decode.cpi_per_cta = r.opt_number("decode_cpi_per_cta").value_or(0);
-  if (c.decode.cpi < 0 || c.decode.cpi_per_cta < 0) r.fail("decode_cpi", "cycles per instruction must not be negative");
-  c.decode.cta_fixed_s = r.opt_quantity("decode_cta_fixed", Dimension::seconds, true).value_or(0);
-  c.decode.combine_split_s = r.opt_quantity("decode_combine_per_split", Dimension::seconds, true).value_or(0);
-  c.decode.overlap = r.opt_number("decode_overlap").value_or(0);
-  if (c.decode.overlap < 0) r.fail("decode_overlap", "the overlap exponent must not be negative (0: max)");
-  c.kernel_floor_s = r.quantity("kernel_floor", Dimension::seconds);
-  c.kernel_switch_s = r.opt_quantity("kernel_switch", Dimension::seconds, true).value_or(-1);
-  c.host_launch_s = r.opt_quantity("host_launch", Dimension::seconds).value_or(0);
-  c.eager_dispatch_s = r.opt_quantity("eager_dispatch", Dimension::seconds).value_or(0);
-  c.eager_view_s = r.opt_quantity("eager_view", Dimension::seconds).value_or(0);
-  c.pass_latency_s = r.opt_quantity("pass_latency", Dimension::seconds, true).value_or(0);
-  c.l2_pass_latency_s = r.opt_quantity("l2_pass_latency", Dimension::seconds, true).value_or(0);
-  c.gemm_fixed_s = r.opt_quantity("gemm_fixed", Dimension::seconds, true).value_or(-1);
-  c.gemm_stream_efficiency = r.opt_number("gemm_stream_efficiency").value_or(0);
-  c.gemm_fixed_per_k_s = r.opt_quantity("gemm_fixed_per_1024_k", Dimension::seconds, true).value_or(-1);
-  c.issue_efficiency = r.opt_number("issue_efficiency").value_or(0);
-  if (c.issue_efficiency < 0 || c.issue_efficiency > 1)
-    r.fail("issue_efficiency", "must be a share between 0 and 1");
+  c.attention_peak = r.opt_quantity("attention_peak", Dimension::flop_per_s, false, kMaxFlops).value_or(0);
+  c.attention_softmax_share = r.opt_number("attention_softmax_share", 0, 1).value_or(-1);
+  c.attention_cta_fixed_s = r.opt_quantity("attention_cta_fixed", Dimension::seconds, true, kMaxTime).value_or(-1);
+  c.decode.cpi = r.opt_number("decode_cpi", 0, kMaxCycles).value_or(0);
+  c.decode.cpi_per_cta = r.opt_number("decode_cpi_per_cta", 0, kMaxCycles).value_or(0);
+  c.decode.cta_fixed_s = r.opt_quantity("decode_cta_fixed", Dimension::seconds, true, kMaxTime).value_or(0);
+  c.decode.combine_split_s = r.opt_quantity("decode_combine_per_split", Dimension::seconds, true, kMaxTime).value_or(0);
+  // The overlap exponent: 0 means max(stream, chain).
+  c.decode.overlap = r.opt_number("decode_overlap", 0, kMaxExponent).value_or(0);
+  c.kernel_floor_s = r.quantity("kernel_floor", Dimension::seconds, kMaxTime);
+  c.kernel_switch_s = r.opt_quantity("kernel_switch", Dimension::seconds, true, kMaxTime).value_or(-1);
+  c.host_launch_s = r.opt_quantity("host_launch", Dimension::seconds, false, kMaxTime).value_or(0);
+  c.eager_dispatch_s = r.opt_quantity("eager_dispatch", Dimension::seconds, false, kMaxTime).value_or(0);
+  c.eager_view_s = r.opt_quantity("eager_view", Dimension::seconds, false, kMaxTime).value_or(0);
+  c.pass_latency_s = r.opt_quantity("pass_latency", Dimension::seconds, true, kMaxTime).value_or(0);
+  c.l2_pass_latency_s = r.opt_quantity("l2_pass_latency", Dimension::seconds, true, kMaxTime).value_or(0);
+  c.gemm_fixed_s = r.opt_quantity("gemm_fixed", Dimension::seconds, true, kMaxTime).value_or(-1);
+  c.gemm_stream_efficiency = r.opt_number("gemm_stream_efficiency", 0, 1).value_or(0);
+  c.gemm_fixed_per_k_s = r.opt_quantity("gemm_fixed_per_1024_k", Dimension::seconds, true, kMaxTime).value_or(-1);
+  c.issue_efficiency = r.opt_number("issue_efficiency", 0, 1).value_or(0);
   if (auto chains = r.opt_map("thread_chain")) {
     for (int i = 0; i < kKernelIdCount; ++i)
-      if (auto v = chains->opt_quantity(to_string(static_cast<KernelId>(i)), Dimension::seconds, true))
+      if (auto v = chains->opt_quantity(to_string(static_cast<KernelId>(i)), Dimension::seconds, true, kMaxTime))
         c.thread_chain_s[i] = *v;
     chains->finish();
   }
-  c.power.limit_w = r.opt_quantity("power_limit", Dimension::watts).value_or(0);
-  c.power.idle_w = r.opt_quantity("idle_power", Dimension::watts, true).value_or(0);
-  c.power.tensor_w = r.opt_quantity("tensor_power", Dimension::watts).value_or(0);
-  c.power.attention_w = r.opt_quantity("attention_power", Dimension::watts).value_or(0);
-  c.sustained_clock_scale = r.opt_number("sustained_clock_scale").value_or(0);
-  if (c.sustained_clock_scale < 0 || c.sustained_clock_scale > 1)
-    r.fail("sustained_clock_scale", "must be a share between 0 and 1");
+  c.power.limit_w = r.opt_quantity("power_limit", Dimension::watts, false, kMaxPower).value_or(0);
+  c.power.idle_w = r.opt_quantity("idle_power", Dimension::watts, true, kMaxPower).value_or(0);
+  c.power.tensor_w = r.opt_quantity("tensor_power", Dimension::watts, false, kMaxPower).value_or(0);
+  c.power.attention_w = r.opt_quantity("attention_power", Dimension::watts, false, kMaxPower).value_or(0);
+  c.sustained_clock_scale = r.opt_number("sustained_clock_scale", 0, 1).value_or(0);
   if (auto ramp = r.opt_map("memory_ramp")) {
-    c.ramp_t0_s = ramp->opt_quantity("t0", Dimension::seconds, true).value_or(0);
-    c.ramp_bandwidth = ramp->opt_quantity("bandwidth", Dimension::bytes_per_s).value_or(0);
+    c.ramp_t0_s = ramp->opt_quantity("t0", Dimension::seconds, true, kMaxTime).value_or(0);
+    c.ramp_bandwidth = ramp->opt_quantity("bandwidth", Dimension::bytes_per_s, false, kMaxRate).value_or(0);
     ramp->finish();
   }
   if (auto coll = r.opt_map("collectives")) c.collectives = detail::parse_collective_calibration(*coll);
@@ -87,6 +97,14 @@ std::string q(double v, const char* unit, double scale) {
 }  // namespace
 
 std::string to_yaml(const Calibration& c) {
+  // A calibration without its two required roofs would load back as nonsense (issue 14:
+  // `calibrate --from-raw` on no points wrote `dram_bandwidth: 0 GB/s`); refuse to write it.
+  if (!(c.dram_bandwidth > 0) || !std::isfinite(c.dram_bandwidth))
+    throw InputError("calibration for card '" + c.card_key +
+                     "' has no measured DRAM bandwidth (no copy points?); not writing it");
+  if (!(c.kernel_floor_s > 0) || !std::isfinite(c.kernel_floor_s))
+    throw InputError("calibration for card '" + c.card_key +
+                     "' has no measured kernel floor (no launch points?); not writing it");
   std::ostringstream o;
   o << "# Measured roofs of one card, written by `perfmodel calibrate --on-gpu` (docs/calibration.md).\n";
   o << "card: " << c.card_key << "\n";

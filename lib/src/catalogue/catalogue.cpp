@@ -40,6 +40,16 @@ std::vector<std::string> with_aliases(std::vector<std::string> keys, const std::
   return keys;
 }
 
+// Whether `path` names something on disk; a path the system cannot even look up (a component
+// over its name limit) is the user's input error, named, not a filesystem_error (issue 14).
+bool path_exists(const std::string& path) {
+  std::error_code ec;
+  const bool found = fs::exists(path, ec);
+  if (ec && ec != std::errc::no_such_file_or_directory)
+    throw InputError("'" + path + "': " + ec.message());
+  return found;
+}
+
 bool looks_like_path(const std::string& s) {
   return s.find('/') != std::string::npos || s.ends_with(".yaml") || s.ends_with(".yml") ||
          s.ends_with(".json");
@@ -76,7 +86,7 @@ std::string Catalogue::calibration_path(const std::string& key) const {
 }
 
 Card Catalogue::card(const std::string& name) const {
-  if (looks_like_path(name) && fs::exists(name)) {
+  if (looks_like_path(name) && path_exists(name)) {
     Card c = load_card_file(name);
     c.key = fs::path(name).stem().string();
     return c;
@@ -94,7 +104,7 @@ Card Catalogue::card(const std::string& name) const {
 
 Model Catalogue::model(const std::string& name) const {
   if (looks_like_path(name)) {
-    if (!fs::exists(name)) throw InputError("model file '" + name + "' does not exist");
+    if (!path_exists(name)) throw InputError("model file '" + name + "' does not exist");
     return load_model_file(name);
   }
   std::string key = model_key(name);

@@ -11,6 +11,33 @@ namespace {
 
 using detail::MapReader;
 
+// Upper bounds of a model's sizes (issue 14: 2e12 layers hung the KV sum). Far above any model
+// published (Llama-3.1-405B: 126 layers, hidden 16384, 128 heads; Gemma: vocab 256000), low
+// enough that the products the model forms (checked in validate) stay within 64 bits.
+constexpr int64_t kMaxWidth = int64_t{1} << 24;      // hidden_size, intermediate_size
+constexpr int64_t kMaxLayers = 1000000;
+constexpr int64_t kMaxHeads = int64_t{1} << 20;      // heads, KV heads, head_dim
+constexpr int64_t kMaxVocab = int64_t{1} << 32;
+constexpr int64_t kMaxPositions = int64_t{1} << 40;  // max_position_embeddings, sliding_window
+
+// The families whose layer structure perfmodel prices (docs/model.md); anything else is refused
+// rather than priced as a Llama.
+const std::vector<std::string>& supported_architectures() {
+  static const std::vector<std::string> k{"llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "gpt2"};
+  return k;
+}
+
+std::string supported_list() {
+  std::string list;
+  for (const auto& s : supported_architectures()) list += (list.empty() ? "" : ", ") + s;
+  return list;
+}
+
+bool is_supported(const std::string& arch) {
+  const auto& k = supported_architectures();
+  return std::find(k.begin(), k.end(), arch) != k.end();
+}
+
 Activation parse_activation(MapReader& r, const std::string& key, const std::string& v) {
   if (v == "silu" || v == "swish") return Activation::silu;
   if (v == "gelu") return Activation::gelu;
@@ -44,19 +71,21 @@ Model load_model_file(const std::string& path) {
   m.name = r.str("name");
   r.opt_str("hf_repo");
   m.architecture = r.str("architecture");
-  m.hidden = r.integer("hidden_size");
-  m.intermediate = r.integer("intermediate_size");
-  m.layers = r.integer("num_hidden_layers");
-  m.heads = r.integer("num_attention_heads");
-  m.kv_heads = r.integer("num_key_value_heads");
-  m.head_dim = r.integer("head_dim");
-  m.vocab = r.integer("vocab_size");
-  m.max_positions = r.integer("max_position_embeddings");
+  if (!is_supported(m.architecture))
+    r.fail("architecture", "unknown architecture '" + m.architecture + "'; supported: " + supported_list());
+  m.hidden = r.integer("hidden_size", 1, kMaxWidth);
+  m.intermediate = r.integer("intermediate_size", 1, kMaxWidth);
+  m.layers = r.integer("num_hidden_layers", 1, kMaxLayers);
+  m.heads = r.integer("num_attention_heads", 1, kMaxHeads);
+  m.kv_heads = r.integer("num_key_value_heads", 1, kMaxHeads);
+  m.head_dim = r.integer("head_dim", 1, kMaxHeads);
+  m.vocab = r.integer("vocab_size", 1, kMaxVocab);
+  m.max_positions = r.integer("max_position_embeddings", 1, kMaxPositions);
   m.act = parse_activation(r, "hidden_act", r.str("hidden_act"));
   m.gated_mlp = pick<bool>(r, "mlp", r.str("mlp"), {{"gated", true}, {"plain", false}});
   m.norm = pick<NormKind>(r, "norm", r.str("norm"),
                           {{"rmsnorm", NormKind::rmsnorm}, {"layernorm", NormKind::layernorm}});
-  m.norms_per_layer = static_cast<int>(r.integer("norms_per_layer"));
+  m.norms_per_layer = static_cast<int>(r.integer("norms_per_layer", 1, 4));
   if (m.norms_per_layer != 2 && m.norms_per_layer != 4) r.fail("norms_per_layer", "must be 2 or 4");
   m.position = pick<PositionKind>(r, "position_embedding", r.str("position_embedding"),
                                   {{"rope", PositionKind::rope}, {"learned", PositionKind::learned}});
@@ -64,7 +93,7 @@ Model load_model_file(const std::string& path) {
   m.qkv_bias = r.boolean("attention_bias");
   m.o_bias = r.boolean("attention_output_bias");
   m.mlp_bias = r.boolean("mlp_bias");
-  m.sliding_window = r.integer("sliding_window", 0);
+  m.sliding_window = r.integer("sliding_window", 0, kMaxPositions);
   m.window_pattern = pick<WindowPattern>(r, "sliding_window_pattern", r.str("sliding_window_pattern"),
                                          {{"all", WindowPattern::all}, {"alternate", WindowPattern::alternate}});
   // MoE / MLA models come with a later issue; refuse rather than price them as dense.
@@ -81,10 +110,8 @@ Model load_hf_config(const std::string& path) {
   m.key = path;
   m.source_file = path;
   const std::string type = r.opt_str("model_type").value_or("");
-  static const std::vector<std::string> kSupported{"llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "gpt2"};
-  if (std::find(kSupported.begin(), kSupported.end(), type) == kSupported.end()) {
-    std::string list;
-    for (const auto& s : kSupported) list += (list.empty() ? "" : ", ") + s;
+  if (!is_supported(type)) {
+    const std::string list = supported_list();
     if (type == "mixtral" || type == "deepseek_v2" || type == "deepseek_v3" || type == "qwen2_moe")
       r.fail("model_type", "'" + type + "' is a MoE/MLA model; MoE and MLA are not supported yet "
                            "(refusing to price it as dense)");
@@ -102,26 +129,33 @@ Model load_hf_config(const std::string& path) {
   m.name = type;
   if (auto names = r.has("_name_or_path") ? r.opt_str("_name_or_path") : std::nullopt) m.name = *names;
   const bool gpt2 = type == "gpt2";
-  auto first = [&](std::initializer_list<const char*> keys, bool required) -> std::optional<int64_t> {
+  // The first of `keys` present; its value must lie in [1, max_value].
+  auto first = [&](std::initializer_list<const char*> keys, bool required,
+                   int64_t max_value) -> std::optional<int64_t> {
     for (const char* k : keys)
       if (r.has(k))
-        if (auto v = r.opt_nullable_integer(k)) return v;
+        if (auto v = r.opt_nullable_integer(k, 1, max_value)) return v;
     if (required) r.fail_here(std::string("missing required field '") + *keys.begin() + "'");
     return std::nullopt;
   };
-  m.hidden = *first({"hidden_size", "n_embd"}, true);
-  m.layers = *first({"num_hidden_layers", "n_layer"}, true);
-  m.heads = *first({"num_attention_heads", "n_head"}, true);
-  m.vocab = *first({"vocab_size"}, true);
-  m.max_positions = *first({"max_position_embeddings", "n_positions"}, true);
+  m.hidden = *first({"hidden_size", "n_embd"}, true, kMaxWidth);
+  m.layers = *first({"num_hidden_layers", "n_layer"}, true, kMaxLayers);
+  m.heads = *first({"num_attention_heads", "n_head"}, true, kMaxHeads);
+  m.vocab = *first({"vocab_size"}, true, kMaxVocab);
+  m.max_positions = *first({"max_position_embeddings", "n_positions"}, true, kMaxPositions);
   // GPT-2: n_inner null means 4 x n_embd.
-  auto inter = first({"intermediate_size", "n_inner"}, !gpt2);
+  auto inter = first({"intermediate_size", "n_inner"}, !gpt2, kMaxWidth);
   m.intermediate = inter ? *inter : 4 * m.hidden;
   // Missing num_key_value_heads means multi-head attention (HF's default).
-  m.kv_heads = first({"num_key_value_heads"}, false).value_or(m.heads);
-  // Explicit head_dim wins (Gemma-2: 256, not hidden / heads).
-  auto hd = first({"head_dim"}, false);
-  if (m.heads <= 0) r.fail("num_attention_heads", "must be positive");
+  m.kv_heads = first({"num_key_value_heads"}, false, kMaxHeads).value_or(m.heads);
+  // Explicit head_dim wins (Gemma-2: 256, not hidden / heads). Without one, transformers computes
+  // hidden_size // num_attention_heads; a remainder means the projections do not tile the hidden
+  // size and the config is wrong, so refuse instead of silently flooring (4097 / 32 -> 128).
+  auto hd = first({"head_dim"}, false, kMaxHeads);
+  if (!hd && m.hidden % m.heads != 0)
+    r.fail(r.has("hidden_size") ? "hidden_size" : "n_embd",
+           std::to_string(m.hidden) + " is not a multiple of the " + std::to_string(m.heads) +
+               " attention heads; give head_dim explicitly");
   m.head_dim = hd ? *hd : m.hidden / m.heads;
   std::string act = r.opt_str("hidden_act").value_or(r.opt_str("activation_function").value_or(
       r.opt_str("hidden_activation").value_or("")));
@@ -147,7 +181,7 @@ Model load_hf_config(const std::string& path) {
     m.norms_per_layer = 4;
     m.window_pattern = WindowPattern::alternate;
   }
-  auto window = r.has("sliding_window") ? r.opt_nullable_integer("sliding_window") : std::nullopt;
+  auto window = r.has("sliding_window") ? r.opt_nullable_integer("sliding_window", 0, kMaxPositions) : std::nullopt;
   const bool use_window = r.opt_boolean("use_sliding_window").value_or(true);
   m.sliding_window = window && use_window ? *window : 0;
   // Other HF fields (training, tokenizer, rope scaling) do not change the cost.

@@ -133,7 +133,10 @@ std::optional<double> parse_quantity(std::string_view text, Dimension dim, std::
                 ", expected " + std::string(to_string(dim)));
   if (!std::isfinite(value) || value < 0 || (value == 0 && !allow_zero))
     return fail("'" + std::string(text) + "' must be positive");
-  return value * found->first;
+  // The unit factor may carry a finite number past the largest double (1e308 GiB).
+  const double si = value * found->first;
+  if (!std::isfinite(si)) return fail("'" + std::string(text) + "' overflows once its unit is applied");
+  return si;
 }
 
 std::string format_si(double value, std::string_view unit, int precision) {

@@ -10,7 +10,10 @@ KernelTimes flash_decode_cost(const Op& op, const Roofs& r, const Tile* force_ti
   // A profile measured on production decode kernels prices them as they run (issue 10).
   if (r.production_decode.measured()) return production_decode_cost(op, r);
   const AttentionShape& a = op.attention;
-  const DecodeSplit d = plan_decode_split(a.batch, a.heads, a.kv_heads, a.kv_len, a.head_dim, r.card);
+  // The split a planner sizes for the shape (decode_attention.hpp): time never drops as the batch
+  // or the context grows (issue 14).
+  const DecodeSplit d = best_decode_split(a.batch, a.heads, a.kv_heads, a.kv_len, a.head_dim, r.card, op.bytes_read,
+                                          r.read_bandwidth, r.decode, r.pass_latency_s, r.kernel_floor_s);
   KernelTimes t;
   if (op.flops > 0) t.compute_s = op.flops / effective_peak(r, op.precision);
   // The KV stream and the CTAs' chains of dependent tile steps.

@@ -1,13 +1,34 @@
 #include "perfmodel/gemm_tiling.hpp"
 
 #include <algorithm>
+#include <charconv>
 #include <cmath>
+
+#include "perfmodel/checked.hpp"
+#include "perfmodel/errors.hpp"
 
 namespace perfmodel {
 
 namespace {
-int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+// Without a + b - 1, which overflows for sizes near 2^63.
+int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
 }  // namespace
+
+std::optional<Tile> parse_tile(const std::string& text) {
+  const char* p = text.data();
+  const char* end = p + text.size();
+  Tile t;
+  auto side = [&](int64_t& v) {
+    auto [next, ec] = std::from_chars(p, end, v);
+    if (ec != std::errc() || next == p || v < 1 || v > kMaxTileSide) return false;
+    p = next;
+    return true;
+  };
+  if (!side(t.m) || p == end || *p != 'x') return std::nullopt;
+  ++p;
+  if (!side(t.n) || p != end) return std::nullopt;
+  return t;
+}
 
 const std::vector<Tile>& default_tiles() {
   static const std::vector<Tile> tiles{{256, 128}, {128, 256}, {128, 128}, {128, 64},
@@ -17,10 +38,13 @@ const std::vector<Tile>& default_tiles() {
 
 TilePlan plan_tile(int64_t m, int64_t n, int64_t k, int64_t batch, Tile tile, int sm_count,
                    double peak_flops, int64_t split_k) {
+  if (tile.m < 1 || tile.n < 1 || tile.m > kMaxTileSide || tile.n > kMaxTileSide)
+    throw InputError("tile " + tile.name() + ": each side must be 1.." + std::to_string(kMaxTileSide));
+  if (sm_count < 1) throw InputError("a tile plan needs at least one SM");
   TilePlan p;
   p.tile = tile;
   p.split_k = std::max<int64_t>(1, split_k);
-  p.tiles = ceil_div(m, tile.m) * ceil_div(n, tile.n) * batch * p.split_k;
+  p.tiles = checked_mul({ceil_div(m, tile.m), ceil_div(n, tile.n), batch, p.split_k}, "GEMM tiles");
   // One large tile fills an SM's tensor cores; smaller ones share the SM (register and shared
   // memory budgets allow about 256x128 worth of accumulators per SM).
   p.ctas_per_sm = std::max<int64_t>(1, (256 * 128) / (tile.m * tile.n));

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "perfmodel/checked.hpp"
 #include "perfmodel/errors.hpp"
 
 namespace perfmodel {
@@ -43,11 +44,12 @@ Occupancy occupancy(const Card& card, const KernelResources& k, int64_t grid_blo
   o.warps_per_sm = o.blocks_per_sm * warps_per_block;
   o.occupancy = static_cast<double>(o.warps_per_sm) / L.max_warps_per_sm;
   o.grid_blocks = grid_blocks;
-  o.grid_threads = grid_blocks * k.threads_per_block;
+  // A grid near 2^63 blocks printed negative threads (issue 14).
+  o.grid_threads = checked_mul({grid_blocks, k.threads_per_block}, "grid blocks x threads per block");
   o.grid_warps = grid_blocks * warps_per_block;
   if (o.blocks_per_sm > 0) {
     const int64_t slots = static_cast<int64_t>(card.sm_count) * o.blocks_per_sm;
-    o.waves = (grid_blocks + slots - 1) / slots;
+    o.waves = grid_blocks / slots + (grid_blocks % slots != 0 ? 1 : 0);
     const int64_t last = grid_blocks - (o.waves - 1) * slots;
     o.last_wave_fill = static_cast<double>(last) / static_cast<double>(slots);
   }

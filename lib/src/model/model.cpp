@@ -23,6 +23,14 @@ int64_t Model::kv_tokens(int64_t layer, int64_t ctx) const {
   return local && ctx > sliding_window ? sliding_window : ctx;
 }
 
+double Model::kv_tokens_all_layers(int64_t ctx) const {
+  const double all = static_cast<double>(layers) * static_cast<double>(ctx);
+  if (sliding_window <= 0 || ctx <= sliding_window) return all;
+  // Local layers: all of them, or the even-indexed ones (0, 2, ...) when windows alternate.
+  const int64_t local = window_pattern == WindowPattern::all ? layers : (layers + 1) / 2;
+  return all - static_cast<double>(local) * static_cast<double>(ctx - sliding_window);
+}
+
 std::string to_string(Activation a) {
   switch (a) {
     case Activation::silu: return "silu";
