@@ -3,6 +3,7 @@
 #include "calibration_profiles.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "perfmodel/workload.hpp"
@@ -25,6 +26,30 @@ double share(MapReader& r, const std::string& key) {
   return v;
 }
 
+// PyTorch's own kernels (profile_calibration.hpp, AtenKernels); every key optional.
+AtenKernels read_aten(MapReader& m) {
+  AtenKernels a;
+  auto time = [&](const char* key) { return m.opt_quantity(key, Dimension::seconds, true).value_or(-1); };
+  a.norm_floor_s = time("norm_floor");
+  a.rmsnorm_chain_s = time("rmsnorm_chain");
+  a.layernorm_chain_s = time("layernorm_chain");
+  if (auto n = m.opt_number("norm_ctas_per_sm")) {
+    if (*n < 1 || *n > 32 || *n != std::floor(*n)) m.fail("norm_ctas_per_sm", "must be a whole number from 1 to 32");
+    a.norm_ctas_per_sm = static_cast<int>(*n);
+  }
+  a.softmax_floor_s = time("softmax_floor");
+  a.softmax_warp_chain_s = time("softmax_warp_chain");
+  a.softmax_reg_chain_s = time("softmax_reg_chain");
+  a.softmax_smem_chain_s = time("softmax_smem_chain");
+  if (auto rate = m.opt_number("strided_elements_per_s")) {
+    if (!(*rate > 0) || !std::isfinite(*rate)) m.fail("strided_elements_per_s", "must be a positive number");
+    a.strided_rate = *rate;
+  }
+  a.strided_floor_s = time("strided_floor");
+  m.finish();
+  return a;
+}
+
 ProfileCalibration read_one(MapReader r, const std::string& name) {
   ProfileCalibration p;
   p.name = name;
@@ -44,6 +69,7 @@ ProfileCalibration read_one(MapReader r, const std::string& name) {
     d->finish();
   }
   p.host_per_kernel_s = r.opt_quantity("host_per_kernel", Dimension::seconds, true).value_or(0);
+  if (auto m = r.opt_map("aten")) p.aten = read_aten(*m);
   r.finish();
   return p;
 }
@@ -52,6 +78,22 @@ std::string q(double v, const char* unit, double scale) {
   char buf[64];
   std::snprintf(buf, sizeof buf, "%.6g %s", v / scale, unit);
   return buf;
+}
+
+void write_aten(std::ostream& o, const AtenKernels& a) {
+  const std::pair<const char*, double> times[] = {
+      {"norm_floor", a.norm_floor_s},           {"rmsnorm_chain", a.rmsnorm_chain_s},
+      {"layernorm_chain", a.layernorm_chain_s}, {"softmax_floor", a.softmax_floor_s},
+      {"softmax_warp_chain", a.softmax_warp_chain_s}, {"softmax_reg_chain", a.softmax_reg_chain_s},
+      {"softmax_smem_chain", a.softmax_smem_chain_s}, {"strided_floor", a.strided_floor_s}};
+  bool any = a.strided_rate > 0;
+  for (const auto& [k, v] : times) any = any || v >= 0;
+  if (!any) return;
+  o << "    aten:\n";
+  for (const auto& [k, v] : times)
+    if (v >= 0) o << "      " << k << ": " << q(v, "us", 1e-6) << "\n";
+  if (a.rows_measured()) o << "      norm_ctas_per_sm: " << a.norm_ctas_per_sm << "\n";
+  if (a.strided_rate > 0) o << "      strided_elements_per_s: " << a.strided_rate << "\n";
 }
 
 }  // namespace
@@ -91,6 +133,7 @@ void write_profiles(std::ostream& o, const std::vector<ProfileCalibration>& prof
       if (d.nonsplit_floor_s >= 0) o << "      nonsplit_floor: " << q(d.nonsplit_floor_s, "us", 1e-6) << "\n";
     }
     if (p.host_per_kernel_s > 0) o << "    host_per_kernel: " << q(p.host_per_kernel_s, "us", 1e-6) << "\n";
+    write_aten(o, p.aten);
   }
 }
 

@@ -61,6 +61,9 @@ struct Op {
   // its re-read, weight and bias rows); what a CTA keeps in flight is priced per sweep.
   std::array<int, 4> row_reads_per_sweep{};
   int framework_calls = 0;     // eager: framework op calls that launch nothing (views, transposes, slices)
+  // Eager: an operand is broadcast or strided (a transposed view, a slice), so PyTorch's
+  // TensorIterator runs its generic, non-vectorized kernel (aten_kernel_cost.cpp).
+  bool strided = false;
   int64_t count = 1;           // instances per step
   double model_flops = 0;      // the part of flops the model "needs" (MFU numerator)
 

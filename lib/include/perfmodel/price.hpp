@@ -55,6 +55,7 @@ struct Roofs {
   double attention_call_floor_s = -1;  // prefill attention's floor per call (negative: the card's launch floor)
   ProductionDecode production_decode;  // decode attention as production kernels run it (unmeasured: flash_decode_cost's own)
   double host_per_kernel_s = 0;        // eager host time per kernel launched (0: host_launch_s)
+  AtenKernels aten;                    // eager: PyTorch's own kernels (unmeasured: the card's costs)
 };
 
 // Documented default efficiencies for uncalibrated cards (docs/model.md cites each).
