@@ -46,6 +46,10 @@ AtenKernels read_aten(MapReader& m) {
     a.strided_rate = *rate;
   }
   a.strided_floor_s = time("strided_floor");
+  if (auto rate = m.opt_number("cat_elements_per_s")) {
+    if (!(*rate > 0) || !std::isfinite(*rate)) m.fail("cat_elements_per_s", "must be a positive number");
+    a.cat_rate = *rate;
+  }
   m.finish();
   return a;
 }
@@ -86,7 +90,7 @@ void write_aten(std::ostream& o, const AtenKernels& a) {
       {"layernorm_chain", a.layernorm_chain_s}, {"softmax_floor", a.softmax_floor_s},
       {"softmax_warp_chain", a.softmax_warp_chain_s}, {"softmax_reg_chain", a.softmax_reg_chain_s},
       {"softmax_smem_chain", a.softmax_smem_chain_s}, {"strided_floor", a.strided_floor_s}};
-  bool any = a.strided_rate > 0;
+  bool any = a.strided_rate > 0 || a.cat_rate > 0;
   for (const auto& [k, v] : times) any = any || v >= 0;
   if (!any) return;
   o << "    aten:\n";
@@ -94,6 +98,7 @@ void write_aten(std::ostream& o, const AtenKernels& a) {
     if (v >= 0) o << "      " << k << ": " << q(v, "us", 1e-6) << "\n";
   if (a.rows_measured()) o << "      norm_ctas_per_sm: " << a.norm_ctas_per_sm << "\n";
   if (a.strided_rate > 0) o << "      strided_elements_per_s: " << a.strided_rate << "\n";
+  if (a.cat_rate > 0) o << "      cat_elements_per_s: " << a.cat_rate << "\n";
 }
 
 }  // namespace

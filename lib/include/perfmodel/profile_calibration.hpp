@@ -51,6 +51,9 @@ struct AtenKernels {
   // second over all SMs, and its floor per kernel.
   double strided_rate = 0;
   double strided_floor_s = -1;
+  // torch.cat of a strided source (CatArrayBatchedCopy; DynamicCache's cat of the whole K/V cache,
+  // rotate_half's cat): elements per second; 0: the strided rate.
+  double cat_rate = 0;
   bool rows_measured() const { return norm_floor_s >= 0 && rmsnorm_chain_s > 0 && layernorm_chain_s > 0; }
   bool softmax_measured() const {
     return softmax_floor_s >= 0 && softmax_warp_chain_s > 0 && softmax_reg_chain_s > 0 && softmax_smem_chain_s > 0;

@@ -52,7 +52,8 @@ std::optional<KernelTimes> aten_kernel_cost(const Op& op, const Roofs& r) {
     // divisions per dimension), issue-bound far below the DRAM stream.
     KernelTimes t;
     t.fixed_s = op.launches * a.strided_floor_s;
-    t.compute_s = static_cast<double>(op.rows) * static_cast<double>(op.cols) / a.strided_rate;
+    const double rate = op.kernel == KernelId::copy && a.cat_rate > 0 ? a.cat_rate : a.strided_rate;
+    t.compute_s = static_cast<double>(op.rows) * static_cast<double>(op.cols) / rate;
     t.memory_s = with_l2_hit(op, r, stream_memory_s(op, r));
     return t;
   }

@@ -5,7 +5,8 @@ on the EVEN case indices of validation/results/h200-production/kernels.json (tor
 Usage: python3 validation/scripts/production/fit_aten.py [kernels.json] [hardware/h200.calibration.yaml]
 
 The formulas are those of aten_kernel_cost.cpp (t = floor + max(waves x row chain, DRAM stream));
-the strided rate and floor are fitted on the rotary chain (HF apply_rotary_pos_emb: four generic
+the cache cat's rate on the even hf.json decode steps (copy_cat category); the strided rate and
+floor on the rotary chain (HF apply_rotary_pos_emb: four generic
 kernels and one vectorized add, the add priced here as floor + DRAM round trip + stream, close to
 stream_cost.cpp). Grid search on squared log error. `perfmodel accuracy` recomputes every error
 with the C++ model; that is what docs/accuracy.md reports and the tests guard. Odd indices and
@@ -103,6 +104,24 @@ def main(path, cal_path):
     out.update(softmax_floor=best[1], softmax_warp_chain=best[2]["warp"], softmax_reg_chain=best[2]["reg"],
                softmax_smem_chain=best[2]["smem"])
 
+    # DynamicCache's torch.cat of the whole K/V cache (CatArrayBatchedCopy over the cropped,
+    # strided cache): elements per second from the even hf.json decode steps whose copy_cat
+    # category is dominated by it (>= 1 ms; the rest of the category, RMSNorm's casts, is a few
+    # hundred microseconds), median over the steps.
+    hf = json.load(open(path.replace("kernels.json", "hf.json")))["steps"]
+    rates = []
+    for i, st in enumerate(hf):
+        if i % 2 or st["phase"] != "decode" or st["kernel_by_category_s"].get("copy_cat", 0) < 1e-3:
+            continue
+        y = yaml.safe_load(open(f"models/{st['model']}.yaml"))
+        kvh = y.get("num_key_value_heads", y["num_attention_heads"])
+        hd = y.get("head_dim", y["hidden_size"] // y["num_attention_heads"])
+        elems = 2 * st["batch"] * kvh * st["ctx"] * hd * y["num_hidden_layers"]
+        rates.append(elems / st["kernel_by_category_s"]["copy_cat"])
+    rates.sort()
+    cat_rate = (rates[(len(rates) - 1) // 2] + rates[len(rates) // 2]) / 2
+    out.update(cat_elements_per_s=cat_rate)
+
     rot = [c for c in cases if c["kernel"] == "rotary"]
 
     def rotary(c, rate, floor):
@@ -110,9 +129,10 @@ def main(path, cal_path):
         total = 0.0
         for heads in (c["heads"], c["kv_heads"]):
             e = t * heads * c["head_dim"]
-            for elems, rd, wr in ((e, 2 * e + t * c["head_dim"] * 2, 2 * e), (e / 2, e, e), (e, 2 * e, 2 * e),
-                                  (e, 2 * e + t * c["head_dim"] * 2, 2 * e)):  # mul_cos, neg, cat, mul_sin
-                total += floor + max(elems / rate, stream(c, rd, wr))
+            for elems, rd, wr, r in ((e, 2 * e + t * c["head_dim"] * 2, 2 * e, rate), (e / 2, e, e, rate),
+                                     (e, 2 * e, 2 * e, cat_rate),
+                                     (e, 2 * e + t * c["head_dim"] * 2, 2 * e, rate)):  # mul_cos, neg, cat, mul_sin
+                total += floor + max(elems / r, stream(c, rd, wr))
             total += FLOOR + DLAT + stream(c, 4 * e, 2 * e)  # the vectorized add
         return total
 
@@ -123,7 +143,7 @@ def main(path, cal_path):
           f"(even indices of {path})")
     print("    aten:")
     for k, v in out.items():
-        print(f"      {k}: {v:.4g}" if k == "strided_elements_per_s" else f"      {k}: {v * 1e6:.3f} us")
+        print(f"      {k}: {v:.4g}" if k.endswith("elements_per_s") else f"      {k}: {v * 1e6:.3f} us")
 
 
 if __name__ == "__main__":
