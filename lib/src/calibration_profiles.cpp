@@ -70,6 +70,10 @@ ProfileCalibration read_one(MapReader r, const std::string& name) {
     x.nonsplit_tile_s = d->opt_quantity("nonsplit_tile", Dimension::seconds, true).value_or(0);
     x.nonsplit_softmax_share = std::max(0.0, share(*d, "nonsplit_softmax_share"));
     x.nonsplit_floor_s = d->opt_quantity("nonsplit_floor", Dimension::seconds, true).value_or(-1);
+    if (auto split = d->opt_str("split_kv")) {
+      if (*split != "true" && *split != "false") d->fail("split_kv", "must be true or false");
+      x.split_kv = *split == "true";
+    }
     d->finish();
   }
   p.host_per_kernel_s = r.opt_quantity("host_per_kernel", Dimension::seconds, true).value_or(0);
@@ -108,8 +112,8 @@ std::vector<ProfileCalibration> read_profiles(MapReader& calibration) {
   auto section = calibration.opt_map("profiles");
   if (!section) return out;
   for (const std::string& name : section->keys()) {
-    if (name != to_string(Impl::fused) && name != to_string(Impl::eager))
-      section->fail(name, "unknown profile '" + name + "' (known: fused, eager)");
+    if (name != to_string(Impl::fused) && name != to_string(Impl::eager) && name != to_string(Impl::compiled))
+      section->fail(name, "unknown profile '" + name + "' (known: fused, eager, compiled)");
     out.push_back(read_one(section->map(name), name));
   }
   section->finish();
@@ -136,6 +140,7 @@ void write_profiles(std::ostream& o, const std::vector<ProfileCalibration>& prof
       o << "      nonsplit_tile: " << q(d.nonsplit_tile_s, "us", 1e-6) << "\n";
       o << "      nonsplit_softmax_share: " << d.nonsplit_softmax_share << "\n";
       if (d.nonsplit_floor_s >= 0) o << "      nonsplit_floor: " << q(d.nonsplit_floor_s, "us", 1e-6) << "\n";
+      if (!d.split_kv) o << "      split_kv: false\n";
     }
     if (p.host_per_kernel_s > 0) o << "    host_per_kernel: " << q(p.host_per_kernel_s, "us", 1e-6) << "\n";
     write_aten(o, p.aten);

@@ -25,6 +25,9 @@ struct ProductionDecode {
   double nonsplit_tile_s = 0;
   double nonsplit_softmax_share = 0;
   double nonsplit_floor_s = -1;  // one kernel, no combine
+  // false: the kernel never splits the KV (PyTorch's memory-efficient / CUTLASS FMHA kernel, what
+  // SDPA runs with an attention mask): a CTA per (sequence, head) walks the whole cache.
+  bool split_kv = true;
   bool measured() const { return call_floor_s >= 0 && stream_bandwidth > 0; }
 };
 

@@ -68,7 +68,8 @@ void load_one(const std::string& path, Measurements& into) try {
     if (auto t = dtype_from_string(w["act_dtype"].as<std::string>())) s.workload.act_dtype = *t;
     if (auto t = dtype_from_string(w["weight_dtype"].as<std::string>())) s.workload.weight_dtype = *t;
     if (auto t = dtype_from_string(w["kv_dtype"].as<std::string>())) s.workload.kv_dtype = *t;
-    s.workload.impl = w["impl"].as<std::string>() == "eager" ? Impl::eager : Impl::fused;
+    const std::string impl = w["impl"].as<std::string>();
+    s.workload.impl = impl == "eager" ? Impl::eager : impl == "compiled" ? Impl::compiled : Impl::fused;
     s.measured_s = root["step"]["measured_graph_s"].as<double>();
     if (root["meta"] && root["inputs"]["card"] && into.card.empty())
       into.card = root["inputs"]["card"]["key"].as<std::string>();
