@@ -19,7 +19,7 @@ int cmd_gemm(const std::vector<std::string>& args, Context& ctx) {
   po::options_description d("Options");
   CardArgs card;
   int64_t m = 0, n = 0, k = 0;
-  std::string dtype = "bf16", tile, format;
+  std::string dtype = "bf16", tile, format, impl = "fused";
   bool tf32 = false;
   add_card(d, card);
   d.add_options()("m", po::value(&m)->required(), "rows of x and y (tokens)")(
@@ -27,7 +27,10 @@ int cmd_gemm(const std::vector<std::string>& args, Context& ctx) {
       "k", po::value(&k)->required(), "input features (the reduction)")(
       "dtype", po::value(&dtype)->default_value(dtype), "operand dtype")(
       "tf32", po::bool_switch(&tf32), "fp32 on tensor cores")(
-      "tile", po::value(&tile), "price with this CTA tile, e.g. 256x128 (default: the best tile)");
+      "tile", po::value(&tile), "price with this CTA tile, e.g. 256x128 (default: the best tile)")(
+      "impl", po::value(&impl)->default_value(impl),
+      "implementation profile: fused, eager or compiled. All three run cuBLASLt through torch.matmul "
+      "(the same kernel, the same device time); eager adds PyTorch's host time per call");
   add_format(d, format);
   po::variables_map vm;
   if (!parse(args, d, vm, ctx,
@@ -39,11 +42,14 @@ int cmd_gemm(const std::vector<std::string>& args, Context& ctx) {
   require_positive(k, "--k");
   Loaded l = load_card(card, ctx);
   const DType t = parse_dtype(dtype, "--dtype");
+  if (impl != "fused" && impl != "eager" && impl != "compiled")
+    throw UsageError("--impl must be fused, eager or compiled, got '" + impl + "'");
+  const Impl profile = impl == "eager" ? Impl::eager : impl == "compiled" ? Impl::compiled : Impl::fused;
   Op op = ops::gemm("gemm", m, n, k, t, t, matmul_precision(t, tf32));
-  const Roofs roofs = make_roofs(l.card, l.calibration ? &*l.calibration : nullptr);
+  const Roofs roofs = make_roofs(l.card, l.calibration ? &*l.calibration : nullptr, profile);
   std::optional<Tile> forced;
   if (!tile.empty()) forced = tile_flag(tile);
-  OpCost c = price(op, roofs, Impl::fused, forced ? &*forced : nullptr);
+  OpCost c = price(op, roofs, profile, forced ? &*forced : nullptr);
 
   Report r;
   r.command = "gemm";
@@ -55,8 +61,11 @@ int cmd_gemm(const std::vector<std::string>& args, Context& ctx) {
   inputs.set("k", Node::integer(k));
   inputs.set("dtype", Node::text(dtype));
   inputs.set("precision", Node::text(std::string(to_string(op.precision))));
+  inputs.set("impl", Node::text(impl));
   r.root.set("inputs", std::move(inputs));
   r.root.set("time_s", Node::number(c.time_s, Hint::time));
+  r.root.set("device_time_s", Node::number(c.device_time_s, Hint::time));
+  r.root.set("host_time_s", Node::number(c.host_time_s, Hint::time));
   r.root.set("roofline_time_s", Node::number(c.roofline_time_s, Hint::time));
   r.root.set("flops", Node::number(op.flops, Hint::flops));
   r.root.set("bytes", Node::number(op.bytes(), Hint::bytes));
