@@ -9,6 +9,7 @@
 // ctx), so SDPA runs its memory-efficient kernel on K/V repeated to every query head (transformers'
 // repeat_kv: with a mask it does not pass enable_gqa) (docs/profiles.md).
 #include "eager_ops.hpp"
+#include "fused_ops.hpp"
 #include "perfmodel/ops.hpp"
 #include "perfmodel/profile.hpp"
 
@@ -59,12 +60,7 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
         s.ops.back().vocab = m.vocab;
         break;
       case Kind::position_embed: s.ops.push_back(counted(ops::add(n.name, T, m.hidden, act), n.count)); break;
-      case Kind::norm:
-        s.ops.push_back(counted(m.norm == NormKind::rmsnorm
-                                    ? ops::rmsnorm(n.name, T, m.hidden, act, n.after_residual)
-                                    : ops::layernorm(n.name, T, m.hidden, act, n.after_residual),
-                                n.count));
-        break;
+      case Kind::norm: s.ops.push_back(counted(fused_norm(m, n.name, T, act, n.after_residual), n.count)); break;
       case Kind::linear: {
         const int64_t rows = n.logits ? logits_rows(w) : T;
         for (const GraphNode::Part& p : n.parts)
@@ -80,14 +76,7 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
         break;
       case Kind::attention: compiled_attention(n, m, w, s); break;
       case Kind::residual_add: break;  // fused into the next norm
-      case Kind::activation:
-        if (n.gated)
-          s.ops.push_back(counted(m.act == Activation::silu ? ops::silu_mul(n.name, T, m.intermediate, act)
-                                                            : ops::gelu_mul(n.name, T, m.intermediate, act),
-                                  n.count));
-        else
-          s.ops.push_back(counted(ops::gelu(n.name, T, m.intermediate, act, /*fused=*/true), n.count));
-        break;
+      case Kind::activation: s.ops.push_back(counted(fused_activation(n, m, T, act), n.count)); break;
     }
   }
 }

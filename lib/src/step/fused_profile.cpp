@@ -2,10 +2,22 @@
 // fused into the following norm, gate/up and q/k/v are one GEMM each, the activation is one
 // kernel, rotary and the KV-cache write are one kernel each, attention is flash-style, and the
 // step is replayed as one CUDA graph, so there is no host gap between kernels (docs/profiles.md).
+#include "fused_ops.hpp"
 #include "perfmodel/ops.hpp"
 #include "perfmodel/profile.hpp"
 
 namespace perfmodel {
+
+Op fused_norm(const Model& m, const std::string& name, int64_t tokens, DType act, bool fused_residual) {
+  return m.norm == NormKind::rmsnorm ? ops::rmsnorm(name, tokens, m.hidden, act, fused_residual)
+                                     : ops::layernorm(name, tokens, m.hidden, act, fused_residual);
+}
+
+Op fused_activation(const GraphNode& n, const Model& m, int64_t tokens, DType act) {
+  if (!n.gated) return ops::gelu(n.name, tokens, m.intermediate, act, /*fused=*/true);
+  return m.act == Activation::silu ? ops::silu_mul(n.name, tokens, m.intermediate, act)
+                                   : ops::gelu_mul(n.name, tokens, m.intermediate, act);
+}
 
 namespace {
 
@@ -14,11 +26,6 @@ using Kind = GraphNode::Kind;
 Op counted(Op op, int64_t count) {
   op.count = count;
   return op;
-}
-
-Op norm_op(const Model& m, const std::string& name, int64_t tokens, DType act, bool fused_residual) {
-  return m.norm == NormKind::rmsnorm ? ops::rmsnorm(name, tokens, m.hidden, act, fused_residual)
-                                     : ops::layernorm(name, tokens, m.hidden, act, fused_residual);
 }
 
 // Attention for the layers that share one KV length (sliding windows split the layers).
@@ -64,7 +71,7 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
       case Kind::position_embed:  // learned positions: a second gather fused with the add
         s.ops.push_back(counted(ops::add(n.name, T, m.hidden, act), n.count));
         break;
-      case Kind::norm: s.ops.push_back(counted(norm_op(m, n.name, T, act, n.after_residual), n.count)); break;
+      case Kind::norm: s.ops.push_back(counted(fused_norm(m, n.name, T, act, n.after_residual), n.count)); break;
       case Kind::linear:  // the parts as one GEMM (QKVParallelLinear, MergedColumnParallelLinear)
         s.ops.push_back(
             counted(ops::gemm(n.name, n.logits ? logits_rows(w) : T, n.out(), n.in, act, wt, mm, n.bias), n.count));
@@ -77,14 +84,7 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
         break;
       case Kind::attention: lower_attention(n, m, w, s); break;
       case Kind::residual_add: break;  // fused into the next norm
-      case Kind::activation:
-        if (n.gated)
-          s.ops.push_back(counted(m.act == Activation::silu ? ops::silu_mul(n.name, T, m.intermediate, act)
-                                                            : ops::gelu_mul(n.name, T, m.intermediate, act),
-                                  n.count));
-        else
-          s.ops.push_back(counted(ops::gelu(n.name, T, m.intermediate, act, /*fused=*/true), n.count));
-        break;
+      case Kind::activation: s.ops.push_back(counted(fused_activation(n, m, T, act), n.count)); break;
     }
   }
 }
