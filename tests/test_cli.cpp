@@ -108,6 +108,8 @@ TEST_CASE("decode --impl compiled: one CUDA graph, no host time; GQA repeats the
   CHECK(num(d, "step.time_s") == test::approx(num(d, "step.device_time_s")));
   const test::Json f = json_of(cli("decode --model llama3-8b --card h200 --batch 8 --ctx 1024 --format json"));
   CHECK(num(d, "step.device_time_s") > num(f, "step.device_time_s"));  // unfused GEMMs, repeat_kv, no split-KV
+  // MoE / MLA under Inductor were never measured: refused, not guessed.
+  expect_input_error(cli("decode --model mixtral-8x7b --card h200 --impl compiled"), {"--impl compiled", "dense"});
 }
 
 TEST_CASE("JSON carries exact values") {
@@ -283,8 +285,8 @@ TEST_CASE("bad input: exit code 2 and one line on stderr") {
   // A model file with an unknown key: the ConfigError's file:line:col on one line.
   expect_input_error(cli("decode --model '" + test::data("bad/model-unknown-key.yaml") + "'"),
                      {"model-unknown-key.yaml:4:1", "did you mean hf_repo"});
-  // MoE refused.
-  expect_input_error(cli("decode --model '" + test::data("hf/mixtral.json") + "'"), {"MoE"});
+  // MoE keys a dense model type does not have: refused.
+  expect_input_error(cli("decode --model '" + test::data("hf/llama-with-moe-keys.json") + "'"), {"moe_num_experts"});
   // No command at all: usage and exit 2.
   const Run none = cli("");
   CHECK(none.rc == 2);
@@ -392,4 +394,48 @@ TEST_CASE("op --kind reads the kernel registry: registered names, --unfused atte
   expect_input_error(cli("op --card h200 --kind add --unfused --rows 4 --cols 4"), {"--unfused"});
   expect_input_error(cli("op --card h200 --kind gemm --rows 4 --cols 4"), {"perfmodel gemm"});
   expect_input_error(cli("op --card h200 --kind frobnicate --rows 4 --cols 4"), {"silu_mul", "rmsnorm"});
+}
+
+TEST_CASE("decode of MoE and MLA models: Mixtral-8x7B runs on an H200; DeepSeek-V3 does not fit and says so") {
+  const Run r = cli("decode --model mixtral-8x7b --card h200 --format json");
+  SHOW(r);
+  CHECK(r.rc == 0);
+  const test::Json j = json_of(r);
+  CHECK(num(j, "analysis.parameters") == 46702792704.0);
+  CHECK(num(j, "analysis.active_parameters") == 12879925248.0);
+  CHECK(num(j, "inputs.model.active_parameters") == 12879925248.0);
+  CHECK(num(j, "analysis.decode_weight_bytes") == test::approx(2.0 * 12879925248.0));  // batch 1: two experts
+  CHECK(j.at("status.fits")->b);
+  const Run table = cli("decode --model mixtral-8x7b --card h200");
+  CHECK(table.rc == 0);
+  CHECK(test::contains(table.out, "active parameters"));
+
+  const Run ds = cli("decode --model deepseek-v3 --card h200 --format json");
+  SHOW(ds);
+  CHECK(ds.rc == 2);  // the report, then the one line saying why it does not fit
+  CHECK(ds.err_lines() == 1);
+  CHECK(test::contains(ds.err, "the largest batch that fits is 0"));
+  const test::Json d = json_of(ds);
+  CHECK_FALSE(d.at("status.fits")->b);
+  CHECK(test::contains(d.at("status.reason")->str, "the weights alone need"));
+  CHECK(num(d, "analysis.kv_bytes_per_token") == 70272.0);
+}
+
+TEST_CASE("sweep-batch on an MoE model: AI grows with batch as tokens share the touched experts") {
+  const test::Json j = json_of(cli("sweep-batch --model qwen3-30b-a3b --card h200 --ctx 1024 --format json"));
+  REQUIRE(j.at("rows"));
+  const auto& rows = j.at("rows")->arr;
+  REQUIRE(rows.size() >= 4);
+  for (size_t i = 1; i < rows.size(); ++i) CHECK(rows[i].get("ai")->num > rows[i - 1].get("ai")->num);
+}
+
+TEST_CASE("--routing-skew: a skewed router touches fewer experts, so a decode step reads fewer bytes") {
+  const test::Json u = json_of(cli("decode --model qwen3-30b-a3b --card h200 --batch 8 --format json"));
+  const test::Json z = json_of(cli("decode --model qwen3-30b-a3b --card h200 --batch 8 --routing-skew 1 --format json"));
+  CHECK(num(z, "analysis.decode_weight_bytes") < num(u, "analysis.decode_weight_bytes"));
+  CHECK(num(z, "step.time_s") < num(u, "step.time_s"));
+  CHECK(num(z, "inputs.workload.routing_skew") == 1);
+  CHECK(u.at("inputs.workload.routing_skew") == nullptr);  // uniform: the key is left out
+  expect_input_error(cli("decode --model qwen3-30b-a3b --card h200 --routing-skew 5"), {"--routing-skew"});
+  expect_input_error(cli("decode --model qwen3-30b-a3b --card h200 --routing-skew nan"), {"routing-skew"});
 }

@@ -127,7 +127,9 @@ void add_workload(po::options_description& d, WorkloadArgs& a, bool with_model) 
       "implementation profile: fused (serving engine, CUDA graph), eager (HF transformers) or compiled (torch.compile of the HF model, CUDA graphs)")(
       "tf32", po::bool_switch(&a.tf32), "run fp32 matmuls on tensor cores (TF32)")(
       "mem-util", po::value(&a.mem_util)->default_value(a.mem_util),
-      "share of device memory usable for weights + KV + activations (vLLM default 0.9)");
+      "share of device memory usable for weights + KV + activations (vLLM default 0.9)")(
+      "routing-skew", po::value(&a.routing_skew)->default_value(a.routing_skew),
+      "MoE: router skew, expert i picked with weight i^-skew (0 = uniform routing; fewer experts touched as it grows)");
 }
 
 std::string today_utc() {
@@ -174,6 +176,8 @@ Workload make_workload(const WorkloadArgs& a, Phase phase, const Card& card) {
   else if (a.impl == "compiled") w.impl = Impl::compiled;
   else throw UsageError("--impl must be fused, eager or compiled, got '" + a.impl + "'");
   w.allow_tf32 = a.tf32;
+  if (!(a.routing_skew >= 0 && a.routing_skew <= 4)) throw UsageError("--routing-skew must be in [0, 4]");
+  w.routing_skew = a.routing_skew;
   return w;
 }
 
@@ -204,6 +208,7 @@ Node model_node(const Model& m) {
   n.set("key", Node::text(m.key));
   n.set("name", Node::text(m.name));
   n.set("parameters", Node::number(m.parameters(), Hint::integer));
+  if (m.moe.enabled()) n.set("active_parameters", Node::number(m.active_parameters(), Hint::integer));
   n.set("hidden_size", Node::integer(m.hidden));
   n.set("intermediate_size", Node::integer(m.intermediate));
   n.set("num_hidden_layers", Node::integer(m.layers));
@@ -224,6 +229,7 @@ Node workload_node(const Workload& w) {
   n.set("kv_dtype", Node::text(std::string(to_string(w.kv_dtype))));
   n.set("impl", Node::text(to_string(w.impl)));
   n.set("tf32", Node::boolean(w.allow_tf32));
+  if (w.routing_skew > 0) n.set("routing_skew", Node::number(w.routing_skew, Hint::none));
   return n;
 }
 

@@ -88,6 +88,10 @@ Node analysis_node(const Analysis& a) {
   Node n = Node::object();
   n.set("parameters", Node::number(a.parameters, Hint::integer));
   n.set("weight_bytes", Node::number(a.weight_bytes, Hint::bytes));
+  if (a.moe) {  // mixture of experts: what a token uses and what this decode step reads
+    n.set("active_parameters", Node::number(a.active_parameters, Hint::integer));
+    n.set("decode_weight_bytes", Node::number(a.decode_weight_bytes, Hint::bytes));
+  }
   n.set("kv_bytes_per_token", Node::number(a.kv_bytes_per_token, Hint::bytes));
   n.set("ai", Node::number(a.ai, Hint::intensity));
   n.set("ai_max", Node::number(a.ai_max, Hint::intensity));
@@ -155,8 +159,12 @@ Report step_report(const std::string& command, const Context& ctx, const Loaded&
     an.push_back({"tpot_floor_s", "TPOT floor (bytes / nominal BW)", Hint::time});
   }
   an.insert(an.end(), {{"ttft_s", "TTFT (prefill of ctx tokens)", Hint::time},
-                       {"weight_bytes", "weights", Hint::bytes},
-                       {"kv_bytes_per_token", "KV cache per token", Hint::bytes},
+                       {"weight_bytes", "weights", Hint::bytes}});
+  if (p.analysis.moe)
+    an.insert(an.end(), {{"parameters", "parameters (total, all experts resident)", Hint::integer},
+                         {"active_parameters", "active parameters per token", Hint::integer},
+                         {"decode_weight_bytes", "weights read by this step (touched experts)", Hint::bytes}});
+  an.insert(an.end(), {{"kv_bytes_per_token", "KV cache per token", Hint::bytes},
                        {"ai", "AI(b) = 2Nb / (W + b n kv)", Hint::intensity},
                        {"ai_max", "AI_max = 2N / (n kv)", Hint::intensity},
                        {"ridge", "ridge (nominal peak / BW)", Hint::intensity},

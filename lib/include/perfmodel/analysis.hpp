@@ -23,8 +23,24 @@ std::optional<double> decode_b_star(double ridge, double params, double weight_b
                                     double kv_per_token);
 // KV bytes per token: 2 (K and V) x layers x kv heads x head_dim x bytes (reference B.3).
 double kv_bytes_per_token(const Model& m, DType kv);
+// The KV bytes per token the workload's profile caches: the family's, except MLA under the
+// eager profile, where HF's DeepseekV3Attention caches the expanded per-head keys (qk_head_dim)
+// and values (v_head_dim): layers x heads x (qk + v) x bytes.
+double cached_bytes_per_token(const Model& m, const Workload& w);
 // KV bytes one sequence holds at context n, with sliding windows capping local layers.
 double kv_bytes_per_sequence(const Model& m, DType kv, int64_t ctx);
+// Parameters a decode step of `batch` sequences reads (MoE: every non-routed weight plus, per
+// MoE layer, the expected distinct routed experts the batch touches, ops::experts_touched at
+// `skew`); all parameters for a dense model.
+double decode_weight_parameters(const Model& m, double batch, double skew = 0);
+// MoE decode AI(b) with the bytes the step really moves: 2 N_active b / (W(b) + b n kv), W(b) =
+// decode_weight_parameters(b) x bytes per weight. Equals decode_ai for a dense model.
+double moe_decode_ai(const Model& m, double bytes_per_weight, double batch, double ctx, double kv_per_token,
+                     double skew = 0);
+// The smallest whole batch with moe_decode_ai >= ridge; nullopt when AI_max = 2 N_active / (n kv)
+// does not exceed the ridge.
+std::optional<double> moe_decode_b_star(const Model& m, double ridge, double bytes_per_weight, double ctx,
+                                        double kv_per_token, double skew = 0);
 // Transient activations per sequence of the step (the widest live tensors and the logits).
 double activation_bytes_per_sequence(const Model& m, const Workload& w);
 
@@ -41,6 +57,10 @@ MemoryPlan plan_memory(const Model& m, const Workload& w, const Card& card, doub
 
 struct Analysis {
   double parameters = 0, weight_bytes = 0, kv_bytes_per_token = 0;
+  // MoE: parameters one token uses, and the weight bytes a decode step of this batch reads (the
+  // touched experts'); for a dense model the parameters and the weight bytes.
+  bool moe = false;
+  double active_parameters = 0, decode_weight_bytes = 0;
   double ridge = 0;   // nominal, at the step's matmul precision
   double ai = 0, ai_max = 0;
   std::optional<double> b_star;

@@ -38,11 +38,13 @@ DecodeSplit plan_decode_split(int64_t batch, int64_t heads, int64_t kv_heads, in
 // batch or a longer context are open to the smaller shape too, the time never drops as the
 // batch or the context grows (issue 14: 1.697 ms at batch 1 against 1.447 ms at batch 2, Qwen2.5-
 // 0.5B at 24576 tokens on the H200, where the heuristic's 192 two-tile splits cost more to
-// combine than 96 four-tile ones).
+// combine than 96 four-tile ones). `stream_floor_s`: the longer of the op's KV stream at the
+// card's effective bandwidth and its compute time, which bound every plan's split kernel as
+// price() bounds it, so the search scores a plan as it is then priced.
 struct DecodeCosts;
 DecodeSplit best_decode_split(int64_t batch, int64_t heads, int64_t kv_heads, int64_t kv_len, int64_t head_dim,
                               const Card& card, double kv_bytes, double read_bandwidth, const DecodeCosts& c,
-                              double pass_latency_s, double kernel_floor_s);
+                              double pass_latency_s, double kernel_floor_s, double stream_floor_s = 0);
 
 // The kernel's per-CTA costs (calibrated on the decode ramp, docs/calibration.md). A CTA's warps
 // run a dependent chain of instructions: each issues one every `cpi` cycles when its CTA is alone

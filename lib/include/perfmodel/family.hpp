@@ -23,6 +23,8 @@ struct ModelFamily {
   // re-lowers only these per context.
   LayerGraph (*context_graph)(const Model& m, const Workload& w) = nullptr;
   double (*parameters)(const Model& m) = nullptr;
+  // Parameters one token uses (MoE: the top-k routed experts, not all); null: all of them.
+  double (*active_parameters)(const Model& m) = nullptr;
   // KV-cache bytes of one token of context, all layers (reference B.3).
   double (*kv_bytes_per_token)(const Model& m, DType kv) = nullptr;
   // KV-cache bytes one sequence holds at context n (sliding windows cap their layers).

@@ -23,6 +23,9 @@ struct GraphNode {
     attention,       // the token mixer over the KV cache
     residual_add,    // h += sublayer(x)
     activation,      // the MLP's nonlinearity (gated: act(gate) * up)
+    router,          // MoE: the router GEMM (hidden -> experts) and the top-k selection
+    moe_experts,     // MoE: the routed experts (permute, grouped GEMMs, activation, un-permute)
+    mla_up,          // MLA: the latent's up-projection around attention (expanded or absorbed)
   };
   Kind kind = Kind::norm;
   std::string name;
@@ -42,6 +45,12 @@ struct GraphNode {
   int framework_views = 0;  // eager: views/transposes of each part's output (no kernels)
   // activation
   bool gated = false;
+  // norm, activation: the width when not the model's (hidden; intermediate); MLA's latent
+  // norms, shared experts, Qwen3's per-head q/k norms
+  int64_t width = 0;
+  int64_t rows_per_token = 1;  // norm: rows each token contributes (per-head norms: the heads)
+  // mla_up: the half before the attention (q absorbed / keys and values expanded) or after it
+  bool before_attention = true;
 
   int64_t out() const {
     int64_t s = 0;
@@ -49,6 +58,9 @@ struct GraphNode {
     return s;
   }
 };
+
+// The width of a norm or an activation node.
+inline int64_t node_width(const GraphNode& n, int64_t model_width) { return n.width > 0 ? n.width : model_width; }
 
 struct LayerGraph {
   std::vector<GraphNode> nodes;

@@ -38,6 +38,13 @@ struct AttentionShape {
   int64_t window = 0;  // sliding window (0 = none): a query sees at most this many keys
 };
 
+// Mixture-of-experts ops: how many tokens go to how many experts (moe_topk, moe_permute,
+// moe_unpermute, grouped_gemm).
+struct MoeShape {
+  int64_t tokens = 0, top_k = 0, experts = 0;
+  double experts_touched = 0;  // expected distinct experts the step's tokens reach (grouped_gemm)
+};
+
 struct Op {
   std::string name;
   OpKind kind = OpKind::other;
@@ -46,6 +53,7 @@ struct Op {
   Precision precision = Precision::fp32;  // the peak its FLOPs run at
   GemmShape gemm;              // kind == gemm
   AttentionShape attention;    // attention, rotary, kv_cache
+  MoeShape moe;                // MoE routing and expert ops
   int64_t rows = 0, cols = 0;  // row-wise ops: elementwise, norm, softmax, embedding
   int64_t vocab = 0;           // embedding: rows of the table gathered from
   bool residual = false;       // norms: the residual add is fused in

@@ -73,4 +73,34 @@ Op attention_prefill_unfused(std::string name, int64_t batch, int64_t heads, int
 // sliding window is set (Mistral, Gemma-2 local layers).
 double attention_pairs(int64_t q_len, int64_t kv_len, bool causal, int64_t window = 0);
 
+// --- mixture of experts (lib/src/kernels/moe_*.cpp, grouped_gemm.cpp) ---------------------
+// Expected distinct experts `tokens` tokens reach when each picks `top_k` of `experts`. Uniform
+// routing (skew 0): E (1 - (1 - k/E)^T) (issue 11). With skew s, expert i (1-based) is picked
+// with probability p_i = k i^-s / sum_j j^-s (capped at 1): sum_i 1 - (1 - p_i)^T.
+double experts_touched(int64_t experts, int64_t top_k, int64_t tokens, double skew = 0);
+// Router top-k (vLLM fused_moe topk_softmax / grouped_topk): reads the tokens x experts router
+// logits, scores them (softmax or sigmoid), picks k (per group when grouped), writes k fp32
+// weights and k int32 ids per token.
+Op moe_topk(std::string name, int64_t tokens, int64_t experts, int64_t top_k, DType logits);
+// Token permutation: the tokens' k expert ids sorted into per-expert runs (vLLM
+// moe_align_block_size). `gather_rows`: the hidden rows are also copied into expert order
+// (PyTorch eager: index_select before torch._grouped_mm), T k rows of `hidden`.
+Op moe_permute(std::string name, int64_t tokens, int64_t top_k, int64_t experts, int64_t hidden, DType act,
+               bool gather_rows);
+// Un-permutation: each token's k expert outputs scaled by their router weights and summed into
+// its row (weighted scatter-add; vLLM moe_sum): reads T k rows, writes T rows.
+Op moe_unpermute(std::string name, int64_t tokens, int64_t top_k, int64_t hidden, DType act);
+// Grouped expert GEMM: T k routed rows through their experts' W[n, k_dim]. FLOPs 2 T k n k_dim;
+// weight bytes those of the expected distinct experts touched (experts_touched); the tile plan
+// is a batch of experts_touched GEMMs of T k / experts_touched rows each.
+Op grouped_gemm(std::string name, int64_t tokens, int64_t top_k, int64_t experts, int64_t n, int64_t k_dim,
+                DType act, DType weight, Precision precision, double skew = 0);
+
+// --- multi-head latent attention (attention_mla_decode.cpp) -------------------------------
+// Absorbed MLA decode (FlashMLA; DeepSeek-V2 paper section 2.1.3): per head, q (latent + rope
+// dims) against the cached [latent | rope key] of every token, and P against the latent as the
+// value: 2 b h L (r + p) + 2 b h L r FLOPs; the cache (r + p per token) read once for all heads.
+Op attention_mla_decode(std::string name, int64_t batch, int64_t heads, int64_t kv_len, int64_t kv_lora_rank,
+                        int64_t rope_dim, DType act, DType kv);
+
 }  // namespace perfmodel::ops

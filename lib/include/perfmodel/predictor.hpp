@@ -37,7 +37,7 @@ class Predictor {
     std::vector<OpCost> costs;  // its ops priced, parallel to step.ops
   };
   StepCost step_cost(const Workload& w);
-  using Key = std::tuple<int64_t, int, int, int, bool, bool>;  // batch, dtypes, tf32, all positions
+  using Key = std::tuple<int64_t, int, int, int, bool, bool, double>;  // batch, dtypes, tf32, all positions, routing skew
   Model model_;
   Roofs roofs_;        // the fused profile's (the memoized path)
   Roofs eager_roofs_;  // the eager profile's

@@ -28,6 +28,9 @@ struct Workload {
   Impl impl = Impl::fused;
   bool allow_tf32 = false;       // fp32 matmuls on tensor cores
   bool lm_head_all_positions = false;  // prefill: logits for every position (training-style)
+  // MoE routing skew: the experts' popularity falls as rank^-skew (Zipf); 0 = uniform routing
+  // (ops::experts_touched).
+  double routing_skew = 0;
 
   int64_t new_tokens_per_seq() const { return phase == Phase::decode ? 1 : ctx; }
   int64_t tokens() const { return batch * new_tokens_per_seq(); }

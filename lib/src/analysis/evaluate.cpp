@@ -11,6 +11,11 @@ namespace {
 EvaluationStatus status_of(const MemoryPlan& p, int64_t batch) {
   if (p.fits) return {};
   char buf[256];
+  if (p.weights >= p.usable) {  // no batch at all: say so rather than "the largest batch is 0"
+    std::snprintf(buf, sizeof buf, "the weights alone need %s but %s of memory is usable: the model does not fit on this card",
+                  format_bytes_binary(p.weights).c_str(), format_bytes_binary(p.usable).c_str());
+    return {false, buf};
+  }
   std::snprintf(buf, sizeof buf, "batch %lld needs %s but %s is usable; the largest batch that fits is %lld",
                 static_cast<long long>(batch), format_bytes_binary(p.total).c_str(),
                 format_bytes_binary(p.usable).c_str(), static_cast<long long>(p.max_batch));

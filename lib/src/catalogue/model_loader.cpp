@@ -3,6 +3,8 @@
 
 #include "perfmodel/catalogue.hpp"
 #include "perfmodel/errors.hpp"
+#include "perfmodel/family.hpp"
+#include "catalogue/model_loader_moe.hpp"
 #include "catalogue/yaml_reader.hpp"
 
 namespace perfmodel {
@@ -20,22 +22,15 @@ constexpr int64_t kMaxHeads = int64_t{1} << 20;      // heads, KV heads, head_di
 constexpr int64_t kMaxVocab = int64_t{1} << 32;
 constexpr int64_t kMaxPositions = int64_t{1} << 40;  // max_position_embeddings, sliding_window
 
-// The families whose layer structure perfmodel prices (docs/model.md); anything else is refused
-// rather than priced as a Llama.
-const std::vector<std::string>& supported_architectures() {
-  static const std::vector<std::string> k{"llama", "mistral", "qwen2", "qwen3", "gemma", "gemma2", "gpt2"};
-  return k;
-}
-
-std::string supported_list() {
-  std::string list;
-  for (const auto& s : supported_architectures()) list += (list.empty() ? "" : ", ") + s;
-  return list;
-}
+// The families whose layer structure perfmodel prices (lib/src/model/family_registry.cpp); anything
+// else is refused rather than priced as a Llama.
+std::string supported_list() { return known_architectures(); }
 
 bool is_supported(const std::string& arch) {
-  const auto& k = supported_architectures();
-  return std::find(k.begin(), k.end(), arch) != k.end();
+  for (const ModelFamily* f : model_families())
+    for (std::string_view a : f->architectures)
+      if (a == arch) return true;
+  return false;
 }
 
 Activation parse_activation(MapReader& r, const std::string& key, const std::string& v) {
@@ -96,9 +91,7 @@ Model load_model_file(const std::string& path) {
   m.sliding_window = r.integer("sliding_window", 0, kMaxPositions);
   m.window_pattern = pick<WindowPattern>(r, "sliding_window_pattern", r.str("sliding_window_pattern"),
                                          {{"all", WindowPattern::all}, {"alternate", WindowPattern::alternate}});
-  // MoE / MLA models come with a later issue; refuse rather than price them as dense.
-  for (const char* k : {"num_local_experts", "n_routed_experts", "num_experts", "kv_lora_rank", "q_lora_rank"})
-    if (r.has(k)) r.fail(k, "MoE and MLA models are not supported yet; refusing to price this model as dense");
+  detail::read_yaml_moe_mla(r, m);  // MoE and MLA blocks (model_loader_moe.cpp)
   r.finish();
   validate(m);
   return m;
@@ -112,18 +105,8 @@ Model load_hf_config(const std::string& path) {
   const std::string type = r.opt_str("model_type").value_or("");
   if (!is_supported(type)) {
     const std::string list = supported_list();
-    if (type == "mixtral" || type == "deepseek_v2" || type == "deepseek_v3" || type == "qwen2_moe")
-      r.fail("model_type", "'" + type + "' is a MoE/MLA model; MoE and MLA are not supported yet "
-                           "(refusing to price it as dense)");
     r.fail("model_type", type.empty() ? "missing; supported model types: " + list
                                       : "'" + type + "' is not supported; supported: " + list);
-  }
-  // MoE / MLA fields present with a value: refuse.
-  for (const char* k : {"num_local_experts", "n_routed_experts", "num_experts", "num_experts_per_tok",
-                        "moe_intermediate_size", "kv_lora_rank", "q_lora_rank"}) {
-    if (!r.has(k)) continue;
-    auto v = r.opt_str(k);
-    if (v && *v != "0") r.fail(k, "MoE and MLA models are not supported yet; refusing to price this model as dense");
   }
   m.architecture = type;
   m.name = type;
@@ -173,7 +156,7 @@ Model load_hf_config(const std::string& path) {
     m.norm = NormKind::rmsnorm;
     m.position = PositionKind::rope;
     // Qwen2's q/k/v bias is hard-coded in the model, not a config key (reference B.4).
-    m.qkv_bias = r.opt_boolean("attention_bias").value_or(type == "qwen2");
+    m.qkv_bias = r.opt_boolean("attention_bias").value_or(type == "qwen2" || type == "qwen2_moe");
     m.o_bias = false;
     m.mlp_bias = r.opt_boolean("mlp_bias").value_or(false);
   }
@@ -181,6 +164,9 @@ Model load_hf_config(const std::string& path) {
     m.norms_per_layer = 4;
     m.window_pattern = WindowPattern::alternate;
   }
+  m.qk_norm = type == "qwen3_moe";  // Qwen3MoeAttention: q_norm and k_norm over head_dim
+  // MoE and MLA fields (model_loader_moe.cpp); any other MoE/MLA-looking key is refused.
+  detail::read_hf_moe_mla(r, type, m);
   auto window = r.has("sliding_window") ? r.opt_nullable_integer("sliding_window", 0, kMaxPositions) : std::nullopt;
   const bool use_window = r.opt_boolean("use_sliding_window").value_or(true);
   m.sliding_window = window && use_window ? *window : 0;

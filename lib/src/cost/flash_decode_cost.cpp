@@ -1,5 +1,7 @@
 // Flash-decoding: the split kernel's CTAs walk their key tiles one dependent step at a time,
 // then the combine merges the splits one by one (decode_attention.hpp; docs/model.md).
+#include <algorithm>
+
 #include "kernel_costs.hpp"
 #include "perfmodel/decode_attention.hpp"
 
@@ -10,12 +12,13 @@ KernelTimes flash_decode_cost(const Op& op, const Roofs& r, const Tile* force_ti
   // A profile measured on production decode kernels prices them as they run (issue 10).
   if (r.production_decode.measured()) return production_decode_cost(op, r);
   const AttentionShape& a = op.attention;
-  // The split a planner sizes for the shape (decode_attention.hpp): time never drops as the batch
-  // or the context grows (issue 14).
-  const DecodeSplit d = best_decode_split(a.batch, a.heads, a.kv_heads, a.kv_len, a.head_dim, r.card, op.bytes_read,
-                                          r.read_bandwidth, r.decode, r.pass_latency_s, r.kernel_floor_s);
   KernelTimes t;
   if (op.flops > 0) t.compute_s = op.flops / effective_peak(r, op.precision);
+  // The split a planner sizes for the shape (decode_attention.hpp), scored as it is priced here:
+  // time never drops as the batch or the context grows (issue 14).
+  const DecodeSplit d =
+      best_decode_split(a.batch, a.heads, a.kv_heads, a.kv_len, a.head_dim, r.card, op.bytes_read, r.read_bandwidth,
+                        r.decode, r.pass_latency_s, r.kernel_floor_s, std::max(stream_memory_s(op, r), t.compute_s));
   // The KV stream and the CTAs' chains of dependent tile steps.
   const double chains_s = decode_split_time(d, op.bytes_read, r.read_bandwidth, r.card, r.decode);
   // The split kernel, and the combine only when there is more than one split.

@@ -20,7 +20,7 @@ StepCost Predictor::step_cost(const Workload& w) {
   }
   validate(model_, w);
   const Key key{w.batch, static_cast<int>(w.weight_dtype), static_cast<int>(w.act_dtype),
-                static_cast<int>(w.kv_dtype), w.allow_tf32, w.lm_head_all_positions};
+                static_cast<int>(w.kv_dtype), w.allow_tf32, w.lm_head_all_positions, w.routing_skew};
   auto it = batch_only_.find(key);
   if (it == batch_only_.end()) {
     // The whole step once for this batch, each op priced; the attention ops are replaced below.
@@ -59,8 +59,12 @@ Prediction Predictor::predict(const Workload& w) {
   const StepCost c = step_cost(w);
   p.time_s = c.time_s;
   p.roofline_time_s = c.roofline_time_s;
-  const double kv = kv_bytes_per_token(model_, w.kv_dtype);
-  p.ai = decode_ai(params_, params_ * bytes_of(w.weight_dtype), static_cast<double>(w.batch), static_cast<double>(w.ctx), kv);
+  const double kv = cached_bytes_per_token(model_, w);
+  p.ai = model_.moe.enabled()
+             ? moe_decode_ai(model_, bytes_of(w.weight_dtype), static_cast<double>(w.batch),
+                             static_cast<double>(w.ctx), kv, w.routing_skew)
+             : decode_ai(params_, params_ * bytes_of(w.weight_dtype), static_cast<double>(w.batch),
+                         static_cast<double>(w.ctx), kv);
   const MemoryPlan plan = plan_memory(model_, w, roofs_.card, utilization_);
   p.fits = plan.fits;
   p.max_batch = plan.max_batch;

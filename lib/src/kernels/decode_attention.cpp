@@ -104,11 +104,11 @@ double decode_combine_time(const DecodeSplit& d, double pass_latency_s, const De
 
 DecodeSplit best_decode_split(int64_t batch, int64_t heads, int64_t kv_heads, int64_t kv_len, int64_t head_dim,
                               const Card& card, double kv_bytes, double read_bandwidth, const DecodeCosts& c,
-                              double pass_latency_s, double kernel_floor_s) {
+                              double pass_latency_s, double kernel_floor_s, double stream_floor_s) {
   DecodeSplit best = plan_decode_split(batch, heads, kv_heads, kv_len, head_dim, card);
   if (!(read_bandwidth > 0) || card.sm_count <= 0) return best;
   auto cost = [&](const DecodeSplit& d) {
-    return decode_split_time(d, kv_bytes, read_bandwidth, card, c) +
+    return std::max(stream_floor_s, decode_split_time(d, kv_bytes, read_bandwidth, card, c)) +
            (d.splits > 1 ? kernel_floor_s + decode_combine_time(d, pass_latency_s, c) : 0.0);
   };
   double best_cost = cost(best);

@@ -4,8 +4,6 @@
 
 namespace perfmodel::decoder {
 
-namespace {
-
 using Kind = GraphNode::Kind;
 
 GraphNode node(Kind kind, std::string name, int64_t count) {
@@ -29,8 +27,6 @@ GraphNode linear(std::string name, std::vector<GraphNode::Part> parts, int64_t i
   n.bias = bias;
   return n;
 }
-
-}  // namespace
 
 LayerGraph attention_graph(const Model& m, const Workload&) {
   return {{node(Kind::attention, "attention", m.layers)}};

@@ -11,6 +11,11 @@ struct Options {
   bool sandwich_norms = false;
 };
 
+// Node makers the families share.
+GraphNode node(GraphNode::Kind kind, std::string name, int64_t count);
+GraphNode norm(std::string name, int64_t count, bool after_residual);
+GraphNode linear(std::string name, std::vector<GraphNode::Part> parts, int64_t in, bool bias, int64_t count);
+
 LayerGraph graph(const Model& m, const Workload& w, const Options& o);
 // The attention nodes alone (the only ones whose cost depends on the context in decode).
 LayerGraph attention_graph(const Model& m, const Workload& w);

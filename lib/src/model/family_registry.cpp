@@ -7,12 +7,16 @@ namespace perfmodel {
 const ModelFamily& llama_family();
 const ModelFamily& gemma2_family();
 const ModelFamily& gpt2_family();
+const ModelFamily& moe_family();
+const ModelFamily& deepseek_family();
 
 const std::vector<const ModelFamily*>& model_families() {
   static const std::vector<const ModelFamily*> families = {
       &llama_family(),
       &gemma2_family(),
       &gpt2_family(),
+      &moe_family(),
+      &deepseek_family(),
   };
   return families;
 }

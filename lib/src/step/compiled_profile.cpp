@@ -10,6 +10,7 @@
 // repeat_kv: with a mask it does not pass enable_gqa) (docs/profiles.md).
 #include "eager_ops.hpp"
 #include "fused_ops.hpp"
+#include "perfmodel/errors.hpp"
 #include "perfmodel/ops.hpp"
 #include "perfmodel/profile.hpp"
 
@@ -21,7 +22,6 @@ using Kind = GraphNode::Kind;
 
 void compiled_attention(const GraphNode& n, const Model& m, const Workload& w, Step& s) {
   const int64_t kv_len = w.ctx;
-  const int64_t T = w.tokens();
   if (m.kv_heads < m.heads) {
     // repeat_kv: expand + reshape of the whole static cache, a copy Inductor materializes for
     // K and V before the SDPA call.
@@ -50,6 +50,10 @@ void add_rotary(Step& s, const std::string& name, int64_t T, const Model& m, DTy
 }
 
 void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
+  // Inductor's code for transformers' MoE expert loops and MLA was never measured.
+  if (m.moe.enabled() || m.mla.enabled())
+    throw InputError("--impl compiled: " + m.name + " has " + (m.moe.enabled() ? "mixture-of-experts" : "MLA") +
+                     " layers; the compiled profile covers dense transformers only (use --impl fused or eager)");
   const int64_t T = w.tokens();
   const DType act = w.act_dtype, wt = w.weight_dtype;
   const Precision mm = matmul_precision(act, w.allow_tf32);
@@ -60,7 +64,7 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
         s.ops.back().vocab = m.vocab;
         break;
       case Kind::position_embed: s.ops.push_back(counted(ops::add(n.name, T, m.hidden, act), n.count)); break;
-      case Kind::norm: s.ops.push_back(counted(fused_norm(m, n.name, T, act, n.after_residual), n.count)); break;
+      case Kind::norm: s.ops.push_back(counted(fused_norm(m, n, T, act), n.count)); break;
       case Kind::linear: {
         const int64_t rows = n.logits ? logits_rows(w) : T;
         for (const GraphNode::Part& p : n.parts)
@@ -75,6 +79,9 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
         s.ops.push_back(counted(ops::kv_append(n.name, T, m.kv_heads, m.head_dim, act, w.kv_dtype), n.count));
         break;
       case Kind::attention: compiled_attention(n, m, w, s); break;
+      case Kind::router:
+      case Kind::moe_experts:
+      case Kind::mla_up: break;  // refused above
       case Kind::residual_add: break;  // fused into the next norm
       case Kind::activation: s.ops.push_back(counted(fused_activation(n, m, T, act), n.count)); break;
     }

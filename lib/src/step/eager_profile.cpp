@@ -6,6 +6,7 @@
 #include "eager_ops.hpp"
 #include "perfmodel/ops.hpp"
 #include "perfmodel/profile.hpp"
+#include "moe_mla_lowering.hpp"
 
 namespace perfmodel {
 
@@ -45,8 +46,10 @@ void eager_embed(const GraphNode& n, const Model& m, const Workload& w, Step& s)
 // against 9.9 ms + 8.6 ms with K/V repeated).
 void eager_attention(const GraphNode& n, const Model& m, const Workload& w, Step& s) {
   const int64_t kv_len = w.ctx;
+  // MLA: per-head keys of qk_head_dim and values of v_head_dim (lowering::mla_expanded_head_dim).
+  const int64_t head_dim = m.mla.enabled() ? lowering::mla_expanded_head_dim(m) : m.head_dim;
   if (w.phase == Phase::decode) {
-    Op a = ops::attention_decode(n.name + ".sdpa", w.batch, m.heads, m.kv_heads, kv_len, m.head_dim, w.act_dtype,
+    Op a = ops::attention_decode(n.name + ".sdpa", w.batch, m.heads, m.kv_heads, kv_len, head_dim, w.act_dtype,
                                  w.kv_dtype);
     a.launches = 1;
     a.passes = 1;
@@ -54,7 +57,7 @@ void eager_attention(const GraphNode& n, const Model& m, const Workload& w, Step
     s.ops.push_back(counted(a, n.count));
   } else {
     s.ops.push_back(counted(ops::attention_prefill(n.name + ".sdpa", w.batch, m.heads, m.kv_heads, w.ctx, kv_len,
-                                                   m.head_dim, true, w.act_dtype, w.kv_dtype),
+                                                   head_dim, true, w.act_dtype, w.kv_dtype),
                             n.count));
   }
 }
@@ -68,8 +71,8 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
       case Kind::embed: eager_embed(n, m, w, s); break;
       case Kind::position_embed: s.ops.push_back(counted(ops::add(n.name, T, m.hidden, act), n.count)); break;
       case Kind::norm:
-        if (m.norm == NormKind::rmsnorm) eager_rmsnorm(s, n.name, T, m.hidden, act, n.count);
-        else s.ops.push_back(counted(ops::layernorm(n.name, T, m.hidden, act, false), n.count));
+        if (m.norm == NormKind::rmsnorm) eager_rmsnorm(s, n.name, T * n.rows_per_token, node_width(n, m.hidden), act, n.count);
+        else s.ops.push_back(counted(ops::layernorm(n.name, T * n.rows_per_token, node_width(n, m.hidden), act, false), n.count));
         break;
       case Kind::linear: {  // each part its own nn.Linear
         const int64_t rows = n.logits ? logits_rows(w) : T;
@@ -83,15 +86,22 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
         break;
       }
       case Kind::rotary:
+        if (m.mla.enabled()) {  // q_rot of every head, the one shared k_rot
+          eager_rotary(s, T, m.heads * m.mla.qk_rope_head_dim, "q", act, n.count, 2);
+          eager_rotary(s, T, m.mla.qk_rope_head_dim, "k", act, n.count, 0);
+          break;
+        }
         eager_rotary(s, T, m.q_dim(), "q", act, n.count, 2);  // cos.unsqueeze(1), sin.unsqueeze(1)
         eager_rotary(s, T, m.kv_dim(), "k", act, n.count, 0);
         break;
       case Kind::kv_write: {
         // DynamicCache.update (transformers' default cache, what generate() uses): the first call
         // stores the prompt's K and V; each decode step then torch.cat's the whole cache with the
-        // new token, one copy of the cache per layer for K and one for V.
+        // new token, one copy of the cache per layer for K and one for V. MLA: HF caches the
+        // expanded per-head keys (qk_head_dim) and values (v_head_dim).
+        const int64_t kv_width = m.mla.enabled() ? m.kv_heads * lowering::mla_expanded_head_dim(m) : m.kv_dim();
         if (w.phase == Phase::decode) {
-          Op cat = ops::copy(n.name + ".cat", w.batch * w.ctx, 2 * m.kv_dim(), w.kv_dtype);
+          Op cat = ops::copy(n.name + ".cat", w.batch * w.ctx, 2 * kv_width, w.kv_dtype);
           cat.launches = 2;
           cat.passes = 2;
           // CatArrayBatchedCopy over the cache as hf.json measured it: cropped back between steps,
@@ -103,15 +113,18 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
       }
       case Kind::attention: eager_attention(n, m, w, s); break;
       case Kind::residual_add: s.ops.push_back(counted(ops::add(n.name, T, m.hidden, act), n.count)); break;
+      case Kind::router: lowering::eager_router(n, m, w, s); break;
+      case Kind::moe_experts: lowering::eager_experts(n, m, w, s); break;
+      case Kind::mla_up: lowering::eager_mla_up(n, m, w, s); break;
       case Kind::activation:
         if (n.gated) {
           // act_fn(gate) then * up: two kernels.
           s.ops.push_back(counted(ops::elementwise("act_fn", m.act == Activation::silu ? KernelId::other
                                                                                        : KernelId::gelu_fused,
-                                                   T, m.intermediate, act, 1, 1, 4),
+                                                   T, node_width(n, m.intermediate), act, 1, 1, 4),
                                   n.count));
-          s.ops.push_back(
-              counted(ops::elementwise("act_mul_up", KernelId::mul, T, m.intermediate, act, 2, 1, 1), n.count));
+          s.ops.push_back(counted(
+              ops::elementwise("act_mul_up", KernelId::mul, T, node_width(n, m.intermediate), act, 2, 1, 1), n.count));
         } else {
           // transformers' NewGELUActivation (gelu_new, GPT-2) is written out in torch ops: pow,
           // mul, add, mul, tanh, add, mul, mul, 8 kernels; other GELUs are F.gelu, one kernel.

@@ -8,8 +8,8 @@
 
 namespace perfmodel {
 
-// RMSNorm or LayerNorm as one kernel, with the preceding residual add folded in.
-Op fused_norm(const Model& m, const std::string& name, int64_t tokens, DType act, bool fused_residual);
+// RMSNorm or LayerNorm as one kernel, with the preceding residual add folded in (n.after_residual).
+Op fused_norm(const Model& m, const GraphNode& n, int64_t tokens, DType act);
 // The MLP activation as one kernel (SiLU x up, GELU x up, or GELU).
 Op fused_activation(const GraphNode& n, const Model& m, int64_t tokens, DType act);
 

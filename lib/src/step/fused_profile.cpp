@@ -5,18 +5,20 @@
 #include "fused_ops.hpp"
 #include "perfmodel/ops.hpp"
 #include "perfmodel/profile.hpp"
+#include "moe_mla_lowering.hpp"
 
 namespace perfmodel {
 
-Op fused_norm(const Model& m, const std::string& name, int64_t tokens, DType act, bool fused_residual) {
-  return m.norm == NormKind::rmsnorm ? ops::rmsnorm(name, tokens, m.hidden, act, fused_residual)
-                                     : ops::layernorm(name, tokens, m.hidden, act, fused_residual);
+Op fused_norm(const Model& m, const GraphNode& n, int64_t tokens, DType act) {
+  const int64_t rows = tokens * n.rows_per_token, cols = node_width(n, m.hidden);  // per-head norms: the heads
+  return m.norm == NormKind::rmsnorm ? ops::rmsnorm(n.name, rows, cols, act, n.after_residual)
+                                     : ops::layernorm(n.name, rows, cols, act, n.after_residual);
 }
 
 Op fused_activation(const GraphNode& n, const Model& m, int64_t tokens, DType act) {
   if (!n.gated) return ops::gelu(n.name, tokens, m.intermediate, act, /*fused=*/true);
-  return m.act == Activation::silu ? ops::silu_mul(n.name, tokens, m.intermediate, act)
-                                   : ops::gelu_mul(n.name, tokens, m.intermediate, act);
+  const int64_t width = node_width(n, m.intermediate);
+  return m.act == Activation::silu ? ops::silu_mul(n.name, tokens, width, act) : ops::gelu_mul(n.name, tokens, width, act);
 }
 
 namespace {
@@ -71,18 +73,33 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
       case Kind::position_embed:  // learned positions: a second gather fused with the add
         s.ops.push_back(counted(ops::add(n.name, T, m.hidden, act), n.count));
         break;
-      case Kind::norm: s.ops.push_back(counted(fused_norm(m, n.name, T, act, n.after_residual), n.count)); break;
+      case Kind::norm: s.ops.push_back(counted(fused_norm(m, n, T, act), n.count)); break;
       case Kind::linear:  // the parts as one GEMM (QKVParallelLinear, MergedColumnParallelLinear)
         s.ops.push_back(
             counted(ops::gemm(n.name, n.logits ? logits_rows(w) : T, n.out(), n.in, act, wt, mm, n.bias), n.count));
         break;
       case Kind::rotary:
-        s.ops.push_back(counted(ops::rotary(n.name, T, m.heads, m.kv_heads, m.head_dim, act), n.count));
+        if (m.mla.enabled())  // the queries' rope dims per head and the one shared rope key
+          s.ops.push_back(counted(ops::rotary(n.name, T, m.heads, 1, m.mla.qk_rope_head_dim, act), n.count));
+        else
+          s.ops.push_back(counted(ops::rotary(n.name, T, m.heads, m.kv_heads, m.head_dim, act), n.count));
         break;
       case Kind::kv_write:
-        s.ops.push_back(counted(ops::kv_append(n.name, T, m.kv_heads, m.head_dim, act, w.kv_dtype), n.count));
+        if (m.mla.enabled()) {  // one [latent | rope key] row per token: a K/V append of half its width each
+          Op op = ops::kv_append(n.name, T, 1, (m.mla.cache_width() + 1) / 2, act, w.kv_dtype);
+          op.attention.head_dim = m.mla.cache_width();
+          s.ops.push_back(counted(op, n.count));
+        } else {
+          s.ops.push_back(counted(ops::kv_append(n.name, T, m.kv_heads, m.head_dim, act, w.kv_dtype), n.count));
+        }
         break;
-      case Kind::attention: lower_attention(n, m, w, s); break;
+      case Kind::attention:
+        if (m.mla.enabled()) lowering::fused_mla_attention(n, m, w, s);
+        else lower_attention(n, m, w, s);
+        break;
+      case Kind::router: lowering::fused_router(n, m, w, s); break;
+      case Kind::moe_experts: lowering::fused_experts(n, m, w, s); break;
+      case Kind::mla_up: lowering::fused_mla_up(n, m, w, s); break;
       case Kind::residual_add: break;  // fused into the next norm
       case Kind::activation: s.ops.push_back(counted(fused_activation(n, m, T, act), n.count)); break;
     }
