@@ -7,8 +7,6 @@ namespace perfmodel::cli {
 
 Report accuracy_report(const Context& ctx, const Loaded& card, const Measurements& m,
                        const std::vector<CaseError>& errors);
-// docs/accuracy.md: data set, card, date, commit, the table and where the model is weak.
-std::string accuracy_markdown(const Loaded& card, const Measurements& m, const std::vector<CaseError>& errors,
-                              const std::string& date);
+// docs/accuracy.md: AccuracyMarkdown (documents.hpp) over this report.
 
 }  // namespace perfmodel::cli

@@ -5,25 +5,10 @@
 #include <iostream>
 
 #include "perfmodel/errors.hpp"
+#include "perfmodel/text.hpp"
 #include "perfmodel/units.hpp"
 
 namespace perfmodel::cli {
-
-namespace {
-
-size_t distance(const std::string& a, const std::string& b) {
-  std::vector<size_t> prev(b.size() + 1), cur(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    cur[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j)
-      cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1)});
-    std::swap(prev, cur);
-  }
-  return prev[b.size()];
-}
-
-}  // namespace
 
 bool parse(const std::vector<std::string>& args, const po::options_description& desc,
            po::variables_map& vm, Context& ctx, const std::string& usage,
@@ -54,7 +39,7 @@ bool parse(const std::vector<std::string>& args, const po::options_description& 
     size_t best_d = 100;
     for (const auto& o : all.options()) {
       std::string name = "--" + o->long_name();
-      size_t d = distance(flag, name);
+      size_t d = edit_distance(flag, name);
       if (d < best_d) best_d = d, best = name;
     }
     throw UsageError("unknown flag '" + flag + "'" + (best_d <= 3 ? "; did you mean " + best + "?" : "") +
@@ -63,18 +48,6 @@ bool parse(const std::vector<std::string>& args, const po::options_description& 
     throw UsageError(std::string(e.what()) + " (see --help)");
   }
   return true;
-}
-
-void add_format(po::options_description& d, std::string& format) {
-  d.add_options()("format", po::value(&format)->default_value("table"),
-                  "output: table (readable), csv (the main table) or json (everything, with meta)");
-}
-
-void emit(const Report& r, const std::string& format, Context& ctx) {
-  if (format == "json") *ctx.out << to_json(r.root);
-  else if (format == "csv") *ctx.out << render_csv(r);
-  else if (format == "table") *ctx.out << render_table(r);
-  else throw UsageError("--format must be table, csv or json, got '" + format + "'");
 }
 
 void add_card(po::options_description& d, CardArgs& a, bool with_calibration) {

@@ -14,6 +14,7 @@
 #include "perfmodel/model.hpp"
 #include "perfmodel/report.hpp"
 #include "perfmodel/workload.hpp"
+#include "printer.hpp"
 
 namespace perfmodel::cli {
 
@@ -49,9 +50,7 @@ bool parse(const std::vector<std::string>& args, const po::options_description& 
            po::variables_map& vm, Context& ctx, const std::string& usage,
            const std::string& example, const po::positional_options_description* pos = nullptr);
 
-// --format table|csv|json
-void add_format(po::options_description& d, std::string& format);
-void emit(const Report& r, const std::string& format, Context& ctx);
+// --format and the printers: printer.hpp.
 
 struct CardArgs {
   std::string card = "a100";

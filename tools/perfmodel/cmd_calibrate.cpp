@@ -84,7 +84,8 @@ int cmd_calibrate(const std::vector<std::string>& args, Context& ctx) {
   po::options_description d("Options");
   bool g_on_gpu = false;
   std::string g_output;
-  std::string card_name, raw_out, format, only;
+  std::string card_name, raw_out, only;
+  Format format = Format::table;
   std::vector<std::string> raw_in;
   d.add_options()("on-gpu", po::bool_switch(&g_on_gpu), "measure on the CUDA device")(
       "card", po::value(&card_name), "catalogue card the device is (default: from the device name)")(

@@ -9,7 +9,7 @@ namespace perfmodel::cli {
 
 int cmd_cards(const std::vector<std::string>& args, Context& ctx) {
   po::options_description d("Options");
-  std::string format;
+  Format format = Format::table;
   add_format(d, format);
   po::variables_map vm;
   if (!parse(args, d, vm, ctx, "perfmodel cards: the GPUs in hardware/", "perfmodel cards --format csv")) return 0;
@@ -55,7 +55,7 @@ int cmd_cards(const std::vector<std::string>& args, Context& ctx) {
 
 int cmd_models(const std::vector<std::string>& args, Context& ctx) {
   po::options_description d("Options");
-  std::string format;
+  Format format = Format::table;
   add_format(d, format);
   po::variables_map vm;
   if (!parse(args, d, vm, ctx, "perfmodel models: the models in models/", "perfmodel models")) return 0;

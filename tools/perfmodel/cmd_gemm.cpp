@@ -19,7 +19,8 @@ int cmd_gemm(const std::vector<std::string>& args, Context& ctx) {
   po::options_description d("Options");
   CardArgs card;
   int64_t m = 0, n = 0, k = 0;
-  std::string dtype = "bf16", tile, format, impl = "fused";
+  std::string dtype = "bf16", tile, impl = "fused";
+  Format format = Format::table;
   bool tf32 = false;
   add_card(d, card);
   d.add_options()("m", po::value(&m)->required(), "rows of x and y (tokens)")(

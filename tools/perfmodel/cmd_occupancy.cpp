@@ -9,7 +9,8 @@ int cmd_occupancy(const std::vector<std::string>& args, Context& ctx) {
   po::options_description d("Options");
   CardArgs card;
   KernelResources k;
-  std::string smem = "0 B", format;
+  std::string smem = "0 B";
+  Format format = Format::table;
   int64_t grid = 1;
   add_card(d, card, false);
   d.add_options()("threads", po::value(&k.threads_per_block)->default_value(256), "threads per block")(

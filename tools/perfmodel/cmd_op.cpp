@@ -48,7 +48,8 @@ Op make_kernel_op(const std::string& kind, int64_t rows, int64_t cols, DType t, 
 int cmd_op(const std::vector<std::string>& args, Context& ctx) {
   po::options_description d("Options");
   CardArgs card;
-  std::string kind, dtype = "bf16", format;
+  std::string kind, dtype = "bf16";
+  Format format = Format::table;
   int64_t rows = 0, cols = 0;
   AttentionShape a;
   a.batch = 1;

@@ -1,64 +1,19 @@
 // perfmodel roofline: a step's ops placed on the card's roofline, optionally drawn as SVG.
 #include <algorithm>
-#include <cmath>
-#include <fstream>
-#include <sstream>
 
 #include "commands.hpp"
+#include "documents.hpp"
 #include "perfmodel/errors.hpp"
 #include "step_report.hpp"
 
 namespace perfmodel::cli {
 
-namespace {
-
-// Log-log chart: x = FLOP/B, y = FLOP/s. The nominal roof dashed, the measured roof solid.
-std::string roofline_svg(const std::string& title, double peak, double bw, double mpeak, double mbw,
-                         const std::vector<std::tuple<std::string, double, double>>& points) {
-  const double W = 900, H = 560, L = 80, R = 30, T = 50, B = 60;
-  double xmin = 0.01, xmax = 1e5, ymin = 1e9, ymax = peak * 3;
-  for (const auto& [n, x, y] : points) {
-    if (x > 0) xmin = std::min(xmin, x / 2), xmax = std::max(xmax, x * 2);
-    if (y > 0) ymin = std::min(ymin, y / 2);
-  }
-  auto px = [&](double x) { return L + (std::log10(x) - std::log10(xmin)) / (std::log10(xmax) - std::log10(xmin)) * (W - L - R); };
-  auto py = [&](double y) { return H - B - (std::log10(y) - std::log10(ymin)) / (std::log10(ymax) - std::log10(ymin)) * (H - T - B); };
-  std::ostringstream s;
-  s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << W << "\" height=\"" << H << "\" font-family=\"sans-serif\" font-size=\"12\">\n";
-  s << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n";
-  s << "<text x=\"" << L << "\" y=\"25\" font-size=\"15\">" << title << "</text>\n";
-  for (double d = std::pow(10, std::ceil(std::log10(xmin))); d <= xmax; d *= 10)
-    s << "<line x1=\"" << px(d) << "\" y1=\"" << T << "\" x2=\"" << px(d) << "\" y2=\"" << H - B << "\" stroke=\"#eee\"/>"
-      << "<text x=\"" << px(d) << "\" y=\"" << H - B + 18 << "\" text-anchor=\"middle\">" << d << "</text>\n";
-  for (double d = std::pow(10, std::ceil(std::log10(ymin))); d <= ymax; d *= 10)
-    s << "<line x1=\"" << L << "\" y1=\"" << py(d) << "\" x2=\"" << W - R << "\" y2=\"" << py(d) << "\" stroke=\"#eee\"/>"
-      << "<text x=\"" << L - 6 << "\" y=\"" << py(d) + 4 << "\" text-anchor=\"end\">" << d / 1e12 << "T</text>\n";
-  s << "<text x=\"" << (W + L) / 2 << "\" y=\"" << H - 15 << "\" text-anchor=\"middle\">arithmetic intensity (FLOP/byte)</text>\n";
-  s << "<text x=\"18\" y=\"" << (H) / 2 << "\" transform=\"rotate(-90 18 " << H / 2 << ")\" text-anchor=\"middle\">FLOP/s</text>\n";
-  auto roof = [&](double p, double b, const char* style, const char* label) {
-    const double ridge = p / b;
-    s << "<polyline fill=\"none\" stroke=\"#333\" stroke-width=\"2\" " << style << " points=\"" << px(xmin) << ","
-      << py(std::max(ymin, xmin * b)) << " " << px(ridge) << "," << py(p) << " " << px(xmax) << "," << py(p) << "\"/>\n";
-    s << "<text x=\"" << px(ridge) + 6 << "\" y=\"" << py(p) - 6 << "\">" << label << " (ridge " << std::round(ridge) << ")</text>\n";
-  };
-  roof(peak, bw, "stroke-dasharray=\"6,4\"", "nominal");
-  if (mpeak > 0 && mbw > 0) roof(mpeak, mbw, "", "measured");
-  for (const auto& [name, x, y] : points) {
-    if (x <= 0 || y <= 0) continue;
-    s << "<circle cx=\"" << px(x) << "\" cy=\"" << py(y) << "\" r=\"5\" fill=\"#c33\"><title>" << name << "</title></circle>"
-      << "<text x=\"" << px(x) + 7 << "\" y=\"" << py(y) + 4 << "\" font-size=\"10\">" << name << "</text>\n";
-  }
-  s << "</svg>\n";
-  return s.str();
-}
-
-}  // namespace
-
 int cmd_roofline(const std::vector<std::string>& args, Context& ctx) {
   po::options_description d("Options");
   CardArgs card;
   WorkloadArgs wl;
-  std::string format, svg, phase = "decode";
+  std::string svg, phase = "decode";
+  Format format = Format::table;
   add_card(d, card);
   add_workload(d, wl);
   d.add_options()("phase", po::value(&phase)->default_value(phase), "decode or prefill")(
@@ -98,7 +53,6 @@ int cmd_roofline(const std::vector<std::string>& args, Context& ctx) {
   roofs.set("measured_ridge", mpeak > 0 && mbw > 0 ? Node::number(mpeak / mbw, Hint::intensity) : Node());
   r.root.set("roofs", std::move(roofs));
   Node points = Node::array();
-  std::vector<std::tuple<std::string, double, double>> pts;
   for (size_t i = 0; i < p.step.ops.size(); ++i) {
     const Op& op = p.step.ops[i];
     const OpCost& c = p.cost.ops[i];
@@ -115,7 +69,6 @@ int cmd_roofline(const std::vector<std::string>& args, Context& ctx) {
     pt.set("distance_to_ridge", Node::number(c.distance_to_ridge, Hint::ratio));
     pt.set("roof_gap", Node::number(c.roof_gap, Hint::ratio));
     points.push(std::move(pt));
-    pts.emplace_back(op.name, ai, achieved);
   }
   r.root.set("points", std::move(points));
   r.fields.push_back({"roofline of " + l.card.name + " (" + std::string(to_string(mm)) + ")", "roofs",
@@ -134,13 +87,7 @@ int cmd_roofline(const std::vector<std::string>& args, Context& ctx) {
                        {"distance_to_roof", "to roof", Hint::ratio},
                        {"distance_to_ridge", "to ridge", Hint::ratio},
                        {"roof_gap", "roof gap", Hint::ratio}}});
-  if (!svg.empty()) {
-    std::ofstream f(svg);
-    if (!f) throw InputError("cannot write --svg file '" + svg + "'");
-    f << roofline_svg(m.name + " " + to_string(w.phase) + " b=" + std::to_string(w.batch) + " on " + l.card.name,
-                      peak, bw, mpeak, mbw, pts);
-    r.notes.push_back("wrote " + svg);
-  }
+  if (!svg.empty()) write_document(RooflineSvg{}, r, svg, "--svg");
   emit(r, format, ctx);
   return 0;
 }

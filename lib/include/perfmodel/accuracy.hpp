@@ -57,8 +57,6 @@ struct SetStats {
 
 std::vector<CaseError> evaluate(const Measurements& m, const Roofs& roofs,
                                 const std::function<Model(const std::string&)>& model_lookup);
-// Linear-interpolated quantile q of v (0.5: median).
-double percentile(std::vector<double> v, double q);
 
 std::vector<SetStats> summarize(const std::vector<CaseError>& errors);
 

@@ -8,76 +8,10 @@
 #include "perfmodel/gemm_tiling.hpp"
 #include "perfmodel/instructions.hpp"
 #include "perfmodel/price.hpp"
+#include "perfmodel/stats.hpp"
 #include "calibration_fit_parts.hpp"
-#include "catalogue/yaml_reader.hpp"
 
 namespace perfmodel {
-
-RawCalibration load_raw_calibration(const std::string& path) try {
-  YAML::Node root = detail::load_file(path);
-  RawCalibration r;
-  auto fail = [&](const std::string& what) { throw ConfigError(path, 0, 0, "", what); };
-  if (!root.IsMap() || !root["points"] || !root["points"].IsSequence()) fail("expected an object with a 'points' list");
-  if (root["device"] && root["device"]["name"]) r.device_name = root["device"]["name"].as<std::string>();
-  if (root["device"] && root["device"]["driver_version"]) r.driver = root["device"]["driver_version"].as<std::string>();
-  if (root["host_launch_overhead_s"]) r.host_launch_s = root["host_launch_overhead_s"].as<double>();
-  if (root["min_kernel_time_s"]) r.kernel_floor_s = root["min_kernel_time_s"].as<double>();
-  for (const auto& p : root["points"]) {
-    RawPoint pt;
-    pt.what = p["what"].as<std::string>();
-    if (p["dtype"]) pt.dtype = p["dtype"].as<std::string>();
-    if (p["m"]) pt.m = p["m"].as<int64_t>();
-    if (p["n"]) pt.n = p["n"].as<int64_t>();
-    if (p["k"]) pt.k = p["k"].as<int64_t>();
-    if (p["batch"]) pt.batch = p["batch"].as<int64_t>();
-    if (p["heads"]) pt.heads = p["heads"].as<int64_t>();
-    if (p["kv_heads"]) pt.kv_heads = p["kv_heads"].as<int64_t>();
-    if (p["kv_len"]) pt.kv_len = p["kv_len"].as<int64_t>();
-    if (p["q_len"]) pt.q_len = p["q_len"].as<int64_t>();
-    if (p["head_dim"]) pt.head_dim = p["head_dim"].as<int64_t>();
-    if (p["bytes"]) pt.bytes = p["bytes"].as<double>();
-    if (p["flops"]) pt.flops = p["flops"].as<double>();
-    pt.seconds = p["seconds"].as<double>();
-    if (!std::isfinite(pt.seconds)) fail("a point's seconds is not finite");  // issue 14
-    if (!(pt.seconds > 0)) continue;  // a failed measurement
-    auto num = [&](const char* key) { return p[key] ? p[key].as<double>() : 0.0; };
-    pt.burst_seconds = num("burst_seconds"), pt.clock_mhz = num("clock_mhz"), pt.burst_clock_mhz = num("burst_clock_mhz");
-    pt.power_w = num("power_w"), pt.idle_power_w = num("idle_power_w"), pt.power_limit_w = num("power_limit_w");
-    pt.alone_s = num("alone_s");
-    pt.kernels = p["kernels"] ? p["kernels"].as<int>() : 0;
-    if (pt.what == "thread_chain" || pt.what == "l2_residency") {
-      KernelCase c;
-      const auto k = p["kernel"] ? kernel_from_string(p["kernel"].as<std::string>()) : std::nullopt;
-      if (!k) fail("a thread_chain point needs a known 'kernel'");
-      c.kernel = *k;
-      auto get = [&](const char* key) { return p[key] ? p[key].as<int64_t>() : int64_t{0}; };
-      c.rows = get("rows"), c.cols = get("cols"), c.vocab = get("vocab"), c.batch = get("batch");
-      c.heads = get("heads"), c.kv_heads = get("kv_heads"), c.q_len = get("q_len"), c.kv_len = get("kv_len");
-      c.head_dim = get("head_dim");
-      c.l2_resident = p["l2_resident"] && p["l2_resident"].as<bool>();
-      if (p["rotated_bytes"]) c.rotated_bytes = p["rotated_bytes"].as<double>();
-      c.name = pt.what + "_" + to_string(c.kernel);
-      pt.kernel = c;
-    }
-    r.points.push_back(pt);
-  }
-  return r;
-} catch (const YAML::Exception& e) {  // a missing or mistyped field (issue 14: exit 1 without the file)
-  throw ConfigError(path, e.mark.line + 1, e.mark.column + 1, "", e.msg);
-}
-
-RawCalibration load_raw_calibration(const std::vector<std::string>& paths) {
-  RawCalibration all;
-  for (const std::string& path : paths) {
-    RawCalibration r = load_raw_calibration(path);
-    if (all.device_name.empty()) all.device_name = r.device_name;
-    if (all.driver.empty()) all.driver = r.driver;
-    if (!(all.kernel_floor_s > 0)) all.kernel_floor_s = r.kernel_floor_s;
-    if (!(all.host_launch_s > 0)) all.host_launch_s = r.host_launch_s;
-    all.points.insert(all.points.end(), r.points.begin(), r.points.end());
-  }
-  return all;
-}
 
 RampFit fit_ramp(const std::vector<std::pair<double, double>>& pts) {
   RampFit f;
@@ -102,16 +36,6 @@ RampFit fit_ramp(const std::vector<std::pair<double, double>>& pts) {
   f.rms_relative_error = std::sqrt(s / static_cast<double>(pts.size()));
   return f;
 }
-
-namespace {
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[v.size() / 2];
-}
-
-}  // namespace
 
 Calibration fit_calibration(const RawCalibration& raw, const Card& card) {
   Calibration c;
@@ -158,7 +82,7 @@ Calibration fit_calibration(const RawCalibration& raw, const Card& card) {
   std::vector<double> excess;
   for (const auto& [b, t] : ramp)
     if (b >= 65536 && b <= 67108864) excess.push_back(t - mem(b / 2, b / 2) - c.kernel_floor_s);
-  c.pass_latency_s = std::max(0.0, median(excess));
+  c.pass_latency_s = std::max(0.0, upper_median(excess));
   // The same over L2-resident data: the ramp's smallest copy, whose rotating buffer sets (up to
   // 1000 of them, validation harness) stay within half of L2.
   const std::pair<double, double>* smallest = nullptr;
@@ -284,7 +208,7 @@ Calibration fit_calibration(const RawCalibration& raw, const Card& card) {
     const double busy = p.seconds - c.kernel_floor_s - 2 * c.pass_latency_s;
     if (busy > 0) shares.push_back(std::min(1.0, warp_instructions / slots / busy));
   }
-  if (!shares.empty()) c.issue_efficiency = median(shares);
+  if (!shares.empty()) c.issue_efficiency = upper_median(shares);
   fit_thread_chains(raw, card, c);
   fit_l2_capacity(raw, card, c);
   fit_power_cap(raw, card, c);

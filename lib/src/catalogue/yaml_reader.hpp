@@ -16,12 +16,12 @@
 #include <vector>
 
 #include "perfmodel/errors.hpp"
+#include "perfmodel/text.hpp"
 #include "perfmodel/units.hpp"
 
 namespace perfmodel::detail {
 
-// Levenshtein distance, for "did you mean".
-size_t edit_distance(const std::string& a, const std::string& b);
+using perfmodel::edit_distance;  // text.hpp
 // The closest names within a small distance, comma separated ("" if none).
 std::string close_names(const std::string& name, const std::vector<std::string>& candidates);
 

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <sstream>
 
+#include "perfmodel/text.hpp"
 #include "perfmodel/units.hpp"
 #include "perfmodel/version.hpp"
 
@@ -130,26 +131,7 @@ std::string shortest(double x) {
   return std::string(b, r.ptr);
 }
 
-void json_string(std::ostringstream& o, const std::string& s) {
-  o << '"';
-  for (unsigned char c : s) {
-    switch (c) {
-      case '"': o << "\\\""; break;
-      case '\\': o << "\\\\"; break;
-      case '\n': o << "\\n"; break;
-      case '\t': o << "\\t"; break;
-      default:
-        if (c < 0x20) {
-          char b[8];
-          std::snprintf(b, sizeof b, "\\u%04x", c);
-          o << b;
-        } else {
-          o << c;
-        }
-    }
-  }
-  o << '"';
-}
+void json_string(std::ostringstream& o, const std::string& s) { o << '"' << json_escape(s) << '"'; }
 
 void json(std::ostringstream& o, const Node& n, int indent, int depth) {
   const std::string pad(static_cast<size_t>(indent * (depth + 1)), ' ');

@@ -6,6 +6,7 @@
 #include <tuple>
 
 #include "perfmodel/errors.hpp"
+#include "perfmodel/stats.hpp"
 #include "perfmodel/kernel.hpp"
 #include "perfmodel/profile.hpp"
 
@@ -82,11 +83,11 @@ ProfileSetStats stats_of(Impl p, const std::string& kernel, const std::string& i
   s.implementation = impl;
   s.fitted_cases = a.fitted;
   s.held_out_cases = static_cast<int>(a.held.size());
-  s.held_out_median_abs = percentile(a.held, 0.5);
-  s.held_out_p90_abs = percentile(a.held, 0.9);
+  s.held_out_median_abs = quantile(a.held, 0.5);
+  s.held_out_p90_abs = quantile(a.held, 0.9);
   s.held_out_mean_signed = a.held.empty() ? 0 : a.held_sum / static_cast<double>(a.held.size());
-  s.all_median_abs = percentile(a.all, 0.5);
-  s.all_p90_abs = percentile(a.all, 0.9);
+  s.all_median_abs = quantile(a.all, 0.5);
+  s.all_p90_abs = quantile(a.all, 0.9);
   return s;
 }
 
