@@ -195,9 +195,11 @@ TEST_CASE("production kernels: each implementation stands for the right profile"
   CHECK(profiles_measured_by("torch.sdpa.cudnn", KernelId::attention_prefill_fused) == std::vector{Impl::fused});
   CHECK(profiles_measured_by("torch.sdpa.flash", KernelId::attention_prefill_fused) == std::vector{Impl::eager});
   CHECK(profiles_measured_by("torch.sdpa.flash", KernelId::attention_decode).size() == 2);
-  CHECK(profiles_measured_by("torch.sdpa.efficient", KernelId::attention_decode).empty());
+  // SDPA with an attention mask (a static cache) runs the memory-efficient kernel: compiled's
+  CHECK(profiles_measured_by("torch.sdpa.efficient", KernelId::attention_decode) == std::vector{Impl::compiled});
   CHECK(profiles_measured_by("torch.eager", KernelId::silu_mul) == std::vector{Impl::eager});
-  CHECK(profiles_measured_by("torch.compile", KernelId::rmsnorm) == std::vector{Impl::fused});
+  CHECK(profiles_measured_by("torch.compile", KernelId::rmsnorm) == (std::vector{Impl::fused, Impl::compiled}));
+  CHECK(profiles_measured_by("torch.linear", KernelId::gemm).size() == 3);  // cuBLASLt in every profile
 }
 
 TEST_CASE("eager form: F.silu(a) * b is two kernels and an intermediate; held out within 10 % median") {

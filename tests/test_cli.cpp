@@ -90,6 +90,28 @@ TEST_CASE("gemm: the 1793 / 1792 wave cliff on A100 with 256x128 tiles") {
   expect_input_error(cli("gemm --card a100 --m 8 --n 8 --k 8 --tile 256by128"), {"--tile"});
 }
 
+TEST_CASE("gemm --impl: cuBLASLt through torch.matmul in every profile; eager adds the host's dispatch") {
+  const std::string g = "gemm --card h200 --m 16 --n 4096 --k 4096 --format json --impl ";
+  const test::Json f = json_of(cli(g + "fused")), e = json_of(cli(g + "eager")), c = json_of(cli(g + "compiled"));
+  CHECK(num(e, "device_time_s") == test::approx(num(f, "device_time_s")));
+  CHECK(num(c, "device_time_s") == test::approx(num(f, "device_time_s")));
+  CHECK(num(f, "host_time_s") == 0);
+  CHECK(num(e, "host_time_s") > 0);
+  CHECK(num(e, "time_s") >= num(e, "host_time_s"));
+  CHECK(e.at("inputs.impl")->str == "eager");
+  expect_input_error(cli("gemm --card h200 --m 16 --n 16 --k 16 --impl graph"), {"--impl"});
+}
+
+TEST_CASE("decode --impl compiled: one CUDA graph, no host time; GQA repeats the static cache") {
+  const test::Json d = json_of(cli("decode --model llama3-8b --card h200 --batch 8 --ctx 1024 --impl compiled --format json"));
+  CHECK(num(d, "step.host_time_s") == 0);
+  CHECK(num(d, "step.time_s") == test::approx(num(d, "step.device_time_s")));
+  const test::Json f = json_of(cli("decode --model llama3-8b --card h200 --batch 8 --ctx 1024 --format json"));
+  CHECK(num(d, "step.device_time_s") > num(f, "step.device_time_s"));  // unfused GEMMs, repeat_kv, no split-KV
+  // MoE / MLA under Inductor were never measured: refused, not guessed.
+  expect_input_error(cli("decode --model mixtral-8x7b --card h200 --impl compiled"), {"--impl compiled", "dense"});
+}
+
 TEST_CASE("JSON carries exact values") {
   const test::Json d = json_of(cli("decode --model llama2-7b --card a100 --ctx 2048 --format json"));
   CHECK(num(d, "analysis.weight_bytes") == 13476831232.0);

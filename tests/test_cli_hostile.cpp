@@ -106,3 +106,26 @@ TEST_CASE("result files: a mistyped or infinite time and a point missing seconds
   expect_input_error(cli("calibrate --card h200 --from-raw " + raw.string() + " --output " + (tmp_dir() / "ns.yaml").string()),
                      {raw.string(), "seconds"});
 }
+
+TEST_CASE("a profile calibration's aten: and split_kv values are checked, file:line and key named") {
+  std::ifstream in(test::root() + "/hardware/h200.calibration.yaml");
+  std::ostringstream s;
+  s << in.rdbuf();
+  const std::string base = s.str();
+  const std::pair<std::string, std::string> bad[] = {
+      {"norm_ctas_per_sm: 8", "norm_ctas_per_sm: 0"},
+      {"strided_elements_per_s: 4.6e11", "strided_elements_per_s: -3"},
+      {"split_kv: false", "split_kv: maybe"},
+      {"softmax_reg_chain: 0.42 us", "softmax_reg_chain: 0.42 GB"}};
+  int i = 0;
+  for (const auto& [from, to] : bad) {
+    std::string text = base;
+    const size_t at = text.find(from);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, from.size(), to);
+    const fs::path f = tmp_dir() / ("bad-profile-" + std::to_string(i++) + ".calibration.yaml");
+    std::ofstream(f) << text;
+    expect_input_error(cli("decode --card h200 --impl eager --calibration " + f.string()),
+                       {f.string() + ":", to.substr(0, to.find(':'))});
+  }
+}

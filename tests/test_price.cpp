@@ -303,7 +303,7 @@ TEST_CASE("flash-decoding: a wave overlaps its KV stream and its CTAs' chains as
 
 TEST_CASE("profiles: written and read back; laid over the card's roofs only for the named profile") {
   const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
-  REQUIRE(cal.profiles.size() == 2);
+  REQUIRE(cal.profiles.size() == 3);  // fused, eager, compiled
   const auto tmp = std::filesystem::temp_directory_path() / "perfmodel_profiles_roundtrip.yaml";
   {
     std::ofstream f(tmp);
@@ -311,8 +311,8 @@ TEST_CASE("profiles: written and read back; laid over the card's roofs only for 
   }
   const Calibration back = load_calibration(tmp.string());
   std::filesystem::remove(tmp);
-  REQUIRE(back.profiles.size() == 2);
-  for (size_t i = 0; i < 2; ++i) {
+  REQUIRE(back.profiles.size() == 3);
+  for (size_t i = 0; i < 3; ++i) {
     const ProfileCalibration &a = cal.profiles[i], &b = back.profiles[i];
     CHECK(a.name == b.name);
     CHECK(b.attention_peak == test::approx(a.attention_peak));
@@ -320,7 +320,17 @@ TEST_CASE("profiles: written and read back; laid over the card's roofs only for 
     CHECK(b.decode.stream_bandwidth == test::approx(a.decode.stream_bandwidth));
     CHECK(b.decode.combine_per_split_s == test::approx(a.decode.combine_per_split_s));
     CHECK(b.host_per_kernel_s == test::approx(a.host_per_kernel_s));
+    CHECK(b.decode.split_kv == a.decode.split_kv);
+    CHECK(b.aten.rmsnorm_chain_s == test::approx(a.aten.rmsnorm_chain_s));
+    CHECK(b.aten.softmax_smem_chain_s == test::approx(a.aten.softmax_smem_chain_s));
+    CHECK(b.aten.strided_rate == test::approx(a.aten.strided_rate));
+    CHECK(b.aten.cat_rate == test::approx(a.aten.cat_rate));
+    CHECK(b.aten.norm_ctas_per_sm == a.aten.norm_ctas_per_sm);
   }
+  // Only eager measured PyTorch's own kernels; compiled's attention never splits the KV.
+  CHECK(find_profile(cal.profiles, "eager")->aten.rows_measured());
+  CHECK(!find_profile(cal.profiles, "fused")->aten.rows_measured());
+  CHECK(!find_profile(cal.profiles, "compiled")->decode.split_kv);
   const Card h200 = test::catalogue().card("h200");
   const Roofs card = make_roofs(h200, &cal), fused = make_roofs(h200, &cal, Impl::fused);
   CHECK(card.attention_peak == test::approx(cal.attention_peak));  // the backend's own kernel

@@ -3,6 +3,7 @@
 #include "calibration_profiles.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 
 #include "perfmodel/workload.hpp"
@@ -25,6 +26,34 @@ double share(MapReader& r, const std::string& key) {
   return v;
 }
 
+// PyTorch's own kernels (profile_calibration.hpp, AtenKernels); every key optional.
+AtenKernels read_aten(MapReader& m) {
+  AtenKernels a;
+  auto time = [&](const char* key) { return m.opt_quantity(key, Dimension::seconds, true).value_or(-1); };
+  a.norm_floor_s = time("norm_floor");
+  a.rmsnorm_chain_s = time("rmsnorm_chain");
+  a.layernorm_chain_s = time("layernorm_chain");
+  if (auto n = m.opt_number("norm_ctas_per_sm")) {
+    if (*n < 1 || *n > 32 || *n != std::floor(*n)) m.fail("norm_ctas_per_sm", "must be a whole number from 1 to 32");
+    a.norm_ctas_per_sm = static_cast<int>(*n);
+  }
+  a.softmax_floor_s = time("softmax_floor");
+  a.softmax_warp_chain_s = time("softmax_warp_chain");
+  a.softmax_reg_chain_s = time("softmax_reg_chain");
+  a.softmax_smem_chain_s = time("softmax_smem_chain");
+  if (auto rate = m.opt_number("strided_elements_per_s")) {
+    if (!(*rate > 0) || !std::isfinite(*rate)) m.fail("strided_elements_per_s", "must be a positive number");
+    a.strided_rate = *rate;
+  }
+  a.strided_floor_s = time("strided_floor");
+  if (auto rate = m.opt_number("cat_elements_per_s")) {
+    if (!(*rate > 0) || !std::isfinite(*rate)) m.fail("cat_elements_per_s", "must be a positive number");
+    a.cat_rate = *rate;
+  }
+  m.finish();
+  return a;
+}
+
 ProfileCalibration read_one(MapReader r, const std::string& name) {
   ProfileCalibration p;
   p.name = name;
@@ -41,9 +70,14 @@ ProfileCalibration read_one(MapReader r, const std::string& name) {
     x.nonsplit_tile_s = d->opt_quantity("nonsplit_tile", Dimension::seconds, true).value_or(0);
     x.nonsplit_softmax_share = std::max(0.0, share(*d, "nonsplit_softmax_share"));
     x.nonsplit_floor_s = d->opt_quantity("nonsplit_floor", Dimension::seconds, true).value_or(-1);
+    if (auto split = d->opt_str("split_kv")) {
+      if (*split != "true" && *split != "false") d->fail("split_kv", "must be true or false");
+      x.split_kv = *split == "true";
+    }
     d->finish();
   }
   p.host_per_kernel_s = r.opt_quantity("host_per_kernel", Dimension::seconds, true).value_or(0);
+  if (auto m = r.opt_map("aten")) p.aten = read_aten(*m);
   r.finish();
   return p;
 }
@@ -54,6 +88,23 @@ std::string q(double v, const char* unit, double scale) {
   return buf;
 }
 
+void write_aten(std::ostream& o, const AtenKernels& a) {
+  const std::pair<const char*, double> times[] = {
+      {"norm_floor", a.norm_floor_s},           {"rmsnorm_chain", a.rmsnorm_chain_s},
+      {"layernorm_chain", a.layernorm_chain_s}, {"softmax_floor", a.softmax_floor_s},
+      {"softmax_warp_chain", a.softmax_warp_chain_s}, {"softmax_reg_chain", a.softmax_reg_chain_s},
+      {"softmax_smem_chain", a.softmax_smem_chain_s}, {"strided_floor", a.strided_floor_s}};
+  bool any = a.strided_rate > 0 || a.cat_rate > 0;
+  for (const auto& [k, v] : times) any = any || v >= 0;
+  if (!any) return;
+  o << "    aten:\n";
+  for (const auto& [k, v] : times)
+    if (v >= 0) o << "      " << k << ": " << q(v, "us", 1e-6) << "\n";
+  if (a.rows_measured()) o << "      norm_ctas_per_sm: " << a.norm_ctas_per_sm << "\n";
+  if (a.strided_rate > 0) o << "      strided_elements_per_s: " << a.strided_rate << "\n";
+  if (a.cat_rate > 0) o << "      cat_elements_per_s: " << a.cat_rate << "\n";
+}
+
 }  // namespace
 
 std::vector<ProfileCalibration> read_profiles(MapReader& calibration) {
@@ -61,8 +112,8 @@ std::vector<ProfileCalibration> read_profiles(MapReader& calibration) {
   auto section = calibration.opt_map("profiles");
   if (!section) return out;
   for (const std::string& name : section->keys()) {
-    if (name != to_string(Impl::fused) && name != to_string(Impl::eager))
-      section->fail(name, "unknown profile '" + name + "' (known: fused, eager)");
+    if (name != to_string(Impl::fused) && name != to_string(Impl::eager) && name != to_string(Impl::compiled))
+      section->fail(name, "unknown profile '" + name + "' (known: fused, eager, compiled)");
     out.push_back(read_one(section->map(name), name));
   }
   section->finish();
@@ -89,8 +140,10 @@ void write_profiles(std::ostream& o, const std::vector<ProfileCalibration>& prof
       o << "      nonsplit_tile: " << q(d.nonsplit_tile_s, "us", 1e-6) << "\n";
       o << "      nonsplit_softmax_share: " << d.nonsplit_softmax_share << "\n";
       if (d.nonsplit_floor_s >= 0) o << "      nonsplit_floor: " << q(d.nonsplit_floor_s, "us", 1e-6) << "\n";
+      if (!d.split_kv) o << "      split_kv: false\n";
     }
     if (p.host_per_kernel_s > 0) o << "    host_per_kernel: " << q(p.host_per_kernel_s, "us", 1e-6) << "\n";
+    write_aten(o, p.aten);
   }
 }
 

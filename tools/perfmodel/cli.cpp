@@ -99,7 +99,7 @@ void add_workload(po::options_description& d, WorkloadArgs& a, bool with_model) 
       "act-dtype", po::value(&a.act_dtype), "activations dtype (overrides --dtype); fp8|int8: the GEMMs' inputs (W8A8)")(
       "kv-dtype", po::value(&a.kv_dtype), "KV-cache dtype (overrides --dtype; fp8, fp8_e4m3 or fp8_e5m2 for an fp8 cache)")(
       "impl", po::value(&a.impl)->default_value(a.impl),
-      "implementation profile: fused (serving engine, CUDA graph) or eager (HF transformers)")(
+      "implementation profile: fused (serving engine, CUDA graph), eager (HF transformers) or compiled (torch.compile of the HF model, CUDA graphs)")(
       "tf32", po::bool_switch(&a.tf32), "run fp32 matmuls on tensor cores (TF32)")(
       "mem-util", po::value(&a.mem_util)->default_value(a.mem_util),
       "share of device memory usable for weights + KV + activations (vLLM default 0.9)")(
@@ -168,7 +168,8 @@ Workload make_workload(const WorkloadArgs& a, Phase phase, const Card& card) {
   apply_quant(a, w, card);
   if (a.impl == "fused") w.impl = Impl::fused;
   else if (a.impl == "eager") w.impl = Impl::eager;
-  else throw UsageError("--impl must be fused or eager, got '" + a.impl + "'");
+  else if (a.impl == "compiled") w.impl = Impl::compiled;
+  else throw UsageError("--impl must be fused, eager or compiled, got '" + a.impl + "'");
   w.allow_tf32 = a.tf32;
   if (!(a.routing_skew >= 0 && a.routing_skew <= 4)) throw UsageError("--routing-skew must be in [0, 4]");
   w.routing_skew = a.routing_skew;

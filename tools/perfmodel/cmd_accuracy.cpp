@@ -80,7 +80,7 @@ Report accuracy_report(const Context& ctx, const Loaded& card, const Measurement
 void add_profile_tables(Report& r, const std::vector<ProfileCaseError>& errors) {
   if (errors.empty()) return;
   const auto stats = summarize_profiles(errors);
-  for (Impl p : {Impl::fused, Impl::eager}) {
+  for (Impl p : {Impl::fused, Impl::eager, Impl::compiled}) {
     Node rows = Node::array();
     for (const ProfileSetStats& s : stats) {
       if (s.profile != p) continue;

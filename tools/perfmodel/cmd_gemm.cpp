@@ -20,7 +20,7 @@ int cmd_gemm(const std::vector<std::string>& args, Context& ctx) {
   po::options_description d("Options");
   CardArgs card;
   int64_t m = 0, n = 0, k = 0;
-  std::string dtype = "bf16", tile;
+  std::string dtype = "bf16", tile, impl = "fused";
   Format format = Format::table;
   bool tf32 = false;
   WorkloadArgs quant;  // --weight-dtype, --act-dtype and the quantization flags (issue 12)
@@ -32,7 +32,11 @@ int cmd_gemm(const std::vector<std::string>& args, Context& ctx) {
       "tf32", po::bool_switch(&tf32), "fp32 on tensor cores")(
       "tile", po::value(&tile), "price with this CTA tile, e.g. 256x128 (default: the best tile)")(
       "weight-dtype", po::value(&quant.weight_dtype), "weights: int4|int8 (weight-only), fp8 (W8A8), nvfp4|mxfp4 (default: --dtype)")(
-      "act-dtype", po::value(&quant.act_dtype), "GEMM inputs: fp8|int8 (W8A8) (default: --dtype)");
+      "act-dtype", po::value(&quant.act_dtype), "GEMM inputs: fp8|int8 (W8A8) (default: --dtype)")(
+      "impl", po::value(&impl)->default_value(impl),
+      "implementation profile: fused, eager or compiled. All three run cuBLASLt through torch.matmul "
+      "(the same kernel, the same device time); eager adds PyTorch's host time per call");
+
   add_quant(d, quant);
   add_format(d, format);
   po::variables_map vm;
@@ -45,6 +49,9 @@ int cmd_gemm(const std::vector<std::string>& args, Context& ctx) {
   require_positive(k, "--k");
   Loaded l = load_card(card, ctx);
   const DType t = parse_dtype(dtype, "--dtype");
+  if (impl != "fused" && impl != "eager" && impl != "compiled")
+    throw UsageError("--impl must be fused, eager or compiled, got '" + impl + "'");
+  const Impl profile = impl == "eager" ? Impl::eager : impl == "compiled" ? Impl::compiled : Impl::fused;
   // A quantized linear when any quantization flag is given (the bare `--dtype fp8` GEMM stays
   // the plain cuBLASLt product it always was).
   const bool quantized = !quant.weight_dtype.empty() || !quant.act_dtype.empty() || quant.group_size != -1 ||
@@ -62,16 +69,18 @@ int cmd_gemm(const std::vector<std::string>& args, Context& ctx) {
   std::vector<Op> kernels = quantized && is_quantized(w) ? quantized_linear("gemm", m, n, k, w, false)
                                                          : std::vector<Op>{ops::gemm("gemm", m, n, k, t, t, matmul_precision(t, tf32))};
   const Op& op = kernels.back();
-  const Roofs roofs = make_roofs(l.card, l.calibration ? &*l.calibration : nullptr);
+  const Roofs roofs = make_roofs(l.card, l.calibration ? &*l.calibration : nullptr, profile);
   std::optional<Tile> forced;
   if (!tile.empty()) forced = tile_flag(tile);
-  OpCost c = price(op, roofs, Impl::fused, forced ? &*forced : nullptr);
+  OpCost c = price(op, roofs, profile, forced ? &*forced : nullptr);
   // The linear's other kernels (activation amax and quantization) run before the GEMM.
   Node parts = Node::array();
-  double total = 0, roofline = 0, flops = 0, bytes = 0;
+  double total = 0, roofline = 0, flops = 0, bytes = 0, device = 0, host = 0;
   for (const Op& k_op : kernels) {
-    const OpCost kc = &k_op == &op ? c : price(k_op, roofs, Impl::fused);
+    const OpCost kc = &k_op == &op ? c : price(k_op, roofs, profile);
     total += kc.time_s;
+    device += kc.device_time_s;
+    host += kc.host_time_s;
     roofline += kc.roofline_time_s;
     flops += k_op.flops;
     bytes += k_op.bytes();
@@ -99,8 +108,11 @@ int cmd_gemm(const std::vector<std::string>& args, Context& ctx) {
     inputs.set("workload", workload_node(w));
   }
   inputs.set("precision", Node::text(std::string(to_string(op.precision))));
+  inputs.set("impl", Node::text(impl));
   r.root.set("inputs", std::move(inputs));
   r.root.set("time_s", Node::number(total, Hint::time));
+  r.root.set("device_time_s", Node::number(device, Hint::time));
+  r.root.set("host_time_s", Node::number(host, Hint::time));
   r.root.set("roofline_time_s", Node::number(roofline, Hint::time));
   r.root.set("flops", Node::number(flops, Hint::flops));
   r.root.set("bytes", Node::number(bytes, Hint::bytes));

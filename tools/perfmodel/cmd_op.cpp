@@ -75,7 +75,7 @@ int cmd_op(const std::vector<std::string>& args, Context& ctx) {
       "head-dim", po::value(&a.head_dim), "attention: head dimension")(
       "causal", po::bool_switch(&a.causal), "attention: causal mask")(
       "impl", po::value(&impl)->default_value(impl),
-      "implementation profile whose kernel is priced: fused (serving engine) or eager (PyTorch eager: its kernels, floors and host time)")(
+      "implementation profile whose kernel is priced: fused (serving engine), eager (PyTorch eager: its kernels, floors and host time) or compiled (torch.compile: Inductor's kernel)")(
       "eager", po::bool_switch(&eager), "alias of --impl eager");
   add_format(d, format);
   po::variables_map vm;
@@ -99,8 +99,9 @@ int cmd_op(const std::vector<std::string>& args, Context& ctx) {
     require_positive(rows, "--rows");
     require_positive(cols, "--cols");
   }
-  if (impl != "fused" && impl != "eager") throw UsageError("--impl must be fused or eager, got '" + impl + "'");
-  const Impl profile = eager || impl == "eager" ? Impl::eager : Impl::fused;
+  if (impl != "fused" && impl != "eager" && impl != "compiled")
+    throw UsageError("--impl must be fused, eager or compiled, got '" + impl + "'");
+  const Impl profile = eager || impl == "eager" ? Impl::eager : impl == "compiled" ? Impl::compiled : Impl::fused;
   Loaded l = load_card(card, ctx);
   Op op = make_kernel_op(kind, rows, cols, t, unfused, a);
   const Roofs roofs = make_roofs(l.card, l.calibration ? &*l.calibration : nullptr, profile);

@@ -77,6 +77,9 @@ struct Op {
   DType quant_weight = DType::bf16;
   int64_t quant_group = 0;
   Scaling scaling = Scaling::tensor;
+  // Eager: an operand is broadcast or strided (a transposed view, a slice), so PyTorch's
+  // TensorIterator runs its generic, non-vectorized kernel (aten_kernel_cost.cpp).
+  bool strided = false;
   int64_t count = 1;           // instances per step
   // kind == collective (parallel.hpp): NCCL's operation among `collective_gpus` GPUs on
   // `collective_bytes` per GPU (nccl-tests' sizes, collective.hpp); `overlaps`: it runs beside

@@ -43,6 +43,7 @@ class Predictor {
   Model model_;
   Roofs roofs_;        // the fused profile's (the memoized path)
   Roofs eager_roofs_;  // the eager profile's
+  Roofs compiled_roofs_;  // the compiled profile's
   double utilization_;
   double params_ = 0, weight_bytes_per_param_ = 0;
   std::map<Key, Priced> batch_only_;

@@ -62,6 +62,7 @@ struct Roofs {
   double host_per_kernel_s = 0;        // eager host time per kernel launched (0: host_launch_s)
   CollectiveCalibration collectives;   // NCCL between cards of this kind (unmeasured: NCCL's model values)
   QuantCalibration quant;              // weight-only GEMMs: measured, else QuantDefaults
+  AtenKernels aten;                    // eager: PyTorch's own kernels (unmeasured: the card's costs)
 };
 
 // Documented default efficiencies for uncalibrated cards (docs/model.md cites each).

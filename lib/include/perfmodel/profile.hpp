@@ -24,6 +24,9 @@ const std::vector<const Profile*>& profiles();
 // LlamaRMSNorm (8 kernels, fp32 intermediates); rotary is transformers' apply_rotary_pos_emb on q
 // and k (10 kernels). Other kernels are PyTorch's own one kernel (F.rms_norm, F.layer_norm, ...).
 std::vector<Op> eager_form(const Op& op, bool hf_modules);
+// One kernel of the fused vocabulary as Inductor generates it (lib/src/step/compiled_profile.cpp):
+// rotary is one Triton kernel for q and one for k; other kernels are the one kernel.
+std::vector<Op> compiled_form(const Op& op);
 const Profile& profile_for(Impl impl);
 
 }  // namespace perfmodel

@@ -25,11 +25,47 @@ struct ProductionDecode {
   double nonsplit_tile_s = 0;
   double nonsplit_softmax_share = 0;
   double nonsplit_floor_s = -1;  // one kernel, no combine
+  // false: the kernel never splits the KV (PyTorch's memory-efficient / CUTLASS FMHA kernel, what
+  // SDPA runs with an attention mask): a CTA per (sequence, head) walks the whole cache.
+  bool split_kv = true;
   bool measured() const { return call_floor_s >= 0 && stream_bandwidth > 0; }
 };
 
+// PyTorch's own kernels as eager runs them (aten_kernel_cost.cpp; docs/model.md, "PyTorch's
+// kernels"). Row kernels run one CTA per row walking the row in a dependent loop, so a row's time
+// grows with its columns (a chain), and rows beyond the resident CTAs run in waves; a
+// TensorIterator kernel over a broadcast or strided operand takes the generic (non-vectorized)
+// path, issue-bound on per-element offset arithmetic. Negative or 0: not measured.
+struct AtenKernels {
+  // F.rms_norm / F.layer_norm: vectorized_layer_norm_kernel, one 128-thread CTA per row.
+  double norm_floor_s = -1;
+  double rmsnorm_chain_s = -1;    // one row's chain per 1024 columns, data from DRAM
+  double layernorm_chain_s = -1;
+  int norm_ctas_per_sm = 8;
+  // torch.softmax: persistent warp softmax (<= 2048 columns of 2-byte data: a warp per row),
+  // cunn_SoftMaxForwardReg (row in registers, < 10 per thread of a 1024-thread CTA) and
+  // cunn_SoftMaxForwardSmem (row in shared memory): per-row time per 1024 columns; the block
+  // kernels issue-bound (one row per SM at a time), warps latency-bound (64 rows per SM).
+  double softmax_floor_s = -1;
+  double softmax_warp_chain_s = -1;
+  double softmax_reg_chain_s = -1;
+  double softmax_smem_chain_s = -1;
+  // TensorIterator's generic path (elementwise_kernel<128, 4>, CatArrayBatchedCopy): elements per
+  // second over all SMs, and its floor per kernel.
+  double strided_rate = 0;
+  double strided_floor_s = -1;
+  // torch.cat of a strided source (CatArrayBatchedCopy; DynamicCache's cat of the whole K/V cache,
+  // rotate_half's cat): elements per second; 0: the strided rate.
+  double cat_rate = 0;
+  bool rows_measured() const { return norm_floor_s >= 0 && rmsnorm_chain_s > 0 && layernorm_chain_s > 0; }
+  bool softmax_measured() const {
+    return softmax_floor_s >= 0 && softmax_warp_chain_s > 0 && softmax_reg_chain_s > 0 && softmax_smem_chain_s > 0;
+  }
+  bool strided_measured() const { return strided_rate > 0 && strided_floor_s >= 0; }
+};
+
 struct ProfileCalibration {
-  std::string name;       // fused | eager
+  std::string name;       // fused | eager | compiled
   std::string fitted_on;  // what the values come from (the implementations and the case split)
   // Prefill attention: the tile model of flash_prefill_cost.cpp, refitted on the profile's kernel.
   double attention_peak = 0;             // FLOP/s at head dim 128; 0: not measured
@@ -40,6 +76,7 @@ struct ProfileCalibration {
   // PyTorch eager as transformers runs it: the host time per kernel launched (Python module
   // calls, dispatcher, launch); 0: the card's eager_dispatch.
   double host_per_kernel_s = 0;
+  AtenKernels aten;  // eager: PyTorch's own kernels
 };
 
 // The named profile of `profiles`, or none.

@@ -16,7 +16,7 @@ enum class Phase { prefill, decode };
 //         attention, the step replayed as one CUDA graph (no host gaps).
 //  eager: PyTorch eager as HF transformers runs it — every elementwise op its own kernel,
 //         RMSNorm in fp32 through several kernels, unfused attention, host launch per op.
-enum class Impl { fused, eager };
+enum class Impl { fused, eager, compiled };
 
 struct Workload {
   Phase phase = Phase::decode;

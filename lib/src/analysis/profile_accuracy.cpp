@@ -15,6 +15,8 @@ namespace perfmodel {
 std::vector<Impl> profiles_measured_by(const std::string& impl, KernelId kernel) {
   const std::string set = accuracy_set(kernel);
   if (set == "attention") {
+    // compiled: SDPA with the static cache's mask runs the memory-efficient (CUTLASS FMHA) kernel.
+    if (impl == "torch.sdpa.efficient") return {Impl::compiled};
     if (kernel == KernelId::attention_decode) {
       // Both profiles run FlashAttention's split-KV decode (transformers' sdpa path too).
       if (impl == "torch.sdpa.flash") return {Impl::fused, Impl::eager};
@@ -24,23 +26,26 @@ std::vector<Impl> profiles_measured_by(const std::string& impl, KernelId kernel)
     if (impl == "torch.sdpa.flash") return {Impl::eager};
     return {};
   }
-  if (set == "gemm") {
-    if (impl == "torch.linear") return {Impl::fused, Impl::eager};
+  if (set == "gemm") {  // cuBLASLt through torch.matmul in all three
+    if (impl == "torch.linear") return {Impl::fused, Impl::eager, Impl::compiled};
     if (impl == "torch.scaled_mm") return {Impl::fused};
     return {};
   }
-  if (impl == "torch.compile") return {Impl::fused};
+  // Inductor's Triton kernels: the compiled profile's own, and the stand-in for a serving
+  // engine's fused kernels (vLLM's were not measured).
+  if (impl == "torch.compile") return {Impl::fused, Impl::compiled};
   if (impl == "torch.eager" || impl == "hf.eager") return {Impl::eager};
   return {};
 }
 
 std::vector<ProfileCaseError> evaluate_profiles(const Measurements& m, const Card& card, const Calibration* cal) {
-  const Roofs fused = make_roofs(card, cal, Impl::fused), eager = make_roofs(card, cal, Impl::eager);
+  const Roofs fused = make_roofs(card, cal, Impl::fused), eager = make_roofs(card, cal, Impl::eager),
+              compiled = make_roofs(card, cal, Impl::compiled);
   std::vector<ProfileCaseError> out;
   for (const MeasuredCase& c : m.cases) {
     if (c.implementation.empty()) continue;
     for (Impl p : profiles_measured_by(c.implementation, c.kernel.kernel)) {
-      const Roofs& r = p == Impl::eager ? eager : fused;
+      const Roofs& r = p == Impl::eager ? eager : p == Impl::compiled ? compiled : fused;
       Op op;
       try {
         op = to_op_on(c.kernel, r.l2_cyclic_capacity);
@@ -51,7 +56,9 @@ std::vector<ProfileCaseError> evaluate_profiles(const Measurements& m, const Car
       // without the eager host (price() with Impl::fused adds none). Eager runs the op as
       // PyTorch's kernels (transformers' modules for hf.eager).
       double predicted = 0;
-      const std::vector<Op> kernels = p == Impl::eager ? eager_form(op, c.implementation == "hf.eager") : std::vector{op};
+      const std::vector<Op> kernels = p == Impl::eager      ? eager_form(op, c.implementation == "hf.eager")
+                                      : p == Impl::compiled ? compiled_form(op)
+                                                            : std::vector{op};
       for (const Op& k : kernels) predicted += price(k, r, Impl::fused).time_s;
       out.push_back({p, c.implementation, c.index % 2 == 1,
                      {accuracy_set(c.kernel.kernel), c.kernel.name, to_string(c.kernel.kernel), predicted,

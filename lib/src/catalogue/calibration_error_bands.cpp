@@ -7,7 +7,7 @@ namespace perfmodel::detail {
 
 namespace {
 
-const char* const kProfiles[] = {"backend", "fused", "eager"};
+const char* const kProfiles[] = {"backend", "fused", "eager", "compiled"};
 const char* const kSets[] = {"gemm", "elementwise", "attention", "step"};
 
 template <class List>
@@ -24,7 +24,7 @@ std::map<std::string, ErrorBands> read_error_bands(MapReader& calibration) {
   auto section = calibration.opt_map("error_bands");
   if (!section) return out;
   for (const std::string& profile : section->keys()) {
-    if (!listed(kProfiles, profile)) section->fail(profile, "unknown profile (expected backend, fused or eager)");
+    if (!listed(kProfiles, profile)) section->fail(profile, "unknown profile (expected backend, fused, eager or compiled)");
     MapReader p = section->map(profile);
     ErrorBands b;
     b.source = p.opt_str("source").value_or("");

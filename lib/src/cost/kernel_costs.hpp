@@ -2,6 +2,8 @@
 #include <vector>
 // The cost families the kernel definitions point at (lib/src/kernels/): each gives a kernel's
 // compute, memory and fixed times; price() (price.cpp) combines them. docs/model.md derives each.
+#include <optional>
+
 #include "perfmodel/kernel.hpp"
 #include "perfmodel/price.hpp"
 #include "perfmodel/production_decode.hpp"
@@ -11,6 +13,10 @@ namespace perfmodel {
 // Memory-bound kernels and chains of them (elementwise, norms, softmax, rotary, KV append,
 // embedding): streams, dependent sweeps, the issue roof and a thread's chain (stream_cost.cpp).
 KernelTimes stream_cost(const Op& op, const Roofs& r, const Tile* force_tile);
+// PyTorch's own kernels as eager runs them, when the eager profile measured them
+// (aten_kernel_cost.cpp): F.rms_norm / F.layer_norm / torch.softmax row kernels and
+// TensorIterator's generic path. Empty: the op is not one of them, or unmeasured.
+std::optional<KernelTimes> aten_kernel_cost(const Op& op, const Roofs& r);
 // Tensor-core GEMMs: tiles, waves, split-K / stream-K (gemm_cost.cpp).
 KernelTimes gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile);
 // Quantized GEMMs (quant_gemm_cost.cpp): weight-only dequantizing GEMMs, and W8A8 / W4A4 with

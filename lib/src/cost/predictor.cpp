@@ -8,7 +8,8 @@ namespace perfmodel {
 
 Predictor::Predictor(Model model, const Card& card, const Calibration* calibration, double utilization)
     : model_(std::move(model)), roofs_(make_roofs(card, calibration, Impl::fused)),
-      eager_roofs_(make_roofs(card, calibration, Impl::eager)), utilization_(utilization) {
+      eager_roofs_(make_roofs(card, calibration, Impl::eager)),
+      compiled_roofs_(make_roofs(card, calibration, Impl::compiled)), utilization_(utilization) {
   validate(model_);
   params_ = model_.parameters();
 }
@@ -16,7 +17,8 @@ Predictor::Predictor(Model model, const Card& card, const Calibration* calibrati
 StepCost Predictor::step_cost(const Workload& w) {
   if (w.impl != Impl::fused || w.phase != Phase::decode || w.parallel.any()) {
     // Every op depends on the prompt length: the full path, as evaluate() prices it.
-    return price_step(build_step(model_, w), w.impl == Impl::eager ? eager_roofs_ : roofs_, w.impl);
+    const Roofs& r = w.impl == Impl::eager ? eager_roofs_ : w.impl == Impl::compiled ? compiled_roofs_ : roofs_;
+    return price_step(build_step(model_, w), r, w.impl);
   }
   validate(model_, w);
   const Key key{w.batch, static_cast<int>(w.weight_dtype), static_cast<int>(w.act_dtype),

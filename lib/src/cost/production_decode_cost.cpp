@@ -53,7 +53,8 @@ ProductionDecodePlan plan_production_decode(int64_t batch, int64_t heads, int64_
 KernelTimes production_decode_cost(const Op& op, const Roofs& r) {
   const AttentionShape& a = op.attention;
   const ProductionDecode& d = r.production_decode;
-  const ProductionDecodePlan p = plan_production_decode(a.batch, a.heads, a.kv_heads, a.kv_len, a.head_dim, r.card.sm_count);
+  ProductionDecodePlan p = plan_production_decode(a.batch, a.heads, a.kv_heads, a.kv_len, a.head_dim, r.card.sm_count);
+  if (!d.split_kv) p.splits = 1;
   KernelTimes t;
   if (p.splits > 1) {
     t.fixed_s = d.call_floor_s + static_cast<double>(p.splits) * d.combine_per_split_s;
@@ -63,7 +64,9 @@ KernelTimes production_decode_cost(const Op& op, const Roofs& r) {
   t.fixed_s = d.nonsplit_floor_s >= 0 ? d.nonsplit_floor_s : d.call_floor_s;
   const double s = d.nonsplit_softmax_share;
   const double tile = d.nonsplit_tile_s * ((1 - s) * static_cast<double>(a.head_dim) / 128.0 + s);
-  t.compute_s = static_cast<double>(p.ctas) * static_cast<double>(a.kv_len) / 128.0 * tile / r.card.sm_count;
+  // Fewer CTAs than SMs: each walks its cache alone, the slowest one sets the time.
+  const double per_sm = std::max(1.0, static_cast<double>(p.ctas) / r.card.sm_count);
+  t.compute_s = per_sm * static_cast<double>(a.kv_len) / 128.0 * tile;
   t.memory_s = with_l2_hit(op, r, op.bytes() / d.stream_bandwidth);
   return t;
 }

@@ -15,6 +15,7 @@ void apply_profile(Roofs& r, const ProfileCalibration& p) {
   r.attention_call_floor_s = p.attention_call_floor_s;
   if (p.decode.measured()) r.production_decode = p.decode;
   r.host_per_kernel_s = p.host_per_kernel_s;
+  r.aten = p.aten;
 }
 
 }  // namespace

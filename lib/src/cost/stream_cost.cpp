@@ -32,6 +32,7 @@ double thread_chain_time(const Op& op, const Roofs& r) {
 }  // namespace
 
 KernelTimes stream_cost(const Op& op, const Roofs& r, const Tile*) {
+  if (const std::optional<KernelTimes> aten = aten_kernel_cost(op, r)) return *aten;  // PyTorch's own kernels
   KernelTimes t;
   const Card& card = r.card;
   const bool has_flops = op.flops > 0;

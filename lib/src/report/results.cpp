@@ -113,7 +113,8 @@ StepValidation step_validation_from(const Record& root) {
   s.workload.act_dtype = dtype_field(w, "act_dtype");
   s.workload.weight_dtype = dtype_field(w, "weight_dtype");
   s.workload.kv_dtype = dtype_field(w, "kv_dtype");
-  s.workload.impl = enum_field<Impl>(w, "impl", {{"fused", Impl::fused}, {"eager", Impl::eager}});
+  s.workload.impl =
+      enum_field<Impl>(w, "impl", {{"fused", Impl::fused}, {"eager", Impl::eager}, {"compiled", Impl::compiled}});
   const Record step = root.object("step");
   if (!step.has("measured_graph_s"))
     step.fail("measured_graph_s", "missing required field 'measured_graph_s' (null when not measured)");

@@ -25,26 +25,37 @@ void eager_rmsnorm(Step& s, const std::string& name, int64_t T, int64_t d, DType
       counted(ops::elementwise(name + ".add_eps_rsqrt", KernelId::other, T, 1, DType::fp32, 1, 1, 2, 2), count));
   Op scale = ops::elementwise(name + ".mul_rsqrt", KernelId::mul, T, d, DType::fp32, 1, 1, 1);
   scale.bytes_read += static_cast<double>(T) * 4;
+  scale.strided = true;  // the (T, 1) rsqrt broadcast over the row: TensorIterator's generic path
   s.ops.push_back(counted(scale, count));
   s.ops.push_back(counted(ops::cast(name + ".to_bf16", T, d, DType::fp32, act), count));
   Op w = ops::elementwise(name + ".mul_weight", KernelId::mul, T, d, act, 1, 1, 1);
   w.bytes_read += static_cast<double>(d) * bytes_of(act);
+  w.strided = true;  // the weight broadcast over the rows
   s.ops.push_back(counted(w, count));
 }
 
 // apply_rotary_pos_emb: q*cos + rotate_half(q)*sin for q and k; rotate_half slices, negates
-// and concatenates. Per tensor: mul, slice-neg, cat, mul, add = 5 kernels.
+// and concatenates. Per tensor: mul, slice-neg, cat, mul, add = 5 kernels. q and k are transposed
+// views ((b, s, h, d) read as (b, h, s, d)), cos and sin broadcast over the heads and the halves
+// are last-dim slices: every kernel but the final add (two tensors it allocated itself) runs
+// TensorIterator's generic path (the profiler shows elementwise_kernel<128, 4> and
+// CatArrayBatchedCopy), so they are marked strided.
 // `views`: calls before it that launch nothing (cos and sin unsqueezed once for q and k).
 void eager_rotary(Step& s, int64_t T, int64_t width, const std::string& which, DType act, int64_t count, int views) {
   Op mul_cos = ops::elementwise("rotary_" + which + ".mul_cos", KernelId::mul, T, width, act, 2, 1, 1);
   mul_cos.framework_calls = views;
+  mul_cos.strided = true;
   s.ops.push_back(counted(mul_cos, count));
   Op neg = ops::elementwise("rotary_" + which + ".neg", KernelId::other, T, width / 2, act, 1, 1, 1);
   neg.framework_calls = 2;  // rotate_half's two slices
+  neg.strided = true;
   s.ops.push_back(counted(neg, count));
-  s.ops.push_back(counted(ops::copy("rotary_" + which + ".cat", T, width, act), count));
-  s.ops.push_back(
-      counted(ops::elementwise("rotary_" + which + ".mul_sin", KernelId::mul, T, width, act, 2, 1, 1), count));
+  Op cat = ops::copy("rotary_" + which + ".cat", T, width, act);
+  cat.strided = true;
+  s.ops.push_back(counted(cat, count));
+  Op mul_sin = ops::elementwise("rotary_" + which + ".mul_sin", KernelId::mul, T, width, act, 2, 1, 1);
+  mul_sin.strided = true;
+  s.ops.push_back(counted(mul_sin, count));
   s.ops.push_back(counted(ops::add("rotary_" + which + ".add", T, width, act), count));
 }
 

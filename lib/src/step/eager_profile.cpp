@@ -112,6 +112,9 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
           Op cat = ops::copy(n.name + ".cat", w.batch * w.ctx, 2 * kv_width, w.kv_dtype);
           cat.launches = 2;
           cat.passes = 2;
+          // CatArrayBatchedCopy over the cache as hf.json measured it: cropped back between steps,
+          // so a strided view (a generate() loop cats its own contiguous last output; not measured)
+          cat.strided = true;
           s.ops.push_back(counted(cat, n.count));
         }
         break;

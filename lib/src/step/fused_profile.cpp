@@ -3,12 +3,25 @@
 // kernel, rotary and the KV-cache write are one kernel each, attention is flash-style, and the
 // step is replayed as one CUDA graph, so there is no host gap between kernels (docs/profiles.md).
 #include "../parallel/parallel_internal.hpp"
+#include "fused_ops.hpp"
 #include "perfmodel/ops.hpp"
 #include "perfmodel/profile.hpp"
 #include "moe_mla_lowering.hpp"
 #include "perfmodel/quant.hpp"
 
 namespace perfmodel {
+
+Op fused_norm(const Model& m, const GraphNode& n, int64_t tokens, DType act) {
+  const int64_t rows = tokens * n.rows_per_token, cols = node_width(n, m.hidden);  // per-head norms: the heads
+  return m.norm == NormKind::rmsnorm ? ops::rmsnorm(n.name, rows, cols, act, n.after_residual)
+                                     : ops::layernorm(n.name, rows, cols, act, n.after_residual);
+}
+
+Op fused_activation(const GraphNode& n, const Model& m, int64_t tokens, DType act) {
+  if (!n.gated) return ops::gelu(n.name, tokens, m.intermediate, act, /*fused=*/true);
+  const int64_t width = node_width(n, m.intermediate);
+  return m.act == Activation::silu ? ops::silu_mul(n.name, tokens, width, act) : ops::gelu_mul(n.name, tokens, width, act);
+}
 
 namespace {
 
@@ -17,11 +30,6 @@ using Kind = GraphNode::Kind;
 Op counted(Op op, int64_t count) {
   op.count = count;
   return op;
-}
-
-Op norm_op(const Model& m, const std::string& name, int64_t rows, int64_t cols, DType act, bool fused_residual) {
-  return m.norm == NormKind::rmsnorm ? ops::rmsnorm(name, rows, cols, act, fused_residual)
-                                     : ops::layernorm(name, rows, cols, act, fused_residual);
 }
 
 // Attention for the layers that share one KV length (sliding windows split the layers).
@@ -67,10 +75,7 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
       case Kind::position_embed:  // learned positions: a second gather fused with the add
         s.ops.push_back(counted(ops::add(n.name, T, m.hidden, act), n.count));
         break;
-      case Kind::norm:
-        s.ops.push_back(
-            counted(norm_op(m, n.name, T * n.rows_per_token, node_width(n, m.hidden), act, n.after_residual), n.count));
-        break;
+      case Kind::norm: s.ops.push_back(counted(fused_norm(m, n, T, act), n.count)); break;
       case Kind::linear:  // the parts as one GEMM (QKVParallelLinear, MergedColumnParallelLinear)
         if (is_quantized(w) && !n.logits) {  // the LM head stays in the activations' dtype (quant.hpp)
           for (Op& op : quantized_linear(n.name, T, n.out(), n.in, w, n.bias)) s.ops.push_back(counted(std::move(op), n.count));
@@ -104,14 +109,7 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
       case Kind::mla_up: lowering::fused_mla_up(n, m, w, s); break;
       case Kind::collective: s.ops.push_back(lower_collective(n, w)); break;
       case Kind::residual_add: break;  // fused into the next norm
-      case Kind::activation:
-        if (n.gated)
-          s.ops.push_back(counted(m.act == Activation::silu ? ops::silu_mul(n.name, T, node_width(n, m.intermediate), act)
-                                                            : ops::gelu_mul(n.name, T, node_width(n, m.intermediate), act),
-                                  n.count));
-        else
-          s.ops.push_back(counted(ops::gelu(n.name, T, m.intermediate, act, /*fused=*/true), n.count));
-        break;
+      case Kind::activation: s.ops.push_back(counted(fused_activation(n, m, T, act), n.count)); break;
     }
   }
 }

@@ -6,11 +6,13 @@ namespace perfmodel {
 
 const Profile& fused_profile();
 const Profile& eager_profile();
+const Profile& compiled_profile();
 
 const std::vector<const Profile*>& profiles() {
   static const std::vector<const Profile*> all = {
       &fused_profile(),
       &eager_profile(),
+      &compiled_profile(),
   };
   return all;
 }

@@ -33,7 +33,14 @@ int64_t Step::launches() const {
 }
 
 std::string to_string(Phase p) { return p == Phase::decode ? "decode" : "prefill"; }
-std::string to_string(Impl i) { return i == Impl::fused ? "fused" : "eager"; }
+std::string to_string(Impl i) {
+  switch (i) {
+    case Impl::fused: return "fused";
+    case Impl::eager: return "eager";
+    case Impl::compiled: return "compiled";
+  }
+  return "?";
+}
 
 void validate(const Model& model, const Workload& w) {
   validate(model);

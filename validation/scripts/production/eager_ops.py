@@ -113,3 +113,21 @@ def cases(impls=("torch.eager", "torch.compile", "hf.eager"), quick=False):
         for t in (rot if impl == "torch.eager" else rot[::2]):
             cf = torch.compile(hf_rotary, dynamic=False) if impl == "torch.compile" else None
             yield _rotary_case(t, impl, compiled_fn=cf)
+
+
+# A second set at shapes the first never had (columns 1024-8192 between and beyond its widths,
+# rows 2-12288), measured after the eager mechanisms were chosen: no parameter is fitted on it.
+HELDOUT_ROWCOL = [(2, 2048), (8, 8192), (64, 5120), (512, 3584), (2048, 1024), (12288, 2560)]
+HELDOUT_ROTARY = (4, 64, 512, 4096)
+
+
+def heldout_cases():
+    for kernel in ("rmsnorm", "layernorm", "softmax_fused", "silu_mul"):
+        for rows, cols in HELDOUT_ROWCOL:
+            yield _rowcol_case(kernel, rows, cols, "torch.eager")
+    for t in HELDOUT_ROTARY:
+        yield _rotary_case(t, "torch.eager")
+    for rows, cols in ((8, 4096), (256, 4096), (4096, 4096)):
+        c = _rowcol_case("rmsnorm", rows, cols, "hf.eager", compiled_fn=hf_rmsnorm)
+        c[0]["name"] = f"hf_eager_rmsnorm_bf16_{rows}x{cols}"
+        yield c

@@ -144,7 +144,8 @@ def main(path):
     pick = lambda kernel, impl: [(i, c) for i, c in enumerate(cases)
                                  if c['kernel'] == kernel and c.get('implementation') == impl and c['ok'] and c['correct']]
     shares = {}
-    for impl, profile in (('torch.sdpa.cudnn', 'fused'), ('torch.sdpa.flash', 'eager')):
+    for impl, profile in (('torch.sdpa.cudnn', 'fused'), ('torch.sdpa.flash', 'eager'),
+                          ('torch.sdpa.efficient', 'compiled')):
         sel = pick('attention_prefill_fused', impl)
         peak, share, fixed, floor = fit_prefill(sel)
         shares[impl] = share
@@ -165,6 +166,17 @@ def main(path):
     errors = [(i, (floor + kv(c) * inv_bw + s * per_split) / c['measured_s'] - 1) for i, c, s, n in split]
     errors += [(i, (nfloor + work(c, n) * tile) / c['measured_s'] - 1) for i, c, s, n in whole]
     report('decode', errors)
+    # compiled: SDPA with the static cache's mask runs the memory-efficient kernel, which never
+    # splits the KV: a CTA per (sequence, head) walks the whole cache; with fewer CTAs than SMs
+    # the time is one CTA's walk (production_decode_cost.cpp, split_kv false).
+    eff = pick('attention_decode', 'torch.sdpa.efficient')
+    share = shares['torch.sdpa.efficient']
+    walk = lambda c: (max(1.0, c['batch'] * c['kv_heads'] / SMS) * c['kv_len'] / 128
+                      * ((1 - share) * c['head_dim'] / 128 + share))
+    efloor, etile = solve([([1, walk(c)], c['measured_s']) for i, c in eff if i % 2 == 0])
+    print(f'compiled decode <- torch.sdpa.efficient: nonsplit_floor {efloor * 1e6:.3f} us, nonsplit_tile '
+          f'{etile * 1e6:.4f} us, nonsplit_softmax_share {share:.3f}, split_kv false')
+    report('compiled decode', [(i, (efloor + walk(c) * etile) / c['measured_s'] - 1) for i, c in eff])
 
 
 if __name__ == '__main__':

@@ -1,0 +1,71 @@
+// PyTorch's own kernels as eager runs them (issue 10; docs/model.md, "PyTorch's kernels"), priced
+// with the eager profile's `aten:` calibration (profile_calibration.hpp), fitted on even cases of
+// validation/results/h200-production by validation/scripts/production/fit_aten.py.
+#include <algorithm>
+#include <cmath>
+
+#include "kernel_costs.hpp"
+
+namespace perfmodel {
+
+namespace {
+
+// A row's dependent chain waits on memory: the share of the data already in L2 waits the L2
+// round trip instead of DRAM's (the calibrated chains are DRAM-fed).
+double chain_scale(const Op& op, const Roofs& r) {
+  if (r.pass_latency_s <= 0) return 1;
+  return op.l2_hit * r.l2_pass_latency_s / r.pass_latency_s + (1 - op.l2_hit);
+}
+
+// One CTA per row (ATen's vectorized_layer_norm_kernel, cunn_SoftMaxForward*): `slots` rows run
+// at once, each taking `row_s`; rows beyond them run in waves. The DRAM stream bounds it below.
+KernelTimes row_kernel(const Op& op, const Roofs& r, double floor_s, double row_s, double slots) {
+  KernelTimes t;
+  t.fixed_s = floor_s;
+  const double waves = std::max(1.0, std::ceil(static_cast<double>(op.rows) / std::max(1.0, slots)));
+  t.compute_s = waves * row_s * chain_scale(op, r);
+  t.memory_s = with_l2_hit(op, r, stream_memory_s(op, r));
+  return t;
+}
+
+// torch.softmax over the last dim (aten/src/ATen/native/cuda/SoftMax.cu, host_softmax): rows of
+// at most 2048 two-byte (1024 four-byte) elements take the persistent warp softmax, a warp per
+// row, 4 warps per 128-thread CTA, at most 16 CTAs per SM; longer rows a CTA of 1024 threads
+// (SoftMaxForward_getBlockSize), holding the row in registers while ceil(cols / 1024) < 10, else
+// in shared memory. The block kernels are issue-bound (a second CTA on the SM halves each one's
+// rate), so one row per SM at a time.
+KernelTimes softmax(const Op& op, const Roofs& r, const AtenKernels& a) {
+  const double k_cols = static_cast<double>(op.cols) / 1024.0;
+  const double sms = r.card.sm_count;
+  if (op.cols * bytes_of(op.dtype) <= 4096 && op.cols <= 2048)
+    return row_kernel(op, r, a.softmax_floor_s, a.softmax_warp_chain_s * k_cols, sms * 64);
+  const double chain = (op.cols + 1023) / 1024 < 10 ? a.softmax_reg_chain_s : a.softmax_smem_chain_s;
+  return row_kernel(op, r, a.softmax_floor_s, chain * k_cols, sms);
+}
+
+}  // namespace
+
+std::optional<KernelTimes> aten_kernel_cost(const Op& op, const Roofs& r) {
+  const AtenKernels& a = r.aten;
+  if (op.strided && a.strided_measured()) {
+    // TensorIterator's generic kernel: per element the offsets of every operand (IntDivider
+    // divisions per dimension), issue-bound far below the DRAM stream.
+    KernelTimes t;
+    t.fixed_s = op.launches * a.strided_floor_s;
+    const double rate = op.kernel == KernelId::copy && a.cat_rate > 0 ? a.cat_rate : a.strided_rate;
+    t.compute_s = static_cast<double>(op.rows) * static_cast<double>(op.cols) / rate;
+    t.memory_s = with_l2_hit(op, r, stream_memory_s(op, r));
+    return t;
+  }
+  if (op.launches != 1 || op.residual) return std::nullopt;
+  const double k_cols = static_cast<double>(op.cols) / 1024.0;
+  const double norm_slots = static_cast<double>(r.card.sm_count) * a.norm_ctas_per_sm;
+  if (op.kernel == KernelId::rmsnorm && a.rows_measured())
+    return row_kernel(op, r, a.norm_floor_s, a.rmsnorm_chain_s * k_cols, norm_slots);
+  if (op.kernel == KernelId::layernorm && a.rows_measured())
+    return row_kernel(op, r, a.norm_floor_s, a.layernorm_chain_s * k_cols, norm_slots);
+  if (op.kernel == KernelId::softmax_fused && a.softmax_measured()) return softmax(op, r, a);
+  return std::nullopt;
+}
+
+}  // namespace perfmodel

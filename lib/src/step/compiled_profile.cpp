@@ -1,0 +1,109 @@
+// Profile `compiled`: torch.compile (Inductor, mode="reduce-overhead") of the Hugging Face model
+// with transformers' StaticCache, the recipe transformers documents for compiled generation. One
+// CUDA graph per step (no host time between kernels). Inductor fuses the pointwise and reduction
+// work into Triton kernels: the residual add into the next RMSNorm, SiLU(gate) * up into one
+// kernel, rotary into one kernel per tensor (validation/results/h200-production: the
+// torch.compile rotary runs triton_poi_fused_add_cat_mul_neg_slice_unsqueeze_0 and _1). The
+// matmuls stay cuBLAS calls, one per nn.Linear (Inductor does not merge q/k/v or gate/up). A
+// static cache always attends over all its slots with a mask (max_cache_len = the workload's
+// ctx), so SDPA runs its memory-efficient kernel on K/V repeated to every query head (transformers'
+// repeat_kv: with a mask it does not pass enable_gqa) (docs/profiles.md).
+#include "eager_ops.hpp"
+#include "fused_ops.hpp"
+#include "perfmodel/errors.hpp"
+#include "perfmodel/ops.hpp"
+#include "perfmodel/profile.hpp"
+
+namespace perfmodel {
+
+namespace {
+
+using Kind = GraphNode::Kind;
+
+void compiled_attention(const GraphNode& n, const Model& m, const Workload& w, Step& s) {
+  const int64_t kv_len = w.ctx;
+  if (m.kv_heads < m.heads) {
+    // repeat_kv: expand + reshape of the whole static cache, a copy Inductor materializes for
+    // K and V before the SDPA call.
+    const int64_t group = m.heads / m.kv_heads;
+    Op rep = ops::copy(n.name + ".repeat_kv", w.batch * kv_len, 2 * m.q_dim(), w.kv_dtype);
+    rep.bytes_read /= static_cast<double>(group);
+    rep.launches = 2;
+    s.ops.push_back(counted(rep, n.count));
+  }
+  if (w.phase == Phase::decode) {
+    s.ops.push_back(counted(ops::attention_decode(n.name + ".sdpa", w.batch, m.heads, m.heads, kv_len, m.head_dim,
+                                                  w.act_dtype, w.kv_dtype),
+                            n.count));
+  } else {
+    // The causal mask materialized over the static cache: the kernel skips no masked tile, so
+    // it does the full T x kv_len work (priced as non-causal).
+    s.ops.push_back(counted(ops::attention_prefill(n.name + ".sdpa", w.batch, m.heads, m.heads, w.ctx, kv_len,
+                                                   m.head_dim, false, w.act_dtype, w.kv_dtype),
+                            n.count));
+  }
+}
+
+void add_rotary(Step& s, const std::string& name, int64_t T, const Model& m, DType act, int64_t count) {
+  s.ops.push_back(counted(ops::rotary(name + "_q", T, m.heads, 0, m.head_dim, act), count));
+  s.ops.push_back(counted(ops::rotary(name + "_k", T, m.kv_heads, 0, m.head_dim, act), count));
+}
+
+void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
+  // Inductor's code for transformers' MoE expert loops and MLA was never measured.
+  if (m.moe.enabled() || m.mla.enabled())
+    throw InputError("--impl compiled: " + m.name + " has " + (m.moe.enabled() ? "mixture-of-experts" : "MLA") +
+                     " layers; the compiled profile covers dense transformers only (use --impl fused or eager)");
+  const int64_t T = w.tokens();
+  const DType act = w.act_dtype, wt = w.weight_dtype;
+  const Precision mm = matmul_precision(act, w.allow_tf32);
+  for (const GraphNode& n : g.nodes) {
+    switch (n.kind) {
+      case Kind::embed:
+        s.ops.push_back(counted(ops::embedding(n.name, T, m.hidden, wt, act), n.count));
+        s.ops.back().vocab = m.vocab;
+        break;
+      case Kind::position_embed: s.ops.push_back(counted(ops::add(n.name, T, m.hidden, act), n.count)); break;
+      case Kind::norm: s.ops.push_back(counted(fused_norm(m, n, T, act), n.count)); break;
+      case Kind::linear: {
+        const int64_t rows = n.logits ? logits_rows(w) : T;
+        for (const GraphNode::Part& p : n.parts)
+          s.ops.push_back(counted(ops::gemm(p.name, rows, p.out, n.in, act, wt, mm, n.bias && !n.logits), n.count));
+        if (n.logits) s.ops.push_back(counted(ops::cast("logits.float", rows, m.vocab, act, DType::fp32), n.count));
+        break;
+      }
+      case Kind::rotary:  // one Triton kernel for q, one for k
+        add_rotary(s, n.name, T, m, act, n.count);
+        break;
+      case Kind::kv_write:  // StaticCache.update: index_copy_ of the new K and V into their slots
+        s.ops.push_back(counted(ops::kv_append(n.name, T, m.kv_heads, m.head_dim, act, w.kv_dtype), n.count));
+        break;
+      case Kind::attention: compiled_attention(n, m, w, s); break;
+      case Kind::router:
+      case Kind::moe_experts:
+      case Kind::mla_up: break;  // refused above
+      case Kind::residual_add: break;  // fused into the next norm
+      case Kind::activation: s.ops.push_back(counted(fused_activation(n, m, T, act), n.count)); break;
+    }
+  }
+}
+
+}  // namespace
+
+std::vector<Op> compiled_form(const Op& op) {
+  if (op.kernel != KernelId::rotary) return {op};
+  Model m;
+  m.heads = op.attention.heads;
+  m.kv_heads = op.attention.kv_heads;
+  m.head_dim = op.attention.head_dim;
+  Step s;
+  add_rotary(s, op.name, op.rows, m, op.dtype, 1);
+  return s.ops;
+}
+
+const Profile& compiled_profile() {
+  static const Profile p{.impl = Impl::compiled, .name = "compiled", .lower = lower};
+  return p;
+}
+
+}  // namespace perfmodel
