@@ -88,15 +88,18 @@ def experts_impl(m):
     return str(getattr(m.config, "_experts_implementation", None))
 
 
+CONTIGUOUS = False  # --contiguous-cache
+
+
 def decode_point(m, cfg, key, b, ctx, impl, n=10):
-    step, between, cache, ok = hf_decode._decode_setup(m, cfg, b, ctx)
+    step, between, cache, ok = hf_decode._decode_setup(m, cfg, b, ctx, CONTIGUOUS)
     med, q1, q3 = hf_decode._wall(step, n, 2, between)
     kt, cats, kcount, top = hf_decode._kernel_profile(step, 3, between)
     del step, between, cache
     torch.cuda.empty_cache()
     return dict(model=key, phase="decode", batch=b, ctx=ctx, ok=ok, experts_implementation=impl, wall_s=med,
                 wall_q1_s=q1, wall_q3_s=q3, kernel_s=kt, kernels_per_step=kcount, kernel_by_category_s=cats,
-                top_kernels_s=top)
+                top_kernels_s=top, cache_layout="contiguous" if CONTIGUOUS else "cropped")
 
 
 def prefill_point(m, cfg, key, b, ctx, impl):
@@ -110,7 +113,7 @@ def prefill_point(m, cfg, key, b, ctx, impl):
     kt, cats, kcount, top = hf_decode._kernel_profile(prefill, 2)
     return dict(model=key, phase="prefill", batch=b, ctx=ctx, ok=ok, experts_implementation=impl, wall_s=med,
                 wall_q1_s=q1, wall_q3_s=q3, kernel_s=kt, kernels_per_step=kcount, kernel_by_category_s=cats,
-                top_kernels_s=top)
+                top_kernels_s=top, cache_layout="none")
 
 
 def summary(r):
@@ -201,7 +204,12 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--budget", type=float, default=240.0, help="seconds for the whole run")
     ap.add_argument("--models", default="qwen3-30b-a3b,deepseek-v2-lite,mixtral-8x7b")
+    ap.add_argument("--contiguous-cache", action="store_true",
+                    help="copy the cropped cache back to contiguous between decode steps, as generate() leaves it")
+    ap.add_argument("--no-kernels", action="store_true", help="steps only (skip the grouped_mm / top-k cases)")
     a = ap.parse_args()
+    global CONTIGUOUS
+    CONTIGUOUS = a.contiguous_cache
     os.makedirs(a.out, exist_ok=True)
     t0 = time.perf_counter()
     end = t0 + a.budget
@@ -217,6 +225,7 @@ def main():
     meta = dict(date=datetime.datetime.utcnow().isoformat() + "Z", device=harness.device_meta(),
                 torch=torch.__version__, cuda=torch.version.cuda, transformers=transformers.__version__,
                 has_grouped_mm=hasattr(torch, "_grouped_mm"), budget_s=a.budget,
+                cache_layout="contiguous" if a.contiguous_cache else "cropped",
                 env={k: os.environ.get(k) for k in ("NCCL_NVLS_ENABLE", "TORCH_SYMM_MEM_DISABLE_MULTICAST",
                                                      "NVSHMEM_DISABLE_NVLS", "CUDA_VISIBLE_DEVICES")})
     steps, kernels = [], []
@@ -229,7 +238,7 @@ def main():
     save()
     # Kernels first: cheap, and they need no model in memory.
     with torch.no_grad():
-        for group in (grouped_mm_cases, topk_cases):
+        for group in () if a.no_kernels else (grouped_mm_cases, topk_cases):
             try:
                 for r in group(t0 + min(40, 0.15 * a.budget)):
                     kernels.append(r)

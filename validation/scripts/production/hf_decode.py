@@ -68,24 +68,26 @@ def build(key):
 
 
 def _kernel_profile(fn, n, between=None):
-    """Total GPU kernel time per call and by category (torch.profiler, n calls)."""
+    """Total GPU kernel time per call and by category (torch.profiler, n calls). Each call is
+    profiled in its own session and `between` runs outside it: cache bookkeeping that launches
+    kernels (a contiguous copy) is not counted."""
     from torch.profiler import ProfilerActivity, profile
-    torch.cuda.synchronize()
-    with profile(activities=[ProfilerActivity.CUDA, ProfilerActivity.CPU]) as prof:
-        for _ in range(n):
+    total, cats, count, names = 0.0, {}, 0, {}
+    for _ in range(n):
+        torch.cuda.synchronize()
+        with profile(activities=[ProfilerActivity.CUDA, ProfilerActivity.CPU]) as prof:
             fn()
             torch.cuda.synchronize()
-            if between:
-                between()
-    total, cats, count, names = 0.0, {}, 0, {}
-    for e in prof.events():
-        if e.device_type == torch.autograd.DeviceType.CUDA:
-            us = e.time_range.elapsed_us()
-            total += us
-            count += 1
-            c = category(e.name)
-            cats[c] = cats.get(c, 0) + us
-            names[e.name[:160]] = names.get(e.name[:160], 0) + us
+        if between:
+            between()
+        for e in prof.events():
+            if e.device_type == torch.autograd.DeviceType.CUDA:
+                us = e.time_range.elapsed_us()
+                total += us
+                count += 1
+                c = category(e.name)
+                cats[c] = cats.get(c, 0) + us
+                names[e.name[:160]] = names.get(e.name[:160], 0) + us
     top = sorted(names.items(), key=lambda kv: -kv[1])[:25]  # kept so a run can be re-categorised later
     return (total * 1e-6 / n, {c: v * 1e-6 / n for c, v in sorted(cats.items())}, count / n,
             {k: v * 1e-6 / n for k, v in top})
@@ -117,8 +119,17 @@ def _forward(m, ids, cache):
         return m(input_ids=ids, past_key_values=cache, use_cache=True)
 
 
-def _decode_setup(m, cfg, b, ctx):
-    """A cache holding ctx tokens and a decode step at position ctx; (step, between, cache, ok)."""
+def _contiguous(cache):
+    """The cache's keys/values made contiguous, as generate()'s torch.cat leaves them."""
+    for layer in cache.layers:
+        layer.keys = layer.keys.contiguous()
+        layer.values = layer.values.contiguous()
+
+
+def _decode_setup(m, cfg, b, ctx, contiguous=False):
+    """A cache holding ctx tokens and a decode step at position ctx; (step, between, cache, ok).
+    crop() leaves views over ctx + 1 positions, which makes the next step's cat copy a strided
+    source (validation/results/h200-moe item 1); `contiguous` copies them back between steps."""
     vocab = cfg.vocab_size
     ids = torch.randint(0, vocab, (b, ctx), device="cuda")
     nxt = torch.randint(0, vocab, (b, 1), device="cuda")
@@ -127,8 +138,10 @@ def _decode_setup(m, cfg, b, ctx):
     def step():
         return m(input_ids=nxt, past_key_values=cache, use_cache=True)
 
-    def between():  # back to ctx tokens, outside timing (slicing: no kernel)
+    def between():  # back to ctx tokens, outside timing (slicing: no kernel; contiguous: a copy)
         cache.crop(ctx)
+        if contiguous:
+            _contiguous(cache)
     logits = step().logits
     ok = bool(torch.isfinite(logits.float()).all()) and logits.shape[:2] == (b, 1)
     between()
