@@ -290,3 +290,17 @@ TEST_CASE("the course's checker refuses a wrong figure and a malformed marker") 
   CHECK_FALSE(evaluate("no_such_key", out, {}, why).has_value());
   CHECK_FALSE(evaluate("@nolabel.flops", out, {}, why).has_value());
 }
+
+TEST_CASE("perfmodel tiling (added for the course): bad sizes are refused with the flag named") {
+  expect_input_error(cli("tiling --n 32 --tile 7"), {"--tile 7 must divide --n 32"});
+  expect_input_error(cli("tiling --n 0 --tile 8"), {"--n"});
+  expect_input_error(cli("tiling --n 32 --tile -8"), {"--tile"});
+  expect_input_error(cli("tiling --n 32"), {"--tile"});
+  // A card without BF16 names the dtypes it has.
+  expect_input_error(cli("tiling --card t4 --n 32 --tile 8"), {"bf16"});
+  // fp32 on the same 100 KiB: 3 x 64^2 x 4 B = 49,152 fits, 128 would need 196,608: t = 64, 64 / 4 = 16 FLOP/B.
+  const test::Json j = json_of(cli("tiling --card rtx-4080 --n 4096 --tile 128 --dtype fp32 --format json"));
+  CHECK(j.at("result.max_tile")->num == 64);
+  CHECK(j.at("result.max_tile_intensity")->num == test::approx(16));
+  CHECK(j.at("result.load_reduction")->num == test::approx(128));
+}
