@@ -8,8 +8,8 @@
 //   <!-- check: PATH = TEXT -->          a text field (a bound, a tile)
 //   <!-- output: LABEL -->               names this command's output for later EXPRs (@LABEL.path)
 // EXPR is operands joined by " + ", " - ", " * " or " / ", evaluated left to right (no precedence):
-// numbers or JSON paths. A path is dotted keys; an array
-// element is picked by its index or by a field, `ops[name=lm_head]`.
+// numbers or JSON paths. A path is dotted keys; an array element is picked by its index or by a
+// field, `ops[name=lm_head]`.
 #include <doctest/doctest.h>
 
 #include <cmath>
