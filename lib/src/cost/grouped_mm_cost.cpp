@@ -47,6 +47,14 @@ KernelTimes grouped_gemm_cost(const Op& op, const Roofs& r, const Tile* force_ti
   // (ping-pong warp groups).
   t.memory_s = waves * (a.grouped_mm_tile_latency_s + tile_bytes / rate);
   t.compute_s = waves * tile_flops / sm_peak;
+  TilePlan plan;  // what `perfmodel ops` reports: the 64 x 128 tiles and their waves
+  plan.tile = {kTileM, kTileN};
+  plan.tiles = g.tiles;
+  plan.waves = g.waves;
+  plan.wave_efficiency = static_cast<double>(g.tiles) / (waves * static_cast<double>(r.card.sm_count));
+  plan.compute_time_s = t.compute_s;
+  plan.k_per_cta = static_cast<double>(op.gemm.k);
+  t.tiling = plan;
   return t;
 }
 
