@@ -40,6 +40,12 @@ Roofs make_roofs(const Card& card, const Calibration* cal, std::optional<Impl> p
     const double eff = is_tensor(p) ? DefaultEfficiency::gemm : DefaultEfficiency::vector;
     r.peak[i] = cal ? pick(cal->gemm_peak[i], nominal * eff) : nominal * eff;
   }
+  // fp16 accumulation runs on the same tensor cores as fp16 with fp32 accumulation, at the card
+  // file's rate ratio (1 on datacenter parts, 2 on GeForce ones: reference A.2/A.4). Where only
+  // fp16 was measured, its measured roof scaled by that ratio keeps the two consistent.
+  const auto acc16 = static_cast<size_t>(Precision::fp16_acc16), fp16 = static_cast<size_t>(Precision::fp16);
+  if (cal && cal->gemm_peak[acc16] <= 0 && cal->gemm_peak[fp16] > 0 && card.peak[acc16] > 0 && card.peak[fp16] > 0)
+    r.peak[acc16] = cal->gemm_peak[fp16] * card.peak[acc16] / card.peak[fp16];
   const double bf16 = card.peak[static_cast<int>(Precision::bf16)] > 0 ? card.peak[static_cast<int>(Precision::bf16)]
                                                                       : card.peak[static_cast<int>(Precision::fp16)];
   r.attention_peak = cal ? pick(cal->attention_peak, bf16 * DefaultEfficiency::attention) : bf16 * DefaultEfficiency::attention;
