@@ -1,0 +1,62 @@
+#!/usr/bin/env python3
+"""torch.compile steps (run_compiled.py's hf.json) against `perfmodel decode --impl compiled`.
+
+Usage: python3 validation/scripts/production/compare_compiled.py [hf.json] [perfmodel binary]
+
+The measured models are cut to `layers` decoder layers; perfmodel prices the same cut model (a copy
+of models/<key>.yaml with num_hidden_layers set, written to a temporary folder). A StaticCache
+attends over all of its ctx + 40 slots (the rest masked), so the step is priced at --ctx kv_len.
+Compared: the CUDA-graph replay (device_s, CUDA events around one call) against step.time_s, the
+GPU kernel sum (kernel_s, profiler) against step.device_time_s, kernels per step against launches.
+Error = predicted / measured - 1. Nothing is fitted on these steps.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+from compare_hf import pct
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..")
+
+
+def cut_model(key, layers, folder):
+    text = open(os.path.join(ROOT, "models", f"{key}.yaml")).read()
+    text, n = re.subn(r"^num_hidden_layers:\s*\d+", f"num_hidden_layers: {layers}", text, flags=re.M)
+    assert n == 1, key
+    path = os.path.join(folder, f"{key}-L{layers}.yaml")
+    open(path, "w").write(text)
+    return path
+
+
+def main(path, binary):
+    steps = [s for s in json.load(open(path))["steps"] if s.get("ok")]
+    print("| step | graph replay | kernels | kernels/step | pred. step | pred. device | pred. launches "
+          "| graph err | kernel err |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    graph_err, kernel_err = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for s in steps:
+            model = cut_model(s["model"], s["layers"], tmp)
+            out = subprocess.run([binary, s["phase"], "--model", model, "--card", "h200", "--batch", str(s["batch"]),
+                                  "--ctx", str(s["kv_len"]), "--impl", "compiled", "--format", "json"],
+                                 capture_output=True, text=True, check=True)
+            st = json.loads(out.stdout)["step"]
+            ge, ke = st["time_s"] / s["device_s"] - 1, st["device_time_s"] / s["kernel_s"] - 1
+            graph_err.append(ge)
+            kernel_err.append(ke)
+            print(f"| {s['model']} L{s['layers']} {s['phase']} b{s['batch']} ctx{s['ctx']} (kv {s['kv_len']}) | "
+                  f"{s['device_s'] * 1e3:.3f} ms | {s['kernel_s'] * 1e3:.3f} ms | {s['kernels_per_step']:.0f} | "
+                  f"{st['time_s'] * 1e3:.3f} ms | {st['device_time_s'] * 1e3:.3f} ms | {st['launches']} | "
+                  f"{ge:+.1%} | {ke:+.1%} |")
+    for name, e in (("graph replay", graph_err), ("kernel sum", kernel_err)):
+        m, p = pct(e)
+        print(f"{name}: {len(e)} steps; |error| median {m:.1%}, p90 {p:.1%}; signed "
+              f"{', '.join(f'{x:+.0%}' for x in e)}")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "validation/results/h200-compiled/hf.json",
+         sys.argv[2] if len(sys.argv) > 2 else "build/tools/perfmodel/perfmodel")
