@@ -90,11 +90,13 @@ std::string roofline_svg(const std::string& title, double peak, double bw, doubl
   for (const auto& [n, x, y] : points)
     if (x > 0 && y > 0 && !label(n, px(x), py(y), 10, "op-label")) unlabelled.push_back(n);
 
+  // The note's lines fit between the margins at svg_labels.hpp's measure of 12 px text.
+  const size_t note_chars = static_cast<size_t>((W - L - R) / text_width(1, 12));
   std::vector<std::string> note;
   if (!left_out.empty())
-    for (auto& l : wrapped("Not drawn (0 FLOP/B or 0 FLOP/s, which a log axis cannot show):", left_out, 130)) note.push_back(l);
+    for (auto& l : wrapped("Not drawn (0 FLOP/B or 0 FLOP/s, which a log axis cannot show):", left_out, note_chars)) note.push_back(l);
   if (!unlabelled.empty())
-    for (auto& l : wrapped("Drawn without a label (no free room):", unlabelled, 130)) note.push_back(l);
+    for (auto& l : wrapped("Drawn without a label (no free room):", unlabelled, note_chars)) note.push_back(l);
   const double legend_y = plot_bottom + 72, H = legend_y + 20 + 16.0 * static_cast<double>(note.size()) + 8;
 
   std::ostringstream s;

@@ -21,8 +21,11 @@ std::optional<PlacedLabel> LabelPlacer::place(const std::string& text, double ax
     const Box b{x, y, x + w, y + h};
     if (b.x0 < area_.x0 || b.x1 > area_.x1 || b.y0 < area_.y0 || b.y1 > area_.y1) continue;
     bool free = true;
+    // A pixel apart at least, so that the 6 significant digits the SVG prints cannot make
+    // neighbours touch.
+    const Box padded{b.x0 - 1, b.y0 - 1, b.x1 + 1, b.y1 + 1};
     for (const Box& t : taken_)
-      if (b.overlaps(t)) {
+      if (padded.overlaps(t)) {
         free = false;
         break;
       }
