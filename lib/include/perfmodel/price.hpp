@@ -6,6 +6,7 @@
 //  time_s           the prediction: the roofline at effective roofs (measured, or nominal times
 //                   a documented efficiency), with GEMM tile/wave quantization, a per-kernel
 //                   floor, and the host launch gap for eager profiles (docs/model.md).
+#include <map>
 #include <optional>
 #include <string>
 
@@ -63,6 +64,11 @@ struct Roofs {
   CollectiveCalibration collectives;   // NCCL between cards of this kind (unmeasured: NCCL's model values)
   QuantCalibration quant;              // weight-only GEMMs: measured, else QuantDefaults
   AtenKernels aten;                    // eager: PyTorch's own kernels (unmeasured: the card's costs)
+  // Where each roof above comes from, by its calibration key ("read_bandwidth", "gemm_peak.bf16",
+  // "kernel_floor", ...): the calibration file and key, or the datasheet value and the default
+  // efficiency applied (`--explain` prints these).
+  std::map<std::string, std::string> sources;
+  const std::string& source(const std::string& key) const;
 };
 
 // Documented default efficiencies for uncalibrated cards (docs/model.md cites each).
