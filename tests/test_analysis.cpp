@@ -129,3 +129,42 @@ TEST_CASE("prefill: TTFT is the step itself when no separate prefill time is giv
   CHECK(a.tpot_s == 0);
   CHECK(a.tokens_per_s == test::approx(256 / 0.02));
 }
+
+TEST_CASE("sliding windows: AI(b), AI_max and b* use the window-capped KV of the memory plan") {
+  const Model m = test::catalogue().model("gemma2-9b");  // every other layer local, window 4096
+  const Card h200 = test::catalogue().card("h200");
+  Workload w;
+  w.batch = 8;
+  w.ctx = 8192;
+  const Analysis a = analyze(m, w, build_step(m, w), 1e-2, 0, h200, 0.9);
+  // kv per token 2 x 42 x 8 x 256 x 2 = 344,064 B; one sequence at 8192 holds 21 local layers
+  // x 4096 + 21 global x 8192 tokens of 8,192 B each = 2,113,929,216 B (docs/model.md, section 6).
+  CHECK(a.kv_bytes_per_token == 344064.0);
+  CHECK(a.kv_bytes_per_sequence == 2113929216.0);
+  CHECK(a.kv_bytes_per_sequence == kv_bytes_per_sequence(m, w.kv_dtype, w.ctx));
+  CHECK(a.memory.kv == 8 * a.kv_bytes_per_sequence);  // the memory plan's figure
+  const double N = m.parameters();
+  CHECK(a.ai_max == test::approx(2 * N / 2113929216.0));
+  CHECK(a.ai_max == test::approx(8.744).epsilon(0.0005));
+  CHECK(a.ai == test::approx(2 * N * 8 / (a.weight_bytes + 8 * 2113929216.0)));
+  CHECK_FALSE(a.b_star.has_value());  // 8.7 is far below the H200's ridge
+  // A ridge under AI_max: b* = ridge W / (2N - ridge n kv) with the same n kv.
+  const auto b = decode_b_star(5, N, a.weight_bytes, 8192, 2113929216.0 / 8192);
+  REQUIRE(b.has_value());
+  CHECK(decode_ai(N, a.weight_bytes, *b, 8192, 2113929216.0 / 8192) == test::approx(5.0));
+  // Inside the window nothing is capped: the plain n x kv per token.
+  w.ctx = 2048;
+  const Analysis in = analyze(m, w, build_step(m, w), 1e-2, 0, h200, 0.9);
+  CHECK(in.kv_bytes_per_sequence == 2048 * 344064.0);
+  CHECK(in.ai_max == test::approx(2 * N / (2048 * 344064.0)));
+  // Mistral-style: every layer windowed; past the window AI_max stops falling with n.
+  Model mistral = test::catalogue().model("mistral-7b");
+  mistral.sliding_window = 4096;
+  mistral.window_pattern = WindowPattern::all;
+  w.ctx = 16384;
+  const Analysis far = analyze(mistral, w, build_step(mistral, w), 1e-2, 0, h200, 0.9);
+  w.ctx = 4096;
+  const Analysis at_window = analyze(mistral, w, build_step(mistral, w), 1e-2, 0, h200, 0.9);
+  CHECK(far.ai_max == test::approx(at_window.ai_max));
+  CHECK(far.kv_bytes_per_sequence == at_window.kv_bytes_per_sequence);
+}

@@ -4,7 +4,10 @@
 // interface.
 #include <doctest/doctest.h>
 
+#include <algorithm>
+
 #include "cli_support.hpp"
+#include "perfmodel/version.hpp"
 
 using namespace cli_test;
 #include "test_support.hpp"
@@ -66,11 +69,110 @@ TEST_CASE("roofline --svg: the chart drawn from the report; the measured roof wh
   CHECK(h.rc == 0);
   const std::string chart = slurp(svg);
   CHECK(test::contains(chart, ">Llama-2-7B decode b=16 on NVIDIA H200 SXM 141GB</text>"));
-  CHECK(test::contains(chart, ">nominal (ridge "));
-  CHECK(test::contains(chart, ">measured (ridge "));
+  CHECK(test::contains(chart, ">nominal ridge "));
+  CHECK(test::contains(chart, ">measured ridge "));
   const Run bad = in_root("roofline --model llama2-7b --card h100 --svg /nonexistent-dir/x.svg");
   CHECK(bad.rc == 2);
   CHECK(bad.err == "perfmodel roofline: cannot write --svg file '/nonexistent-dir/x.svg'\n");
+}
+
+namespace {
+
+// The value of attribute `name` in the tag starting at `tag`; `fallback` where the tag has none.
+double attr(const std::string& svg, size_t tag, const std::string& name, double fallback = -1) {
+  const size_t at = svg.find(" " + name + "=\"", tag);
+  if (at == std::string::npos || at > svg.find('>', tag)) {
+    REQUIRE(fallback >= 0);
+    return fallback;
+  }
+  return std::stod(svg.substr(at + name.size() + 3));
+}
+
+struct Label {
+  std::string text;
+  double x0, y0, x1, y1;
+};
+
+// Every <text class="cls"> of the chart with its box: 0.62 em per character, ascent 0.8 em
+// (svg_labels.hpp's measure).
+std::vector<Label> labels(const std::string& svg, const std::string& cls) {
+  std::vector<Label> out;
+  const std::string open = "<text class=\"" + cls + "\"";
+  for (size_t at = svg.find(open); at != std::string::npos; at = svg.find(open, at + 1)) {
+    const double x = attr(svg, at, "x"), y = attr(svg, at, "y"), f = attr(svg, at, "font-size", 12);
+    const size_t b = svg.find('>', at) + 1;
+    const std::string text = svg.substr(b, svg.find("</text>", b) - b);
+    out.push_back({text, x, y - 0.8 * f - 1, x + 0.62 * f * static_cast<double>(text.size()), y - 0.8 * f + 1 + f});
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("roofline --svg: labels apart, a legend, and ops with 0 FLOP/B named in a note") {
+  const std::string svg = std::string(PERFMODEL_TEST_TMP) + "/formats-roofline-labels.svg";
+  for (const char* args : {"--model llama2-7b --card h200 --batch 16", "--model llama2-7b --card h200 --batch 1",
+                           "--model tinyllama --card h200 --batch 64 --phase prefill --ctx 512",
+                           "--model qwen3-30b-a3b --card h200 --batch 8", "--model deepseek-v3 --card h200 --impl eager"}) {
+    CAPTURE(args);
+    const Run r = in_root(std::string("roofline ") + args + " --svg " + svg);
+    SHOW(r);
+    REQUIRE(r.rc == 0);
+    const std::string chart = slurp(svg);
+    std::vector<Label> all = labels(chart, "op-label");
+    const std::vector<Label> ridges = labels(chart, "ridge-label");
+    all.insert(all.end(), ridges.begin(), ridges.end());
+    // No two labels overlap (the nominal and measured ridge labels used to be drawn at one place).
+    for (size_t i = 0; i < all.size(); ++i)
+      for (size_t j = i + 1; j < all.size(); ++j) {
+        CAPTURE(all[i].text);
+        CAPTURE(all[j].text);
+        CHECK_FALSE((all[i].x0 < all[j].x1 && all[j].x0 < all[i].x1 && all[i].y0 < all[j].y1 && all[j].y0 < all[i].y1));
+      }
+    // No label covers a marker.
+    const size_t legend = chart.find("<g class=\"legend\">");
+    REQUIRE(legend != std::string::npos);
+    for (size_t at = chart.find("<circle cx="); at < legend; at = chart.find("<circle cx=", at + 1)) {
+      const double cx = attr(chart, at, "cx"), cy = attr(chart, at, "cy");
+      for (const Label& l : all) CHECK_FALSE((l.x0 < cx + 5 && cx - 5 < l.x1 && l.y0 < cy + 5 && cy - 5 < l.y1));
+    }
+    REQUIRE(ridges.size() == 2);  // the H200 is calibrated: both roofs, both ridges labelled
+    CHECK(test::contains(ridges[0].text, "nominal ridge "));
+    CHECK(test::contains(ridges[1].text, "measured ridge "));
+    // The legend says what the marks mean.
+    CHECK(chart.find("nominal roof (datasheet", legend) != std::string::npos);
+    CHECK(chart.find("measured roof (calibration)", legend) != std::string::npos);
+    CHECK(chart.find("op: FLOP/B, predicted FLOP/s", legend) != std::string::npos);
+    // Every op with 0 FLOP/B is named in the note; every other op has a marker and a label.
+    const test::Json j = test::parse_json(in_root(std::string("roofline ") + args + " --format json").out);
+    std::vector<std::string> notes;
+    for (const Label& l : labels(chart, "note")) notes.push_back(l.text);
+    std::string note_text;
+    for (const std::string& n : notes) note_text += n + "\n";
+    int zero = 0;
+    for (const test::Json& p : j.at("points")->arr) {
+      const std::string name = p.at("name")->str;
+      CAPTURE(name);
+      if (p.at("intensity")->num <= 0) {
+        ++zero;
+        CHECK((test::contains(note_text, " " + name + ",") || test::contains(note_text, " " + name + ".")));
+      } else {  // a marker, and one label or, where no room was left, a name in the note
+        CHECK(test::contains(chart, "<title>" + name + "</title>"));
+        // Eager MoE steps hold some names twice (the routed and the shared experts' act_fn).
+        const auto n = std::count_if(all.begin(), all.end(), [&](const Label& l) { return l.text == name; });
+        const auto k = std::count_if(j.at("points")->arr.begin(), j.at("points")->arr.end(), [&](const test::Json& q) {
+          return q.at("name")->str == name && q.at("intensity")->num > 0;
+        });
+        const size_t unlabelled = note_text.find("Drawn without a label");
+        CHECK((n == k || (n < k && unlabelled != std::string::npos &&
+                          (note_text.find(" " + name + ",", unlabelled) != std::string::npos ||
+                           note_text.find(" " + name + ".", unlabelled) != std::string::npos))));
+      }
+    }
+    CHECK(zero > 0);  // kv_write and the embedding gather move bytes without FLOPs
+    for (const Label& l : labels(chart, "note")) CHECK(l.x1 <= attr(chart, chart.find("<svg"), "width"));
+    CHECK(test::contains(note_text, "Not drawn (0 FLOP/B"));
+  }
 }
 
 TEST_CASE("accuracy --markdown: the page drawn from the report, notes appended") {
@@ -86,6 +188,17 @@ TEST_CASE("accuracy --markdown: the page drawn from the report, notes appended")
   const Run n = in_root("accuracy --measured validation/results/h200 --markdown " + md + " --notes docs/accuracy-notes.md");
   REQUIRE(n.rc == 0);
   CHECK(without_generated_line(slurp(md)) == page + "\n" + slurp(test::root() + "/docs/accuracy-notes.md"));
+  // The "Generated by" line names the command as run, the version, the commit and the date.
+  const std::string made = slurp(md);
+  const std::string line = made.substr(made.find("Generated by"), made.find('\n', made.find("Generated by")) - made.find("Generated by"));
+  CAPTURE(line);
+  CHECK(test::contains(line, "`perfmodel accuracy --measured validation/results/h200 --markdown " + md +
+                                 " --notes docs/accuracy-notes.md`"));
+  CHECK(test::contains(line, std::string("(perfmodel ") + perfmodel::kVersion + ", commit " + perfmodel::kGitSha));
+  CHECK(line.size() > 10);
+  const Run q = in_root("accuracy --measured 'validation/results/h200' --markdown '" + md + "' --card h200");
+  REQUIRE(q.rc == 0);
+  CHECK(test::contains(slurp(md), "`perfmodel accuracy --measured validation/results/h200 --markdown " + md + " --card h200`"));
   const Run bad = in_root("accuracy --measured validation/results/h200 --markdown /nonexistent-dir/a.md");
   CHECK(bad.rc == 2);
   CHECK(bad.err == "perfmodel accuracy: cannot write --markdown file '/nonexistent-dir/a.md'\n");

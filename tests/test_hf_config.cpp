@@ -101,6 +101,32 @@ TEST_CASE("a Qwen2 config implies the q/k/v bias; use_sliding_window false disab
   CHECK(test::catalogue().model("qwen2.5-0.5b").parameters() == m.parameters());
 }
 
+TEST_CASE("a dense Qwen3 config: per-head q/k RMSNorm weights counted and priced") {
+  const Model m = load_hf_config(test::data("hf/qwen3-8b.json"));  // Qwen/Qwen3-8B config.json
+  CHECK(m.architecture == "qwen3");
+  CHECK(m.qk_norm);  // Qwen3Attention: q_norm and k_norm over head_dim (modeling_qwen3.py)
+  CHECK_FALSE(m.qkv_bias);
+  CHECK(m.head_dim == 128);
+  // By hand: per layer attention 4096·4096 + 2·4096·1024 + 4096·4096 = 41,943,040; MLP
+  //   3·4096·12288 = 150,994,944; 2 RMSNorms 8,192; q_norm + k_norm 2·128 = 256
+  //   -> 192,946,432; x 36 = 6,946,071,552; embeddings (untied) 2·151936·4096 = 1,244,659,712;
+  //   final norm 4,096. Qwen3-8B's model card: 8.2B parameters, 6.95B without the embeddings.
+  CHECK(m.parameters() == 6946071552.0 + 1244659712.0 + 4096.0);
+  // The q/k norms are ops of the step, one row per head, head_dim wide, in every layer.
+  Workload w;
+  w.batch = 4;
+  const Step step = build_step(m, w);
+  int found = 0;
+  for (const Op& op : step.ops)
+    if (op.name == "q_norm" || op.name == "k_norm") {
+      ++found;
+      CHECK(op.count == 36);
+      CHECK(op.cols == 128);
+      CHECK(op.rows == 4 * (op.name == "q_norm" ? 32 : 8));
+    }
+  CHECK(found == 2);
+}
+
 namespace {
 void expect_refused(const std::string& file) {
   CAPTURE(file);

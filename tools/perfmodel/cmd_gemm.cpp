@@ -21,7 +21,7 @@ int cmd_gemm(const std::vector<std::string>& args, Context& ctx) {
   po::options_description d("Options");
   CardArgs card;
   int64_t m = 0, n = 0, k = 0;
-  std::string dtype = "bf16", tile, impl = "fused";
+  std::string dtype = "bf16", tile, impl = "fused", accumulate = "fp32";
   Format format = Format::table;
   bool tf32 = false;
   WorkloadArgs quant;  // --weight-dtype, --act-dtype and the quantization flags (issue 12)
@@ -31,6 +31,9 @@ int cmd_gemm(const std::vector<std::string>& args, Context& ctx) {
       "k", po::value(&k)->required(), "input features (the reduction)")(
       "dtype", po::value(&dtype)->default_value(dtype), "operand dtype")(
       "tf32", po::bool_switch(&tf32), "fp32 on tensor cores")(
+      "accumulate", po::value(&accumulate)->default_value(accumulate),
+      "accumulator of an fp16 GEMM: fp32, or fp16 (the card's fp16_acc16 peak: twice fp32's on GeForce "
+      "parts, the same on datacenter ones)")(
       "tile", po::value(&tile), "price with this CTA tile, e.g. 256x128 (default: the best tile)")(
       "weight-dtype", po::value(&quant.weight_dtype), "weights: int4|int8 (weight-only), fp8 (W8A8), nvfp4|mxfp4 (default: --dtype)")(
       "act-dtype", po::value(&quant.act_dtype), "GEMM inputs: fp8|int8 (W8A8) (default: --dtype)")(
@@ -52,6 +55,12 @@ int cmd_gemm(const std::vector<std::string>& args, Context& ctx) {
   require_positive(k, "--k");
   Loaded l = load_card(card, ctx);
   const DType t = parse_dtype(dtype, "--dtype");
+  if (accumulate != "fp32" && accumulate != "fp16")
+    throw UsageError("--accumulate must be fp32 or fp16, got '" + accumulate + "'");
+  // fp16 accumulation exists only for fp16 operands (HMMA.F16; cublasGemmEx with
+  // CUBLAS_COMPUTE_16F): the card files' fp16_acc16 peak.
+  const bool acc16 = accumulate == "fp16";
+  if (acc16 && t != DType::fp16) throw UsageError("--accumulate fp16 needs --dtype fp16, got --dtype " + dtype);
   if (impl != "fused" && impl != "eager" && impl != "compiled")
     throw UsageError("--impl must be fused, eager or compiled, got '" + impl + "'");
   const Impl profile = impl == "eager" ? Impl::eager : impl == "compiled" ? Impl::compiled : Impl::fused;
@@ -59,6 +68,9 @@ int cmd_gemm(const std::vector<std::string>& args, Context& ctx) {
   // the plain cuBLASLt product it always was).
   const bool quantized = !quant.weight_dtype.empty() || !quant.act_dtype.empty() || quant.group_size != -1 ||
                          !quant.scaling.empty() || !quant.act_quant.empty();
+  if (acc16 && quantized) throw UsageError("--accumulate fp16 prices a plain fp16 GEMM; drop the quantization flags");
+  if (acc16 && !l.card.supports(Precision::fp16_acc16))
+    throw UsageError("--accumulate fp16: card '" + l.card.key + "' gives no fp16_acc16 peak");
   Workload w;
   w.weight_dtype = quant.weight_dtype.empty() ? t : parse_dtype(quant.weight_dtype, "--weight-dtype");
   w.act_dtype = quant.act_dtype.empty() ? t : parse_dtype(quant.act_dtype, "--act-dtype");
@@ -70,7 +82,7 @@ int cmd_gemm(const std::vector<std::string>& args, Context& ctx) {
     apply_quant(quant, w, l.card);
   }
   std::vector<Op> kernels = quantized && is_quantized(w) ? quantized_linear("gemm", m, n, k, w, false)
-                                                         : std::vector<Op>{ops::gemm("gemm", m, n, k, t, t, matmul_precision(t, tf32))};
+                                                         : std::vector<Op>{ops::gemm("gemm", m, n, k, t, t, acc16 ? Precision::fp16_acc16 : matmul_precision(t, tf32))};
   const Op& op = kernels.back();
   const Roofs roofs = make_roofs(l.card, l.calibration ? &*l.calibration : nullptr, profile);
   std::optional<Tile> forced;
@@ -146,7 +158,7 @@ int cmd_gemm(const std::vector<std::string>& args, Context& ctx) {
   }
   r.root.set("candidates", std::move(cands));
   r.fields.push_back({"GEMM " + std::to_string(m) + "x" + std::to_string(n) + "x" + std::to_string(k) + " " +
-                          (quantized ? dtype_label(w) : dtype) +
+                          (quantized ? dtype_label(w) : dtype + (acc16 ? " (fp16 accumulate)" : "")) +
                           " on " + l.card.name + " (" + std::to_string(l.card.sm_count) + " SMs)",
                       "",
                       {{"time_s", "time (predicted)", Hint::time},

@@ -4,6 +4,7 @@
 #include "commands.hpp"
 #include "documents.hpp"
 #include "perfmodel/errors.hpp"
+#include "perfmodel/quant.hpp"
 #include "step_report.hpp"
 
 namespace perfmodel::cli {
@@ -28,7 +29,7 @@ int cmd_roofline(const std::vector<std::string>& args, Context& ctx) {
   Model m = load_model(wl, ctx);
   Workload w = make_workload(wl, phase == "decode" ? Phase::decode : Phase::prefill, l.card);
   PricedStep p = price_workload(m, w, l, wl.mem_util);
-  const Precision mm = matmul_precision(w.act_dtype, w.allow_tf32);
+  const Precision mm = linear_precision(w);  // the linears' peak, as the step's ridge (quant.hpp)
   const double peak = l.card.peak_flops(mm), bw = l.card.bandwidth;
   double mpeak = 0, mbw = 0;
   if (l.calibration) {

@@ -81,6 +81,11 @@ int cmd_sweep_batch(const std::vector<std::string>& args, Context& ctx) {
     row.set("tokens_per_s", Node::number(p.analysis.tokens_per_s));
     row.set("ai", Node::number(p.analysis.ai, Hint::intensity));
     row.set("bound", Node::text(to_string(p.cost.bound)));
+    // The side of the nominal ridge AI(b) is on: the seed's whole-step test, the one b* answers
+    // (b >= b* exactly when AI(b) >= ridge). "bound" above is another question: which bound holds
+    // the most predicted time when each op is priced on its own roofs (attention stays
+    // memory-bound at any batch; GEMMs turn compute-bound below b* on the effective roofs).
+    row.set("ridge_side", Node::text(p.analysis.ai >= p.analysis.ridge ? "compute" : "memory"));
     if (per_seq_rate_1 == 0) per_seq_rate_1 = p.analysis.tokens_per_s / static_cast<double>(b);
     // Gap to linear scaling: 1 - throughput(b) / (b x throughput(1) per sequence).
     const double linear = per_seq_rate_1 * static_cast<double>(b);
@@ -99,21 +104,28 @@ int cmd_sweep_batch(const std::vector<std::string>& args, Context& ctx) {
   summary.set("ridge", Node::number(p1.analysis.ridge, Hint::intensity));
   summary.set("b_star", p1.analysis.b_star ? Node::number(*p1.analysis.b_star, Hint::intensity) : Node::text("never"));
   r.root.set("summary", std::move(summary));
-  r.fields.push_back({m.name + " on " + l.card.name + ", " + phase + ", ctx " + std::to_string(base.ctx), "summary",
+  r.fields.push_back({m.name + " on " + l.card.name + ", " + phase + ", ctx " + std::to_string(base.ctx) + ", " +
+                          dtype_label(base) + ", " + to_string(base.impl),
+                      "summary",
                       {{"max_batch", "largest batch that fits", Hint::integer},
                        {"ai_max", "AI_max", Hint::intensity},
                        {"ridge", "ridge (nominal)", Hint::intensity},
-                       {"b_star", "b*", Hint::intensity}}});
+                       {"b_star", "b* (AI(b) reaches the nominal ridge)", Hint::intensity}}});
   r.tables.push_back({"", "rows",
                       {{"batch", "batch", Hint::integer},
                        {"time_s", "step time", Hint::time},
                        {"tokens_per_s", "tokens/s", Hint::none},
                        {"ai", "AI(b)", Hint::intensity},
-                       {"bound", "bound", Hint::text},
+                       {"ridge_side", "AI(b) vs ridge", Hint::text},
+                       {"bound", "most time (per-op bounds)", Hint::text},
                        {"gap_to_linear", "gap to linear", Hint::percent},
                        {"fits", "fits", Hint::none},
                        {"mfu", "MFU", Hint::percent}}});
   if (base.parallel.any()) r.tables.back().columns.insert(r.tables.back().columns.begin() + 3, {"tokens_per_s_per_gpu", "tokens/s per GPU", Hint::none});
+  r.notes.push_back(
+      "\"AI(b) vs ridge\" is the seed's whole-step test: compute from b* on. \"most time\" is the bound holding the "
+      "largest share of the predicted time, each op on its own (effective) roofs: attention stays memory-bound at any "
+      "batch, so it can read memory past b*, and GEMMs can read compute before it.");
   emit(r, format, ctx);
   return 0;
 }

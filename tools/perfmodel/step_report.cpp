@@ -128,7 +128,9 @@ Node analysis_node(const Analysis& a) {
   n.set("usable_memory_bytes", Node::number(a.memory.usable, Hint::bytes));
   n.set("tpot_s", a.tpot_s > 0 ? Node::number(a.tpot_s, Hint::time) : Node());
   n.set("tpot_floor_s", a.tpot_floor_s > 0 ? Node::number(a.tpot_floor_s, Hint::time) : Node());
-  n.set("ttft_s", Node::number(a.ttft_s, Hint::time));
+  n.set("ttft_s", Node::number(a.ttft_s, Hint::time));  // the whole batch's prefill
+  n.set("ttft_per_request_s", a.ttft_per_request_s > 0 ? Node::number(a.ttft_per_request_s, Hint::time) : Node());
+  n.set("kv_bytes_per_sequence", Node::number(a.kv_bytes_per_sequence, Hint::bytes));
   n.set("tokens_per_s", Node::number(a.tokens_per_s, Hint::none));
   n.set("mfu", Node::number(a.mfu, Hint::percent));
   n.set("hfu", Node::number(a.hfu, Hint::percent));
@@ -183,13 +185,19 @@ Report step_report(const std::string& command, const Context& ctx, const Loaded&
     an.push_back({"tpot_s", "TPOT (time per output token)", Hint::time});
     an.push_back({"tpot_floor_s", "TPOT floor (bytes / nominal BW)", Hint::time});
   }
-  an.insert(an.end(), {{"ttft_s", "TTFT (prefill of ctx tokens)", Hint::time},
+  // TTFT: the batch's prefill is what the last request of a batch admitted at once waits for;
+  // one request's own prefill (batch 1) is the figure a lone user sees.
+  an.insert(an.end(), {{"ttft_s", "TTFT, whole batch (prefill of " + std::to_string(p.workload.batch) + " x " +
+                                      std::to_string(p.workload.ctx) + " tokens)", Hint::time},
+                       {"ttft_per_request_s", "TTFT per request (one prompt of " + std::to_string(p.workload.ctx) +
+                                                  " tokens, batch 1)", Hint::time},
                        {"weight_bytes", "weights", Hint::bytes}});
   if (p.analysis.moe)
     an.insert(an.end(), {{"parameters", "parameters (total, all experts resident)", Hint::integer},
                          {"active_parameters", "active parameters per token", Hint::integer},
                          {"decode_weight_bytes", "weights read by this step (touched experts)", Hint::bytes}});
   an.insert(an.end(), {{"kv_bytes_per_token", "KV cache per token", Hint::bytes},
+                       {"kv_bytes_per_sequence", "KV per sequence (n kv, windows capped)", Hint::bytes},
                        {"ai", "AI(b) = 2Nb / (W + b n kv)", Hint::intensity},
                        {"ai_max", "AI_max = 2N / (n kv)", Hint::intensity},
                        {"ridge", "ridge (nominal peak / BW)", Hint::intensity},

@@ -41,6 +41,10 @@ double moe_decode_ai(const Model& m, double bytes_per_weight, double batch, doub
 // does not exceed the ridge.
 std::optional<double> moe_decode_b_star(const Model& m, double ridge, double bytes_per_weight, double ctx,
                                         double kv_per_token, double skew = 0);
+// The KV bytes one sequence of the workload caches at its context: kv_bytes_per_sequence (window
+// capped), or cached_bytes_per_token x ctx for MLA under the eager profile. The memory plan and
+// AI(b), AI_max and b* all use this figure as the seed's "n kv".
+double cached_bytes_per_sequence(const Model& m, const Workload& w);
 // Transient activations per sequence of the step (the widest live tensors and the logits).
 double activation_bytes_per_sequence(const Model& m, const Workload& w);
 
@@ -57,6 +61,9 @@ MemoryPlan plan_memory(const Model& m, const Workload& w, const Card& card, doub
 
 struct Analysis {
   double parameters = 0, weight_bytes = 0, kv_bytes_per_token = 0;
+  // KV bytes one sequence holds at the step's context (sliding windows capped): the "n kv" of
+  // AI(b), AI_max and b*, and the memory plan's per-sequence KV.
+  double kv_bytes_per_sequence = 0;
   // MoE: parameters one token uses, and the weight bytes a decode step of this batch reads (the
   // touched experts'); for a dense model the parameters and the weight bytes.
   bool moe = false;
@@ -68,7 +75,10 @@ struct Analysis {
   double step_time_s = 0;
   double tpot_s = 0;        // decode: the step time
   double tpot_floor_s = 0;  // (weights + b n kv) / nominal bandwidth (seed 004 W2)
-  double ttft_s = 0;        // prefill of the prompt for the batch
+  double ttft_s = 0;        // prefill of the prompt for the whole batch (b x ctx tokens)
+  // One request's prefill alone (batch 1, ctx tokens): what a user waits for when the request
+  // is not queued behind the batch's others. Set by evaluate(); equals ttft_s at batch 1.
+  double ttft_per_request_s = 0;
   double tokens_per_s = 0;
   double mfu = 0, hfu = 0;  // model / hardware FLOPs over time over the nominal peak
 };

@@ -64,6 +64,10 @@ DType gemm_input(const Workload& w);
 enum class LinearKind { dense, weight_only, scaled };
 LinearKind linear_kind(const Workload& w);
 bool is_quantized(const Workload& w);
+// The tensor-core precision the step's linears run at, whose peak sets the ridge: W8A8 / W4A4 at
+// their GEMM input's, weight-only at the activations' (the MMA runs in bf16 after
+// dequantization), plain fp8 weights at fp8's.
+Precision linear_precision(const Workload& w);
 // The group size in use for a weight-only dtype (the default resolved).
 int64_t effective_group(DType weight, const QuantScheme& q);
 

@@ -66,6 +66,9 @@ double kv_bytes_per_sequence(const Model& m, DType kv, int64_t ctx) {
 // transient of one layer (activation_bytes_per_sequence).
 double cached_bytes_per_token(const Model& m, const Workload& w) { return kv_bytes_per_token(m, w.kv_dtype); }
 
+// MLA caches its latent in every profile (above), so the family's per-sequence bytes hold.
+double cached_bytes_per_sequence(const Model& m, const Workload& w) { return kv_bytes_per_sequence(m, w.kv_dtype, w.ctx); }
+
 double activation_bytes_per_sequence(const Model& m, const Workload& w) {
   const double t = static_cast<double>(w.new_tokens_per_seq());
   // Live at the widest point: the residual stream, the normalized input and the gate/up output.
@@ -95,7 +98,7 @@ MemoryPlan plan_memory(const Model& m, const Workload& w, const Card& card, doub
   p.capacity = card.memory_bytes;
   p.usable = card.memory_bytes * utilization;
   p.weights = model_weight_bytes(m, w);  // packed, scales included (quant.hpp)
-  const double kv_seq = kv_bytes_per_sequence(m, w.kv_dtype, w.ctx);
+  const double kv_seq = cached_bytes_per_sequence(m, w);
   const double per_seq = kv_seq + activation_bytes_per_sequence(m, w);
   p.kv = kv_seq * static_cast<double>(w.batch);
   p.activations = activation_bytes_per_sequence(m, w) * static_cast<double>(w.batch);
@@ -112,17 +115,19 @@ Analysis analyze(const Model& m, const Workload& w, const Step& step, double ste
   a.parameters = m.parameters();
   a.weight_bytes = model_weight_bytes(m, w);  // packed, scales included (quant.hpp)
   a.kv_bytes_per_token = cached_bytes_per_token(m, w);
-  // The ridge of the peak the linears run at: W8A8 / W4A4 at their input's, weight-only at the
-  // activations' (the MMA runs in bf16 after dequantization).
-  const Precision mm = linear_kind(w) == LinearKind::scaled ? matmul_precision(gemm_input(w), false)
-                       : is_quantized(w)                     ? matmul_precision(w.act_dtype, w.allow_tf32)
-                       : matmul_precision(w.weight_dtype == DType::fp8 ? DType::fp8 : w.act_dtype, w.allow_tf32);
+  // The ridge of the peak the linears run at (quant.hpp).
+  const Precision mm = linear_precision(w);
   const double peak = card.peak_flops(mm);
   a.ridge = peak / card.bandwidth;
   const double n = static_cast<double>(w.ctx);
-  a.ai = decode_ai(a.parameters, a.weight_bytes, static_cast<double>(w.batch), n, a.kv_bytes_per_token);
-  a.ai_max = decode_ai_max(a.parameters, n, a.kv_bytes_per_token);
-  a.b_star = decode_b_star(a.ridge, a.parameters, a.weight_bytes, n, a.kv_bytes_per_token);
+  // The seed's "n kv" is the KV one sequence holds at context n: with sliding windows each local
+  // layer holds min(n, window) tokens (kv_bytes_per_sequence), the figure the memory plan uses.
+  // The formulas take it as n times the mean bytes per token of context (docs/model.md, "AI(b)").
+  a.kv_bytes_per_sequence = cached_bytes_per_sequence(m, w);
+  const double kv = n > 0 ? a.kv_bytes_per_sequence / n : a.kv_bytes_per_token;
+  a.ai = decode_ai(a.parameters, a.weight_bytes, static_cast<double>(w.batch), n, kv);
+  a.ai_max = decode_ai_max(a.parameters, n, kv);
+  a.b_star = decode_b_star(a.ridge, a.parameters, a.weight_bytes, n, kv);
   a.active_parameters = a.parameters;
   a.decode_weight_bytes = a.weight_bytes;
   if (m.moe.enabled()) {  // the seed's formulas with the weights a decode step really reads
@@ -130,9 +135,9 @@ Analysis analyze(const Model& m, const Workload& w, const Step& step, double ste
     a.moe = true;
     a.active_parameters = m.active_parameters();
     a.decode_weight_bytes = decode_weight_parameters(m, b, w.routing_skew) * bpw;
-    a.ai = moe_decode_ai(m, bpw, b, n, a.kv_bytes_per_token, w.routing_skew);
-    a.ai_max = decode_ai_max(a.active_parameters, n, a.kv_bytes_per_token);
-    a.b_star = moe_decode_b_star(m, a.ridge, bpw, n, a.kv_bytes_per_token, w.routing_skew);
+    a.ai = moe_decode_ai(m, bpw, b, n, kv, w.routing_skew);
+    a.ai_max = decode_ai_max(a.active_parameters, n, kv);
+    a.b_star = moe_decode_b_star(m, a.ridge, bpw, n, kv, w.routing_skew);
   }
   a.memory = plan_memory(m, w, card, utilization);
   a.step_time_s = step_time_s;

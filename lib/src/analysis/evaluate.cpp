@@ -42,6 +42,14 @@ Evaluation evaluate(const Model& m, const Workload& w, const Roofs& roofs, const
     prefill_time = price_step(build_step(m, pre), roofs, w.impl).time_s;
   }
   e.analysis = analyze(m, w, e.step, e.cost.time_s, prefill_time, roofs.card, o.memory_utilization);
+  if (o.with_ttft) {
+    // TTFT above is the whole batch's prefill; one request's own is the prefill at batch 1.
+    Workload one = w;
+    one.phase = Phase::prefill;
+    one.batch = 1;
+    e.analysis.ttft_per_request_s =
+        w.batch == 1 ? e.analysis.ttft_s : price_step(build_step(m, one), roofs, w.impl).time_s;
+  }
   e.status = status_of(e.analysis.memory, w.batch);
   return e;
 }

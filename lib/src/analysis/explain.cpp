@@ -80,6 +80,14 @@ std::vector<Explained> explain_analysis(const Model& m, const Evaluation& e, con
   const std::string W = "W = " + num(a.weight_bytes) + " B of weights (N × " + std::string(to_string(w.weight_dtype)) +
                         " bytes" + (is_quantized(w) ? " packed, scales included" : "") + ")";
   const std::string KV = "kv = " + num(a.kv_bytes_per_token) + " B per token";
+  // The seed's "n kv": one sequence's KV at ctx n, sliding windows capped (analysis.hpp); written
+  // as n × kv where no window caps it.
+  const bool capped = std::fabs(a.kv_bytes_per_sequence - n * a.kv_bytes_per_token) > 1e-9 * a.kv_bytes_per_sequence;
+  const std::string n_kv = capped ? num(a.kv_bytes_per_sequence) : num(n) + " × " + num(a.kv_bytes_per_token);
+  const std::string NKV = capped ? "n kv = " + num(a.kv_bytes_per_sequence) +
+                                       " B: one sequence's KV at ctx n, windowed layers holding at most the window "
+                                       "(docs/model.md section 6)"
+                                 : KV;
   const std::string BW = "BW = " + num(card.bandwidth) + " B/s (" + card_file + ")";
   if (a.tokens_per_s > 0)
     out.push_back({"tokens/s", "tokens in the step / step time", num(w.tokens()) + " / " + num(a.step_time_s),
@@ -91,6 +99,11 @@ std::vector<Explained> explain_analysis(const Model& m, const Evaluation& e, con
   out.push_back({"TTFT", "prefill step of n tokens for the whole batch", num(a.ttft_s), a.ttft_s, "s",
                  {"the prefill of the same batch priced like this step (perfmodel prefill --batch " + num(b) +
                   " --ctx " + num(n) + ")"}});
+  if (a.ttft_per_request_s > 0)
+    out.push_back({"TTFT per request", "prefill step of one prompt of n tokens (batch 1)", num(a.ttft_per_request_s),
+                   a.ttft_per_request_s, "s",
+                   {"one request's prefill alone, priced like this step (perfmodel prefill --batch 1 --ctx " + num(n) +
+                    (w.parallel.any() ? ", on one replica" : "") + ")"}});
   {
     const double dense = 2.0 * static_cast<double>(m.layers * m.kv_heads * m.head_dim) * bytes_of(w.kv_dtype);
     Explained kv{"KV cache per token", "", "", a.kv_bytes_per_token, "B", {}};
@@ -112,20 +125,18 @@ std::vector<Explained> explain_analysis(const Model& m, const Evaluation& e, con
   const double n_used = a.moe ? a.active_parameters : a.parameters;
   const double w_read = a.moe ? a.decode_weight_bytes : a.weight_bytes;
   out.push_back({"AI(b)", "2 N b / (W + b n kv)", "2 × " + num(n_used) + " × " + num(b) + " / (" + num(w_read) + " + " +
-                                                   num(b) + " × " + num(n) + " × " + num(a.kv_bytes_per_token) + ")",
-                 a.ai, "FLOP/B", {N, W, KV, "b = " + num(b) + ", n = " + num(n) + " (workload)", "seed 004 Day 16"}});
+                                                   num(b) + " × " + n_kv + ")",
+                 a.ai, "FLOP/B", {N, W, NKV, "b = " + num(b) + ", n = " + num(n) + " (workload)", "seed 004 Day 16"}});
   if (a.moe)
     out.back().inputs.push_back("MoE: N = " + num(n_used) + " active parameters per token, W = " + num(w_read) +
                                 " B read by this step (the experts its tokens touch)");
-  out.push_back({"AI_max", "2 N / (n kv)", "2 × " + num(a.moe ? a.active_parameters : a.parameters) + " / (" + num(n) + " × " +
-                                               num(a.kv_bytes_per_token) + ")",
-                 a.ai_max, "FLOP/B", {N, KV, "the limit of AI(b) as b grows (seed 004 Day 16)"}});
+  out.push_back({"AI_max", "2 N / (n kv)", "2 × " + num(a.moe ? a.active_parameters : a.parameters) + " / (" + n_kv + ")",
+                 a.ai_max, "FLOP/B", {N, NKV, "the limit of AI(b) as b grows (seed 004 Day 16)"}});
   out.push_back({"ridge", "P_nominal / BW", num(a.ridge * card.bandwidth) + " / " + num(card.bandwidth), a.ridge, "FLOP/B",
                  {"P_nominal: " + card_file + " peak of the linears' precision", BW}});
   if (a.b_star && !a.moe)
     out.push_back({"b*", "ridge × W / (2N - ridge × n × kv)", num(a.ridge) + " × " + num(a.weight_bytes) + " / (2 × " +
-                                                                num(a.parameters) + " - " + num(a.ridge) + " × " + num(n) + " × " +
-                                                                num(a.kv_bytes_per_token) + ")",
+                                                                num(a.parameters) + " - " + num(a.ridge) + " × " + n_kv + ")",
                    *a.b_star, "", {"AI(b*) = ridge solved for b (seed 004 Day 17)"}});
   if (a.b_star && a.moe)
     out.push_back({"b*", "the smallest whole b with AI(b) >= ridge (AI(b) with the experts b tokens touch)", num(*a.b_star),

@@ -164,7 +164,8 @@ Model load_hf_config(const std::string& path) {
     m.norms_per_layer = 4;
     m.window_pattern = WindowPattern::alternate;
   }
-  m.qk_norm = type == "qwen3_moe";  // Qwen3MoeAttention: q_norm and k_norm over head_dim
+  // Qwen3Attention and Qwen3MoeAttention: q_norm and k_norm over head_dim.
+  m.qk_norm = type == "qwen3" || type == "qwen3_moe";
   // MoE and MLA fields (model_loader_moe.cpp); any other MoE/MLA-looking key is refused.
   detail::read_hf_moe_mla(r, type, m);
   auto window = r.has("sliding_window") ? r.opt_nullable_integer("sliding_window", 0, kMaxPositions) : std::nullopt;

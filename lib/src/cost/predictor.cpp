@@ -73,7 +73,9 @@ Prediction Predictor::predict(const Workload& w) {
   const StepCost c = step_cost(w);
   p.time_s = c.time_s;
   p.roofline_time_s = c.roofline_time_s;
-  const double kv = cached_bytes_per_token(model_, w);
+  // The seed's "n kv" is one sequence's window-capped KV, as in analyze() (analysis.hpp).
+  const double kv = w.ctx > 0 ? cached_bytes_per_sequence(model_, w) / static_cast<double>(w.ctx)
+                              : cached_bytes_per_token(model_, w);
   const double weight_bytes = model_weight_bytes(model_, w);  // packed, scales included (quant.hpp)
   p.ai = model_.moe.enabled()
              ? moe_decode_ai(model_, weight_bytes / params_, static_cast<double>(w.batch),

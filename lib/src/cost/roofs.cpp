@@ -85,6 +85,14 @@ Roofs make_roofs(const Card& card, const Calibration* cal, std::optional<Impl> p
                           times(nominal, "FLOP/s", eff, tensor ? "default GEMM efficiency: cuBLAS large squares reach ~80 %"
                                                                   : "default CUDA-core efficiency"));
   }
+  // fp16 accumulation runs on the same tensor cores as fp16 with fp32 accumulation, at the card
+  // file's rate ratio (1 on datacenter parts, 2 on GeForce ones: reference A.2/A.4). Where only
+  // fp16 was measured, its measured roof scaled by that ratio keeps the two consistent.
+  const auto acc16 = static_cast<size_t>(Precision::fp16_acc16), fp16 = static_cast<size_t>(Precision::fp16);
+  if (cal && !cal->gemm_peak[acc16] && cal->gemm_peak[fp16] && card.peak[acc16] > 0 && card.peak[fp16] > 0) {
+    r.peak[acc16] = *cal->gemm_peak[fp16] * card.peak[acc16] / card.peak[fp16];
+    take.note("gemm_peak.fp16_acc16", cal->source_file + ": gemm_peak.fp16 x datasheet fp16_acc16 / fp16");
+  }
   const int bf16_i = static_cast<int>(Precision::bf16), fp16_i = static_cast<int>(Precision::fp16);
   const double bf16 = card.peak[bf16_i] > 0 ? card.peak[bf16_i] : card.peak[fp16_i];
   r.attention_peak = take.take("attention_peak", cal ? cal->attention_peak : Measured{}, bf16 * DefaultEfficiency::attention,

@@ -28,6 +28,13 @@ GraphNode linear(std::string name, std::vector<GraphNode::Part> parts, int64_t i
   return n;
 }
 
+GraphNode head_norm(std::string name, int64_t heads, const Model& m) {
+  GraphNode n = node(Kind::norm, std::move(name), m.layers);
+  n.width = m.head_dim;
+  n.rows_per_token = heads;
+  return n;
+}
+
 namespace {
 
 // Tensor parallelism all-reduces its output (layer_graph.hpp).
@@ -56,6 +63,10 @@ LayerGraph graph(const Model& m, const Workload& w, const Options& o) {
                          m.hidden, m.qkv_bias, L);
   qkv.framework_views = 2;  // .view() and .transpose(1, 2) of each
   add(qkv);
+  if (m.qk_norm) {  // Qwen3 (modeling_qwen3.py, modeling_qwen3_moe.py): RMSNorm of each head's q and k, before rotary
+    add(head_norm("q_norm", m.heads, m));
+    add(head_norm("k_norm", m.kv_heads, m));
+  }
   if (m.position == PositionKind::rope) add(node(Kind::rotary, "rotary", L));
   add(node(Kind::kv_write, "kv_write", L));
   for (GraphNode& a : attention_graph(m, w).nodes) add(a);
@@ -98,7 +109,9 @@ double parameters(const Model& m) {
   if (m.mlp_bias) biases += (m.gated_mlp ? 2.0 : 1.0) * m.intermediate + d;
   // LayerNorm carries a bias next to its weight.
   const double norm_params = (m.norm == NormKind::layernorm ? 2.0 : 1.0) * d;
-  const double per_layer = attn + mlp + biases + m.norms_per_layer * norm_params;
+  // Qwen3's q_norm and k_norm: one RMSNorm weight of head_dim each per layer (shared by the heads).
+  const double qk_norms = m.qk_norm ? 2.0 * static_cast<double>(m.head_dim) : 0.0;
+  const double per_layer = attn + mlp + biases + m.norms_per_layer * norm_params + qk_norms;
   const double embeddings = static_cast<double>(m.vocab) * d * (m.tie_word_embeddings ? 1 : 2);
   const double positions = m.position == PositionKind::learned ? static_cast<double>(m.max_positions) * d : 0;
   return embeddings + positions + m.layers * per_layer + norm_params;

@@ -15,11 +15,14 @@ struct Options {
 GraphNode node(GraphNode::Kind kind, std::string name, int64_t count);
 GraphNode norm(std::string name, int64_t count, bool after_residual);
 GraphNode linear(std::string name, std::vector<GraphNode::Part> parts, int64_t in, bool bias, int64_t count);
+// A norm over each head's head_dim features (Qwen3's q_norm / k_norm): `heads` rows per token.
+GraphNode head_norm(std::string name, int64_t heads, const Model& m);
 
 LayerGraph graph(const Model& m, const Workload& w, const Options& o);
 // The attention nodes alone (the only ones whose cost depends on the context in decode).
 LayerGraph attention_graph(const Model& m, const Workload& w);
-// Reference B.3's Llama-like count, plus biases, LayerNorm biases and learned positions.
+// Reference B.3's Llama-like count, plus biases, LayerNorm biases, learned positions and Qwen3's
+// q/k norm weights.
 double parameters(const Model& m);
 // 2 (K and V) x layers x kv heads x head_dim x bytes (reference B.3).
 double kv_bytes_per_token(const Model& m, DType kv);

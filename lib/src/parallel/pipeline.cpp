@@ -88,6 +88,19 @@ Evaluation evaluate_parallel(const Model& m, const Workload& w, const Roofs& roo
   Workload per_gpu = w;  // the KV cache a GPU holds: its share of the sequences under ep
   per_gpu.batch = (w.batch + ep - 1) / ep;
   e.analysis = analyze(shard, per_gpu, e.step, e.parallel->step_time_s, ttft, roofs.card, o.memory_utilization);
+  if (o.with_ttft) {
+    // TTFT above is the whole batch's prefill; one request's own is its prefill alone on one
+    // replica (batch 1, one micro-batch, through every stage).
+    Workload one = w;
+    one.phase = Phase::prefill;
+    one.batch = 1;
+    one.parallel.dp = 1;
+    one.parallel.micro_batches = 0;
+    e.analysis.ttft_per_request_s =
+        w.batch == 1 && w.parallel.dp == 1 && w.phase == Phase::prefill
+            ? e.analysis.ttft_s
+            : evaluate_parallel(m, one, roofs, {o.memory_utilization, false}).parallel->step_time_s;
+  }
   // The step holds one micro-batch; the busiest GPU runs all of them in a step time.
   e.analysis.mfu *= static_cast<double>(e.parallel->micro_batches);
   e.analysis.hfu *= static_cast<double>(e.parallel->micro_batches);

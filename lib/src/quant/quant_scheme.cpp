@@ -52,6 +52,12 @@ LinearKind linear_kind(const Workload& w) {
 
 bool is_quantized(const Workload& w) { return linear_kind(w) != LinearKind::dense; }
 
+Precision linear_precision(const Workload& w) {
+  if (linear_kind(w) == LinearKind::scaled) return matmul_precision(gemm_input(w), false);
+  if (is_quantized(w)) return matmul_precision(w.act_dtype, w.allow_tf32);
+  return matmul_precision(w.weight_dtype == DType::fp8 ? DType::fp8 : w.act_dtype, w.allow_tf32);
+}
+
 int64_t effective_group(DType weight, const QuantScheme& q) {
   if (q.group_size >= 0) return q.group_size;
   return weight == DType::int4 ? 128 : 0;  // AWQ/GPTQ default 128; int8 weight-only per channel
