@@ -32,29 +32,29 @@ TEST_CASE("the committed H200 calibration refits from its raw measurements (two 
   const Calibration committed = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
   // The YAML keeps six significant digits.
   auto same = [](double a, double b) { return a == test::approx(b).epsilon(1e-5); };
-  CHECK(same(fit.read_bandwidth, committed.read_bandwidth));
-  CHECK(same(fit.pass_latency_s, committed.pass_latency_s));
-  CHECK(same(fit.l2_pass_latency_s, committed.l2_pass_latency_s));
-  CHECK(same(fit.issue_efficiency, committed.issue_efficiency));
+  CHECK(same(fit.read_bandwidth.value(), committed.read_bandwidth.value()));
+  CHECK(same(fit.pass_latency_s.value(), committed.pass_latency_s.value()));
+  CHECK(same(fit.l2_pass_latency_s.value(), committed.l2_pass_latency_s.value()));
+  CHECK(same(fit.issue_efficiency.value(), committed.issue_efficiency.value()));
   CHECK(same(fit.power.limit_w, committed.power.limit_w));
   CHECK(same(fit.power.idle_w, committed.power.idle_w));
   CHECK(same(fit.power.tensor_w, committed.power.tensor_w));
-  CHECK(same(fit.sustained_clock_scale, committed.sustained_clock_scale));
-  CHECK(same(fit.attention_peak, committed.attention_peak));
-  CHECK(same(fit.attention_softmax_share, committed.attention_softmax_share));
-  CHECK(fit.attention_cta_fixed_s == test::approx(committed.attention_cta_fixed_s).epsilon(1e-4));
-  CHECK(fit.attention_softmax_share > 0.1);
-  CHECK(fit.l2_cyclic_capacity == test::approx(committed.l2_cyclic_capacity).epsilon(1e-5));
+  CHECK(same(fit.sustained_clock_scale.value(), committed.sustained_clock_scale.value()));
+  CHECK(same(fit.attention_peak.value(), committed.attention_peak.value()));
+  CHECK(same(fit.attention_softmax_share.value(), committed.attention_softmax_share.value()));
+  CHECK(fit.attention_cta_fixed_s.value() == test::approx(committed.attention_cta_fixed_s.value()).epsilon(1e-4));
+  CHECK(fit.attention_softmax_share.value() > 0.1);
+  CHECK(fit.l2_cyclic_capacity.value() == test::approx(committed.l2_cyclic_capacity.value()).epsilon(1e-5));
   CHECK(fit.decode.overlap == committed.decode.overlap);
   CHECK(fit.decode.cta_fixed_s == test::approx(committed.decode.cta_fixed_s).epsilon(1e-5));
   CHECK(fit.decode.cpi == test::approx(4.1));  // Nsight Compute's reading, not fitted
-  CHECK(fit.kernel_switch_s == test::approx(committed.kernel_switch_s).epsilon(1e-5));
-  CHECK(fit.eager_dispatch_s == test::approx(committed.eager_dispatch_s).epsilon(1e-5));
+  CHECK(fit.kernel_switch_s.value() == test::approx(committed.kernel_switch_s.value()).epsilon(1e-5));
+  CHECK(fit.eager_dispatch_s.value() == test::approx(committed.eager_dispatch_s.value()).epsilon(1e-5));
   // Between a quarter and all of the L2: a cycled set of 41 MB (the 5 x 2048 copy) kept part.
-  CHECK(fit.l2_cyclic_capacity > h200.l2_bytes / 4);
-  CHECK(fit.l2_cyclic_capacity < h200.l2_bytes);  // d = 64 runs well above half the d = 128 tile time
+  CHECK(fit.l2_cyclic_capacity.value() > h200.l2_bytes / 4);
+  CHECK(fit.l2_cyclic_capacity.value() < h200.l2_bytes);  // d = 64 runs well above half the d = 128 tile time
   // The sustained GEMM ran slower than its burst: the cap binds on the H200.
-  CHECK(fit.sustained_clock_scale < 0.95);
+  CHECK(fit.sustained_clock_scale.value() < 0.95);
   CHECK(fit.power.tensor_w > fit.power.limit_w - fit.power.idle_w);
   for (int i = 0; i < kKernelIdCount; ++i) {
     CAPTURE(to_string(static_cast<KernelId>(i)));

@@ -105,7 +105,13 @@ TEST_CASE("plan answers in under a second for a 70B model over up to 64 GPUs") {
   const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   MESSAGE("plan over 64 GPUs: " << s << " s, " << p.evaluated << " steps priced");
   CHECK(p.evaluated > 500);  // it did search: TP x PP x dtypes x profiles, each over batches
-  CHECK(s < 5.0);            // generous (sanitizer builds); ~0.05 s in a release build
+#if defined(__SANITIZE_ADDRESS__) || !defined(NDEBUG)
+  // Sanitizer and debug builds run 20-200x slower (11.8 s under ASan on a loaded 2-core CI
+  // machine): the target is the product's, checked in the optimized build only.
+  MESSAGE("time not checked in a sanitizer or debug build");
+#else
+  CHECK(s < 1.0);  // the target; ~0.05 s in a release build
+#endif
 }
 
 TEST_CASE("plan's top choice for the measured Llama-3-8B case is the one that measured fastest (2xH200)") {

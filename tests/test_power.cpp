@@ -69,7 +69,7 @@ TEST_CASE("price_step: a long prefill is capped and stretched, a batch-1 decode 
   const StepCost a = price_step(s, capped, Impl::fused), b = price_step(s, free, Impl::fused);
   CHECK(b.clock_scale == 1.0);
   CHECK(a.clock_scale < 0.95);
-  CHECK(a.clock_scale > cal.sustained_clock_scale * 0.999);  // attention and norms draw less than a GEMM
+  CHECK(a.clock_scale > cal.sustained_clock_scale.value() * 0.999);  // attention and norms draw less than a GEMM
   CHECK(a.time_s > b.time_s);
   CHECK(a.time_s < b.time_s / a.clock_scale);  // only compute stretches
   Workload dec;
@@ -106,7 +106,7 @@ TEST_CASE("kernel switch: each op of a fused step pays it once, an isolated op a
   int64_t instances = 0;
   for (const Op& op : s.ops) instances += op.count;
   const double extra = price_step(s, with, Impl::fused).time_s - price_step(s, without, Impl::fused).time_s;
-  CHECK(extra == test::approx(static_cast<double>(instances) * cal.kernel_switch_s).epsilon(1e-6));
+  CHECK(extra == test::approx(static_cast<double>(instances) * cal.kernel_switch_s.value()).epsilon(1e-6));
   // One op alone (the kernel suite's measurement: the same kernel back to back): no switch.
   CHECK(price(s.ops[1], with, Impl::fused).time_s == test::approx(price(s.ops[1], without, Impl::fused).time_s));
   w.impl = Impl::eager;

@@ -42,8 +42,9 @@ Report calibration_report(const Context& ctx, const Card& card, const Calibratio
   r.command = "calibrate";
   r.root.set("meta", make_meta("calibrate", ctx.argv));
   Node rows = Node::array();
-  auto row = [&](const std::string& what, double nominal, double measured, Hint h) {
-    if (measured <= 0) return;
+  auto row = [&](const std::string& what, double nominal, const Measured& measured_or_not, Hint h) {
+    if (!measured_or_not || *measured_or_not <= 0) return;  // not measured: no row
+    const double measured = *measured_or_not;
     Node n = Node::object();
     n.set("roof", Node::text(what));
     n.set("nominal", nominal > 0 ? Node::number(nominal, h) : Node());
@@ -59,7 +60,7 @@ Report calibration_report(const Context& ctx, const Card& card, const Calibratio
     row("GEMM " + std::string(to_string(static_cast<Precision>(i))), card.peak[i], c.gemm_peak[i], Hint::flop_rate);
   row("flash attention (bf16)", card.peak[static_cast<int>(Precision::bf16)], c.attention_peak, Hint::flop_rate);
   const double p = card.peak[static_cast<int>(Precision::bf16)];
-  const double mp = c.gemm_peak[static_cast<int>(Precision::bf16)];
+  const double mp = c.gemm_peak[static_cast<int>(Precision::bf16)].value_or(0);
   if (p > 0 && mp > 0 && c.dram_bandwidth > 0) row("ridge bf16 (FLOP/B)", p / card.bandwidth, mp / c.dram_bandwidth, Hint::intensity);
   row("kernel floor", card.launch_overhead_s, c.kernel_floor_s, Hint::time);
   row("host launch (eager)", 0, c.host_launch_s, Hint::time);

@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "commands.hpp"
+#include "explain_cli.hpp"
 #include "perfmodel/ops.hpp"
 #include "perfmodel/price.hpp"
 #include "perfmodel/quant.hpp"
@@ -38,6 +39,8 @@ int cmd_gemm(const std::vector<std::string>& args, Context& ctx) {
       "(the same kernel, the same device time); eager adds PyTorch's host time per call");
 
   add_quant(d, quant);
+  bool explain = false;
+  add_explain(d, explain);
   add_format(d, format);
   po::variables_map vm;
   if (!parse(args, d, vm, ctx,
@@ -75,9 +78,11 @@ int cmd_gemm(const std::vector<std::string>& args, Context& ctx) {
   OpCost c = price(op, roofs, profile, forced ? &*forced : nullptr);
   // The linear's other kernels (activation amax and quantization) run before the GEMM.
   Node parts = Node::array();
+  ExplainSections explained;
   double total = 0, roofline = 0, flops = 0, bytes = 0, device = 0, host = 0;
   for (const Op& k_op : kernels) {
     const OpCost kc = &k_op == &op ? c : price(k_op, roofs, profile);
+    explained.emplace_back("kernel " + k_op.name, explain_op(k_op, kc, roofs));
     total += kc.time_s;
     device += kc.device_time_s;
     host += kc.host_time_s;
@@ -162,6 +167,7 @@ int cmd_gemm(const std::vector<std::string>& args, Context& ctx) {
                        {"wave_efficiency", "wave eff", Hint::percent},
                        {"tile_efficiency", "tile eff", Hint::percent},
                        {"compute_time_s", "compute time", Hint::time}}});
+  if (explain) attach_explanation(r, explained);
   emit(r, format, ctx);
   return 0;
 }

@@ -1,5 +1,6 @@
 // perfmodel op: one kernel priced on its own.
 #include "commands.hpp"
+#include "explain_cli.hpp"
 #include "perfmodel/kernel.hpp"
 #include "perfmodel/price.hpp"
 #include "perfmodel/profile.hpp"
@@ -77,6 +78,8 @@ int cmd_op(const std::vector<std::string>& args, Context& ctx) {
       "impl", po::value(&impl)->default_value(impl),
       "implementation profile whose kernel is priced: fused (serving engine), eager (PyTorch eager: its kernels, floors and host time) or compiled (torch.compile: Inductor's kernel)")(
       "eager", po::bool_switch(&eager), "alias of --impl eager");
+  bool explain = false;
+  add_explain(d, explain);
   add_format(d, format);
   po::variables_map vm;
   if (!parse(args, d, vm, ctx, "perfmodel op: one kernel's FLOPs, bytes, roofline and predicted time",
@@ -110,6 +113,7 @@ int cmd_op(const std::vector<std::string>& args, Context& ctx) {
   // another with the host issuing each (profile.hpp, eager_form).
   std::vector<Op> kernels = profile == Impl::eager ? eager_form(op, true) : std::vector<Op>{};
   Node kernel_rows = Node::array();
+  ExplainSections explained;
   if (kernels.size() > 1) {
     Step st;
     st.ops = kernels;
@@ -131,7 +135,10 @@ int cmd_op(const std::vector<std::string>& args, Context& ctx) {
     total.memory_time_s = sc.memory_time_s;
     total.overhead_time_s = sc.overhead_time_s;
     total.bound = sc.bound;
-    for (size_t i = 0; i < kernels.size(); ++i) kernel_rows.push(op_node(kernels[i], sc.ops[i], sc.time_s));
+    for (size_t i = 0; i < kernels.size(); ++i) {
+      kernel_rows.push(op_node(kernels[i], sc.ops[i], sc.time_s));
+      explained.emplace_back("kernel " + kernels[i].name, explain_op(kernels[i], sc.ops[i], roofs));
+    }
     op = sum;
     c = total;
   }
@@ -170,6 +177,11 @@ int cmd_op(const std::vector<std::string>& args, Context& ctx) {
                          {"device_time_s", "device", Hint::time},
                          {"host_time_s", "host", Hint::time},
                          {"bytes", "bytes", Hint::bytes}}});
+  if (explain) {
+    explained.insert(explained.begin(), {"op " + op.name + (kernels.size() > 1 ? " (its kernels summed; each below)" : ""),
+                                         explain_op(op, c, roofs)});
+    attach_explanation(r, explained);
+  }
   emit(r, format, ctx);
   return 0;
 }

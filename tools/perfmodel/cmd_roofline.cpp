@@ -32,7 +32,7 @@ int cmd_roofline(const std::vector<std::string>& args, Context& ctx) {
   const double peak = l.card.peak_flops(mm), bw = l.card.bandwidth;
   double mpeak = 0, mbw = 0;
   if (l.calibration) {
-    mpeak = l.calibration->gemm_peak[static_cast<int>(mm)];
+    mpeak = l.calibration->gemm_peak[static_cast<int>(mm)].value_or(0);  // 0: not measured, no measured roof drawn
     mbw = l.calibration->dram_bandwidth;
   }
 

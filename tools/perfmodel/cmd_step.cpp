@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "commands.hpp"
+#include "explain_cli.hpp"
 #include "parallel_cli.hpp"
 #include "step_report.hpp"
 
@@ -20,6 +21,8 @@ int run_step(const std::vector<std::string>& args, Context& ctx, const std::stri
   ParallelArgs par;
   add_parallel(d, par);
   if (command == "ops") d.add_options()("phase", po::value(&phase)->default_value(phase), "decode or prefill");
+  bool explain = false;
+  add_explain(d, explain);
   add_format(d, format);
   const std::string usage =
       command == "ops" ? "perfmodel ops: every op of one step with FLOPs, bytes, time, bound, tiles, waves and the seed's distances"
@@ -35,6 +38,9 @@ int run_step(const std::vector<std::string>& args, Context& ctx, const std::stri
   apply_parallel(par, w);
   PricedStep p = price_workload(m, w, l, wl.mem_util);
   Report r = step_report(command, ctx, l, m, p, detailed);
+  if (explain)
+    attach_explanation(r, explain_evaluation(m, p, make_roofs(l.card, l.calibration ? &*l.calibration : nullptr, w.impl),
+                                             wl.mem_util));
   emit(r, format, ctx);
   if (!p.analysis.memory.fits) {
     *ctx.err << "perfmodel: batch " << w.batch << " does not fit on " << l.card.key << " at ctx " << w.ctx

@@ -1,9 +1,11 @@
 #pragma once
 #include <map>
 // Measured roofs of one card (written by `perfmodel calibrate --on-gpu`, read by the cost
-// model). Every field is optional: 0 means "not measured", and the model then falls back to
-// the datasheet value times a documented default efficiency (docs/model.md).
+// model). Every field but the two required roofs is a `Measured`: empty means "not measured"
+// (a measured 0 is a value), and make_roofs() then falls back to the datasheet value times a
+// documented default efficiency (docs/model.md), recording which it used (Roofs::sources).
 #include <array>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +19,9 @@
 #include "perfmodel/quant_calibration.hpp"
 
 namespace perfmodel {
+
+// A calibrated value, or empty: not measured.
+using Measured = std::optional<double>;
 
 // Per kernel: the time one thread's chain of dependent work takes beyond a copy's (index
 // arithmetic, dependent index loads, block reductions, math), seconds; negative = not measured.
@@ -35,39 +40,39 @@ struct Calibration {
   double dram_bandwidth = 0;  // B/s, large device-to-device copy, read + write counted
   // DRAM reads and writes stream at different rates (bus turnaround, seed 004 Day 13): fitted
   // from a copy (half writes) and an add (a third writes).
-  double read_bandwidth = 0, write_bandwidth = 0;
-  double l2_bandwidth = 0;    // B/s, L2-resident copy
-  double l2_cyclic_capacity = 0;  // bytes: the random-replacement capacity of l2_residency.hpp
+  Measured read_bandwidth, write_bandwidth;
+  Measured l2_bandwidth;    // B/s, L2-resident copy
+  Measured l2_cyclic_capacity;  // bytes: the random-replacement capacity of l2_residency.hpp
   // FLOP/s per SM-slot on large squares, with the shape's own wave quantization taken out.
-  std::array<double, kPrecisionCount> gemm_peak{};
-  double attention_peak = 0;  // FLOP/s of the fused prefill attention kernel at head dim 128, same convention
+  std::array<Measured, kPrecisionCount> gemm_peak{};
+  Measured attention_peak;  // FLOP/s of the fused prefill attention kernel at head dim 128, same convention
   // Share of a K/V tile's time that does not scale with the head dim (the softmax), and what a
   // CTA pays once (Q tile in, O tile out): from the same kernel at head dim 64 and short sequences.
-  double attention_softmax_share = -1;  // negative: not measured
-  double attention_cta_fixed_s = -1;
+  Measured attention_softmax_share;
+  Measured attention_cta_fixed_s;
   DecodeCosts decode;          // flash-decoding: tile, CTA fixed cost, SM contention, combine per split
   double kernel_floor_s = 0;  // device time of the smallest kernel in a graph replay
-  double kernel_switch_s = -1;  // ... plus this when it follows a different kernel (negative: not measured)
-  double pass_latency_s = 0;  // fixed cost of one dependent sweep over memory (memory ramp)
-  double l2_pass_latency_s = 0;  // ... over L2-resident data (the ramp's smallest copy)
+  Measured kernel_switch_s;  // ... plus this when it follows a different kernel
+  Measured pass_latency_s;  // fixed cost of one dependent sweep over memory (memory ramp)
+  Measured l2_pass_latency_s;  // ... over L2-resident data (the ramp's smallest copy)
   // Fixed cost of a GEMM beyond max(compute, memory) (M ramp fit), plus this per 1024 of the K
-  // one CTA walks (pipeline not hidden); negative: not measured (a fitted 0 is a value).
-  double gemm_fixed_s = -1;
-  double gemm_fixed_per_k_s = -1;
-  double gemm_stream_efficiency = 0;  // weight-streaming GEMMs (small M) reach this share of the read rate
-  double host_launch_s = 0;   // wall time per eager launch (host launch overhead)
+  // one CTA walks (pipeline not hidden); a fitted 0 is a value.
+  Measured gemm_fixed_s;
+  Measured gemm_fixed_per_k_s;
+  Measured gemm_stream_efficiency;  // weight-streaming GEMMs (small M) reach this share of the read rate
+  Measured host_launch_s;   // wall time per eager launch (host launch overhead)
   // PyTorch eager: host time per framework op that launches a kernel, and per op that launches
   // none (a view), from a tight loop of each (validation/scripts/torch_eager.py).
-  double eager_dispatch_s = 0, eager_view_s = 0;
+  Measured eager_dispatch_s, eager_view_s;
   // Share of the issue slots (SMs x 4 schedulers x CUDA-core clock) an issue-bound kernel that
   // also streams DRAM keeps busy: fitted on fused softmaxes of counted instructions.
-  double issue_efficiency = 0;
+  Measured issue_efficiency;
   // Small kernels: the thread chain beyond a copy's, per kernel, from tiny L2-resident launches.
   ThreadChains thread_chain_s = unmeasured_thread_chains();
   // Sustained load: the board power cap, idle draw and a tensor-bound GEMM's draw at full clock
   // (from a GEMM sustained at the cap); and that GEMM's measured clock scale (reported).
   PowerCap power;
-  double sustained_clock_scale = 0;
+  Measured sustained_clock_scale;
   // Memory-bound ramp t = t0 + bytes / BW over copies of growing size (reported, for the W3 table).
   double ramp_t0_s = 0;
   double ramp_bandwidth = 0;

@@ -6,6 +6,7 @@
 //  time_s           the prediction: the roofline at effective roofs (measured, or nominal times
 //                   a documented efficiency), with GEMM tile/wave quantization, a per-kernel
 //                   floor, and the host launch gap for eager profiles (docs/model.md).
+#include <map>
 #include <optional>
 #include <string>
 
@@ -65,6 +66,11 @@ struct Roofs {
   AtenKernels aten;                    // eager: PyTorch's own kernels (unmeasured: the card's costs)
   CudnnDecode cudnn_decode;            // compiled: cuDNN's decode SDPA (unmeasured: the card's floor and read rate)
   double graph_call_host_s = 0;        // compiled: host time before each step's graph starts
+  // Where each roof above comes from, by its calibration key ("read_bandwidth", "gemm_peak.bf16",
+  // "kernel_floor", ...): the calibration file and key, or the datasheet value and the default
+  // efficiency applied (`--explain` prints these).
+  std::map<std::string, std::string> sources;
+  const std::string& source(const std::string& key) const;
 };
 
 // Documented default efficiencies for uncalibrated cards (docs/model.md cites each).

@@ -42,7 +42,7 @@ Calibration fit_calibration(const RawCalibration& raw, const Card& card) {
   c.card_key = card.key;
   c.device_name = raw.device_name;
   c.kernel_floor_s = raw.kernel_floor_s;
-  c.host_launch_s = raw.host_launch_s;
+  if (raw.host_launch_s > 0) c.host_launch_s = raw.host_launch_s;
   for (const RawPoint& p : raw.points) {
     // Six different kernels in one graph against each repeated alone: the excess per kernel.
     if (p.what == "kernel_switch" && p.kernels > 0 && p.alone_s > 0)
@@ -59,7 +59,7 @@ Calibration fit_calibration(const RawCalibration& raw, const Card& card) {
       if (!big_copy || p.bytes > big_copy->bytes) big_copy = &p;
     }
     if (p.what == "add_ramp" && p.bytes > 0 && (!big_add || p.bytes > big_add->bytes)) big_add = &p;
-    if (p.what == "l2_copy" && p.bytes > 0) c.l2_bandwidth = std::max(c.l2_bandwidth, p.bytes / p.seconds);
+    if (p.what == "l2_copy" && p.bytes > 0) c.l2_bandwidth = std::max(c.l2_bandwidth.value_or(0), p.bytes / p.seconds);
     if (p.what == "copy_ramp" && p.bytes > 0) ramp.emplace_back(p.bytes, p.seconds);
   }
   // Reads and writes: a copy moves half writes, an add a third. Two equations, two rates
@@ -82,14 +82,15 @@ Calibration fit_calibration(const RawCalibration& raw, const Card& card) {
   std::vector<double> excess;
   for (const auto& [b, t] : ramp)
     if (b >= 65536 && b <= 67108864) excess.push_back(t - mem(b / 2, b / 2) - c.kernel_floor_s);
-  c.pass_latency_s = std::max(0.0, upper_median(excess));
+  if (!excess.empty()) c.pass_latency_s = std::max(0.0, upper_median(excess));
+  const double pass_latency = c.pass_latency_s.value_or(0);
   // The same over L2-resident data: the ramp's smallest copy, whose rotating buffer sets (up to
   // 1000 of them, validation harness) stay within half of L2.
   const std::pair<double, double>* smallest = nullptr;
   for (const auto& pt : ramp)
     if (!smallest || pt.first < smallest->first) smallest = &pt;
   if (smallest && 1000 * smallest->first <= card.l2_bytes / 2 && c.l2_bandwidth > 0)
-    c.l2_pass_latency_s = std::max(0.0, smallest->second - c.kernel_floor_s - smallest->first / c.l2_bandwidth);
+    c.l2_pass_latency_s = std::max(0.0, smallest->second - c.kernel_floor_s - smallest->first / *c.l2_bandwidth);
   // GEMM: t = floor + g0 + g1 K/1024 + max(compute, bytes / (kappa x read rate)). Three
   // parameters, fitted on the M ramp (M = 1 .. 4096 at N = K = 4096; the compute-bound end pins
   // g0) and the K/N ramps of weight-streaming GEMMs (g1 and kappa). The peak is re-derived for
@@ -109,9 +110,7 @@ Calibration fit_calibration(const RawCalibration& raw, const Card& card) {
     // plan.compute_time_s = busiest SM's tiles at nominal: invert for the effective peak.
     return nominal * plan.compute_time_s / busy;
   };
-  c.gemm_fixed_s = -1;  // not measured unless the ramps are there
-  c.gemm_fixed_per_k_s = -1;
-  c.gemm_stream_efficiency = 1;
+  // gemm_fixed, gemm_fixed_per_1024_k and gemm_stream_efficiency: not measured unless the ramps are there.
   if (!ramp_pts.empty() && bf16_peak) {
     const double nominal = card.peak[static_cast<int>(Precision::bf16)];
     struct Pre { double compute_nominal, bytes_time, k_per_cta, seconds; };
@@ -120,7 +119,7 @@ Calibration fit_calibration(const RawCalibration& raw, const Card& card) {
       const TilePlan plan = gemm_plan(card, p->m, p->n, p->k, 1, nominal);
       const double M = static_cast<double>(p->m), N = static_cast<double>(p->n), K = static_cast<double>(p->k);
       // A split-K plan pays its reduction kernel (floor + one sweep) on top.
-      const double reduce = plan.split_k > 1 ? c.kernel_floor_s + c.pass_latency_s : 0.0;
+      const double reduce = plan.split_k > 1 ? c.kernel_floor_s + pass_latency : 0.0;
       pre.push_back({plan.compute_time_s, (M * K + N * K) * 2 * inv_r + M * N * 2 * inv_w,
                      plan.k_per_cta / 1024.0, p->seconds - reduce});
     }
@@ -153,9 +152,9 @@ Calibration fit_calibration(const RawCalibration& raw, const Card& card) {
     auto prec = precision_from_string(p.dtype);
     if (!prec || card.peak[static_cast<int>(*prec)] <= 0) continue;
     const double k_walk = gemm_plan(card, p.m, p.n, p.k, 1, card.peak[static_cast<int>(*prec)]).k_per_cta;
-    const double fixed = c.kernel_floor_s + std::max(0.0, c.gemm_fixed_s) + std::max(0.0, c.gemm_fixed_per_k_s) * k_walk / 1024.0;
+    const double fixed = c.kernel_floor_s + c.gemm_fixed_s.value_or(0) + c.gemm_fixed_per_k_s.value_or(0) * k_walk / 1024.0;
     auto& slot = c.gemm_peak[static_cast<int>(*prec)];
-    slot = std::max(slot, peak_for(p, fixed));
+    slot = std::max(slot.value_or(0), peak_for(p, fixed));
   }
   fit_prefill_attention(raw, card, c);
   // Flash-decoding: t = floor + split kernel (waves of the KV stream and the busiest SM's CTA
@@ -187,7 +186,7 @@ Calibration fit_calibration(const RawCalibration& raw, const Card& card) {
           double err = 0;
           for (size_t i = 0; i < dec.size(); ++i) {
             double t = c.kernel_floor_s + decode_split_time(plans[i], kv[i], 1 / inv_r, card, k);
-            if (plans[i].splits > 1) t += c.kernel_floor_s + decode_combine_time(plans[i], c.pass_latency_s, k);
+            if (plans[i].splits > 1) t += c.kernel_floor_s + decode_combine_time(plans[i], pass_latency, k);
             err += (t / dec[i]->seconds - 1) * (t / dec[i]->seconds - 1);
           }
           if (best < 0 || err < best) {
@@ -205,7 +204,7 @@ Calibration fit_calibration(const RawCalibration& raw, const Card& card) {
     if (p.what != "issue_softmax" || p.m <= 0 || p.n <= 0 || slots <= 0) continue;
     const double warp_instructions =
         kernel_instructions(KernelId::softmax_fused, p.m, p.n, DType::bf16) / card.limits.warp_size;
-    const double busy = p.seconds - c.kernel_floor_s - 2 * c.pass_latency_s;
+    const double busy = p.seconds - c.kernel_floor_s - 2 * pass_latency;
     if (busy > 0) shares.push_back(std::min(1.0, warp_instructions / slots / busy));
   }
   if (!shares.empty()) c.issue_efficiency = upper_median(shares);

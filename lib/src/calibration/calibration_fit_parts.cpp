@@ -27,7 +27,7 @@ void fit_prefill_attention(const RawCalibration& raw, const Card& card, Calibrat
     if (p.what == "attention_shape" && p.seconds > 0 && p.q_len > 0 && p.head_dim > 0) shapes.push_back(&p);
   }
   if (!peak) return;
-  auto busy = [&](double seconds) { return std::max(seconds - c.kernel_floor_s - c.pass_latency_s, seconds * 0.5); };
+  auto busy = [&](double seconds) { return std::max(seconds - c.kernel_floor_s - c.pass_latency_s.value_or(0), seconds * 0.5); };
   auto critical = [&](int64_t b, int64_t h, int64_t q, double fixed, double tile) {
     return prefill_attention_critical_s(b, h, q, q, true, 0, card.sm_count, fixed, tile);
   };
