@@ -17,6 +17,7 @@
 #include "perfmodel/version.hpp"
 #include "accuracy_report.hpp"
 #include "gpu_device.hpp"
+#include "gpu_profile.hpp"
 #include "step_report.hpp"
 
 namespace perfmodel::cli {
@@ -194,8 +195,11 @@ int validate_step(const std::vector<std::string>& args, Context& ctx) {
 
   Model m = load_model(wl, ctx);
   Workload w = make_workload(wl, phase == "decode" ? Phase::decode : Phase::prefill, l.card);
-  if (w.impl != Impl::fused) throw UsageError("validate runs the fused profile (the backend has no eager kernels)");
-  PricedStep p = price_workload(m, w, l, wl.mem_util);
+  // A StaticCache attends over all its slots: the compiled step is priced at ctx + 40 (hf_compiled.py STEPS).
+  Workload priced = w;
+  if (w.impl == Impl::compiled) priced.ctx = w.ctx + 40;
+  PricedStep p = price_workload(m, priced, l, wl.mem_util);
+  if (w.impl != Impl::fused) return validate_profile_step(m, w, l, p, ctx, format);
   if (!p.analysis.memory.fits)
     throw InputError("batch " + std::to_string(w.batch) + " does not fit; the largest is " +
                      std::to_string(p.analysis.memory.max_batch));

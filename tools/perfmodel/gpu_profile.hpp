@@ -1,0 +1,11 @@
+#pragma once
+// validate --on-gpu --impl eager|compiled: a Hugging Face step in that profile (cmd_gpu_profile.cpp).
+#include "cli.hpp"
+#include "step_report.hpp"
+
+namespace perfmodel::cli {
+
+int validate_profile_step(const Model& m, const Workload& w, const Loaded& l, const PricedStep& p, Context& ctx,
+                          const std::string& format);
+
+}  // namespace perfmodel::cli

@@ -1,0 +1,73 @@
+#!/usr/bin/env python3
+"""One Hugging Face step in an implementation profile's kernels, for `perfmodel validate --on-gpu
+--impl eager|compiled` (issue 10, item 5). Random weights, bf16, SDPA attention.
+
+    python3 validation/scripts/production/profile_step.py --impl eager|compiled --model KEY
+        --phase decode|prefill --batch B --ctx N [--layers L]
+
+eager: transformers as users run it (hf_decode.py: a DynamicCache of ctx tokens kept contiguous
+between steps, as generate() leaves it); compiled: torch.compile(mode="reduce-overhead") with a
+StaticCache (hf_compiled.py; decode only: the prefill under reduce-overhead crashed on the H200).
+The last line of stdout is the result for perfmodel to read:
+    profile_step ok=1 wall_s=... kernel_s=... device_s=... kernels=...
+(device_s: the CUDA-event time of one call; kernel_s: the profiler's kernel sum; wall_s: host clock.)
+"""
+import argparse
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch  # noqa: E402
+
+import hf_decode  # noqa: E402
+
+
+def eager(a):
+    m, cfg = hf_decode.build(a.model)
+    if a.layers:
+        raise SystemExit("--layers applies to the compiled profile")
+    with torch.no_grad():
+        if a.phase == "decode":
+            step, between, cache, ok = hf_decode._decode_setup(m, cfg, a.batch, a.ctx, contiguous=True)
+            wall, _, _ = hf_decode._wall(step, 10, 2, between)
+            kernel, _, kernels, _ = hf_decode._kernel_profile(step, 3, between)
+        else:
+            ids = torch.randint(0, cfg.vocab_size, (a.batch, a.ctx), device="cuda")
+
+            def step():
+                return hf_decode._forward(m, ids, None)
+            ok = bool(torch.isfinite(step().logits.float()).all())
+            wall, _, _ = hf_decode._wall(step, 4, 1)
+            kernel, _, kernels, _ = hf_decode._kernel_profile(step, 2)
+    return dict(ok=int(ok), wall_s=wall, kernel_s=kernel, device_s=0.0, kernels=kernels)
+
+
+def compiled(a):
+    import hf_compiled
+    if a.phase != "decode":
+        raise SystemExit("the compiled profile is validated on decode steps only")
+    torch._dynamo.config.cache_size_limit = 64
+    m, cfg = hf_compiled._build(a.model, a.layers or hf_decode.hf_config(a.model).num_hidden_layers)
+    fwd = torch.compile(m.forward, mode="reduce-overhead", fullgraph=True, dynamic=False)
+    r = hf_compiled.measure_point(m, cfg, fwd, "decode", a.batch, a.ctx, a.layers, a.model,
+                                  lambda s: print(s, file=sys.stderr, flush=True))
+    return dict(ok=int(r["ok"]), wall_s=r["wall_s"], kernel_s=r["kernel_s"], device_s=r["device_s"],
+                kernels=r["kernels_per_step"])
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--impl", choices=["eager", "compiled"], required=True)
+    ap.add_argument("--model", required=True)
+    ap.add_argument("--phase", choices=["decode", "prefill"], default="decode")
+    ap.add_argument("--batch", type=int, default=1)
+    ap.add_argument("--ctx", type=int, default=1024)
+    ap.add_argument("--layers", type=int, default=0, help="compiled: cut the model to this many layers")
+    a = ap.parse_args()
+    torch.cuda.set_device(0)
+    r = eager(a) if a.impl == "eager" else compiled(a)
+    print("profile_step " + " ".join(f"{k}={v}" for k, v in r.items()), flush=True)
+
+
+if __name__ == "__main__":
+    main()
