@@ -444,3 +444,13 @@ TEST_CASE("--routing-skew: a skewed router touches fewer experts, so a decode st
   expect_input_error(cli("decode --model qwen3-30b-a3b --card h200 --routing-skew 5"), {"--routing-skew"});
   expect_input_error(cli("decode --model qwen3-30b-a3b --card h200 --routing-skew nan"), {"routing-skew"});
 }
+
+TEST_CASE("--eager-cache: a contiguous DynamicCache's cat takes the vectorized kernel, faster than a cropped one") {
+  const char* base = "decode --model qwen3-30b-a3b --card h200 --batch 16 --ctx 2048 --impl eager --format json";
+  const test::Json cropped = json_of(cli(base));
+  const test::Json contiguous = json_of(cli(std::string(base) + " --eager-cache contiguous"));
+  CHECK(num(contiguous, "step.device_time_s") < num(cropped, "step.device_time_s"));
+  CHECK(contiguous.at("inputs.workload.eager_cache")->str == "contiguous");
+  CHECK(cropped.at("inputs.workload.eager_cache") == nullptr);  // the default is left out
+  expect_input_error(cli("decode --model qwen3-30b-a3b --card h200 --impl eager --eager-cache strided"), {"--eager-cache"});
+}

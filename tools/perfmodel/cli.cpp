@@ -128,7 +128,9 @@ void add_workload(po::options_description& d, WorkloadArgs& a, bool with_model) 
       "mem-util", po::value(&a.mem_util)->default_value(a.mem_util),
       "share of device memory usable for weights + KV + activations (vLLM default 0.9)")(
       "routing-skew", po::value(&a.routing_skew)->default_value(a.routing_skew),
-      "MoE: router skew, expert i picked with weight i^-skew (0 = uniform routing; fewer experts touched as it grows)");
+      "MoE: router skew, expert i picked with weight i^-skew (0 = uniform routing; fewer experts touched as it grows)")(
+      "eager-cache", po::value(&a.eager_cache)->default_value(a.eager_cache),
+      "eager: the DynamicCache's layout, cropped (strided views after cache.crop(), as measured) or contiguous (a generate() loop)");
   add_quant(d, a);
 }
 
@@ -197,6 +199,9 @@ Workload make_workload(const WorkloadArgs& a, Phase phase, const Card& card) {
   w.allow_tf32 = a.tf32;
   if (!(a.routing_skew >= 0 && a.routing_skew <= 4)) throw UsageError("--routing-skew must be in [0, 4]");
   w.routing_skew = a.routing_skew;
+  if (a.eager_cache != "cropped" && a.eager_cache != "contiguous")
+    throw UsageError("--eager-cache must be cropped or contiguous, got '" + a.eager_cache + "'");
+  w.eager_cache_cropped = a.eager_cache == "cropped";
   return w;
 }
 
@@ -316,6 +321,7 @@ Node workload_node(const Workload& w) {
   n.set("impl", Node::text(to_string(w.impl)));
   n.set("tf32", Node::boolean(w.allow_tf32));
   if (w.routing_skew > 0) n.set("routing_skew", Node::number(w.routing_skew, Hint::none));
+  if (w.impl == Impl::eager && !w.eager_cache_cropped) n.set("eager_cache", Node::text("contiguous"));
   return n;
 }
 

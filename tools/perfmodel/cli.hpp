@@ -78,7 +78,8 @@ struct WorkloadArgs {
   std::string impl = "fused";
   bool tf32 = false;
   double mem_util = 0.9;
-  double routing_skew = 0;  // MoE: Zipf exponent of the experts' popularity (0 = uniform)
+  double routing_skew = 0;
+  std::string eager_cache = "cropped";  // --eager-cache cropped|contiguous  // MoE: Zipf exponent of the experts' popularity (0 = uniform)
 };
 void add_workload(po::options_description& d, WorkloadArgs& a, bool with_model = true);
 // `card` resolves --dtype auto: bf16 where the card has a bf16 peak, else fp16 (T4).

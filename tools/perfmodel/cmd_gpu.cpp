@@ -198,6 +198,8 @@ int validate_step(const std::vector<std::string>& args, Context& ctx) {
   // A StaticCache attends over all its slots: the compiled step is priced at ctx + 40 (hf_compiled.py STEPS).
   Workload priced = w;
   if (w.impl == Impl::compiled) priced.ctx = w.ctx + 40;
+  // profile_step.py keeps the eager DynamicCache contiguous between steps, as generate() does.
+  if (w.impl == Impl::eager) priced.eager_cache_cropped = false;
   PricedStep p = price_workload(m, priced, l, wl.mem_util);
   if (w.impl != Impl::fused) return validate_profile_step(m, w, l, p, ctx, format);
   if (!p.analysis.memory.fits)

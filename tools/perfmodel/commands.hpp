@@ -15,6 +15,7 @@ int cmd_gemm(const std::vector<std::string>& args, Context& ctx);
 int cmd_op(const std::vector<std::string>& args, Context& ctx);
 int cmd_roofline(const std::vector<std::string>& args, Context& ctx);
 int cmd_occupancy(const std::vector<std::string>& args, Context& ctx);
+int cmd_tiling(const std::vector<std::string>& args, Context& ctx);
 int cmd_cards(const std::vector<std::string>& args, Context& ctx);
 int cmd_models(const std::vector<std::string>& args, Context& ctx);
 int cmd_validate(const std::vector<std::string>& args, Context& ctx);

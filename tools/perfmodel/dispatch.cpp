@@ -21,6 +21,7 @@ const std::vector<Command>& commands() {
       {"op", "one kernel (add, copy, gelu, silu_mul, rmsnorm, layernorm, softmax, attention)", cmd_op},
       {"roofline", "a step's ops on the card's roofline (--svg draws it)", cmd_roofline},
       {"occupancy", "resident blocks and warps per SM, limiting resource, waves", cmd_occupancy},
+      {"tiling", "a tiled matmul's loads against the naive one, the largest tile in shared memory", cmd_tiling},
       {"collective", "an NCCL collective's time, algorithm, protocol and bus bandwidth", cmd_collective},
       {"plan", "deployments (GPUs, TP/PP/DP, batch, dtypes, profile) meeting a TTFT and a TPOT, best tokens/s per GPU first", cmd_plan},
       {"cards", "list the GPUs in the catalogue", cmd_cards},

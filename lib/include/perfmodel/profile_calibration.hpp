@@ -71,6 +71,15 @@ struct AtenKernels {
   // torch.cat of a strided source (CatArrayBatchedCopy; DynamicCache's cat of the whole K/V cache,
   // rotate_half's cat): elements per second; 0: the strided rate.
   double cat_rate = 0;
+  // torch._grouped_mm (CUTLASS sm90 grouped GEMM, 64 x 128 tiles, persistent: at most one CTA
+  // per SM; grouped_mm_cost.cpp): the call's floor (prepare_grouped_gemm_data and the GEMM
+  // kernel), each tile's fixed latency (pipeline fill, epilogue) and one CTA's weight-stream rate.
+  double grouped_mm_floor_s = -1;
+  double grouped_mm_tile_latency_s = -1;
+  double grouped_mm_cta_rate = 0;  // B/s
+  bool grouped_mm_measured() const {
+    return grouped_mm_floor_s >= 0 && grouped_mm_tile_latency_s >= 0 && grouped_mm_cta_rate > 0;
+  }
   bool rows_measured() const { return norm_floor_s >= 0 && rmsnorm_chain_s > 0 && layernorm_chain_s > 0; }
   bool softmax_measured() const {
     return softmax_floor_s >= 0 && softmax_warp_chain_s > 0 && softmax_reg_chain_s > 0 && softmax_smem_chain_s > 0;

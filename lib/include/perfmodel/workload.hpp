@@ -34,6 +34,10 @@ struct Workload {
   // MoE routing skew: the experts' popularity falls as rank^-skew (Zipf); 0 = uniform routing
   // (ops::experts_touched).
   double routing_skew = 0;
+  // Eager: the DynamicCache's keys and values are strided views (cache.crop() between steps, how
+  // h200-production and h200-moe measured), so its torch.cat takes the generic kernel; false: a
+  // contiguous cache, as a generate() loop leaves it (h200-moe-contiguous).
+  bool eager_cache_cropped = true;
   // Over how many GPUs, and how (parallel.hpp). `batch` is one replica's sequences; build_step
   // builds one GPU's step (one pipeline stage) for them, evaluate() one per micro-batch.
   Parallelism parallel;

@@ -61,12 +61,10 @@ double kv_bytes_per_sequence(const Model& m, DType kv, int64_t ctx) {
   return family_for(m).kv_bytes_per_sequence(m, kv, ctx);
 }
 
-double cached_bytes_per_token(const Model& m, const Workload& w) {
-  if (m.mla.enabled() && w.impl == Impl::eager)
-    return static_cast<double>(m.layers) * static_cast<double>(m.heads) *
-           static_cast<double>(m.mla.qk_head_dim() + m.mla.v_head_dim) * bytes_of(w.kv_dtype);
-  return kv_bytes_per_token(m, w.kv_dtype);
-}
+// Every profile caches MLA's latent: transformers 5.17's DeepseekV2Attention too (h200-moe: the
+// latent is re-expanded by kv_b_proj every step, moe_mla_lowering.cpp); the expansion is a
+// transient of one layer (activation_bytes_per_sequence).
+double cached_bytes_per_token(const Model& m, const Workload& w) { return kv_bytes_per_token(m, w.kv_dtype); }
 
 double activation_bytes_per_sequence(const Model& m, const Workload& w) {
   const double t = static_cast<double>(w.new_tokens_per_seq());
@@ -81,7 +79,15 @@ double activation_bytes_per_sequence(const Model& m, const Workload& w) {
     widest = std::max(widest, 2.0 * m.hidden + routed + shared);
   }
   const double logits_rows = w.phase == Phase::prefill && !w.lm_head_all_positions ? 1.0 : t;
-  return t * widest * bytes_of(w.act_dtype) + logits_rows * m.vocab * 4.0;
+  double live = t * widest * bytes_of(w.act_dtype) + logits_rows * m.vocab * 4.0;
+  // Eager MLA expands one layer's whole context at a time: kv_b_proj's output (nope + v per
+  // head), the copied values and the concatenated keys (qk per head), per cached position.
+  if (m.mla.enabled() && w.impl == Impl::eager) {
+    const MlaSpec& a = m.mla;
+    live += static_cast<double>(w.ctx) * static_cast<double>(m.heads) *
+            static_cast<double>(a.qk_nope_head_dim + 2 * a.v_head_dim + a.qk_head_dim()) * bytes_of(w.act_dtype);
+  }
+  return live;
 }
 
 MemoryPlan plan_memory(const Model& m, const Workload& w, const Card& card, double utilization) {
@@ -89,9 +95,7 @@ MemoryPlan plan_memory(const Model& m, const Workload& w, const Card& card, doub
   p.capacity = card.memory_bytes;
   p.usable = card.memory_bytes * utilization;
   p.weights = model_weight_bytes(m, w);  // packed, scales included (quant.hpp)
-  const double kv_seq = m.mla.enabled() && w.impl == Impl::eager
-                            ? cached_bytes_per_token(m, w) * static_cast<double>(w.ctx)
-                            : kv_bytes_per_sequence(m, w.kv_dtype, w.ctx);
+  const double kv_seq = kv_bytes_per_sequence(m, w.kv_dtype, w.ctx);
   const double per_seq = kv_seq + activation_bytes_per_sequence(m, w);
   p.kv = kv_seq * static_cast<double>(w.batch);
   p.activations = activation_bytes_per_sequence(m, w) * static_cast<double>(w.batch);

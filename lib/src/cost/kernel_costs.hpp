@@ -19,6 +19,13 @@ KernelTimes stream_cost(const Op& op, const Roofs& r, const Tile* force_tile);
 std::optional<KernelTimes> aten_kernel_cost(const Op& op, const Roofs& r);
 // Tensor-core GEMMs: tiles, waves, split-K / stream-K (gemm_cost.cpp).
 KernelTimes gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile);
+// torch._grouped_mm's persistent CUTLASS kernel, when the eager profile measured it
+// (grouped_mm_cost.cpp): tiles over at most one CTA per SM, each CTA's weight stream; else gemm_cost.
+struct GroupedMmTiles {
+  int64_t tiles = 0, ctas = 0, waves = 0, rows_per_tile = 0, cols_per_tile = 0;
+};
+GroupedMmTiles grouped_mm_tiles(const Op& op, int64_t sm_count);
+KernelTimes grouped_gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile);
 // Quantized GEMMs (quant_gemm_cost.cpp): weight-only dequantizing GEMMs, and W8A8 / W4A4 with
 // their scales.
 KernelTimes weight_only_gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile);

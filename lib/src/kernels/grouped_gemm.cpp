@@ -54,7 +54,7 @@ const KernelDef& kernel_def_grouped_gemm() {
                            .accuracy_set = "gemm",
                            .from_case = nullptr,  // no validation launcher yet (issue 11, device side)
                            .instructions = {},   // tensor cores: no issue roof
-                           .cost = gemm_cost};
+                           .cost = grouped_gemm_cost};
   return d;
 }
 

@@ -51,8 +51,9 @@ void eager_attention(const GraphNode& n, const Model& m, const Workload& w, Step
   // MLA: per-head keys of qk_head_dim and values of v_head_dim (lowering::mla_expanded_head_dim).
   const int64_t head_dim = m.mla.enabled() ? lowering::mla_expanded_head_dim(m) : m.head_dim;
   if (w.phase == Phase::decode) {
+    // MLA: SDPA reads the keys and values expanded this step, in the activations' dtype.
     Op a = ops::attention_decode(n.name + ".sdpa", w.batch, m.heads, m.kv_heads, kv_len, head_dim, w.act_dtype,
-                                 w.kv_dtype);
+                                 m.mla.enabled() ? w.act_dtype : w.kv_dtype);
     a.launches = 1;
     a.passes = 1;
     a.framework_calls = 3;  // .transpose(1, 2), .contiguous() (already contiguous at one query), .reshape()
@@ -105,16 +106,19 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
       case Kind::kv_write: {
         // DynamicCache.update (transformers' default cache, what generate() uses): the first call
         // stores the prompt's K and V; each decode step then torch.cat's the whole cache with the
-        // new token, one copy of the cache per layer for K and one for V. MLA: HF caches the
-        // expanded per-head keys (qk_head_dim) and values (v_head_dim).
-        const int64_t kv_width = m.mla.enabled() ? m.kv_heads * lowering::mla_expanded_head_dim(m) : m.kv_dim();
+        // new token, one copy of the cache per layer for K and one for V. MLA: the latent.
+        if (m.mla.enabled()) {
+          lowering::eager_mla_cache_write(n, m, w, s);
+          break;
+        }
+        const int64_t kv_width = m.kv_dim();
         if (w.phase == Phase::decode) {
           Op cat = ops::copy(n.name + ".cat", w.batch * w.ctx, 2 * kv_width, w.kv_dtype);
           cat.launches = 2;
           cat.passes = 2;
           // CatArrayBatchedCopy over the cache as hf.json measured it: cropped back between steps,
-          // so a strided view (a generate() loop cats its own contiguous last output; not measured)
-          cat.strided = true;
+          // so a strided view (--eager-cache contiguous: a generate() loop's own contiguous cache)
+          cat.strided = w.eager_cache_cropped;
           s.ops.push_back(counted(cat, n.count));
         }
         break;

@@ -87,7 +87,12 @@ void eager_router(const GraphNode& n, const Model& m, const Workload& w, Step& s
       ops::gemm(n.name + ".gate", T, E, m.hidden, act, act, matmul_precision(act, w.allow_tf32)), n.count, 1));
   // softmax / sigmoid over the logits (in fp32), then torch.topk.
   s.ops.push_back(counted(ops::elementwise(n.name + ".scores", KernelId::other, T, E, DType::fp32, 1, 1, 4), n.count));
+  // torch.topk on a [T, E] row: sbtopk's gatherTopK, then a bitonic sort of the k values with
+  // their indices (two sorts, values and indices): 3 kernels (h200-moe kernel_cases: softmax +
+  // topk are 4 kernels, 12.8-13.4 us at T = 1).
   Op topk = ops::moe_topk(n.name + ".topk", T, E, k, DType::fp32);
+  topk.launches = 3;
+  topk.passes = 3;
   s.ops.push_back(counted(topk, n.count));
   if (m.moe.n_group > 1) {
     // Group-limited routing (DeepseekV3TopkRouter.get_topk_indices): group scores from each
@@ -102,27 +107,60 @@ void eager_router(const GraphNode& n, const Model& m, const Workload& w, Step& s
 }
 
 void eager_experts(const GraphNode& n, const Model& m, const Workload& w, Step& s) {
-  const int64_t T = w.tokens(), k = m.moe.top_k, E = m.moe.experts, I = m.moe.expert_intermediate;
+  const int64_t T = w.tokens(), k = m.moe.top_k, E = m.moe.experts, I = m.moe.expert_intermediate, h = m.hidden;
+  const int64_t routed = T * k;
   const DType act = w.act_dtype, wt = w.weight_dtype;
   const Precision mm = matmul_precision(act, w.allow_tf32);
-  // argsort of the expert ids, histc for the group offsets, index_select of the rows.
-  s.ops.push_back(counted(ops::moe_permute(n.name + ".sort_gather", T, k, E, m.hidden, act, true), n.count, 4));
-  s.ops.push_back(
-      counted(ops::grouped_gemm(n.name + "._grouped_mm_gate_up", T, k, E, 2 * I, m.hidden, act, wt, mm, w.routing_skew),
-              n.count, 2));
+  // transformers 5's grouped_mm experts (integrations/moe.py), kernel by kernel as hf.json's
+  // MoE steps list them: token_idx = arange(T) expanded to the k picks and flattened (arange,
+  // copy of the expand); the picked rows gathered (hidden_states[token_idx]).
+  s.ops.push_back(counted(ops::elementwise(n.name + ".token_idx", KernelId::other, T, k, DType::fp32, 0, 2, 1, 2),
+                          n.count, 3));
+  Op rows = ops::copy(n.name + ".gather_rows", routed, h, act);
+  rows.kernel = KernelId::moe_permute;  // vectorized_gather_kernel
+  s.ops.push_back(counted(rows, n.count, 1));
+  // perm = argsort(expert_ids) and inv_perm = argsort(perm): each an iota fill and a sort
+  // (bitonicSortKVInPlace; cub's radix sort at prefill sizes); expert ids, weights and rows
+  // indexed by perm; histc of the ids (cast, memset, histogram), cumsum, int32 offsets.
+  Op sort = ops::moe_permute(n.name + ".argsort", T, k, E, h, act, false);
+  sort.launches = 4;
+  sort.passes = 4;
+  s.ops.push_back(counted(sort, n.count, 2));
+  Op gather = ops::moe_permute(n.name + ".sort_gather", T, k, E, h, act, true);
+  s.ops.push_back(counted(gather, n.count, 3));
+  s.ops.push_back(counted(ops::elementwise(n.name + ".histc_offsets", KernelId::other, 1, E, DType::fp32, 1, 1, 1, 5),
+                          n.count, 1));
+  // Each torch._grouped_mm: prepare_grouped_gemm_data, then the CUTLASS kernel (grouped_mm_cost.cpp).
+  Op gate_up = ops::grouped_gemm(n.name + "._grouped_mm_gate_up", T, k, E, 2 * I, h, act, wt, mm, w.routing_skew);
+  gate_up.launches = 2;
+  s.ops.push_back(counted(gate_up, n.count, 2));
   // act_fn(gate) * up: two kernels on the routed rows (chunk is a view).
-  s.ops.push_back(counted(ops::elementwise(n.name + ".act_fn", KernelId::other, T * k, I, act, 1, 1, 4), n.count, 1));
-  s.ops.push_back(counted(ops::elementwise(n.name + ".act_mul_up", KernelId::mul, T * k, I, act, 2, 1, 1), n.count));
-  s.ops.push_back(
-      counted(ops::grouped_gemm(n.name + "._grouped_mm_down", T, k, E, m.hidden, I, act, wt, mm, w.routing_skew),
-              n.count, 1));
-  // The routing weights multiplied in, then index_add_ back into token order.
-  s.ops.push_back(
-      counted(ops::elementwise(n.name + ".mul_weights", KernelId::mul, T * k, m.hidden, act, 1, 1, 1), n.count));
-  Op back = ops::moe_unpermute(n.name + ".index_add", T, k, m.hidden, act);
-  back.launches = 2;  // zeros_like and index_add_
+  s.ops.push_back(counted(ops::elementwise(n.name + ".act_fn", KernelId::other, routed, I, act, 1, 1, 4), n.count, 1));
+  s.ops.push_back(counted(ops::elementwise(n.name + ".act_mul_up", KernelId::mul, routed, I, act, 2, 1, 1), n.count));
+  Op down = ops::grouped_gemm(n.name + "._grouped_mm_down", T, k, E, h, I, act, wt, mm, w.routing_skew);
+  down.launches = 2;
+  s.ops.push_back(counted(down, n.count, 1));
+  // out * weights.unsqueeze(-1): a broadcast operand, so TensorIterator's generic (non-vectorized)
+  // kernel (the bf16 BinaryFunctor elementwise_kernel<128, 4> of hf.json's steps).
+  Op mul = ops::elementwise(n.name + ".mul_weights", KernelId::mul, routed, h, act, 1, 1, 1);
+  mul.bytes_read += static_cast<double>(routed) * bytes_of(act);
+  mul.strided = true;
+  s.ops.push_back(counted(mul, n.count, 1));
+  // out[inv_perm], then .view(T, k, h).sum(dim=1) back to token order.
+  Op back = ops::moe_unpermute(n.name + ".unpermute_sum", T, k, h, act);
+  back.bytes_read += static_cast<double>(routed) * static_cast<double>(h) * bytes_of(act);
+  back.bytes_written += static_cast<double>(routed) * static_cast<double>(h) * bytes_of(act);
+  back.launches = 2;
   back.passes = 2;
   s.ops.push_back(counted(back, n.count, 2));
+  // The masked_fill over the block's [T, hidden] output and the device-to-device copy every MoE
+  // layer of hf.json runs (masked_fill_kernel, Memcpy DtoD): their source in transformers is not
+  // identified; priced as a strided fill and a copy of [T, hidden] (at prefill they measure far
+  // slower than that: README of h200-moe, "what is left").
+  Op fill = ops::elementwise(n.name + ".masked_fill", KernelId::other, T, h, act, 1, 1, 1);
+  fill.strided = true;
+  s.ops.push_back(counted(fill, n.count, 1));
+  s.ops.push_back(counted(ops::copy(n.name + ".memcpy", T, h, act), n.count));
 }
 
 void eager_mla_up(const GraphNode& n, const Model& m, const Workload& w, Step& s) {
@@ -130,13 +168,43 @@ void eager_mla_up(const GraphNode& n, const Model& m, const Workload& w, Step& s
   const MlaSpec& a = m.mla;
   const int64_t T = w.tokens(), H = m.heads;
   const DType act = w.act_dtype;
-  // kv_b_proj over the new tokens' latents; .view, .transpose, torch.split.
-  s.ops.push_back(counted(ops::gemm("kv_b_proj", T, H * (a.qk_nope_head_dim + a.v_head_dim), a.kv_lora_rank, act,
-                                    w.weight_dtype, matmul_precision(act, w.allow_tf32)),
-                          n.count, 3));
-  // k_rot.expand(...) and torch.cat((k_pass, k_rot)) and torch.cat((q_pass, q_rot)).
-  s.ops.push_back(counted(ops::copy("key_cat", T, H * a.qk_head_dim(), act), n.count, 2));
+  // transformers 5 (DeepseekV2Attention, eager) caches the normalized latent and its rope key
+  // (eager_mla_cache_write) and re-expands the whole context every step: kv_b_proj over the
+  // batch's ctx positions, not only the new tokens (h200-moe probe_ops.txt: aten::mm
+  // [[131136, 512], [512, 4096]] at b64 ctx2048, 27 calls, one a layer).
+  const int64_t rows = w.batch * w.ctx;
+  s.ops.push_back(counted(ops::gemm("kv_b_proj", rows, H * (a.qk_nope_head_dim + a.v_head_dim), a.kv_lora_rank,
+                                    act, w.weight_dtype, matmul_precision(act, w.allow_tf32)),
+                          n.count, 3));  // .view, .transpose, torch.split
+  // The split's per-head values [b, H, ctx, v] are a strided view of kv_b_proj's rows: copied
+  // by TensorIterator's generic kernel (aten::copy_ [[64, 16, 2049, 128], ...]).
+  Op split = ops::copy("kv_split_copy", rows, H * a.v_head_dim, act);
+  split.kernel = KernelId::other;  // direct_copy_kernel, not a cat
+  split.strided = true;
+  s.ops.push_back(counted(split, n.count, 1));
+  // k_pe.expand(b, H, ctx, rope) materialized: one rope key read per position (a broadcast),
+  // H written (aten::copy_ [[64, 16, 2049, 64], ...]).
+  Op expand = ops::copy("k_pe_expand", rows, H * a.qk_rope_head_dim, act);
+  expand.bytes_read /= static_cast<double>(H);
+  expand.kernel = KernelId::other;
+  expand.strided = true;
+  s.ops.push_back(counted(expand, n.count, 1));
+  // torch.cat((k_nope, k_pe)): the 192-wide keys of every head over the context (contiguous
+  // inputs: the vectorized CatArrayBatchedCopy), and the query's cat at the new tokens.
+  s.ops.push_back(counted(ops::copy("key_cat", rows, H * a.qk_head_dim(), act), n.count, 1));
   s.ops.push_back(counted(ops::copy("query_cat", T, H * a.qk_head_dim(), act), n.count, 1));
+}
+
+void eager_mla_cache_write(const GraphNode& n, const Model& m, const Workload& w, Step& s) {
+  // DynamicCache.update on the latent (kv_lora_rank) and the rope key (qk_rope_head_dim): a
+  // torch.cat of each with the new token every decode step (the prompt's first update stores
+  // them). Both are 3-D rows the vectorized cat copies (CatArrayBatchedCopy_vectorized in
+  // hf.json's DeepSeek steps), unlike the dense models' sliced 4-D K/V.
+  if (w.phase != Phase::decode) return;
+  Op cat = ops::copy(n.name + ".cat", w.batch * w.ctx, m.mla.cache_width(), w.kv_dtype);
+  cat.launches = 2;
+  cat.passes = 2;
+  s.ops.push_back(counted(cat, n.count));
 }
 
 }  // namespace perfmodel::lowering

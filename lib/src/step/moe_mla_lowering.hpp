@@ -17,11 +17,13 @@ void fused_mla_attention(const GraphNode& n, const Model& m, const Workload& w, 
 
 // eager (HF transformers 5): the router's nn.Linear, scores, torch.topk and the
 // renormalization as separate kernels; the experts through torch._grouped_mm after an argsort
-// and a gather; MLA always expanded (modeling_deepseek_v3.py caches the per-head keys and
-// values), keys concatenated from the nope and rope parts.
+// and a gather; MLA caches the latent and re-expands the whole context every step
+// (transformers 5.17 DeepseekV2Attention, as h200-moe measured it), keys concatenated from the
+// nope and rope parts.
 void eager_router(const GraphNode& n, const Model& m, const Workload& w, Step& s);
 void eager_experts(const GraphNode& n, const Model& m, const Workload& w, Step& s);
 void eager_mla_up(const GraphNode& n, const Model& m, const Workload& w, Step& s);
+void eager_mla_cache_write(const GraphNode& n, const Model& m, const Workload& w, Step& s);
 
 // MLA's expanded attention as one head size: q/k of qk_head_dim and v of v_head_dim give the
 // same FLOPs (2 pairs (d_qk + d_v) per head) and bytes as heads of their mean width.
