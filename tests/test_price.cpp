@@ -329,7 +329,16 @@ TEST_CASE("profiles: written and read back; laid over the card's roofs only for 
     CHECK(b.aten.grouped_mm_tile_latency_s == test::approx(a.aten.grouped_mm_tile_latency_s));
     CHECK(b.aten.grouped_mm_cta_rate == test::approx(a.aten.grouped_mm_cta_rate));
     CHECK(b.aten.norm_ctas_per_sm == a.aten.norm_ctas_per_sm);
+    CHECK(b.cudnn_decode.measured() == a.cudnn_decode.measured());
+    CHECK(b.cudnn_decode.kernel_floor_s == test::approx(a.cudnn_decode.kernel_floor_s));
+    CHECK(b.cudnn_decode.reduction_floor_s == test::approx(a.cudnn_decode.reduction_floor_s));
+    CHECK(b.cudnn_decode.stream_bandwidth == test::approx(a.cudnn_decode.stream_bandwidth));
+    CHECK(b.graph_call_host_s == test::approx(a.graph_call_host_s));
   }
+  // Only compiled measured cuDNN's decode kernel and the compiled call's host time.
+  CHECK(find_profile(cal.profiles, "compiled")->cudnn_decode.measured());
+  CHECK(find_profile(cal.profiles, "compiled")->graph_call_host_s > 0);
+  CHECK(!find_profile(cal.profiles, "fused")->cudnn_decode.measured());
   // Only eager measured PyTorch's own kernels; compiled's attention never splits the KV.
   CHECK(find_profile(cal.profiles, "eager")->aten.rows_measured());
   CHECK(!find_profile(cal.profiles, "fused")->aten.rows_measured());

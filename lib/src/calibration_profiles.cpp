@@ -79,7 +79,15 @@ ProfileCalibration read_one(MapReader r, const std::string& name) {
     }
     d->finish();
   }
+  if (auto d = r.opt_map("cudnn_decode")) {
+    CudnnDecode& x = p.cudnn_decode;
+    x.kernel_floor_s = d->quantity("kernel_floor", Dimension::seconds);
+    x.reduction_floor_s = d->quantity("reduction_floor", Dimension::seconds);
+    x.stream_bandwidth = d->quantity("stream_bandwidth", Dimension::bytes_per_s);
+    d->finish();
+  }
   p.host_per_kernel_s = r.opt_quantity("host_per_kernel", Dimension::seconds, true).value_or(0);
+  p.graph_call_host_s = r.opt_quantity("graph_call_host", Dimension::seconds, true).value_or(0);
   if (auto m = r.opt_map("aten")) p.aten = read_aten(*m);
   r.finish();
   return p;
@@ -147,6 +155,14 @@ void write_profiles(std::ostream& o, const std::vector<ProfileCalibration>& prof
       if (d.nonsplit_floor_s >= 0) o << "      nonsplit_floor: " << q(d.nonsplit_floor_s, "us", 1e-6) << "\n";
       if (!d.split_kv) o << "      split_kv: false\n";
     }
+    if (p.cudnn_decode.measured()) {
+      const CudnnDecode& d = p.cudnn_decode;
+      o << "    cudnn_decode:\n";
+      o << "      kernel_floor: " << q(d.kernel_floor_s, "us", 1e-6) << "\n";
+      o << "      reduction_floor: " << q(d.reduction_floor_s, "us", 1e-6) << "\n";
+      o << "      stream_bandwidth: " << q(d.stream_bandwidth, "GB/s", 1e9) << "\n";
+    }
+    if (p.graph_call_host_s > 0) o << "    graph_call_host: " << q(p.graph_call_host_s, "us", 1e-6) << "\n";
     if (p.host_per_kernel_s > 0) o << "    host_per_kernel: " << q(p.host_per_kernel_s, "us", 1e-6) << "\n";
     write_aten(o, p.aten);
   }

@@ -72,6 +72,10 @@ Op embedding(std::string name, int64_t tokens, int64_t hidden, DType table, DTyp
 // per KV head group (GQA), q read and o written once.
 Op attention_decode(std::string name, int64_t batch, int64_t heads, int64_t kv_heads,
                     int64_t kv_len, int64_t head_dim, DType act, DType kv);
+// The same attention as cuDNN's decode SDPA runs it (attention_decode_cudnn.cpp): 16-row query
+// tiles, split over all SMs with a merge kernel when the tiles leave half the SMs idle.
+Op attention_decode_cudnn(std::string name, int64_t batch, int64_t heads, int64_t kv_heads,
+                          int64_t kv_len, int64_t head_dim, DType act, DType kv);
 // Fused (flash) prefill attention: 4 b h s^2 d FLOPs, halved (s(s+1)/2 pairs) when causal;
 // Q, K, V read and O written once (the score matrix never reaches memory).
 Op attention_prefill(std::string name, int64_t batch, int64_t heads, int64_t kv_heads,

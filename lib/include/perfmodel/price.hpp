@@ -64,6 +64,8 @@ struct Roofs {
   CollectiveCalibration collectives;   // NCCL between cards of this kind (unmeasured: NCCL's model values)
   QuantCalibration quant;              // weight-only GEMMs: measured, else QuantDefaults
   AtenKernels aten;                    // eager: PyTorch's own kernels (unmeasured: the card's costs)
+  CudnnDecode cudnn_decode;            // compiled: cuDNN's decode SDPA (unmeasured: the card's floor and read rate)
+  double graph_call_host_s = 0;        // compiled: host time before each step's graph starts
   // Where each roof above comes from, by its calibration key ("read_bandwidth", "gemm_peak.bf16",
   // "kernel_floor", ...): the calibration file and key, or the datasheet value and the default
   // efficiency applied (`--explain` prints these).

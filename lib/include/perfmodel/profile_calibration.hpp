@@ -31,6 +31,20 @@ struct ProductionDecode {
   bool measured() const { return call_floor_s >= 0 && stream_bandwidth > 0; }
 };
 
+// cuDNN's decode SDPA (cudnn_generated_fort_native_sdpa_sm80_flash_fprop_wmma_*_16x128x<d>: a
+// 16-row query tile, 128-key K/V tiles), what PyTorch's SDPA runs with an attention mask on sm90
+// when the cuDNN backend is eligible (transformers' StaticCache under torch.compile,
+// validation/results/h200-compiled). A CTA per (sequence, KV head, 16 query rows) streams its
+// cache; when those CTAs leave at least half of the SMs idle cuDNN spreads the key tiles over all
+// SMs and a second kernel (cudnn::fusion::lean_reduction_kernel) merges the partial rows
+// (attention_decode_cudnn.cpp; docs/model.md, "cuDNN decode"). Negative or 0: not measured.
+struct CudnnDecode {
+  double kernel_floor_s = -1;       // the SDPA kernel's fixed time
+  double reduction_floor_s = -1;    // the split path's merge kernel (lean_reduction), whole
+  double stream_bandwidth = 0;      // K/V read rate with every SM streaming, B/s
+  bool measured() const { return kernel_floor_s >= 0 && reduction_floor_s >= 0 && stream_bandwidth > 0; }
+};
+
 // PyTorch's own kernels as eager runs them (aten_kernel_cost.cpp; docs/model.md, "PyTorch's
 // kernels"). Row kernels run one CTA per row walking the row in a dependent loop, so a row's time
 // grows with its columns (a chain), and rows beyond the resident CTAs run in waves; a
@@ -86,6 +100,10 @@ struct ProfileCalibration {
   // calls, dispatcher, launch); 0: the card's eager_dispatch.
   double host_per_kernel_s = 0;
   AtenKernels aten;  // eager: PyTorch's own kernels
+  CudnnDecode cudnn_decode;  // compiled: cuDNN's decode SDPA (attention_decode_cudnn)
+  // compiled: host time of one call of the compiled step before its CUDA graph starts (dynamo's
+  // guards, the cudagraph tree's checks and input copies), during which the GPU idles; 0: none.
+  double graph_call_host_s = 0;
 };
 
 // The named profile of `profiles`, or none.

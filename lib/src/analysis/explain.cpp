@@ -56,7 +56,7 @@ std::vector<Explained> explain_step(const Evaluation& e, const Roofs& r) {
     t.substituted += " + " + num(c.time_s - plain);
     t.inputs.push_back("step terms " + num(c.time_s - plain) + " s: kernel switches between different kernels (" +
                        num(r.kernel_switch_s) + " s each, " + r.source("kernel_switch") + "), the power cap's clock " +
-                       num(c.clock_scale) + ", eager host/device overlap, collectives (price_step)");
+                       num(c.clock_scale) + ", eager host/device overlap, collectives, a compiled call's host time (price_step)");
   }
   out.push_back(t);
   out.push_back({"roofline bound", "Σ count × max(F / P_nominal, M / BW_nominal)", sum_roof, c.roofline_time_s, "s",

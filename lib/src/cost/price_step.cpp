@@ -95,6 +95,14 @@ StepCost combine_step(const std::vector<const Op*>& ops, std::vector<OpCost> cos
                                 : s.overhead_time_s) += n * c.time_s;
   }
   if (impl == Impl::eager) s.time_s = eager_wall_time(ops, s.ops);
+  // Compiled: each call of the compiled step runs dynamo's guards and the cudagraph tree's checks
+  // and input copies on the host before the graph starts, and the GPU waits for it (the gap between
+  // a call's graph time and its kernels follows the host, not the kernel count:
+  // validation/results/h200-compiled). Generation synchronizes every step, so it adds.
+  if (impl == Impl::compiled && roofs.graph_call_host_s > 0) {
+    s.host_time_s += roofs.graph_call_host_s;
+    s.time_s += roofs.graph_call_host_s;
+  }
   for (size_t i = 0; i < s.ops.size(); ++i) s.ops[i].time_band = op_time_band(*ops[i], s.ops[i].time_s, roofs);
   s.time_band = step_time_band(ops, s, roofs);
   s.bound = Bound::memory;

@@ -19,6 +19,8 @@ void apply_profile(Roofs& r, const ProfileCalibration& p) {
   if (p.decode.measured()) r.production_decode = p.decode;
   r.host_per_kernel_s = p.host_per_kernel_s;
   r.aten = p.aten;
+  r.cudnn_decode = p.cudnn_decode;
+  r.graph_call_host_s = p.graph_call_host_s;
 }
 
 

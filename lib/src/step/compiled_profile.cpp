@@ -6,8 +6,11 @@
 // torch.compile rotary runs triton_poi_fused_add_cat_mul_neg_slice_unsqueeze_0 and _1). The
 // matmuls stay cuBLAS calls, one per nn.Linear (Inductor does not merge q/k/v or gate/up). A
 // static cache always attends over all its slots with a mask (max_cache_len = the workload's
-// ctx), so SDPA runs its memory-efficient kernel on K/V repeated to every query head (transformers'
-// repeat_kv: with a mask it does not pass enable_gqa) (docs/profiles.md).
+// ctx), so SDPA gets a mask and K/V repeated to every query head (transformers' repeat_kv: with a
+// mask it does not pass enable_gqa). With a mask PyTorch's SDPA skips FlashAttention; on sm90 it
+// picks cuDNN, whose decode kernel is attention_decode_cudnn (measured in every compiled decode
+// step, validation/results/h200-compiled); prefill keeps the memory-efficient kernel's model
+// (no compiled prefill was measured) (docs/profiles.md).
 #include "eager_ops.hpp"
 #include "fused_ops.hpp"
 #include "perfmodel/errors.hpp"
@@ -32,8 +35,8 @@ void compiled_attention(const GraphNode& n, const Model& m, const Workload& w, S
     s.ops.push_back(counted(rep, n.count));
   }
   if (w.phase == Phase::decode) {
-    s.ops.push_back(counted(ops::attention_decode(n.name + ".sdpa", w.batch, m.heads, m.heads, kv_len, m.head_dim,
-                                                  w.act_dtype, w.kv_dtype),
+    s.ops.push_back(counted(ops::attention_decode_cudnn(n.name + ".sdpa", w.batch, m.heads, m.heads, kv_len,
+                                                        m.head_dim, w.act_dtype, w.kv_dtype),
                             n.count));
   } else {
     // The causal mask materialized over the static cache: the kernel skips no masked tile, so
@@ -42,6 +45,21 @@ void compiled_attention(const GraphNode& n, const Model& m, const Workload& w, S
                                                    m.head_dim, false, w.act_dtype, w.kv_dtype),
                             n.count));
   }
+}
+
+// Kernels of every compiled step outside the layers (validation/results/h200-compiled, kernel
+// names in hf.json, all 7 steps): the cudagraph tree copies the call's new inputs (input ids,
+// cache_position, position_ids: int64) into the graph's static buffers with one _foreach_copy_
+// (multi_tensor_apply_kernel) before the replay; LlamaRotaryEmbedding's table, once per step: the
+// fp32 inv_freq x positions product (a K = 1 cuBLAS GEMM: cutlass sgemm / gemmk1) and Inductor's
+// kernel expanding it (triton_poi_fused__to_copy_..._unsqueeze_1; cos and sin are fused into the
+// rotary kernels).
+void add_step_inputs(Step& s, const Model& m, const Workload& w) {
+  const int64_t T = w.tokens();
+  s.ops.push_back(ops::copy("graph_inputs.copy", 3, T, DType::fp64));
+  if (m.position != PositionKind::rope) return;
+  s.ops.push_back(ops::gemm("rotary_emb.inv_freq", T, m.head_dim / 2, 1, DType::fp32, DType::fp32, Precision::fp32));
+  s.ops.push_back(ops::copy("rotary_emb.table", T, m.head_dim / 2, DType::fp32));
 }
 
 void add_rotary(Step& s, const std::string& name, int64_t T, const Model& m, DType act, int64_t count) {
@@ -57,6 +75,7 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
   const int64_t T = w.tokens();
   const DType act = w.act_dtype, wt = w.weight_dtype;
   const Precision mm = matmul_precision(act, w.allow_tf32);
+  add_step_inputs(s, m, w);
   for (const GraphNode& n : g.nodes) {
     switch (n.kind) {
       case Kind::embed:
@@ -86,6 +105,10 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
       case Kind::activation: s.ops.push_back(counted(fused_activation(n, m, T, act), n.count)); break;
     }
   }
+  // triton_poi_fused_add_copy_, the step's last Inductor kernel in all 7 measured steps (4.2-5.0 us):
+  // an add written back into a graph input with copy_; what it updates is not identified from its
+  // name, so it is priced as the smallest add, one element per token.
+  s.ops.push_back(ops::add("add_copy", T, 1, DType::fp64));
 }
 
 }  // namespace

@@ -7,8 +7,11 @@ The measured models are cut to `layers` decoder layers; perfmodel prices the sam
 of models/<key>.yaml with num_hidden_layers set, written to a temporary folder). A StaticCache
 attends over all of its ctx + 40 slots (the rest masked), so the step is priced at --ctx kv_len.
 Compared: the CUDA-graph replay (device_s, CUDA events around one call) against step.time_s, the
-GPU kernel sum (kernel_s, profiler) against step.device_time_s, kernels per step against launches.
-Error = predicted / measured - 1. Nothing is fitted on these steps.
+GPU kernel sum (kernel_s, profiler) against step.device_time_s, kernels per step against launches,
+and the SDPA op(s) against the step's cuDNN SDPA + lean_reduction kernels (top_kernels_s).
+Error = predicted / measured - 1. The calibration's graph_call_host is fitted on steps FIT_STEPS
+(fit_compiled.py); the other steps are held out. The cuDNN decode kernel is fitted on kernel
+cases (validation/results/h200-production), no step.
 """
 import json
 import os
@@ -18,6 +21,7 @@ import sys
 import tempfile
 
 from compare_hf import pct
+from fit_compiled import FIT_STEPS
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..")
 
@@ -33,25 +37,38 @@ def cut_model(key, layers, folder):
 
 def main(path, binary):
     steps = [s for s in json.load(open(path))["steps"] if s.get("ok")]
-    print("| step | graph replay | kernels | kernels/step | pred. step | pred. device | pred. launches "
-          "| graph err | kernel err |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    graph_err, kernel_err = [], []
+    print("| step | graph_call_host | graph replay | kernels | kernels/step | pred. step | pred. device | pred. launches "
+          "| graph err | kernel err | SDPA meas. | SDPA pred. | SDPA err |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    graph_err, kernel_err, sdpa_err, held = [], [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         for s in steps:
             model = cut_model(s["model"], s["layers"], tmp)
             out = subprocess.run([binary, s["phase"], "--model", model, "--card", "h200", "--batch", str(s["batch"]),
                                   "--ctx", str(s["kv_len"]), "--impl", "compiled", "--format", "json"],
                                  capture_output=True, text=True, check=True)
-            st = json.loads(out.stdout)["step"]
+            doc = json.loads(out.stdout)
+            st = doc["step"]
             ge, ke = st["time_s"] / s["device_s"] - 1, st["device_time_s"] / s["kernel_s"] - 1
+            sdpa_pred = sum(o["time_s"] for o in doc["ops"] if o["name"].endswith(".sdpa"))  # all instances
+            sdpa_meas = sum(v for k, v in s["top_kernels_s"].items()
+                            if k.startswith("cudnn_generated_fort_native_sdpa") or "lean_reduction_kernel" in k)
+            se = sdpa_pred / sdpa_meas - 1
+            i = len(graph_err)
             graph_err.append(ge)
             kernel_err.append(ke)
+            sdpa_err.append(se)
+            held.append(i not in FIT_STEPS)
             print(f"| {s['model']} L{s['layers']} {s['phase']} b{s['batch']} ctx{s['ctx']} (kv {s['kv_len']}) | "
+                  f"{'held out' if held[-1] else 'fit'} | "
                   f"{s['device_s'] * 1e3:.3f} ms | {s['kernel_s'] * 1e3:.3f} ms | {s['kernels_per_step']:.0f} | "
                   f"{st['time_s'] * 1e3:.3f} ms | {st['device_time_s'] * 1e3:.3f} ms | {st['launches']} | "
-                  f"{ge:+.1%} | {ke:+.1%} |")
-    for name, e in (("graph replay", graph_err), ("kernel sum", kernel_err)):
+                  f"{ge:+.1%} | {ke:+.1%} | {sdpa_meas * 1e6:.0f} us | {sdpa_pred * 1e6:.0f} us | {se:+.1%} |")
+    rows = (("graph replay, fit steps", [e for e, h in zip(graph_err, held) if not h]),
+            ("graph replay, held-out steps", [e for e, h in zip(graph_err, held) if h]),
+            ("graph replay, all", graph_err), ("kernel sum (no step fitted)", kernel_err),
+            ("SDPA (no step fitted)", sdpa_err))
+    for name, e in rows:
         m, p = pct(e)
         print(f"{name}: {len(e)} steps; |error| median {m:.1%}, p90 {p:.1%}; signed "
               f"{', '.join(f'{x:+.0%}' for x in e)}")

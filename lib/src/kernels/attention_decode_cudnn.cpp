@@ -1,0 +1,86 @@
+// Kernel kind `attention_decode_cudnn`: decode attention as cuDNN's SDPA runs it on sm90
+// (cudnn_generated_fort_native_sdpa_sm80_flash_fprop_wmma_f16_knob_35_16x128x<d>_1x4x1, cuDNN
+// 9.19 through PyTorch 2.11; the kernel names are in validation/results/h200-production/kernels.json
+// and validation/results/h200-compiled/hf.json). What PyTorch's SDPA picks when it gets an attention
+// mask (FlashAttention refuses one), so what transformers' StaticCache runs under torch.compile.
+//
+// The kernel's query tile is 16 rows (the `16x128x<d>` of its name: 16 queries, 128 keys, head
+// dim d), so one decode query pads it 16-fold, not 64-fold as the memory-efficient kernel's 64-row
+// tile does: the tensor-core work stays far below the K/V stream and the kernel is memory-bound
+// (measured: 4.2-4.5 TB/s on 0.1-1 GB of K/V). A CTA holds one (sequence, KV head) and up to 16 of
+// its query heads. When those CTAs leave at least half of the SMs idle, cuDNN splits the key tiles
+// over all SMs (the two-kernel launches, with cudnn::fusion::lean_reduction_kernel merging the
+// partial rows as Lean Attention's stream-K decomposition does): measured at 8-64 CTAs on the
+// H200's 132 SMs, never at 112 or more. Otherwise each CTA walks its whole cache, one CTA per SM
+// at a time, in waves (docs/model.md, "cuDNN decode").
+#include <algorithm>
+#include <cmath>
+
+#include "../cost/kernel_costs.hpp"
+#include "op_builders.hpp"
+
+namespace perfmodel {
+
+Op ops::attention_decode_cudnn(std::string name, int64_t batch, int64_t heads, int64_t kv_heads, int64_t kv_len,
+                               int64_t head_dim, DType act, DType kv) {
+  Op op = attention_decode(std::move(name), batch, heads, kv_heads, kv_len, head_dim, act, kv);
+  op.kernel = KernelId::attention_decode_cudnn;
+  // The merge kernel of the split path is priced in the cost (the split needs the card's SMs);
+  // the op counts the SDPA kernel and one pass.
+  op.launches = 1;
+  op.passes = 1;
+  return op;
+}
+
+namespace {
+
+int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
+
+constexpr int64_t kQueryTileRows = 16;
+
+KernelTimes cudnn_decode_cost(const Op& op, const Roofs& r, const Tile*) {
+  const AttentionShape& a = op.attention;
+  const CudnnDecode& c = r.cudnn_decode;
+  // Unmeasured: the card's launch floor and read rate; the merge as a launch and two dependent sweeps.
+  const bool measured = c.measured();
+  const double floor = measured ? c.kernel_floor_s : r.kernel_floor_s;
+  const double merge = measured ? c.reduction_floor_s : r.kernel_floor_s + 2 * r.pass_latency_s;
+  const double bandwidth = measured ? c.stream_bandwidth : r.read_bandwidth;
+  const int64_t kv_heads = std::max<int64_t>(1, a.kv_heads);
+  const int64_t group = std::max<int64_t>(1, a.heads / kv_heads);
+  const int64_t ctas = std::max<int64_t>(1, a.batch) * kv_heads * ceil_div(group, kQueryTileRows);
+  const double sms = static_cast<double>(std::max(1, r.card.sm_count));
+  const bool split = 2.0 * static_cast<double>(ctas) <= sms;
+  // One CTA per SM at a time (its double-buffered 128 x d K and V tiles take most of an SM's shared
+  // memory), each streaming at an SM's share of the read rate: the CTAs run in waves and the last
+  // wave's idle SMs stream nothing (224 CTAs: two waves at 85 %).
+  const double waves = std::ceil(static_cast<double>(ctas) / sms);
+  const double fill = split ? 1.0 : static_cast<double>(ctas) / (waves * sms);
+  KernelTimes t;
+  t.fixed_s = floor + (split ? merge : 0.0);
+  t.memory_s = with_l2_hit(op, r, op.bytes() / (bandwidth * fill));
+  // QK^T and PV over the padded 16-row tile of every CTA.
+  const double padded = 4.0 * static_cast<double>(ctas * kQueryTileRows) * static_cast<double>(a.kv_len) *
+                        static_cast<double>(a.head_dim);
+  const double peak = effective_peak(r, op.precision);
+  t.compute_s = peak > 0 ? padded / peak : 0.0;
+  return t;
+}
+
+Op from_case(const KernelCase& c, bool) {
+  return ops::attention_decode_cudnn(c.name, c.batch, c.heads, c.kv_heads, c.kv_len, c.head_dim, c.dtype, c.dtype);
+}
+
+}  // namespace
+
+const KernelDef& kernel_def_attention_decode_cudnn() {
+  static const KernelDef d{.id = KernelId::attention_decode_cudnn,
+                           .name = "attention_decode_cudnn",
+                           .accuracy_set = "attention",
+                           .from_case = from_case,
+                           .instructions = {},
+                           .cost = cudnn_decode_cost};
+  return d;
+}
+
+}  // namespace perfmodel

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""Fits the compiled profile's `cudnn_decode:` and `graph_call_host` (hardware/h200.calibration.yaml).
+
+Usage: python3 validation/scripts/production/fit_compiled.py [kernels.json] [compiled hf.json]
+
+cudnn_decode: cuDNN's decode SDPA as lib/src/kernels/attention_decode_cudnn.cpp prices it,
+    t = kernel_floor + [reduction_floor if split] + bytes / (stream_bandwidth x fill),
+    CTAs = batch x kv_heads x ceil(group / 16), split when 2 x CTAs <= 132 SMs (fill 1), else
+    fill = min(1, CTAs / 132); bytes = K and V once per KV head, q read and o written.
+    Linear least squares on relative error over the EVEN case indices of the torch.sdpa.cudnn decode
+    cases of validation/results/h200-production/kernels.json; the odd ones are held out (printed).
+graph_call_host: the median of (graph replay - kernel sum) over the fit steps of
+    validation/results/h200-compiled/hf.json, FIT_STEPS (4 of the 7); the others are held out.
+"""
+import json
+import statistics
+import sys
+
+SMS = 132
+FIT_STEPS = (0, 2, 4, 6)  # llama3-8b b1 ctx512, llama3-8b b64 ctx1024, llama2-7b b32 ctx512, qwen2.5-7b b4 ctx4096
+
+
+def cudnn_rows(path):
+    rows = []
+    for i, c in enumerate(json.load(open(path))["cases"]):
+        if c["kernel"] != "attention_decode" or c["implementation"] != "torch.sdpa.cudnn":
+            continue
+        b, h, kvh, L, d = c["batch"], c["heads"], c["kv_heads"], c["kv_len"], c["head_dim"]
+        ctas = b * kvh * -(-(h // kvh) // 16)
+        split = 2 * ctas <= SMS
+        fill = 1.0 if split else ctas / (-(-ctas // SMS) * SMS)  # one CTA per SM at a time: waves
+        nbytes = 2 * b * kvh * L * d * 2 + 2 * b * h * d * 2
+        rows.append(dict(index=i, name=c["name"], split=split, x=[1.0, 1.0 if split else 0.0, nbytes / fill],
+                         t=c["measured_s"], kernels=len(c["kernel_names"])))
+    return rows
+
+
+def least_squares(xs, ys):
+    """Minimizes sum ((x . p - y) / y)^2 (normal equations, Gaussian elimination)."""
+    n = len(xs[0])
+    a = [[sum(x[i] * x[j] / y ** 2 for x, y in zip(xs, ys)) for j in range(n)] for i in range(n)]
+    v = [sum(x[i] / y for x, y in zip(xs, ys)) for i in range(n)]
+    for k in range(n):
+        for j in range(k + 1, n):
+            f = a[j][k] / a[k][k]
+            a[j] = [aj - f * ak for aj, ak in zip(a[j], a[k])]
+            v[j] -= f * v[k]
+    p = [0.0] * n
+    for k in reversed(range(n)):
+        p[k] = (v[k] - sum(a[k][j] * p[j] for j in range(k + 1, n))) / a[k][k]
+    return p
+
+
+def p90(e):
+    e = sorted(e)
+    return e[min(len(e) - 1, int(0.9 * len(e)))]
+
+
+def main(kernels, steps_path):
+    rows = cudnn_rows(kernels)
+    fit = [r for r in rows if r["index"] % 2 == 0]
+    p = least_squares([r["x"] for r in fit], [r["t"] for r in fit])
+    print("    cudnn_decode:")
+    print(f"      kernel_floor: {p[0] * 1e6:.3f} us")
+    print(f"      reduction_floor: {p[1] * 1e6:.3f} us")
+    print(f"      stream_bandwidth: {1 / p[2] / 1e9:.1f} GB/s")
+    err = {True: [], False: []}
+    for r in rows:
+        pred = sum(a * b for a, b in zip(r["x"], p))
+        e = pred / r["t"] - 1
+        held = r["index"] % 2 == 1
+        err[held].append(abs(e))
+        print(f"  # {r['index']:4d} {'held' if held else 'fit '} {'split' if r['split'] else '     '} "
+              f"{r['kernels']} kernel(s) {r['name']}: {r['t'] * 1e6:8.2f} us measured, {pred * 1e6:8.2f} us {e:+.1%}")
+    for held, e in err.items():
+        print(f"  # {'held out' if held else 'fit'}: {len(e)} cases, |error| median {statistics.median(e):.1%}, "
+              f"p90 {p90(e):.1%}")
+    steps = [s for s in json.load(open(steps_path))["steps"] if s.get("ok")]
+    gaps = [s["device_s"] - s["kernel_s"] for s in steps]
+    host = statistics.median(gaps[i] for i in FIT_STEPS)
+    print(f"    graph_call_host: {host * 1e6:.1f} us")
+    for i, (s, g) in enumerate(zip(steps, gaps)):
+        print(f"  # step {i} {'fit ' if i in FIT_STEPS else 'held'} {s['model']} b{s['batch']} ctx{s['ctx']}: "
+              f"graph - kernels {g * 1e6:6.1f} us ({g / s['kernels_per_step'] * 1e6:.2f} us per kernel), "
+              f"wall - graph {(s['wall_s'] - s['device_s']) * 1e6:5.1f} us")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "validation/results/h200-production/kernels.json",
+         sys.argv[2] if len(sys.argv) > 2 else "validation/results/h200-compiled/hf.json")
