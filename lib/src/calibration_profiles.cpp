@@ -20,9 +20,9 @@ namespace detail {
 
 namespace {
 
-double share(MapReader& r, const std::string& key) {
-  const double v = r.opt_number(key).value_or(-1);
-  if (v > 1 || (v < 0 && r.has(key))) r.fail(key, "must be a share between 0 and 1");
+Measured share(MapReader& r, const std::string& key) {
+  const Measured v = r.opt_number(key);
+  if (v && !(*v >= 0 && *v <= 1)) r.fail(key, "must be a share between 0 and 1");
   return v;
 }
 
@@ -61,17 +61,17 @@ ProfileCalibration read_one(MapReader r, const std::string& name) {
   ProfileCalibration p;
   p.name = name;
   p.fitted_on = r.opt_str("fitted_on").value_or("");
-  p.attention_peak = r.opt_quantity("attention_peak", Dimension::flop_per_s).value_or(0);
+  p.attention_peak = r.opt_quantity("attention_peak", Dimension::flop_per_s);
   p.attention_softmax_share = share(r, "attention_softmax_share");
-  p.attention_cta_fixed_s = r.opt_quantity("attention_cta_fixed", Dimension::seconds, true).value_or(-1);
-  p.attention_call_floor_s = r.opt_quantity("attention_call_floor", Dimension::seconds, true).value_or(-1);
+  p.attention_cta_fixed_s = r.opt_quantity("attention_cta_fixed", Dimension::seconds, true);
+  p.attention_call_floor_s = r.opt_quantity("attention_call_floor", Dimension::seconds, true);
   if (auto d = r.opt_map("decode")) {
     ProductionDecode& x = p.decode;
     x.call_floor_s = d->quantity("call_floor", Dimension::seconds);
     x.stream_bandwidth = d->quantity("stream_bandwidth", Dimension::bytes_per_s);
     x.combine_per_split_s = d->opt_quantity("combine_per_split", Dimension::seconds, true).value_or(0);
     x.nonsplit_tile_s = d->opt_quantity("nonsplit_tile", Dimension::seconds, true).value_or(0);
-    x.nonsplit_softmax_share = std::max(0.0, share(*d, "nonsplit_softmax_share"));
+    x.nonsplit_softmax_share = share(*d, "nonsplit_softmax_share").value_or(0);
     x.nonsplit_floor_s = d->opt_quantity("nonsplit_floor", Dimension::seconds, true).value_or(-1);
     if (auto split = d->opt_str("split_kv")) {
       if (*split != "true" && *split != "false") d->fail("split_kv", "must be true or false");
@@ -86,7 +86,7 @@ ProfileCalibration read_one(MapReader r, const std::string& name) {
     x.stream_bandwidth = d->quantity("stream_bandwidth", Dimension::bytes_per_s);
     d->finish();
   }
-  p.host_per_kernel_s = r.opt_quantity("host_per_kernel", Dimension::seconds, true).value_or(0);
+  p.host_per_kernel_s = r.opt_quantity("host_per_kernel", Dimension::seconds, true);
   p.graph_call_host_s = r.opt_quantity("graph_call_host", Dimension::seconds, true).value_or(0);
   if (auto m = r.opt_map("aten")) p.aten = read_aten(*m);
   r.finish();
@@ -139,11 +139,11 @@ void write_profiles(std::ostream& o, const std::vector<ProfileCalibration>& prof
   for (const ProfileCalibration& p : profiles) {
     o << "  " << p.name << ":\n";
     if (!p.fitted_on.empty()) o << "    fitted_on: \"" << p.fitted_on << "\"\n";
-    if (p.attention_peak > 0) o << "    attention_peak: " << q(p.attention_peak, "TFLOP/s", 1e12) << "\n";
-    if (p.attention_softmax_share >= 0) o << "    attention_softmax_share: " << p.attention_softmax_share << "\n";
-    if (p.attention_cta_fixed_s >= 0) o << "    attention_cta_fixed: " << q(p.attention_cta_fixed_s, "us", 1e-6) << "\n";
-    if (p.attention_call_floor_s >= 0)
-      o << "    attention_call_floor: " << q(p.attention_call_floor_s, "us", 1e-6) << "\n";
+    if (p.attention_peak) o << "    attention_peak: " << q(*p.attention_peak, "TFLOP/s", 1e12) << "\n";
+    if (p.attention_softmax_share) o << "    attention_softmax_share: " << *p.attention_softmax_share << "\n";
+    if (p.attention_cta_fixed_s) o << "    attention_cta_fixed: " << q(*p.attention_cta_fixed_s, "us", 1e-6) << "\n";
+    if (p.attention_call_floor_s)
+      o << "    attention_call_floor: " << q(*p.attention_call_floor_s, "us", 1e-6) << "\n";
     if (p.decode.measured()) {
       const ProductionDecode& d = p.decode;
       o << "    decode:\n";
@@ -163,7 +163,7 @@ void write_profiles(std::ostream& o, const std::vector<ProfileCalibration>& prof
       o << "      stream_bandwidth: " << q(d.stream_bandwidth, "GB/s", 1e9) << "\n";
     }
     if (p.graph_call_host_s > 0) o << "    graph_call_host: " << q(p.graph_call_host_s, "us", 1e-6) << "\n";
-    if (p.host_per_kernel_s > 0) o << "    host_per_kernel: " << q(p.host_per_kernel_s, "us", 1e-6) << "\n";
+    if (p.host_per_kernel_s) o << "    host_per_kernel: " << q(*p.host_per_kernel_s, "us", 1e-6) << "\n";
     write_aten(o, p.aten);
   }
 }
