@@ -331,6 +331,7 @@ TEST_CASE("profiles: written and read back; laid over the card's roofs only for 
     CHECK(b.aten.softmax_smem_chain_s == test::approx(a.aten.softmax_smem_chain_s));
     CHECK(b.aten.strided_rate == test::approx(a.aten.strided_rate));
     CHECK(b.aten.cat_rate == test::approx(a.aten.cat_rate));
+    CHECK(b.aten.generic_operand_rate == test::approx(a.aten.generic_operand_rate));
     CHECK(b.aten.grouped_mm_floor_s == test::approx(a.aten.grouped_mm_floor_s));
     CHECK(b.aten.grouped_mm_tile_latency_s == test::approx(a.aten.grouped_mm_tile_latency_s));
     CHECK(b.aten.grouped_mm_cta_rate == test::approx(a.aten.grouped_mm_cta_rate));

@@ -50,6 +50,10 @@ AtenKernels read_aten(MapReader& m) {
     if (!(*rate > 0) || !std::isfinite(*rate)) m.fail("cat_elements_per_s", "must be a positive number");
     a.cat_rate = *rate;
   }
+  if (auto rate = m.opt_number("generic_operand_elements_per_s")) {
+    if (!(*rate > 0) || !std::isfinite(*rate)) m.fail("generic_operand_elements_per_s", "must be a positive number");
+    a.generic_operand_rate = *rate;
+  }
   a.grouped_mm_floor_s = time("grouped_mm_floor");
   a.grouped_mm_tile_latency_s = time("grouped_mm_tile_latency");
   a.grouped_mm_cta_rate = m.opt_quantity("grouped_mm_cta_rate", Dimension::bytes_per_s).value_or(0);
@@ -106,7 +110,7 @@ void write_aten(std::ostream& o, const AtenKernels& a) {
       {"softmax_warp_chain", a.softmax_warp_chain_s}, {"softmax_reg_chain", a.softmax_reg_chain_s},
       {"softmax_smem_chain", a.softmax_smem_chain_s}, {"strided_floor", a.strided_floor_s},
       {"grouped_mm_floor", a.grouped_mm_floor_s}, {"grouped_mm_tile_latency", a.grouped_mm_tile_latency_s}};
-  bool any = a.strided_rate > 0 || a.cat_rate > 0 || a.grouped_mm_cta_rate > 0;
+  bool any = a.strided_rate > 0 || a.cat_rate > 0 || a.generic_operand_rate > 0 || a.grouped_mm_cta_rate > 0;
   for (const auto& [k, v] : times) any = any || v >= 0;
   if (!any) return;
   o << "    aten:\n";
@@ -115,6 +119,7 @@ void write_aten(std::ostream& o, const AtenKernels& a) {
   if (a.rows_measured()) o << "      norm_ctas_per_sm: " << a.norm_ctas_per_sm << "\n";
   if (a.strided_rate > 0) o << "      strided_elements_per_s: " << a.strided_rate << "\n";
   if (a.cat_rate > 0) o << "      cat_elements_per_s: " << a.cat_rate << "\n";
+  if (a.generic_operand_rate > 0) o << "      generic_operand_elements_per_s: " << a.generic_operand_rate << "\n";
   if (a.grouped_mm_cta_rate > 0) o << "      grouped_mm_cta_rate: " << q(a.grouped_mm_cta_rate, "GB/s", 1e9) << "\n";
 }
 

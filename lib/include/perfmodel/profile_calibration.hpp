@@ -73,6 +73,10 @@ struct AtenKernels {
   // torch.cat of a strided source (CatArrayBatchedCopy; DynamicCache's cat of the whole K/V cache,
   // rotate_half's cat): elements per second; 0: the strided rate.
   double cat_rate = 0;
+  // The same generic kernel over the MoE experts' large [routed rows, width] tensors (a per-row
+  // broadcast operand or a chunk view: transformers' grouped_mm experts): operand elements
+  // (each element of each operand, output included) per second; 0: the strided rate.
+  double generic_operand_rate = 0;
   // torch._grouped_mm (CUTLASS sm90 grouped GEMM, 64 x 128 tiles, persistent: at most one CTA
   // per SM; grouped_mm_cost.cpp): the call's floor (prepare_grouped_gemm_data and the GEMM
   // kernel), each tile's fixed latency (pipeline fill, epilogue) and one CTA's weight-stream rate.
