@@ -161,6 +161,16 @@ def q_row_dyn(x):
     return (x.float() / s).clamp(-FP8_MAX, FP8_MAX).to(FP8), s
 
 
+def q_group_dyn(x):
+    """Per 1x128 group (DeepSeek-V3 activations): the scales in the column-major (K/128 x M) layout
+    _scaled_mm's block-scaled path takes (a copy), as vLLM's per_token_group_quant writes them."""
+    m, k = x.shape
+    g = x.float().reshape(m, k // 128, 128)
+    s = g.abs().amax(-1, keepdim=True).clamp(min=1e-12) / FP8_MAX
+    q = (g / s).clamp(-FP8_MAX, FP8_MAX).to(FP8).reshape(m, k)
+    return q, s.reshape(m, k // 128).t().contiguous().t()
+
+
 def q_tensor_static(x, s):
     return (x.float() / s).clamp(-FP8_MAX, FP8_MAX).to(FP8)
 
@@ -171,7 +181,8 @@ COMPILED = {}
 def act_case(m, k, mode, impl):
     """Activation quantization of an M x K bf16 tensor to e4m3: mode tensor_dynamic | row_dynamic |
     tensor_static; impl compile | eager."""
-    f = {"tensor_dynamic": q_tensor_dyn, "row_dynamic": q_row_dyn, "tensor_static": q_tensor_static}[mode]
+    f = {"tensor_dynamic": q_tensor_dyn, "row_dynamic": q_row_dyn, "tensor_static": q_tensor_static,
+         "group_dynamic": q_group_dyn}[mode]
     if impl == "compile":
         if mode not in COMPILED:
             COMPILED[mode] = torch.compile(f, dynamic=True)
@@ -179,7 +190,8 @@ def act_case(m, k, mode, impl):
     scaling, aq = mode.split("_")
     case = dict(name=f"act_quant_{mode}_{impl}_m{m}_k{k}", kernel="act_quant", dtype="fp8", scaling=scaling,
                 act_quant=aq, implementation=f"torch.{impl}", m=m, k=k, n=0, rows=m, cols=k, flops=0,
-                bytes=3 * m * k + (4 * m if scaling == "row" else 4), group_size=0)
+                bytes=3 * m * k + {"row": 4 * m, "group": 4 * m * (k // 128)}.get(scaling, 4),
+                group_size=128 if scaling == "group" else 0)
     static = mode == "tensor_static"
 
     def make_set():
@@ -189,7 +201,10 @@ def act_case(m, k, mode, impl):
     def check(s):
         out = f(*s)
         q, sc = (out, s[1]) if static else out
-        deq = q.double() * sc.double()
+        sc = sc.double()
+        if sc.dim() == 2 and sc.shape[1] != q.shape[1]:  # 1x128 groups
+            sc = sc.repeat_interleave(q.shape[1] // sc.shape[1], dim=1)
+        deq = q.double() * sc
         ref = s[0].double()
         if static:
             ref = ref.clamp(-FP8_MAX * 0.01, FP8_MAX * 0.01)
@@ -238,6 +253,28 @@ def stack_case(dtype, batch, layers=32):
                 weight_bytes=wbytes, implementation="torch", scaling="row" if dtype == "fp8" else "",
                 act_quant="dynamic" if dtype == "fp8" else "", group_size=128 if dtype == "int4" else 0)
     return case, fn, ws
+
+
+def run_one(case, make_set, fn, check, set_bytes, tol, case_seconds):
+    """One case as the harness runs it: correctness on a fresh set, kernel names, hot timing. A case
+    that fails its check is timed all the same (same kernel, same bytes) and flagged correct false."""
+    out = dict(case, ok=False, correct=False, error="", measured_s=None)
+    try:
+        s = make_set()
+        rel, mx = check(s)
+        out.update(max_rel_error=rel, max_abs_over_rms=mx, correct=bool(rel <= tol and mx <= 10 * tol))
+        if not out["correct"]:
+            out["error"] = f"check failed: rel {rel:.3g} (tol {tol}), max/rms {mx:.3g}"
+        names = harness.kernel_names(fn, s)
+        out["kernels_per_launch"] = len(names)
+        out["kernel_names"] = sorted(set(names))
+        del s
+        out.update(harness.time_case(make_set, fn, set_bytes, case_seconds))
+        out["ok"] = True
+    except Exception as e:
+        out["error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:300] if str(e) else ''}"
+    torch.cuda.empty_cache()
+    return out
 
 
 def plan():
@@ -343,22 +380,7 @@ def main():
             log(f"{it} setup failed: {e}")
             save()
             continue
-        out = dict(case, ok=False, correct=False, error="", measured_s=None)
-        try:
-            s = make_set()
-            rel, mx = check(s)
-            out.update(max_rel_error=rel, max_abs_over_rms=mx, correct=bool(rel <= tol and mx <= 10 * tol))
-            if not out["correct"]:  # timed all the same (same kernel, same bytes), flagged: correct false
-                out["error"] = f"check failed: rel {rel:.3g} (tol {tol}), max/rms {mx:.3g}"
-            names = harness.kernel_names(fn, s)
-            out["kernels_per_launch"] = len(names)
-            out["kernel_names"] = sorted(set(names))
-            del s
-            out.update(harness.time_case(make_set, fn, set_bytes, a.case_seconds))
-            out["ok"] = True
-        except Exception as e:
-            out["error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:300] if str(e) else ''}"
-        torch.cuda.empty_cache()
+        out = run_one(case, make_set, fn, check, set_bytes, tol, a.case_seconds)
         res["cases"].append(out)
         log(f"{out['name']} {out['measured_s']} k={out.get('kernels_per_launch')} {out['error']}")
         save()
