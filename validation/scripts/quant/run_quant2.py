@@ -68,6 +68,8 @@ def main():
     ap.add_argument("--budget", type=float, default=430.0)
     ap.add_argument("--decode-until", type=float, default=230.0)
     ap.add_argument("--case-seconds", type=float, default=0.06)
+    ap.add_argument("--parts", default="probes,kv,steps,cases", help="which parts to run, in their fixed order")
+    ap.add_argument("--name", default="quant2", help="OUT_DIR/NAME.json")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     t0 = time.perf_counter()
@@ -93,16 +95,18 @@ def main():
     res = {"schema_version": 1, "meta": meta, "probes": {}, "kv": [], "steps": [], "cases": []}
 
     def save():
-        with open(f"{a.out}/quant2.json.tmp", "w") as f:
+        with open(f"{a.out}/{a.name}.json.tmp", "w") as f:
             json.dump(res, f, indent=1)
-        os.replace(f"{a.out}/quant2.json.tmp", f"{a.out}/quant2.json")
+        os.replace(f"{a.out}/{a.name}.json.tmp", f"{a.out}/{a.name}.json")
 
+    parts = set(a.parts.split(","))
+    res["meta"]["parts"] = sorted(parts)
     res["probes"]["kv_packages"] = quant_decode.kv_probe()
     res["probes"]["scaled_mm_row_unpadded_m1"] = quant_decode.probe_unpadded_fp8()
     log(f"probes {res['probes']}")
     save()
 
-    for kv in ("bf16", "fp8"):
+    for kv in ("bf16", "fp8") if "kv" in parts else ():
         for b in (1, 16, 64):
             for ctx in (512, 2048, 8192):
                 out = quant_gemm.run_one(*quant_decode.kv_case(b, ctx, kv), a.case_seconds)
@@ -111,15 +115,16 @@ def main():
     save()
 
     try:
-        quant_decode.steps("llama3-8b", (1, 16, 64), (512, 2048), ("bf16", "fp8", "int4"), log,
-                           t0 + a.decode_until, res["steps"], save)
+        if "steps" in parts:
+            quant_decode.steps("llama3-8b", (1, 16, 64), (512, 2048), ("bf16", "fp8", "int4"), log,
+                               t0 + a.decode_until, res["steps"], save)
     except Exception as e:
         res["steps_error"] = f"{type(e).__name__}: {str(e)[:400]}"
         log(f"steps failed: {res['steps_error']}")
     save()
     torch.cuda.empty_cache()
 
-    items = plan()
+    items = plan() if "cases" in parts else []
     log(f"{len(items)} cases")
     for it in items:
         if time.perf_counter() - t0 > a.budget:
