@@ -301,18 +301,32 @@ def plan():
     return merged + acts
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("out")
-    ap.add_argument("--part", default="0/1")
-    ap.add_argument("--budget", type=float, default=200.0)
-    ap.add_argument("--case-seconds", type=float, default=0.08)
-    ap.add_argument("--stacks", action="store_true", help="this part also runs the layer stacks (first)")
-    a = ap.parse_args()
-    part, parts = (int(v) for v in a.part.split("/"))
-    os.makedirs(a.out, exist_ok=True)
+def measure_items(items, make, cases, log, save, deadline, case_seconds):
+    """Each planned item: make(item) -> gemm_case's tuple, run_one, appended to `cases`, logged and
+    saved; a setup that raises is recorded (ok false); stops at `deadline` (perf_counter)."""
+    for it in items:
+        if time.perf_counter() > deadline:
+            log("budget spent: stopping")
+            break
+        try:
+            case, make_set, fn, check, set_bytes, tol = make(it)
+        except Exception as e:
+            cases.append(dict(name=str(it), ok=False, correct=False, error=f"{type(e).__name__}: {str(e)[:300]}"))
+            log(f"{it} setup failed: {e}")
+            save()
+            continue
+        out = run_one(case, make_set, fn, check, set_bytes, tol, case_seconds)
+        cases.append(out)
+        log(f"{out['name']} {out['measured_s']} k={out.get('kernels_per_launch')} {out['error']}")
+        save()
+
+
+def start_run(out, log_name, case_seconds):
+    """Opens OUT/log_name, sets the harness up (MIN_SAMPLES=5) and returns (log, meta, t0): log
+    prints and appends a line stamped with the seconds since t0; meta names device and software."""
+    os.makedirs(out, exist_ok=True)
     t0 = time.perf_counter()
-    logf = open(f"{a.out}/run-{part}.log", "a")
+    logf = open(f"{out}/{log_name}", "a")
 
     def log(msg):
         line = f"[{time.perf_counter() - t0:7.1f}s] {msg}"
@@ -324,9 +338,21 @@ def main():
     torch._dynamo.config.cache_size_limit = 64
     meta = {"device": harness.device_meta(), "torch": torch.__version__, "cuda_runtime": torch.version.cuda,
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "part": a.part, "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES", ""),
-            "harness": "validation/scripts/production/harness.py with MIN_SAMPLES=5, "
-                       f"case limit {a.case_seconds} s"}
+            "harness": f"validation/scripts/production/harness.py with MIN_SAMPLES=5, case limit {case_seconds} s"}
+    return log, meta, t0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("out")
+    ap.add_argument("--part", default="0/1")
+    ap.add_argument("--budget", type=float, default=200.0)
+    ap.add_argument("--case-seconds", type=float, default=0.08)
+    ap.add_argument("--stacks", action="store_true", help="this part also runs the layer stacks (first)")
+    a = ap.parse_args()
+    part, parts = (int(v) for v in a.part.split("/"))
+    log, meta, t0 = start_run(a.out, f"run-{part}.log", a.case_seconds)
+    meta.update(part=a.part, cuda_visible_devices=os.environ.get("CUDA_VISIBLE_DEVICES", ""))
     log(f"meta {json.dumps(meta)}")
     res = {"schema_version": 1, "meta": meta, "cases": [], "stacks": [], "probes": []}
 
@@ -366,24 +392,8 @@ def main():
 
     items = plan()[part::parts]
     log(f"{len(items)} cases")
-    for it in items:
-        if time.perf_counter() - t0 > a.budget:
-            log("budget spent: stopping")
-            break
-        try:
-            if it[0] == "gemm":
-                case, make_set, fn, check, set_bytes, tol = gemm_case(*it[1:])
-            else:
-                case, make_set, fn, check, set_bytes, tol = act_case(*it[1:])
-        except Exception as e:
-            res["cases"].append(dict(name=str(it), ok=False, correct=False, error=f"{type(e).__name__}: {str(e)[:300]}"))
-            log(f"{it} setup failed: {e}")
-            save()
-            continue
-        out = run_one(case, make_set, fn, check, set_bytes, tol, a.case_seconds)
-        res["cases"].append(out)
-        log(f"{out['name']} {out['measured_s']} k={out.get('kernels_per_launch')} {out['error']}")
-        save()
+    measure_items(items, lambda it: gemm_case(*it[1:]) if it[0] == "gemm" else act_case(*it[1:]), res["cases"], log,
+                  save, t0 + a.budget, a.case_seconds)
     log("done")
 
 

@@ -13,18 +13,15 @@ rewritten after every point so a run stopped early keeps what it measured:
            h200-quant), and 1x128-group activation quantization (compiled and eager)
 """
 import argparse
-import datetime
 import json
 import os
 import sys
-import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "production"))
 sys.path.insert(0, HERE)
 import torch  # noqa: E402
 
-import harness  # noqa: E402
 import quant_decode  # noqa: E402
 import quant_gemm  # noqa: E402
 import quant_w8a8  # noqa: E402
@@ -71,21 +68,7 @@ def main():
     ap.add_argument("--parts", default="probes,kv,steps,cases", help="which parts to run, in their fixed order")
     ap.add_argument("--name", default="quant2", help="OUT_DIR/NAME.json")
     a = ap.parse_args()
-    os.makedirs(a.out, exist_ok=True)
-    t0 = time.perf_counter()
-    logf = open(f"{a.out}/run.log", "a")
-
-    def log(msg):
-        line = f"[{time.perf_counter() - t0:7.1f}s] {msg}"
-        print(line, flush=True)
-        logf.write(line + "\n")
-        logf.flush()
-    harness.init()
-    harness.MIN_SAMPLES = 5
-    torch._dynamo.config.cache_size_limit = 64
-    meta = {"device": harness.device_meta(), "torch": torch.__version__, "cuda_runtime": torch.version.cuda,
-            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "harness": f"validation/scripts/production/harness.py with MIN_SAMPLES=5, case limit {a.case_seconds} s"}
+    log, meta, t0 = quant_gemm.start_run(a.out, "run.log", a.case_seconds)
     try:
         import transformers
         meta["transformers"] = transformers.__version__
@@ -126,21 +109,7 @@ def main():
 
     items = plan() if "cases" in parts else []
     log(f"{len(items)} cases")
-    for it in items:
-        if time.perf_counter() - t0 > a.budget:
-            log("budget spent: stopping")
-            break
-        try:
-            case, make_set, fn, check, set_bytes, tol = make(it)
-        except Exception as e:
-            res["cases"].append(dict(name=str(it), ok=False, correct=False, error=f"{type(e).__name__}: {str(e)[:300]}"))
-            log(f"{it} setup failed: {e}")
-            save()
-            continue
-        out = quant_gemm.run_one(case, make_set, fn, check, set_bytes, tol, a.case_seconds)
-        res["cases"].append(out)
-        log(f"{out['name']} {out['measured_s']} k={out.get('kernels_per_launch')} {out['error']}")
-        save()
+    quant_gemm.measure_items(items, make, res["cases"], log, save, t0 + a.budget, a.case_seconds)
     log("done")
 
 
