@@ -122,11 +122,17 @@ def summary(r):
             + ", ".join(f"{c} {v * 1e3:.2f}" for c, v in r['kernel_by_category_s'].items()))
 
 
+# (model, experts, top-k, hidden, expert FFN width)
+GROUPED_SHAPES = {"qwen3-30b-a3b": (128, 8, 2048, 768), "deepseek-v2-lite": (64, 6, 2048, 1408),
+                  "mixtral-8x7b": (8, 2, 4096, 14336)}
+GROUPED_MODELS = ["qwen3-30b-a3b", "deepseek-v2-lite"]
+
+
 def grouped_mm_cases(deadline):
     """torch._grouped_mm (what transformers 5's grouped_mm experts call) at decode routing."""
     out = []
-    shapes = [("qwen3-30b-a3b", 128, 8, 2048, 768), ("deepseek-v2-lite", 64, 6, 2048, 1408)]
-    for model, E, k, d, inter in shapes:
+    for model in GROUPED_MODELS:
+        E, k, d, inter = GROUPED_SHAPES[model]
         for T in (1, 8, 64, 256):
             for part, n_out, k_dim in (("gate_up", 2 * inter, d), ("down", d, inter)):
                 if time.perf_counter() > deadline:
@@ -207,9 +213,13 @@ def main():
     ap.add_argument("--contiguous-cache", action="store_true",
                     help="copy the cropped cache back to contiguous between decode steps, as generate() leaves it")
     ap.add_argument("--no-kernels", action="store_true", help="steps only (skip the grouped_mm / top-k cases)")
+    ap.add_argument("--grouped-models", default=",".join(GROUPED_MODELS),
+                    help="models whose expert shapes the grouped_mm cases take (of " + ",".join(GROUPED_SHAPES) + ")")
+    ap.add_argument("--no-topk", action="store_true", help="skip the top-k cases")
     a = ap.parse_args()
     global CONTIGUOUS
     CONTIGUOUS = a.contiguous_cache
+    GROUPED_MODELS[:] = a.grouped_models.split(",") if a.grouped_models else []
     os.makedirs(a.out, exist_ok=True)
     t0 = time.perf_counter()
     end = t0 + a.budget
@@ -238,7 +248,8 @@ def main():
     save()
     # Kernels first: cheap, and they need no model in memory.
     with torch.no_grad():
-        for group in () if a.no_kernels else (grouped_mm_cases, topk_cases):
+        groups = (grouped_mm_cases,) if a.no_topk else (grouped_mm_cases, topk_cases)
+        for group in () if a.no_kernels else groups:
             try:
                 for r in group(t0 + min(40, 0.15 * a.budget)):
                     kernels.append(r)
