@@ -39,7 +39,7 @@ int run_step(const std::vector<std::string>& args, Context& ctx, const std::stri
   PricedStep p = price_workload(m, w, l, wl.mem_util);
   Report r = step_report(command, ctx, l, m, p, detailed);
   if (explain)
-    attach_explanation(r, explain_evaluation(m, p, make_roofs(l.card, l.calibration ? &*l.calibration : nullptr, w.impl),
+    attach_explanation(r, explain_evaluation(m, p, make_roofs(l.card, l.calibration ? &*l.calibration : nullptr, runs_as(w)),
                                              wl.mem_util));
   emit(r, format, ctx);
   if (!p.analysis.memory.fits) {

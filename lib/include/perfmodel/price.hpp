@@ -7,6 +7,7 @@
 //                   a documented efficiency), with GEMM tile/wave quantization, a per-kernel
 //                   floor, and the host launch gap for eager profiles (docs/model.md).
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -66,6 +67,9 @@ struct Roofs {
   AtenKernels aten;                    // eager: PyTorch's own kernels (unmeasured: the card's costs)
   CudnnDecode cudnn_decode;            // compiled: cuDNN's decode SDPA (unmeasured: the card's floor and read rate)
   double graph_call_host_s = 0;        // compiled: host time before each step's graph starts
+  double graph_kernel_gap_s = 0;       // compiled: GPU time between two kernels inside the graph replay
+  // compiled: the eager roofs its prefill is priced with (that step runs uncompiled: runs_as).
+  std::shared_ptr<const Roofs> uncompiled;
   // Where each roof above comes from, by its calibration key ("read_bandwidth", "gemm_peak.bf16",
   // "kernel_floor", ...): the calibration file and key, or the datasheet value and the default
   // efficiency applied (`--explain` prints these).
@@ -162,6 +166,9 @@ struct StepCost {
 };
 
 StepCost price_step(const Step& step, const Roofs& roofs, Impl impl);
+// The step of workload w priced in the implementation it runs in (runs_as, step.hpp): a compiled
+// profile's prefill with roofs.uncompiled, as eager.
+StepCost price_step(const Step& step, const Roofs& roofs, const Workload& w);
 // The step from its ops already priced one by one (`costs` parallel to `ops`, as price() gives
 // them): the kernel switch of a fused step, the power cap's clock, the sums and the bound.
 // price_step is price() of each op and then this; the Predictor reuses priced ops through it.

@@ -110,6 +110,7 @@ struct ProfileCalibration {
   // compiled: host time of one call of the compiled step before its CUDA graph starts (dynamo's
   // guards, the cudagraph tree's checks and input copies), during which the GPU idles; 0: none.
   double graph_call_host_s = 0;
+  double graph_kernel_gap_s = 0;  // compiled: GPU idle time between kernels of the graph replay
 };
 
 // The named profile of `profiles`, or none.

@@ -34,12 +34,12 @@ Evaluation evaluate(const Model& m, const Workload& w, const Roofs& roofs, const
     return e;
   }
   Evaluation e{w, build_step(m, w), {}, {}, {}, roofs.error_bands.source, {}};
-  e.cost = price_step(e.step, roofs, w.impl);
+  e.cost = price_step(e.step, roofs, w);
   double prefill_time = 0;
   if (w.phase == Phase::decode && o.with_ttft) {
     Workload pre = w;
     pre.phase = Phase::prefill;
-    prefill_time = price_step(build_step(m, pre), roofs, w.impl).time_s;
+    prefill_time = price_step(build_step(m, pre), roofs, pre).time_s;
   }
   e.analysis = analyze(m, w, e.step, e.cost.time_s, prefill_time, roofs.card, o.memory_utilization);
   if (o.with_ttft) {
@@ -48,7 +48,7 @@ Evaluation evaluate(const Model& m, const Workload& w, const Roofs& roofs, const
     one.phase = Phase::prefill;
     one.batch = 1;
     e.analysis.ttft_per_request_s =
-        w.batch == 1 ? e.analysis.ttft_s : price_step(build_step(m, one), roofs, w.impl).time_s;
+        w.batch == 1 ? e.analysis.ttft_s : price_step(build_step(m, one), roofs, one).time_s;
   }
   e.status = status_of(e.analysis.memory, w.batch);
   return e;

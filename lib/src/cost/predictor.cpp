@@ -18,7 +18,7 @@ StepCost Predictor::step_cost(const Workload& w) {
   if (w.impl != Impl::fused || w.phase != Phase::decode || w.parallel.any()) {
     // Every op depends on the prompt length: the full path, as evaluate() prices it.
     const Roofs& r = w.impl == Impl::eager ? eager_roofs_ : w.impl == Impl::compiled ? compiled_roofs_ : roofs_;
-    return price_step(build_step(model_, w), r, w.impl);
+    return price_step(build_step(model_, w), r, w);
   }
   validate(model_, w);
   const Key key{w.batch, static_cast<int>(w.weight_dtype), static_cast<int>(w.act_dtype),

@@ -47,6 +47,11 @@ StepCost price_step(const Step& step, const Roofs& roofs, Impl impl) {
   return combine_step(ops, std::move(costs), roofs, impl);
 }
 
+StepCost price_step(const Step& step, const Roofs& roofs, const Workload& w) {
+  const Impl impl = runs_as(w);
+  return price_step(step, impl != w.impl && roofs.uncompiled ? *roofs.uncompiled : roofs, impl);
+}
+
 StepCost combine_step(const std::vector<const Op*>& ops, std::vector<OpCost> costs, const Roofs& roofs, Impl impl) {
   StepCost s;
   s.ops = std::move(costs);
@@ -96,10 +101,16 @@ StepCost combine_step(const std::vector<const Op*>& ops, std::vector<OpCost> cos
   }
   if (impl == Impl::eager) s.time_s = eager_wall_time(ops, s.ops);
   // Compiled: each call of the compiled step runs dynamo's guards and the cudagraph tree's checks
-  // and input copies on the host before the graph starts, and the GPU waits for it (the gap between
-  // a call's graph time and its kernels follows the host, not the kernel count:
-  // validation/results/h200-compiled). Generation synchronizes every step, so it adds.
-  if (impl == Impl::compiled && roofs.graph_call_host_s > 0) {
+  // and input copies on the host before the graph starts, and the GPU waits for it; generation
+  // synchronizes every step, so it adds. Inside the replay the GPU idles graph_kernel_gap between
+  // kernels. Both measured apart with the GPU's queue kept full during the call
+  // (validation/results/h200-host-probe: 256-936 us on the host before CUDAGraph.replay; the
+  // replay 0.50 us per launch over the kernel sum). device_time_s stays the kernel sum.
+  if (impl == Impl::compiled) {
+    int64_t launches = 0;
+    for (const Op* op : ops)
+      if (!op->overlaps) launches += op->launches * op->count;
+    s.time_s += roofs.graph_kernel_gap_s * static_cast<double>(launches);
     s.host_time_s += roofs.graph_call_host_s;
     s.time_s += roofs.graph_call_host_s;
   }

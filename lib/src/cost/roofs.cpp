@@ -27,6 +27,7 @@ void apply_profile(Roofs& r, const ProfileCalibration& p, const std::string& fil
   r.aten = p.aten;
   r.cudnn_decode = p.cudnn_decode;
   r.graph_call_host_s = p.graph_call_host_s;
+  r.graph_kernel_gap_s = p.graph_kernel_gap_s;
 }
 
 
@@ -160,6 +161,8 @@ Roofs make_roofs(const Card& card, const Calibration* cal, std::optional<Impl> p
     r.profile = to_string(*profile);
     if (const ProfileCalibration* p = cal ? find_profile(cal->profiles, r.profile) : nullptr) apply_profile(r, *p, cal->source_file);
   }
+  // The compiled profile's prefill runs uncompiled (runs_as, step.hpp): priced with eager's roofs.
+  if (profile == Impl::compiled) r.uncompiled = std::make_shared<const Roofs>(make_roofs(card, cal, Impl::eager));
   return r;
 }
 

@@ -71,7 +71,7 @@ Evaluation evaluate_parallel(const Model& m, const Workload& w, const Roofs& roo
   Workload micro = w;
   micro.batch = (micro_batch_size(w) + ep - 1) / ep;
   Evaluation e{w, build_step(m, micro), {}, {}, {}, {}};
-  e.cost = price_step(e.step, roofs, w.impl);
+  e.cost = price_step(e.step, roofs, w);
   double p2p = 0;
   for (size_t i = 0; i < e.step.ops.size(); ++i)
     if (e.step.ops[i].overlaps) p2p += static_cast<double>(e.step.ops[i].count) * e.cost.ops[i].time_s;

@@ -58,19 +58,23 @@ void validate(const Model& model, const Workload& w) {
 
 }
 
+Impl runs_as(const Workload& w) {
+  return w.impl == Impl::compiled && w.phase == Phase::prefill ? Impl::eager : w.impl;
+}
+
 Step build_step(const Model& model, const Workload& w) {
   validate(model, w);
   if (w.parallel.sharded()) return build_parallel_step(model, w);
   Step s;
   s.ops.reserve(64);
-  profile_for(w.impl).lower(family_for(model).graph(model, w), model, w, s);
+  profile_for(runs_as(w)).lower(family_for(model).graph(model, w), model, w, s);
   return s;
 }
 
 Step build_context_step(const Model& model, const Workload& w) {
   if (w.parallel.sharded()) return build_parallel_context_step(model, w);
   Step s;
-  profile_for(w.impl).lower(family_for(model).context_graph(model, w), model, w, s);
+  profile_for(runs_as(w)).lower(family_for(model).context_graph(model, w), model, w, s);
   return s;
 }
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Fits the compiled profile's `cudnn_decode:` and `graph_call_host` (hardware/h200.calibration.yaml).
 
-Usage: python3 validation/scripts/production/fit_compiled.py [kernels.json] [compiled hf.json]
+Usage: python3 validation/scripts/production/fit_compiled.py [kernels.json] [compiled hf.json] [probe.jsonl] [perfmodel]
 
 cudnn_decode: cuDNN's decode SDPA as lib/src/kernels/attention_decode_cudnn.cpp prices it,
     t = kernel_floor + [reduction_floor if split] + bytes / (stream_bandwidth x fill),
@@ -9,12 +9,20 @@ cudnn_decode: cuDNN's decode SDPA as lib/src/kernels/attention_decode_cudnn.cpp 
     fill = min(1, CTAs / 132); bytes = K and V once per KV head, q read and o written.
     Linear least squares on relative error over the EVEN case indices of the torch.sdpa.cudnn decode
     cases of validation/results/h200-production/kernels.json; the odd ones are held out (printed).
-graph_call_host: the median of (graph replay - kernel sum) over the fit steps of
-    validation/results/h200-compiled/hf.json, FIT_STEPS (4 of the 7); the others are held out.
+graph_kernel_gap: the GPU's idle time per launch inside the graph replay, measured apart from the
+    host on the 4 compiled points of validation/results/h200-host-probe/probe.jsonl (a GPU spin
+    queued before the call, so the CUDA events time the replay alone): sum(graph_pure_s - kernel_s)
+    / sum(predicted launches); none of the 7 steps below is used.
+graph_call_host: the median of (graph replay - kernel sum - graph_kernel_gap x predicted launches)
+    over the fit steps of validation/results/h200-compiled/hf.json, FIT_STEPS (4 of the 7); the
+    others are held out. Predicted launches: `perfmodel decode --impl compiled` of the cut model.
 """
 import json
+import os
 import statistics
+import subprocess
 import sys
+import tempfile
 
 SMS = 132
 FIT_STEPS = (0, 2, 4, 6)  # llama3-8b b1 ctx512, llama3-8b b64 ctx1024, llama2-7b b32 ctx512, qwen2.5-7b b4 ctx4096
@@ -56,7 +64,7 @@ def p90(e):
     return e[min(len(e) - 1, int(0.9 * len(e)))]
 
 
-def main(kernels, steps_path):
+def main(kernels, steps_path, probe_path, binary):
     rows = cudnn_rows(kernels)
     fit = [r for r in rows if r["index"] % 2 == 0]
     p = least_squares([r["x"] for r in fit], [r["t"] for r in fit])
@@ -75,16 +83,38 @@ def main(kernels, steps_path):
     for held, e in err.items():
         print(f"  # {'held out' if held else 'fit'}: {len(e)} cases, |error| median {statistics.median(e):.1%}, "
               f"p90 {p90(e):.1%}")
-    steps = [s for s in json.load(open(steps_path))["steps"] if s.get("ok")]
-    gaps = [s["device_s"] - s["kernel_s"] for s in steps]
+    probe = [r for r in map(json.loads, open(probe_path)) if r["mode"] == "compiled"]
+    with tempfile.TemporaryDirectory() as tmp:
+        for r in probe:
+            r["launches"] = predicted_launches(binary, tmp, r)
+        steps = [s for s in json.load(open(steps_path))["steps"] if s.get("ok")]
+        for s in steps:
+            s["launches"] = predicted_launches(binary, tmp, s)
+    gap = sum(r["graph_pure_s"] - r["kernel_s"] for r in probe) / sum(r["launches"] for r in probe)
+    print(f"    graph_kernel_gap: {gap * 1e6:.3f} us")
+    for r in probe:
+        print(f"  # probe {r['model']} L{r['layers']} b{r['batch']} ctx{r['ctx']}: replay alone - kernels "
+              f"{(r['graph_pure_s'] - r['kernel_s']) * 1e6:5.1f} us over {r['launches']} launches "
+              f"({r['kernels_per_step']:.0f} kernels); host before the replay {r['pre_replay_s'] * 1e6:5.1f} us, "
+              f"graph replay (unfilled) - replay alone {(r['device_s'] - r['graph_pure_s']) * 1e6:5.1f} us")
+    gaps = [s["device_s"] - s["kernel_s"] - gap * s["launches"] for s in steps]
     host = statistics.median(gaps[i] for i in FIT_STEPS)
     print(f"    graph_call_host: {host * 1e6:.1f} us")
     for i, (s, g) in enumerate(zip(steps, gaps)):
         print(f"  # step {i} {'fit ' if i in FIT_STEPS else 'held'} {s['model']} b{s['batch']} ctx{s['ctx']}: "
-              f"graph - kernels {g * 1e6:6.1f} us ({g / s['kernels_per_step'] * 1e6:.2f} us per kernel), "
-              f"wall - graph {(s['wall_s'] - s['device_s']) * 1e6:5.1f} us")
+              f"graph - kernels - in-graph gaps {g * 1e6:6.1f} us, wall - graph {(s['wall_s'] - s['device_s']) * 1e6:5.1f} us")
+
+
+def predicted_launches(binary, folder, s):
+    from compare_compiled import cut_model
+    out = subprocess.run([binary, "decode", "--model", cut_model(s["model"], s["layers"], folder), "--card", "h200",
+                          "--batch", str(s["batch"]), "--ctx", str(s["kv_len"]), "--impl", "compiled", "--format",
+                          "json"], capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)["step"]["launches"]
 
 
 if __name__ == "__main__":
     main(sys.argv[1] if len(sys.argv) > 1 else "validation/results/h200-production/kernels.json",
-         sys.argv[2] if len(sys.argv) > 2 else "validation/results/h200-compiled/hf.json")
+         sys.argv[2] if len(sys.argv) > 2 else "validation/results/h200-compiled/hf.json",
+         sys.argv[3] if len(sys.argv) > 3 else "validation/results/h200-host-probe/probe.jsonl",
+         sys.argv[4] if len(sys.argv) > 4 else "build/tools/perfmodel/perfmodel")

@@ -182,3 +182,24 @@ def measure_model(key, points, layers, log, deadline):
     torch._dynamo.reset()
     torch.cuda.empty_cache()
     return out
+
+
+def measure_static_prefill(m, cfg, b, ctx, n=5):
+    """The prompt's forward as generate() runs it with a StaticCache: uncompiled (transformers 5.17
+    generation/utils.py: `_prefill` calls the compiled forward only for chunked prefill; the
+    compiled call serves the steps after it). (ok, wall_s, kernel_s, kernels) over a cache of
+    ctx + 64 slots, reset between calls outside timing; the same measurement as host_probe.py's
+    `prefill_static_eager` (validation/results/h200-host-probe)."""
+    cache = _static_cache(cfg, b, ctx + 64)
+    ids = torch.randint(0, cfg.vocab_size, (b, ctx), device="cuda")
+    pos = torch.arange(ctx, device="cuda")
+    with torch.no_grad():
+        def step():
+            return m(input_ids=ids, past_key_values=cache, use_cache=True, logits_to_keep=1,
+                     cache_position=pos, position_ids=pos.unsqueeze(0).expand(b, ctx))
+        logits = step().logits
+        ok = bool(torch.isfinite(logits.float()).all()) and logits.shape[:2] == (b, 1)
+        cache.reset()
+        wall, _, _ = hf_decode._wall(step, n, 2, cache.reset)
+        kernel, _, kernels, _ = hf_decode._kernel_profile(step, 2, cache.reset)
+    return ok, wall, kernel, kernels
