@@ -67,6 +67,11 @@ const MoeSteps& cropped_steps() {
   return s;
 }
 
+const MoeSteps& synchronized_steps() {
+  static const MoeSteps s("h200-moe-sync");
+  return s;
+}
+
 }  // namespace
 
 TEST_CASE("MoE/MLA eager steps, fit set (Qwen3 + DeepSeek decode): kernel and wall medians") {
@@ -136,4 +141,20 @@ TEST_CASE("MoE/MLA eager wall time on the cropped-cache run (h200-moe): host-bou
   // on the host-bound steps, the profile's 20.63; the rest is the launch deficit, -3 to -11 %).
   CHECK(quantile(wall, 0.5) <= 0.10);
   CHECK(quantile(wall, 0.9) <= 0.17);
+}
+
+TEST_CASE("MoE/MLA eager steps re-measured with a synchronized wall (h200-moe-sync, nothing fitted on it)") {
+  const MoeSteps& r = synchronized_steps();
+  std::vector<double> wall = r.fit.wall, kernel = r.fit.kernel;
+  wall.insert(wall.end(), r.held_out.wall.begin(), r.held_out.wall.end());
+  kernel.insert(kernel.end(), r.held_out.kernel.begin(), r.held_out.kernel.end());
+  REQUIRE(wall.size() == 23);
+  CAPTURE(quantile(wall, 0.5));
+  CAPTURE(quantile(wall, 0.9));
+  CAPTURE(quantile(kernel, 0.5));
+  // Achieved: wall 7.0 % median / 20.2 % p90 (two host-noise outliers, README), kernel time 5.4 %
+  // median / 10.2 % p90 over 23 steps of a later lease (h200-moe-sync/README.md).
+  CHECK(quantile(wall, 0.5) <= 0.075);
+  CHECK(quantile(kernel, 0.5) <= 0.06);
+  CHECK(quantile(kernel, 0.9) <= 0.11);
 }
