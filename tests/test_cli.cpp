@@ -383,7 +383,7 @@ TEST_CASE("calibrate --from-raw merges several raw files into the committed cali
   SHOW(r);
   REQUIRE(r.rc == 0);
   const perfmodel::Calibration c = perfmodel::load_calibration(out);
-  CHECK(c.thread_chain_s[static_cast<int>(perfmodel::KernelId::silu_mul)] > 0);
+  CHECK(c.thread_chain_s[static_cast<int>(perfmodel::KernelId::silu_mul)].value_or(0) > 0);
   CHECK(c.kernel_floor_s > 0);
 }
 

@@ -3,8 +3,11 @@
 // contiguous between decode steps) against `--impl eager --eager-cache contiguous`, what
 // validation/scripts/moe/compare_moe.py prints. Fit set: Qwen3 and DeepSeek decode (the op list was
 // read off them; torch._grouped_mm's parameters were fitted on Qwen3's kernel cases). Held out:
-// Mixtral and every prefill. The bounds are the achieved medians (docs/accuracy.md) with a little
-// room; a change that moves them past these bounds fails here.
+// Mixtral and every prefill. Branch moe2 fitted one more number (generic_operand_elements_per_s)
+// on Qwen3's and DeepSeek's prefill b1 only. The bounds are the achieved medians (docs/accuracy.md)
+// with a little room; a change that moves them past these bounds fails here. Wall time is also
+// checked on validation/results/h200-moe (cropped cache): the contiguous run's timed steps
+// include the asynchronous cache copies made between them (h200-moe-contiguous/README.md).
 #include <doctest/doctest.h>
 #include <yaml-cpp/yaml.h>
 
@@ -20,15 +23,15 @@ using namespace perfmodel;
 namespace {
 
 struct Errors {
-  std::vector<double> kernel, wall;
+  std::vector<double> kernel, wall, launches;
 };
 
 struct MoeSteps {
-  Errors fit, held_out;
-  MoeSteps() {
+  Errors fit, held_out, prefill, mixtral_decode;
+  explicit MoeSteps(const std::string& folder) {
     const Card card = test::catalogue().card("h200");
     const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
-    YAML::Node root = YAML::LoadFile(test::root() + "/validation/results/h200-moe-contiguous/hf.json");
+    YAML::Node root = YAML::LoadFile(test::root() + "/validation/results/" + folder + "/hf.json");
     for (const auto& s : root["steps"]) {
       if (!s["ok"].as<bool>()) continue;
       const std::string model = s["model"].as<std::string>();
@@ -39,15 +42,28 @@ struct MoeSteps {
       w.impl = Impl::eager;
       w.eager_cache_cropped = !(s["cache_layout"] && s["cache_layout"].as<std::string>() == "contiguous");
       const Evaluation e = evaluate(test::catalogue().model(model), w, card, &cal);
-      Errors& set = model == "mixtral-8x7b" || w.phase == Phase::prefill ? held_out : fit;
-      set.kernel.push_back(std::fabs(e.cost.device_time_s / s["kernel_s"].as<double>() - 1));
-      set.wall.push_back(std::fabs(e.cost.time_s / s["wall_s"].as<double>() - 1));
+      const double kernel = std::fabs(e.cost.device_time_s / s["kernel_s"].as<double>() - 1);
+      const double wall = std::fabs(e.cost.time_s / s["wall_s"].as<double>() - 1);
+      const double launches = static_cast<double>(e.step.launches()) / s["kernels_per_step"].as<double>() - 1;
+      std::vector<Errors*> sets{model == "mixtral-8x7b" || w.phase == Phase::prefill ? &held_out : &fit};
+      if (w.phase == Phase::prefill) sets.push_back(&prefill);
+      if (model == "mixtral-8x7b" && w.phase == Phase::decode) sets.push_back(&mixtral_decode);
+      for (Errors* set : sets) {
+        set->kernel.push_back(kernel);
+        set->wall.push_back(wall);
+        set->launches.push_back(launches);
+      }
     }
   }
 };
 
 const MoeSteps& steps() {
-  static const MoeSteps s;
+  static const MoeSteps s("h200-moe-contiguous");
+  return s;
+}
+
+const MoeSteps& cropped_steps() {
+  static const MoeSteps s("h200-moe");
   return s;
 }
 
@@ -60,11 +76,13 @@ TEST_CASE("MoE/MLA eager steps, fit set (Qwen3 + DeepSeek decode): kernel and wa
   CAPTURE(quantile(f.kernel, 0.9));
   CAPTURE(quantile(f.wall, 0.5));
   CAPTURE(quantile(f.wall, 0.9));
-  // Achieved: kernel 3.2 % median, 8.4 % p90 (the issue's 10 % target met on GPU kernel time);
-  // wall 24.7 % (the measured host time per kernel varies 15-33 us between these steps).
+  // Achieved: kernel 4.0 % median, 6.9 % p90 (3.2 % / 8.4 % before moe2: the glue moe2 added
+  // at decode, two masked_fill clones and generic-path act kernels, uncovered attention's
+  // over-prediction; the MLA key cat no longer counted twice took it back); wall 23.9 %
+  // (the contiguous run's timed steps carry the cache copies: see the cropped check below).
   CHECK(quantile(f.kernel, 0.5) <= 0.04);
-  CHECK(quantile(f.kernel, 0.9) <= 0.09);
-  CHECK(quantile(f.wall, 0.5) <= 0.26);
+  CHECK(quantile(f.kernel, 0.9) <= 0.075);
+  CHECK(quantile(f.wall, 0.5) <= 0.25);
 }
 
 TEST_CASE("MoE/MLA eager steps, held out (Mixtral, every prefill): kernel and wall medians") {
@@ -74,10 +92,48 @@ TEST_CASE("MoE/MLA eager steps, held out (Mixtral, every prefill): kernel and wa
   CAPTURE(quantile(h.kernel, 0.9));
   CAPTURE(quantile(h.wall, 0.5));
   CAPTURE(quantile(h.wall, 0.9));
-  // Achieved: kernel 22.2 % median, 32.8 % p90, every step under-predicted (prefill's unexplained
-  // masked_fill and broadcast kernels, Mixtral's grouped GEMM streaming below the card's rate);
-  // wall 28.0 %. The 10 % target is not met here.
-  CHECK(quantile(h.kernel, 0.5) <= 0.23);
-  CHECK(quantile(h.kernel, 0.9) <= 0.34);
-  CHECK(quantile(h.wall, 0.5) <= 0.29);
+  // Achieved: kernel 9.7 % median, 14.8 % p90 (22.2 % / 32.8 % before moe2: the masked_fill
+  // clones over T k (hidden + I) and the generic path priced per operand element); wall 7.7 %
+  // (28.0 %). Mixtral decode's grouped GEMM (-16 %, -10 %) is what is left.
+  CHECK(quantile(h.kernel, 0.5) <= 0.10);
+  CHECK(quantile(h.kernel, 0.9) <= 0.16);
+  CHECK(quantile(h.wall, 0.5) <= 0.08);
+}
+
+TEST_CASE("MoE/MLA eager prefill (6 steps): GPU kernel time within the issue's 10 % median") {
+  const Errors& p = steps().prefill;
+  REQUIRE(p.kernel.size() == 6);
+  CAPTURE(quantile(p.kernel, 0.5));
+  CAPTURE(quantile(p.wall, 0.5));
+  // Achieved: kernel 7.8 % median (27.0 % before moe2), wall 7.5 % (27.1 %).
+  CHECK(quantile(p.kernel, 0.5) <= 0.085);
+  CHECK(quantile(p.wall, 0.5) <= 0.08);
+  // Every prefill step still launches fewer kernels than measured, within 10 % (cub's radix
+  // sort past 4096 routed rows: 24 kernels for the two argsorts).
+  for (double l : p.launches) {
+    CHECK(l < 0);
+    CHECK(l > -0.10);  // Mixtral b1 -9.3 %: 4096 routed rows, the in-place sort
+  }
+}
+
+TEST_CASE("Mixtral decode (held out, 3 steps): the grouped GEMM's miss stays visible") {
+  const Errors& m = steps().mixtral_decode;
+  REQUIRE(m.kernel.size() == 3);
+  CAPTURE(quantile(m.kernel, 0.5));
+  // Achieved: kernel 10.3 % median (-16 % and -10 % at b16 and b64: torch._grouped_mm streams
+  // Mixtral's 352 MB experts at 2.7 TB/s where Qwen3's and DeepSeek's reach 2.9-3.0; not fixed).
+  CHECK(quantile(m.kernel, 0.5) <= 0.11);
+}
+
+TEST_CASE("MoE/MLA eager wall time on the cropped-cache run (h200-moe): host-bound steps priced") {
+  const MoeSteps& c = cropped_steps();
+  std::vector<double> wall = c.fit.wall;
+  wall.insert(wall.end(), c.held_out.wall.begin(), c.held_out.wall.end());
+  REQUIRE(wall.size() == 21);
+  CAPTURE(quantile(wall, 0.5));
+  CAPTURE(quantile(wall, 0.9));
+  // Achieved: 9.1 % median, 16.2 % p90 over the 21 steps (host 20.9-22.5 us per kernel measured
+  // on the host-bound steps, the profile's 20.63; the rest is the launch deficit, -3 to -11 %).
+  CHECK(quantile(wall, 0.5) <= 0.10);
+  CHECK(quantile(wall, 0.9) <= 0.17);
 }

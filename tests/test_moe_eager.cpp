@@ -35,7 +35,7 @@ Workload eager(int64_t batch, int64_t ctx, Phase phase = Phase::decode) {
 }
 }  // namespace
 
-TEST_CASE("eager MLA decode: kv_b_proj over the whole context, the split and expand copies, the 192-wide key cat") {
+TEST_CASE("eager MLA decode: kv_b_proj over the whole context, the 192-wide keys cat copies input by input") {
   const Model m = test::catalogue().model("deepseek-v2-lite");  // 16 heads, latent 512, rope 64, nope 128, v 128
   const int64_t b = 64, ctx = 2048, rows = b * ctx;  // probe_ops.txt: aten::mm [[131136, 512], [512, 4096]]
   const Step s = build_step(m, eager(b, ctx));
@@ -45,19 +45,19 @@ TEST_CASE("eager MLA decode: kv_b_proj over the whole context, the split and exp
   CHECK(up.gemm.k == 512);
   CHECK(up.flops == test::approx(2.0 * rows * 4096 * 512));
   CHECK(up.count == 27);
-  // values [b, 16, ctx, 128] copied out of the strided view: read and write once, generic kernel.
-  const Op& split = op_named(s, "kv_split_copy");
-  CHECK(split.strided);
-  CHECK(split.kernel == KernelId::other);
-  CHECK(split.bytes_read == test::approx(double(rows) * 16 * 128 * 2));
-  CHECK(split.bytes_written == test::approx(double(rows) * 16 * 128 * 2));
-  // k_pe [b, 1, ctx, 64] broadcast to 16 heads: one read per position, 16 writes.
-  const Op& expand = op_named(s, "k_pe_expand");
-  CHECK(expand.bytes_read == test::approx(double(rows) * 64 * 2));
-  CHECK(expand.bytes_written == test::approx(double(rows) * 16 * 64 * 2));
-  const Op& key = op_named(s, "key_cat");
-  CHECK_FALSE(key.strided);
-  CHECK(key.bytes_written == test::approx(double(rows) * 16 * 192 * 2));
+  // cat((k_nope, k_pe.expand)): k_nope [b, 16, ctx, 128] out of the strided view into its slice,
+  // read and written once; k_pe [b, 1, ctx, 64] broadcast to 16 heads: one read per position,
+  // 16 writes. Both generic direct_copy kernels (2 operands each); no CatArrayBatchedCopy.
+  const Op& nope = op_named(s, "key_nope_copy");
+  CHECK(nope.strided);
+  CHECK(nope.generic_operands == 2);
+  CHECK(nope.kernel == KernelId::other);
+  CHECK(nope.bytes_read == test::approx(double(rows) * 16 * 128 * 2));
+  CHECK(nope.bytes_written == test::approx(double(rows) * 16 * 128 * 2));
+  const Op& pe = op_named(s, "key_pe_copy");
+  CHECK(pe.bytes_read == test::approx(double(rows) * 64 * 2));
+  CHECK(pe.bytes_written == test::approx(double(rows) * 16 * 64 * 2));
+  CHECK_FALSE(has_op(s, "key_cat"));
   CHECK(op_named(s, "query_cat").rows == b);  // the new tokens only
   // The cache grows by the latent and its rope key (576 wide), two vectorized cats.
   const Op& cache = op_named(s, "kv_write.cat");
@@ -68,6 +68,14 @@ TEST_CASE("eager MLA decode: kv_b_proj over the whole context, the split and exp
   // SDPA over the expanded keys and values.
   CHECK(op_named(s, "attention.sdpa").attention.kv_len == ctx);
   CHECK(op_named(s, "attention.sdpa").attention.head_dim == 160);
+  // The generic copy by hand, per layer: strided_floor 2.60 us + elements x 2 operands / 6.47e11
+  // (the DRAM stream of 0.54 + 0.54 GB is faster).
+  const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+  const Evaluation e = evaluate(m, eager(b, ctx), test::catalogue().card("h200"), &cal);
+  double copy_s = 0;
+  for (size_t i = 0; i < e.step.ops.size(); ++i)
+    if (e.step.ops[i].name == "key_nope_copy") copy_s = e.cost.ops[i].device_time_s;
+  CHECK(copy_s == test::approx(2.60e-6 + double(rows) * 16 * 128 * 2 / 6.47e11).epsilon(1e-3));
 }
 
 TEST_CASE("eager MLA prefill: the prompt expanded once, no cache cat") {
@@ -75,7 +83,7 @@ TEST_CASE("eager MLA prefill: the prompt expanded once, no cache cat") {
   const Step s = build_step(m, eager(2, 1024, Phase::prefill));
   CHECK(op_named(s, "kv_b_proj").gemm.m == 2 * 1024);
   CHECK_FALSE(has_op(s, "kv_write.cat"));
-  CHECK(op_named(s, "key_cat").rows == 2 * 1024);
+  CHECK(op_named(s, "key_nope_copy").rows == 2 * 1024);
 }
 
 TEST_CASE("eager grouped_mm experts: the glue kernels transformers 5 runs, shapes by hand") {
@@ -90,18 +98,45 @@ TEST_CASE("eager grouped_mm experts: the glue kernels transformers 5 runs, shape
   // out * weights[:, None]: the broadcast weight sends TensorIterator down its generic path.
   const Op& mul = op_named(s, "experts.mul_weights");
   CHECK(mul.strided);
+  CHECK(mul.generic_operands == 3);
   CHECK(mul.rows * mul.cols == routed * 2048);
+  // act_fn(gate) * up on the chunk views of the [routed, 2 I] output: generic too.
+  CHECK(op_named(s, "experts.act_fn").generic_operands == 2);
+  CHECK(op_named(s, "experts.act_mul_up").generic_operands == 3);
+  CHECK(op_named(s, "experts.act_mul_up").rows * op_named(s, "experts.act_mul_up").cols == routed * 768);
   // out[inv_perm] then the sum over the k picks: the routed rows read twice, written once, and T rows out.
   const Op& back = op_named(s, "experts.unpermute_sum");
   CHECK(back.launches == 2);
   CHECK(back.bytes_written == test::approx(double(T) * 2048 * 2 + double(routed) * 2048 * 2));
-  CHECK(op_named(s, "experts.argsort").launches == 4);
-  CHECK(op_named(s, "experts.masked_fill").rows == T);
-  // Every kernel of an MoE layer: router 1 + 1 + 3 + 2 + 1, experts 2 + 1 + 4 + 3 + 5 + 2 + 2 + 2 + 1 + 2 + 1 + 1.
+  CHECK(op_named(s, "experts.argsort").launches == 4);  // 128 picks: iota + in-place sort, twice
+  // Each grouped GEMM's input passes masked_fill out of place: a clone, then masked_fill_
+  // (self, self, mask) over [routed, hidden] and [routed, I].
+  CHECK(op_named(s, "experts.rows.clone").bytes_written == test::approx(double(routed) * 2048 * 2));
+  CHECK(op_named(s, "experts.rows.masked_fill").rows * op_named(s, "experts.rows.masked_fill").cols == routed * 2048);
+  CHECK(op_named(s, "experts.act.masked_fill").rows * op_named(s, "experts.act.masked_fill").cols == routed * 768);
+  CHECK(op_named(s, "experts.act.masked_fill").generic_operands == 3);
+  // Every kernel of an MoE layer: router 1 + 1 + 3 + 2 + 1, experts 2 + 1 + 4 + 3 + 5 + 2 x (1 + 1)
+  // + 2 + 1 + 1 + 2 + 1 + 2.
   int64_t moe_launches = 0;
   for (const Op& op : s.ops)
     if (op.name.rfind("router.", 0) == 0 || op.name.rfind("experts.", 0) == 0) moe_launches += op.launches;
-  CHECK(moe_launches == 8 + 26);
+  CHECK(moe_launches == 8 + 28);
+}
+
+TEST_CASE("eager experts at prefill: cub's radix sort past 4096 picks, the generic kernels per operand element") {
+  const Model m = test::catalogue().model("qwen3-30b-a3b");
+  // 512 tokens x 8 picks = 4096: still the in-place sort; 513 tokens: cub's onesweep radix sort,
+  // 12 kernels per argsort (h200-moe-contiguous: prefill runs 16-17 more kernels a layer than decode).
+  CHECK(op_named(build_step(m, eager(1, 512, Phase::prefill)), "experts.argsort").launches == 4);
+  CHECK(op_named(build_step(m, eager(1, 513, Phase::prefill)), "experts.argsort").launches == 24);
+  // masked_fill_ over [2048 x 8, 768] at prefill b1 ctx2048, per layer: strided_floor + 3 operands
+  // per element at generic_operand_elements_per_s (fit_moe_glue.py's model).
+  const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+  const Evaluation e = evaluate(m, eager(1, 2048, Phase::prefill), test::catalogue().card("h200"), &cal);
+  double fill_s = 0;
+  for (size_t i = 0; i < e.step.ops.size(); ++i)
+    if (e.step.ops[i].name == "experts.act.masked_fill") fill_s = e.cost.ops[i].device_time_s;
+  CHECK(fill_s == test::approx(2.60e-6 + 2048.0 * 8 * 768 * 3 / 6.47e11).epsilon(1e-3));
 }
 
 TEST_CASE("torch._grouped_mm: T = 1 leaves SMs idle, each CTA streams at its own rate; prefill is MMA-bound") {

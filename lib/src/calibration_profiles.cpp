@@ -20,9 +20,9 @@ namespace detail {
 
 namespace {
 
-double share(MapReader& r, const std::string& key) {
-  const double v = r.opt_number(key).value_or(-1);
-  if (v > 1 || (v < 0 && r.has(key))) r.fail(key, "must be a share between 0 and 1");
+Measured share(MapReader& r, const std::string& key) {
+  const Measured v = r.opt_number(key);
+  if (v && !(*v >= 0 && *v <= 1)) r.fail(key, "must be a share between 0 and 1");
   return v;
 }
 
@@ -50,6 +50,10 @@ AtenKernels read_aten(MapReader& m) {
     if (!(*rate > 0) || !std::isfinite(*rate)) m.fail("cat_elements_per_s", "must be a positive number");
     a.cat_rate = *rate;
   }
+  if (auto rate = m.opt_number("generic_operand_elements_per_s")) {
+    if (!(*rate > 0) || !std::isfinite(*rate)) m.fail("generic_operand_elements_per_s", "must be a positive number");
+    a.generic_operand_rate = *rate;
+  }
   a.grouped_mm_floor_s = time("grouped_mm_floor");
   a.grouped_mm_tile_latency_s = time("grouped_mm_tile_latency");
   a.grouped_mm_cta_rate = m.opt_quantity("grouped_mm_cta_rate", Dimension::bytes_per_s).value_or(0);
@@ -61,17 +65,17 @@ ProfileCalibration read_one(MapReader r, const std::string& name) {
   ProfileCalibration p;
   p.name = name;
   p.fitted_on = r.opt_str("fitted_on").value_or("");
-  p.attention_peak = r.opt_quantity("attention_peak", Dimension::flop_per_s).value_or(0);
+  p.attention_peak = r.opt_quantity("attention_peak", Dimension::flop_per_s);
   p.attention_softmax_share = share(r, "attention_softmax_share");
-  p.attention_cta_fixed_s = r.opt_quantity("attention_cta_fixed", Dimension::seconds, true).value_or(-1);
-  p.attention_call_floor_s = r.opt_quantity("attention_call_floor", Dimension::seconds, true).value_or(-1);
+  p.attention_cta_fixed_s = r.opt_quantity("attention_cta_fixed", Dimension::seconds, true);
+  p.attention_call_floor_s = r.opt_quantity("attention_call_floor", Dimension::seconds, true);
   if (auto d = r.opt_map("decode")) {
     ProductionDecode& x = p.decode;
     x.call_floor_s = d->quantity("call_floor", Dimension::seconds);
     x.stream_bandwidth = d->quantity("stream_bandwidth", Dimension::bytes_per_s);
     x.combine_per_split_s = d->opt_quantity("combine_per_split", Dimension::seconds, true).value_or(0);
     x.nonsplit_tile_s = d->opt_quantity("nonsplit_tile", Dimension::seconds, true).value_or(0);
-    x.nonsplit_softmax_share = std::max(0.0, share(*d, "nonsplit_softmax_share"));
+    x.nonsplit_softmax_share = share(*d, "nonsplit_softmax_share").value_or(0);
     x.nonsplit_floor_s = d->opt_quantity("nonsplit_floor", Dimension::seconds, true).value_or(-1);
     if (auto split = d->opt_str("split_kv")) {
       if (*split != "true" && *split != "false") d->fail("split_kv", "must be true or false");
@@ -86,7 +90,7 @@ ProfileCalibration read_one(MapReader r, const std::string& name) {
     x.stream_bandwidth = d->quantity("stream_bandwidth", Dimension::bytes_per_s);
     d->finish();
   }
-  p.host_per_kernel_s = r.opt_quantity("host_per_kernel", Dimension::seconds, true).value_or(0);
+  p.host_per_kernel_s = r.opt_quantity("host_per_kernel", Dimension::seconds, true);
   p.graph_call_host_s = r.opt_quantity("graph_call_host", Dimension::seconds, true).value_or(0);
   if (auto m = r.opt_map("aten")) p.aten = read_aten(*m);
   r.finish();
@@ -106,7 +110,7 @@ void write_aten(std::ostream& o, const AtenKernels& a) {
       {"softmax_warp_chain", a.softmax_warp_chain_s}, {"softmax_reg_chain", a.softmax_reg_chain_s},
       {"softmax_smem_chain", a.softmax_smem_chain_s}, {"strided_floor", a.strided_floor_s},
       {"grouped_mm_floor", a.grouped_mm_floor_s}, {"grouped_mm_tile_latency", a.grouped_mm_tile_latency_s}};
-  bool any = a.strided_rate > 0 || a.cat_rate > 0 || a.grouped_mm_cta_rate > 0;
+  bool any = a.strided_rate > 0 || a.cat_rate > 0 || a.generic_operand_rate > 0 || a.grouped_mm_cta_rate > 0;
   for (const auto& [k, v] : times) any = any || v >= 0;
   if (!any) return;
   o << "    aten:\n";
@@ -115,6 +119,7 @@ void write_aten(std::ostream& o, const AtenKernels& a) {
   if (a.rows_measured()) o << "      norm_ctas_per_sm: " << a.norm_ctas_per_sm << "\n";
   if (a.strided_rate > 0) o << "      strided_elements_per_s: " << a.strided_rate << "\n";
   if (a.cat_rate > 0) o << "      cat_elements_per_s: " << a.cat_rate << "\n";
+  if (a.generic_operand_rate > 0) o << "      generic_operand_elements_per_s: " << a.generic_operand_rate << "\n";
   if (a.grouped_mm_cta_rate > 0) o << "      grouped_mm_cta_rate: " << q(a.grouped_mm_cta_rate, "GB/s", 1e9) << "\n";
 }
 
@@ -139,11 +144,11 @@ void write_profiles(std::ostream& o, const std::vector<ProfileCalibration>& prof
   for (const ProfileCalibration& p : profiles) {
     o << "  " << p.name << ":\n";
     if (!p.fitted_on.empty()) o << "    fitted_on: \"" << p.fitted_on << "\"\n";
-    if (p.attention_peak > 0) o << "    attention_peak: " << q(p.attention_peak, "TFLOP/s", 1e12) << "\n";
-    if (p.attention_softmax_share >= 0) o << "    attention_softmax_share: " << p.attention_softmax_share << "\n";
-    if (p.attention_cta_fixed_s >= 0) o << "    attention_cta_fixed: " << q(p.attention_cta_fixed_s, "us", 1e-6) << "\n";
-    if (p.attention_call_floor_s >= 0)
-      o << "    attention_call_floor: " << q(p.attention_call_floor_s, "us", 1e-6) << "\n";
+    if (p.attention_peak) o << "    attention_peak: " << q(*p.attention_peak, "TFLOP/s", 1e12) << "\n";
+    if (p.attention_softmax_share) o << "    attention_softmax_share: " << *p.attention_softmax_share << "\n";
+    if (p.attention_cta_fixed_s) o << "    attention_cta_fixed: " << q(*p.attention_cta_fixed_s, "us", 1e-6) << "\n";
+    if (p.attention_call_floor_s)
+      o << "    attention_call_floor: " << q(*p.attention_call_floor_s, "us", 1e-6) << "\n";
     if (p.decode.measured()) {
       const ProductionDecode& d = p.decode;
       o << "    decode:\n";
@@ -163,7 +168,7 @@ void write_profiles(std::ostream& o, const std::vector<ProfileCalibration>& prof
       o << "      stream_bandwidth: " << q(d.stream_bandwidth, "GB/s", 1e9) << "\n";
     }
     if (p.graph_call_host_s > 0) o << "    graph_call_host: " << q(p.graph_call_host_s, "us", 1e-6) << "\n";
-    if (p.host_per_kernel_s > 0) o << "    host_per_kernel: " << q(p.host_per_kernel_s, "us", 1e-6) << "\n";
+    if (p.host_per_kernel_s) o << "    host_per_kernel: " << q(*p.host_per_kernel_s, "us", 1e-6) << "\n";
     write_aten(o, p.aten);
   }
 }

@@ -13,6 +13,7 @@
 #include "perfmodel/decode_attention.hpp"
 #include "perfmodel/dtype.hpp"
 #include "perfmodel/error_band.hpp"
+#include "perfmodel/measured.hpp"
 #include "perfmodel/op.hpp"
 #include "perfmodel/power.hpp"
 #include "perfmodel/profile_calibration.hpp"
@@ -20,17 +21,16 @@
 
 namespace perfmodel {
 
-// A calibrated value, or empty: not measured.
-using Measured = std::optional<double>;
-
 // Per kernel: the time one thread's chain of dependent work takes beyond a copy's (index
-// arithmetic, dependent index loads, block reductions, math), seconds; negative = not measured.
-using ThreadChains = std::array<double, kKernelIdCount>;
-inline ThreadChains unmeasured_thread_chains() {
-  ThreadChains c;
-  c.fill(-1.0);
-  return c;
-}
+// arithmetic, dependent index loads, block reductions, math), seconds; empty = not measured.
+using ThreadChains = std::array<Measured, kKernelIdCount>;
+
+// Flash-decoding's per-CTA costs as measured (decode_attention.hpp's DecodeCosts, each field
+// resolved by make_roofs to the measured value or a documented default).
+struct DecodeCalibration {
+  Measured cpi, cpi_per_cta, cta_fixed_s, combine_split_s;
+  Measured overlap;  // the exponent n of (stream^n + chain^n)^(1/n); a measured 0 means max()
+};
 
 struct Calibration {
   std::string card_key;       // the catalogue card it belongs to
@@ -50,7 +50,7 @@ struct Calibration {
   // CTA pays once (Q tile in, O tile out): from the same kernel at head dim 64 and short sequences.
   Measured attention_softmax_share;
   Measured attention_cta_fixed_s;
-  DecodeCosts decode;          // flash-decoding: tile, CTA fixed cost, SM contention, combine per split
+  DecodeCalibration decode;    // flash-decoding: tile, CTA fixed cost, SM contention, combine per split
   double kernel_floor_s = 0;  // device time of the smallest kernel in a graph replay
   Measured kernel_switch_s;  // ... plus this when it follows a different kernel
   Measured pass_latency_s;  // fixed cost of one dependent sweep over memory (memory ramp)
@@ -68,7 +68,7 @@ struct Calibration {
   // also streams DRAM keeps busy: fitted on fused softmaxes of counted instructions.
   Measured issue_efficiency;
   // Small kernels: the thread chain beyond a copy's, per kernel, from tiny L2-resident launches.
-  ThreadChains thread_chain_s = unmeasured_thread_chains();
+  ThreadChains thread_chain_s{};
   // Sustained load: the board power cap, idle draw and a tensor-bound GEMM's draw at full clock
   // (from a GEMM sustained at the cap); and that GEMM's measured clock scale (reported).
   PowerCap power;

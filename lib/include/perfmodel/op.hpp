@@ -80,6 +80,9 @@ struct Op {
   // Eager: an operand is broadcast or strided (a transposed view, a slice), so PyTorch's
   // TensorIterator runs its generic, non-vectorized kernel (aten_kernel_cost.cpp).
   bool strided = false;
+  // Eager MoE glue: the operands (output included) of a generic-path kernel priced per operand
+  // element (AtenKernels::generic_operand_rate); 0: the strided rate per element.
+  int generic_operands = 0;
   int64_t count = 1;           // instances per step
   // kind == collective (parallel.hpp): NCCL's operation among `collective_gpus` GPUs on
   // `collective_bytes` per GPU (nccl-tests' sizes, collective.hpp); `overlaps`: it runs beside

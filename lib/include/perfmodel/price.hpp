@@ -48,19 +48,19 @@ struct Roofs {
   // Warp instructions per second all SMs issue on a mixed memory/arithmetic kernel: SMs x 4
   // schedulers x CUDA-core clock x the share of issue slots such kernels keep busy.
   double issue_rate = 0;
-  // Small kernels: a thread's dependent chain beyond a copy's, per kernel (calibrated; negative
-  // = derived from the kernel's instruction count, price.cpp).
-  ThreadChains thread_chain_s = unmeasured_thread_chains();
+  // Small kernels: a thread's dependent chain beyond a copy's, per kernel (calibrated; empty =
+  // derived from the kernel's instruction count, stream_cost.cpp).
+  ThreadChains thread_chain_s{};
   PowerCap power;  // sustained steps: the board power cap (unknown: never capped)
   // The implementation profile whose kernels these roofs price (profile_calibration.hpp): empty
   // for the card's own roofs (the validation backend's kernels, its self-checks).
   std::string profile;
-  double attention_call_floor_s = -1;  // prefill attention's floor per call (negative: the card's launch floor)
+  Measured attention_call_floor_s;  // prefill attention's floor per call (not measured: the card's launch floor)
   // The measured error of predictions like these (calibration's error_bands for the profile, or
   // the uncalibrated distribution): the time bands of error_band.hpp.
   ErrorBands error_bands;
   ProductionDecode production_decode;  // decode attention as production kernels run it (unmeasured: flash_decode_cost's own)
-  double host_per_kernel_s = 0;        // eager host time per kernel launched (0: host_launch_s)
+  Measured host_per_kernel_s;          // eager host time per kernel launched (not measured: host_launch_s)
   CollectiveCalibration collectives;   // NCCL between cards of this kind (unmeasured: NCCL's model values)
   QuantCalibration quant;              // weight-only GEMMs: measured, else QuantDefaults
   AtenKernels aten;                    // eager: PyTorch's own kernels (unmeasured: the card's costs)

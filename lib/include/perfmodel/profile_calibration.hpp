@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "perfmodel/measured.hpp"
+
 namespace perfmodel {
 
 // Production decode attention (FlashAttention-2/3 and FlashInfer split-KV kernels): the query
@@ -71,6 +73,10 @@ struct AtenKernels {
   // torch.cat of a strided source (CatArrayBatchedCopy; DynamicCache's cat of the whole K/V cache,
   // rotate_half's cat): elements per second; 0: the strided rate.
   double cat_rate = 0;
+  // The same generic kernel over the MoE experts' large [routed rows, width] tensors (a per-row
+  // broadcast operand or a chunk view: transformers' grouped_mm experts): operand elements
+  // (each element of each operand, output included) per second; 0: the strided rate.
+  double generic_operand_rate = 0;
   // torch._grouped_mm (CUTLASS sm90 grouped GEMM, 64 x 128 tiles, persistent: at most one CTA
   // per SM; grouped_mm_cost.cpp): the call's floor (prepare_grouped_gemm_data and the GEMM
   // kernel), each tile's fixed latency (pipeline fill, epilogue) and one CTA's weight-stream rate.
@@ -91,14 +97,14 @@ struct ProfileCalibration {
   std::string name;       // fused | eager | compiled
   std::string fitted_on;  // what the values come from (the implementations and the case split)
   // Prefill attention: the tile model of flash_prefill_cost.cpp, refitted on the profile's kernel.
-  double attention_peak = 0;             // FLOP/s at head dim 128; 0: not measured
-  double attention_softmax_share = -1;   // negative: not measured
-  double attention_cta_fixed_s = -1;
-  double attention_call_floor_s = -1;    // the kernel's floor per call
+  Measured attention_peak;           // FLOP/s at head dim 128
+  Measured attention_softmax_share;  // of a K/V tile's time at head dim 128, not scaling with it
+  Measured attention_cta_fixed_s;
+  Measured attention_call_floor_s;   // the kernel's floor per call
   ProductionDecode decode;
   // PyTorch eager as transformers runs it: the host time per kernel launched (Python module
-  // calls, dispatcher, launch); 0: the card's eager_dispatch.
-  double host_per_kernel_s = 0;
+  // calls, dispatcher, launch); not measured: the card's eager_dispatch.
+  Measured host_per_kernel_s;
   AtenKernels aten;  // eager: PyTorch's own kernels
   CudnnDecode cudnn_decode;  // compiled: cuDNN's decode SDPA (attention_decode_cudnn)
   // compiled: host time of one call of the compiled step before its CUDA graph starts (dynamo's

@@ -89,11 +89,11 @@ std::vector<Explained> explain_op(const Op& op, const OpCost& c, const Roofs& r)
                        (op.kind == OpKind::gemm ? ", GEMM fixed " + num(r.gemm_fixed_s) + " s (" + r.source("gemm_fixed") + ")" : ""));
   out.push_back(dev);
   if (c.host_time_s > 0) {
-    const double per_launch = r.host_per_kernel_s > 0 ? r.host_per_kernel_s : r.host_launch_s;
+    const double per_launch = r.host_per_kernel_s.value_or(r.host_launch_s);
     out.push_back({"host time", "launches × host per launch + framework calls × view",
                    num(op.launches) + " × " + num(per_launch) + " + " + num(op.framework_calls) + " × " + num(r.eager_view_s),
                    c.host_time_s, "s",
-                   {"host per launch: " + (r.host_per_kernel_s > 0 ? "the profile's host_per_kernel"
+                   {"host per launch: " + (r.host_per_kernel_s ? "the profile's host_per_kernel"
                                                                    : r.source(r.sources.count("eager_dispatch") ? "eager_dispatch" : "host_launch")),
                     "view: " + r.source("eager_view")}});
     const double longer = std::max(c.device_time_s, c.host_time_s);

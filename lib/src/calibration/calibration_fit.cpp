@@ -191,7 +191,7 @@ Calibration fit_calibration(const RawCalibration& raw, const Card& card) {
           }
           if (best < 0 || err < best) {
             best = err;
-            c.decode = k;
+            c.decode = DecodeCalibration{k.cpi, k.cpi_per_cta, k.cta_fixed_s, k.combine_split_s, k.overlap};
           }
         }
   }

@@ -80,7 +80,7 @@ void fit_prefill_attention(const RawCalibration& raw, const Card& card, Calibrat
 // outside the kernel suite).
 void fit_thread_chains(const RawCalibration& raw, const Card& card, Calibration& c) {
   Calibration base = c;
-  base.thread_chain_s.fill(0.0);
+  base.thread_chain_s.fill(Measured{0.0});
   const Roofs roofs = make_roofs(card, &base);
   std::array<double, kKernelIdCount> sum{};
   std::array<int, kKernelIdCount> n{};

@@ -51,12 +51,12 @@ Calibration load_calibration(const std::string& path) {
   c.attention_peak = r.opt_quantity("attention_peak", Dimension::flop_per_s, false, kMaxFlops);
   c.attention_softmax_share = r.opt_number("attention_softmax_share", 0, 1);
   c.attention_cta_fixed_s = r.opt_quantity("attention_cta_fixed", Dimension::seconds, true, kMaxTime);
-  c.decode.cpi = r.opt_number("decode_cpi", 0, kMaxCycles).value_or(0);
-  c.decode.cpi_per_cta = r.opt_number("decode_cpi_per_cta", 0, kMaxCycles).value_or(0);
-  c.decode.cta_fixed_s = r.opt_quantity("decode_cta_fixed", Dimension::seconds, true, kMaxTime).value_or(0);
-  c.decode.combine_split_s = r.opt_quantity("decode_combine_per_split", Dimension::seconds, true, kMaxTime).value_or(0);
+  c.decode.cpi = r.opt_number("decode_cpi", 0, kMaxCycles);
+  c.decode.cpi_per_cta = r.opt_number("decode_cpi_per_cta", 0, kMaxCycles);
+  c.decode.cta_fixed_s = r.opt_quantity("decode_cta_fixed", Dimension::seconds, true, kMaxTime);
+  c.decode.combine_split_s = r.opt_quantity("decode_combine_per_split", Dimension::seconds, true, kMaxTime);
   // The overlap exponent: 0 means max(stream, chain).
-  c.decode.overlap = r.opt_number("decode_overlap", 0, kMaxExponent).value_or(0);
+  c.decode.overlap = r.opt_number("decode_overlap", 0, kMaxExponent);
   c.kernel_floor_s = r.quantity("kernel_floor", Dimension::seconds, kMaxTime);
   c.kernel_switch_s = r.opt_quantity("kernel_switch", Dimension::seconds, true, kMaxTime);
   c.host_launch_s = r.opt_quantity("host_launch", Dimension::seconds, false, kMaxTime);
@@ -70,8 +70,7 @@ Calibration load_calibration(const std::string& path) {
   c.issue_efficiency = r.opt_number("issue_efficiency", 0, 1);
   if (auto chains = r.opt_map("thread_chain")) {
     for (int i = 0; i < kKernelIdCount; ++i)
-      if (auto v = chains->opt_quantity(to_string(static_cast<KernelId>(i)), Dimension::seconds, true, kMaxTime))
-        c.thread_chain_s[i] = *v;
+      c.thread_chain_s[i] = chains->opt_quantity(to_string(static_cast<KernelId>(i)), Dimension::seconds, true, kMaxTime);
     chains->finish();
   }
   c.power.limit_w = r.opt_quantity("power_limit", Dimension::watts, false, kMaxPower).value_or(0);
@@ -129,11 +128,12 @@ std::string to_yaml(const Calibration& c) {
     o << "attention_softmax_share: " << *c.attention_softmax_share << "   # of a K/V tile's time at head dim 128, independent of the head dim\n";
   if (c.attention_cta_fixed_s)
     o << "attention_cta_fixed: " << q(*c.attention_cta_fixed_s, "us", 1e-6) << "   # per CTA: Q tile in, O tile out\n";
-  if (c.decode.cpi > 0) o << "decode_cpi: " << c.decode.cpi << "   # flash-decoding: cycles per warp instruction, CTA alone on its SM (Nsight Compute)\n";
-  if (c.decode.cpi_per_cta > 0) o << "decode_cpi_per_cta: " << c.decode.cpi_per_cta << "   # ... plus this per further CTA on the SM\n";
-  if (c.decode.cta_fixed_s > 0) o << "decode_cta_fixed: " << q(c.decode.cta_fixed_s, "us", 1e-6) << "   # flash-decoding: a CTA's first-tile wait\n";
- if (c.decode.overlap > 0) o << "decode_overlap: " << c.decode.overlap << "   # wave = (stream^n + chain^n)^(1/n)\n";
-  if (c.decode.combine_split_s > 0) o << "decode_combine_per_split: " << q(c.decode.combine_split_s, "us", 1e-6) << "   # flash-decoding combine\n";
+  const DecodeCalibration& d = c.decode;
+  if (d.cpi) o << "decode_cpi: " << *d.cpi << "   # flash-decoding: cycles per warp instruction, CTA alone on its SM (Nsight Compute)\n";
+  if (d.cpi_per_cta) o << "decode_cpi_per_cta: " << *d.cpi_per_cta << "   # ... plus this per further CTA on the SM\n";
+  if (d.cta_fixed_s) o << "decode_cta_fixed: " << q(*d.cta_fixed_s, "us", 1e-6) << "   # flash-decoding: a CTA's first-tile wait\n";
+  if (d.overlap) o << "decode_overlap: " << *d.overlap << "   # wave = (stream^n + chain^n)^(1/n)\n";
+  if (d.combine_split_s) o << "decode_combine_per_split: " << q(*d.combine_split_s, "us", 1e-6) << "   # flash-decoding combine\n";
   o << "kernel_floor: " << q(c.kernel_floor_s, "us", 1e-6) << "   # smallest kernel, graph replay\n";
   if (c.kernel_switch_s) o << "kernel_switch: " << q(*c.kernel_switch_s, "us", 1e-6) << "   # ... plus this after a different kernel\n";
   if (c.host_launch_s) o << "host_launch: " << q(*c.host_launch_s, "us", 1e-6) << "   # eager launch, wall time\n";
@@ -154,11 +154,11 @@ std::string to_yaml(const Calibration& c) {
   if (c.sustained_clock_scale)
     o << "sustained_clock_scale: " << *c.sustained_clock_scale << "   # that GEMM sustained at the cap: burst time / sustained time\n";
   bool any_chain = false;
-  for (double v : c.thread_chain_s) any_chain = any_chain || v >= 0;
+  for (const Measured& v : c.thread_chain_s) any_chain = any_chain || v.has_value();
   if (any_chain) {
     o << "thread_chain:   # small kernels: a thread's dependent chain beyond a copy's, per iteration of its loop (tiny L2-resident launches)\n";
     for (int i = 0; i < kKernelIdCount; ++i)
-      if (c.thread_chain_s[i] >= 0) o << "  " << to_string(static_cast<KernelId>(i)) << ": " << q(c.thread_chain_s[i], "us", 1e-6) << "\n";
+      if (c.thread_chain_s[i]) o << "  " << to_string(static_cast<KernelId>(i)) << ": " << q(*c.thread_chain_s[i], "us", 1e-6) << "\n";
   }
   if (c.ramp_bandwidth > 0) {
     o << "memory_ramp:   # t = t0 + bytes / bandwidth, least squares over elementwise kernels\n";

@@ -52,7 +52,10 @@ std::optional<KernelTimes> aten_kernel_cost(const Op& op, const Roofs& r) {
     // divisions per dimension), issue-bound far below the DRAM stream.
     KernelTimes t;
     t.fixed_s = op.launches * a.strided_floor_s;
-    const double rate = op.kernel == KernelId::copy && a.cat_rate > 0 ? a.cat_rate : a.strided_rate;
+    double rate = op.kernel == KernelId::copy && a.cat_rate > 0 ? a.cat_rate : a.strided_rate;
+    // The MoE glue's large tensors: each operand's offset and access per element (h200-moe
+    // prefill: one rate for unary, binary and masked_fill kernels; profiles.md, "MoE").
+    if (op.generic_operands > 0 && a.generic_operand_rate > 0) rate = a.generic_operand_rate / op.generic_operands;
     t.compute_s = static_cast<double>(op.rows) * static_cast<double>(op.cols) / rate;
     t.memory_s = with_l2_hit(op, r, stream_memory_s(op, r));
     return t;

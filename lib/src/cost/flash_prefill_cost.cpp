@@ -23,8 +23,7 @@ KernelTimes flash_prefill_cost(const Op& op, const Roofs& r, const Tile* force_t
                                              r.attention_cta_fixed_s, attention_tile_time(r, a.head_dim));
   // A profile's kernel has its own floor per call (cuDNN's, FlashAttention's: measured on the
   // smallest calls); else the card's launch floor and one sweep per pass.
-  t.fixed_s = r.attention_call_floor_s >= 0 ? r.attention_call_floor_s
-                                            : op.launches * r.kernel_floor_s + op.passes * r.pass_latency_s;
+  t.fixed_s = r.attention_call_floor_s.value_or(op.launches * r.kernel_floor_s + op.passes * r.pass_latency_s);
   t.memory_s = with_l2_hit(op, r, stream_memory_s(op, r));
   return t;
 }

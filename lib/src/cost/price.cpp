@@ -55,7 +55,7 @@ OpCost price(const Op& op, const Roofs& r, Impl impl, const Tile* force_tile) {
   // the GPU cannot run ahead of it. A profile measured on its framework has its own host time
   // per kernel.
   if (impl == Impl::eager) {
-    const double per_launch = r.host_per_kernel_s > 0 ? r.host_per_kernel_s : r.host_launch_s;
+    const double per_launch = r.host_per_kernel_s.value_or(r.host_launch_s);
     c.host_time_s = op.launches * per_launch + op.framework_calls * r.eager_view_s;
     time = std::max(time, c.host_time_s);
   }

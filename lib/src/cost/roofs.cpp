@@ -10,11 +10,17 @@ namespace perfmodel {
 
 namespace {
 
-// The profile's own kernels over the card's roofs (issue 10): only what the profile measured.
-void apply_profile(Roofs& r, const ProfileCalibration& p) {
-  if (p.attention_peak > 0) r.attention_peak = p.attention_peak;
-  if (p.attention_softmax_share >= 0) r.attention_softmax_share = p.attention_softmax_share;
-  if (p.attention_cta_fixed_s >= 0) r.attention_cta_fixed_s = p.attention_cta_fixed_s;
+// The profile's own kernels over the card's roofs (issue 10): only what the profile measured,
+// each recorded as coming from the profile's section of the calibration file.
+void apply_profile(Roofs& r, const ProfileCalibration& p, const std::string& file) {
+  auto over = [&](const char* key, const Measured& measured, double& roof) {
+    if (!measured) return;
+    roof = *measured;
+    r.sources[key] = file + ": profiles." + p.name + "." + key;
+  };
+  over("attention_peak", p.attention_peak, r.attention_peak);
+  over("attention_softmax_share", p.attention_softmax_share, r.attention_softmax_share);
+  over("attention_cta_fixed", p.attention_cta_fixed_s, r.attention_cta_fixed_s);
   r.attention_call_floor_s = p.attention_call_floor_s;
   if (p.decode.measured()) r.production_decode = p.decode;
   r.host_per_kernel_s = p.host_per_kernel_s;
@@ -124,18 +130,15 @@ Roofs make_roofs(const Card& card, const Calibration* cal, std::optional<Impl> p
                                          "default 6 us: PyTorch dispatch plus cudaLaunchKernel");
   r.eager_view_s = take.take("eager_view", cal ? cal->eager_view_s : Measured{}, DefaultEfficiency::eager_view_s,
                              "default 2 us: PyTorch dispatch of a view");
-  auto decode = [&](const char* key, double measured, double fallback, const char* why) {
-    return take.take(key, cal && measured > 0 ? Measured{measured} : Measured{}, fallback, why);
-  };
-  r.decode.cpi = decode("decode_cpi", cal ? cal->decode.cpi : 0, DefaultEfficiency::decode_cpi,
-                        "default 4.1: Nsight Compute on the H200");
-  r.decode.cpi_per_cta = decode("decode_cpi_per_cta", cal ? cal->decode.cpi_per_cta : 0,
-                                DefaultEfficiency::decode_cpi_per_cta, "default 1.8: Nsight Compute on the H200");
-  r.decode.cta_fixed_s = decode("decode_cta_fixed", cal ? cal->decode.cta_fixed_s : 0, DefaultEfficiency::decode_cta_fixed_s,
-                                "default 1 us: one DRAM round trip");
-  r.decode.combine_split_s = decode("decode_combine_per_split", cal ? cal->decode.combine_split_s : 0,
-                                    DefaultEfficiency::decode_combine_split_s, "default 0.1 us: an L2 hit");
-  r.decode.overlap = cal ? cal->decode.overlap : 0.0;
+  const DecodeCalibration dec = cal ? cal->decode : DecodeCalibration{};
+  r.decode.cpi = take.take("decode_cpi", dec.cpi, DefaultEfficiency::decode_cpi, "default 4.1: Nsight Compute on the H200");
+  r.decode.cpi_per_cta = take.take("decode_cpi_per_cta", dec.cpi_per_cta, DefaultEfficiency::decode_cpi_per_cta,
+                                   "default 1.8: Nsight Compute on the H200");
+  r.decode.cta_fixed_s = take.take("decode_cta_fixed", dec.cta_fixed_s, DefaultEfficiency::decode_cta_fixed_s,
+                                   "default 1 us: one DRAM round trip");
+  r.decode.combine_split_s = take.take("decode_combine_per_split", dec.combine_split_s,
+                                       DefaultEfficiency::decode_combine_split_s, "default 0.1 us: an L2 hit");
+  r.decode.overlap = take.take("decode_overlap", dec.overlap, 0.0, "not measured: 0, the wave takes max(stream, chain)");
   const double issue_eff = take.take("issue_efficiency", cal ? cal->issue_efficiency : Measured{}, DefaultEfficiency::issue,
                                      "default 0.85: Nsight Compute issue slots busy");
   r.issue_rate = issue_slots_per_second(card) * issue_eff;
@@ -155,7 +158,7 @@ Roofs make_roofs(const Card& card, const Calibration* cal, std::optional<Impl> p
   r.quant.int8 = weight_only(cal ? cal->quant.int8 : WeightOnlyCost{}, QuantDefaults::int8);
   if (profile) {
     r.profile = to_string(*profile);
-    if (const ProfileCalibration* p = cal ? find_profile(cal->profiles, r.profile) : nullptr) apply_profile(r, *p);
+    if (const ProfileCalibration* p = cal ? find_profile(cal->profiles, r.profile) : nullptr) apply_profile(r, *p, cal->source_file);
   }
   return r;
 }

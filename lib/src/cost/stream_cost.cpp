@@ -21,8 +21,8 @@ namespace {
 // wait the dependent-issue latency of a warp alone on its scheduler (the flash-decoding cpi,
 // docs/model.md).
 double thread_chain_time(const Op& op, const Roofs& r) {
-  const double measured = r.thread_chain_s[static_cast<size_t>(op.kernel)];
-  if (measured >= 0) return measured * static_cast<double>(thread_iterations(op.kernel, op.cols, op.dtype));
+  const Measured& measured = r.thread_chain_s[static_cast<size_t>(op.kernel)];
+  if (measured) return *measured * static_cast<double>(thread_iterations(op.kernel, op.cols, op.dtype));
   if (r.card.cuda_clock_hz <= 0 || op.cols <= 0) return 0;
   const double extra = thread_instructions(op.kernel, op.cols, op.dtype) -
                        op.launches * thread_instructions(KernelId::copy, op.cols, op.dtype);

@@ -106,6 +106,37 @@ void eager_router(const GraphNode& n, const Model& m, const Workload& w, Step& s
   s.ops.push_back(counted(ops::cast(n.name + ".to_dtype", T, k, DType::fp32, act), n.count));
 }
 
+namespace {
+
+// PyTorch's sort along a dim of n elements (aten/src/ATen/native/cuda/Sort.cpp): up to 4096 one
+// in-place kernel (bitonic, warp merge or radixSortKVInPlace); longer, cub's DeviceRadixSort
+// over the int64 keys: its histogram and scan, eight 8-bit onesweep passes and their memset.
+// Kernels per argsort, the iota of the indices included.
+int argsort_launches(int64_t n) { return n <= 4096 ? 2 : 12; }
+
+// A generic-path (TensorIterator elementwise_kernel<128, 4>) kernel over [rows, cols] with
+// `operands` tensors, the output included: the chunk views and per-row broadcasts of
+// transformers' experts. Priced per operand element (aten_kernel_cost.cpp).
+Op generic(std::string name, KernelId kernel, int64_t rows, int64_t cols, DType act, int inputs, double flops) {
+  Op op = ops::elementwise(std::move(name), kernel, rows, cols, act, inputs, 1, flops);
+  op.strided = true;
+  op.generic_operands = inputs + 1;
+  return op;
+}
+
+// x.masked_fill(mask, 0) with a [rows, 1] mask: out of place, so a clone (cudaMemcpy DtoD) then
+// masked_fill_ on the generic path (self, self, mask).
+void masked_fill_clone(const std::string& name, int64_t rows, int64_t cols, DType act, int64_t count, Step& s) {
+  Op clone = ops::copy(name + ".clone", rows, cols, act);
+  s.ops.push_back(counted(clone, count));
+  Op fill = generic(name + ".masked_fill", KernelId::other, rows, cols, act, 2, 0);
+  fill.bytes_read -= static_cast<double>(rows) * static_cast<double>(cols) * bytes_of(act);
+  fill.bytes_read += static_cast<double>(rows);  // the bool mask, one per row
+  s.ops.push_back(counted(fill, count, 1));
+}
+
+}  // namespace
+
 void eager_experts(const GraphNode& n, const Model& m, const Workload& w, Step& s) {
   const int64_t T = w.tokens(), k = m.moe.top_k, E = m.moe.experts, I = m.moe.expert_intermediate, h = m.hidden;
   const int64_t routed = T * k;
@@ -119,32 +150,39 @@ void eager_experts(const GraphNode& n, const Model& m, const Workload& w, Step& 
   Op rows = ops::copy(n.name + ".gather_rows", routed, h, act);
   rows.kernel = KernelId::moe_permute;  // vectorized_gather_kernel
   s.ops.push_back(counted(rows, n.count, 1));
-  // perm = argsort(expert_ids) and inv_perm = argsort(perm): each an iota fill and a sort
-  // (bitonicSortKVInPlace; cub's radix sort at prefill sizes); expert ids, weights and rows
-  // indexed by perm; histc of the ids (cast, memset, histogram), cumsum, int32 offsets.
+  // perm = argsort(expert_ids) and inv_perm = argsort(perm), each an iota fill and a sort over
+  // the T k picks (argsort_launches); expert ids, weights and rows indexed by perm; histc of the
+  // ids (cast, memset, histogram), cumsum, int32 offsets.
   Op sort = ops::moe_permute(n.name + ".argsort", T, k, E, h, act, false);
-  sort.launches = 4;
-  sort.passes = 4;
+  sort.launches = 2 * argsort_launches(routed);
+  sort.passes = sort.launches;
   s.ops.push_back(counted(sort, n.count, 2));
   Op gather = ops::moe_permute(n.name + ".sort_gather", T, k, E, h, act, true);
   s.ops.push_back(counted(gather, n.count, 3));
   s.ops.push_back(counted(ops::elementwise(n.name + ".histc_offsets", KernelId::other, 1, E, DType::fp32, 1, 1, 1, 5),
                           n.count, 1));
+  // Before each torch._grouped_mm its input rows pass a masked_fill out of place (clone +
+  // masked_fill_): [T k, hidden] and [T k, I]. Its source in transformers is not read; the
+  // element count is the data's: at prefill the masked_fill kernel time over three models is
+  // T k (hidden + I) elements at one rate (h200-moe-contiguous/README.md), and the Memcpy DtoD
+  // follows it; at decode both are two kernels a layer.
+  masked_fill_clone(n.name + ".rows", routed, h, act, n.count, s);
   // Each torch._grouped_mm: prepare_grouped_gemm_data, then the CUTLASS kernel (grouped_mm_cost.cpp).
   Op gate_up = ops::grouped_gemm(n.name + "._grouped_mm_gate_up", T, k, E, 2 * I, h, act, wt, mm, w.routing_skew);
   gate_up.launches = 2;
   s.ops.push_back(counted(gate_up, n.count, 2));
-  // act_fn(gate) * up: two kernels on the routed rows (chunk is a view).
-  s.ops.push_back(counted(ops::elementwise(n.name + ".act_fn", KernelId::other, routed, I, act, 1, 1, 4), n.count, 1));
-  s.ops.push_back(counted(ops::elementwise(n.name + ".act_mul_up", KernelId::mul, routed, I, act, 2, 1, 1), n.count));
+  // act_fn(gate) * up: gate and up are chunk views of the [T k, 2I] output, so both kernels
+  // run the generic path.
+  s.ops.push_back(counted(generic(n.name + ".act_fn", KernelId::other, routed, I, act, 1, 4), n.count, 1));
+  s.ops.push_back(counted(generic(n.name + ".act_mul_up", KernelId::mul, routed, I, act, 2, 1), n.count));
+  masked_fill_clone(n.name + ".act", routed, I, act, n.count, s);
   Op down = ops::grouped_gemm(n.name + "._grouped_mm_down", T, k, E, h, I, act, wt, mm, w.routing_skew);
   down.launches = 2;
   s.ops.push_back(counted(down, n.count, 1));
-  // out * weights.unsqueeze(-1): a broadcast operand, so TensorIterator's generic (non-vectorized)
-  // kernel (the bf16 BinaryFunctor elementwise_kernel<128, 4> of hf.json's steps).
-  Op mul = ops::elementwise(n.name + ".mul_weights", KernelId::mul, routed, h, act, 1, 1, 1);
+  // out * weights.unsqueeze(-1): the [T k, 1] weights broadcast along the row, the generic path.
+  Op mul = generic(n.name + ".mul_weights", KernelId::mul, routed, h, act, 2, 1);
+  mul.bytes_read -= static_cast<double>(routed) * static_cast<double>(h) * bytes_of(act);
   mul.bytes_read += static_cast<double>(routed) * bytes_of(act);
-  mul.strided = true;
   s.ops.push_back(counted(mul, n.count, 1));
   // out[inv_perm], then .view(T, k, h).sum(dim=1) back to token order.
   Op back = ops::moe_unpermute(n.name + ".unpermute_sum", T, k, h, act);
@@ -153,14 +191,6 @@ void eager_experts(const GraphNode& n, const Model& m, const Workload& w, Step& 
   back.launches = 2;
   back.passes = 2;
   s.ops.push_back(counted(back, n.count, 2));
-  // The masked_fill over the block's [T, hidden] output and the device-to-device copy every MoE
-  // layer of hf.json runs (masked_fill_kernel, Memcpy DtoD): their source in transformers is not
-  // identified; priced as a strided fill and a copy of [T, hidden] (at prefill they measure far
-  // slower than that: README of h200-moe, "what is left").
-  Op fill = ops::elementwise(n.name + ".masked_fill", KernelId::other, T, h, act, 1, 1, 1);
-  fill.strided = true;
-  s.ops.push_back(counted(fill, n.count, 1));
-  s.ops.push_back(counted(ops::copy(n.name + ".memcpy", T, h, act), n.count));
 }
 
 void eager_mla_up(const GraphNode& n, const Model& m, const Workload& w, Step& s) {
@@ -176,22 +206,24 @@ void eager_mla_up(const GraphNode& n, const Model& m, const Workload& w, Step& s
   s.ops.push_back(counted(ops::gemm("kv_b_proj", rows, H * (a.qk_nope_head_dim + a.v_head_dim), a.kv_lora_rank,
                                     act, w.weight_dtype, matmul_precision(act, w.allow_tf32)),
                           n.count, 3));  // .view, .transpose, torch.split
-  // The split's per-head values [b, H, ctx, v] are a strided view of kv_b_proj's rows: copied
-  // by TensorIterator's generic kernel (aten::copy_ [[64, 16, 2049, 128], ...]).
-  Op split = ops::copy("kv_split_copy", rows, H * a.v_head_dim, act);
-  split.kernel = KernelId::other;  // direct_copy_kernel, not a cat
-  split.strided = true;
-  s.ops.push_back(counted(split, n.count, 1));
-  // k_pe.expand(b, H, ctx, rope) materialized: one rope key read per position (a broadcast),
-  // H written (aten::copy_ [[64, 16, 2049, 64], ...]).
-  Op expand = ops::copy("k_pe_expand", rows, H * a.qk_rope_head_dim, act);
-  expand.bytes_read /= static_cast<double>(H);
-  expand.kernel = KernelId::other;
-  expand.strided = true;
-  s.ops.push_back(counted(expand, n.count, 1));
-  // torch.cat((k_nope, k_pe)): the 192-wide keys of every head over the context (contiguous
-  // inputs: the vectorized CatArrayBatchedCopy), and the query's cat at the new tokens.
-  s.ops.push_back(counted(ops::copy("key_cat", rows, H * a.qk_head_dim(), act), n.count, 1));
+  // key_states = torch.cat((k_nope, k_pe.expand(...)), -1): k_nope is a strided view of
+  // kv_b_proj's rows and k_pe an expanded view, so cat copies each input into its slice of the
+  // 192-wide keys (aten::copy_ [[64, 16, 2049, 128], ...] and [..., 64] inside aten::cat in the
+  // h200-moe probe; the contiguous-cache run has no CatArrayBatchedCopy of that size): two
+  // generic direct_copy kernels, k_pe read once per position (a broadcast) and written H times.
+  // The values stay a strided view SDPA reads.
+  Op nope = ops::copy("key_nope_copy", rows, H * a.qk_nope_head_dim, act);
+  nope.kernel = KernelId::other;  // direct_copy_kernel, not a cat
+  nope.strided = true;
+  nope.generic_operands = 2;
+  s.ops.push_back(counted(nope, n.count, 1));
+  Op pe = ops::copy("key_pe_copy", rows, H * a.qk_rope_head_dim, act);
+  pe.bytes_read /= static_cast<double>(H);
+  pe.kernel = KernelId::other;
+  pe.strided = true;
+  pe.generic_operands = 2;
+  s.ops.push_back(counted(pe, n.count, 1));
+  // The query's cat at the new tokens (contiguous inputs: CatArrayBatchedCopy).
   s.ops.push_back(counted(ops::copy("query_cat", T, H * a.qk_head_dim(), act), n.count, 1));
 }
 

@@ -38,6 +38,18 @@ def held_out(s):
     return s["model"] == "mixtral-8x7b" or s["phase"] == "prefill"
 
 
+# Branch moe2: generic_operand_elements_per_s is fitted on Qwen3's and DeepSeek's prefill b1
+# (validation/scripts/moe/fit_moe_glue.py); the 18 other steps are held out of it.
+def moe2_fit(s):
+    return s["phase"] == "prefill" and s["batch"] == 1 and s["model"] != "mixtral-8x7b"
+
+
+SPLITS = (("moe2 fit (Qwen3 + DeepSeek prefill b1)", moe2_fit),
+          ("moe2 held out (the 18 others)", lambda s: not moe2_fit(s)),
+          ("Mixtral decode", lambda s: s["model"] == "mixtral-8x7b" and s["phase"] == "decode"),
+          ("all", lambda s: True))
+
+
 def predict(binary, phase, model, batch, ctx, cache="cropped"):
     out = subprocess.run([binary, phase, "--model", model, "--card", "h200", "--batch", str(batch), "--ctx", str(ctx),
                           "--impl", "eager", "--eager-cache", cache, "--format", "json"],
@@ -71,6 +83,8 @@ def main(folder, binary):
     errs = {"decode": ([], []), "prefill": ([], [])}
     split = {"fit (Qwen3 + DeepSeek decode)": ([], []), "held out (Mixtral, every prefill)": ([], [])}
     gerr = {g: [] for g in GROUPS}
+    extra = {name: ([], []) for name, _ in SPLITS}
+    launches = []
     for s in steps:
         if not s.get("ok"):
             continue
@@ -84,6 +98,11 @@ def main(folder, binary):
         part = split["held out (Mixtral, every prefill)" if held_out(s) else "fit (Qwen3 + DeepSeek decode)"]
         part[0].append(we)
         part[1].append(ke)
+        for name, pick in SPLITS:
+            if pick(s):
+                extra[name][0].append(we)
+                extra[name][1].append(ke)
+        launches.append(st["launches"] / s["kernels_per_step"] - 1)
         pg, mg = predicted_groups(d), measured_groups(s)
         for g in GROUPS:
             gerr[g].append(pg[g] - mg[g])
@@ -92,11 +111,14 @@ def main(folder, binary):
               f"{st['device_time_s'] * 1e3:.2f} ms | {st['launches']} | {we:+.0%} | {ke:+.0%} | "
               + " | ".join(f"{mg[g] * 1e3:.2f} / {pg[g] * 1e3:.2f}" for g in GROUPS) + " |")
     print()
-    for phase, (w, k) in list(errs.items()) + list(split.items()):
+    for phase, (w, k) in list(errs.items()) + list(split.items()) + list(extra.items()):
         wm, wp = pct(w)
         km, kp = pct(k)
         print(f"{phase}: {len(w)} steps; |wall err| median {wm:.1%} p90 {wp:.1%}; "
               f"|kernel err| median {km:.1%} p90 {kp:.1%}")
+    lm, lp = pct(launches)
+    print(f"kernels per step, predicted / measured - 1: median |err| {lm:.1%}, p90 {lp:.1%}, "
+          f"range {min(launches):+.1%} .. {max(launches):+.1%}")
     print("summed over all steps, predicted - measured kernel time by group: "
           + ", ".join(f"{g} {sum(v) * 1e3:+.1f} ms" for g, v in gerr.items()))
     probe = f"{folder}/probe/hf.json"

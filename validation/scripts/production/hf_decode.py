@@ -99,6 +99,7 @@ def _wall(fn, n, warm, between=None):
         torch.cuda.synchronize()
         if between:
             between()
+            torch.cuda.synchronize()
     t = []
     for _ in range(n):
         t0 = time.perf_counter()
@@ -107,6 +108,9 @@ def _wall(fn, n, warm, between=None):
         t.append(time.perf_counter() - t0)
         if between:
             between()
+            # The contiguous cache's copies are asynchronous: without this their GPU time ran
+            # into the next timed step (h200-moe-contiguous/README.md, "After moe2").
+            torch.cuda.synchronize()
     q = statistics.quantiles(t, n=4)
     return statistics.median(t), q[0], q[2]
 
