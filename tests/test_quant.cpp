@@ -193,3 +193,43 @@ TEST_CASE("the Predictor prices quantized workloads as evaluate() does, and keep
   w4.batch = w4g32.batch = 16;
   CHECK(p.predict(w4g32).time_s > p.predict(w4).time_s);
 }
+
+TEST_CASE("eager FP8 linears: torchao's eager quantization ops before each _scaled_mm (h200-quant2: 10 kernels a linear)") {
+  const Model& m = test::catalogue().model("llama3-8b");
+  Workload bf;
+  bf.impl = Impl::eager;
+  Workload f = scheme(DType::fp8, DType::fp8);
+  f.impl = Impl::eager;
+  f.quant.scaling = Scaling::row;
+  auto launches = [](const Step& s) {
+    int64_t n = 0;
+    for (const Op& op : s.ops) n += static_cast<int64_t>(op.launches) * op.count;
+    return n;
+  };
+  const Step sb = build_step(m, bf), sf = build_step(m, f);
+  // 7 nn.Linears a layer (q, k, v, o, gate, up, down), 9 quantization kernels each.
+  CHECK(launches(sf) == launches(sb) + 9 * 7 * m.layers);
+  for (const Op& op : sf.ops) CHECK(op.kernel != KernelId::act_quant);  // no fused quantizer in eager
+  // Static scales skip abs, amax and the scale ops: 4 kernels each.
+  f.quant.act_quant = ActQuant::static_scale;
+  f.quant.scaling = Scaling::tensor;
+  CHECK(launches(build_step(m, f)) == launches(sb) + 4 * 7 * m.layers);
+}
+
+TEST_CASE("row-scaled FP8 on Hopper: one wave walks the padded K loop, M up to 128 does not matter") {
+  auto t = [](int64_t m, int64_t n, int64_t k) {
+    return price(ops::gemm_scaled("r", m, n, k, DType::bf16, DType::fp8, Scaling::row), h200(), Impl::fused).time_s;
+  };
+  // 32 CTAs (N = 4096): each step of 128 along K costs the CTA's padded 128x128x128 MMA, so the
+  // time grows linearly in K (h200-quant2: 0.31-0.33 us a step measured).
+  const double step = (t(16, 4096, 28672) - t(16, 4096, 14336)) / ((28672 - 14336) / 128.0);
+  CHECK(step == doctest::Approx(2.0 * 128 * 128 * 128 / (0.73 * 1978.9e12 / 132)).epsilon(0.01));
+  CHECK(step > 0.3e-6);
+  CHECK(step < 0.4e-6);
+  // One padded tile of rows: M = 1 and M = 128 cost the same.
+  CHECK(t(1, 4096, 14336) == doctest::Approx(t(128, 4096, 14336)).epsilon(0.02));
+  // Tensor scaling keeps the tile chooser (split-K at small M): faster than row at long K.
+  const double tensor = price(ops::gemm_scaled("t", 16, 4096, 14336, DType::bf16, DType::fp8, Scaling::tensor), h200(),
+                              Impl::fused).time_s;
+  CHECK(tensor < t(16, 4096, 14336));
+}

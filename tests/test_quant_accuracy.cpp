@@ -1,8 +1,9 @@
 // The quantized-GEMM accuracy guard (issue 12): predictions recomputed for the committed H200
-// measurements of PyTorch's quantized kernels (validation/results/h200-quant). The weight-only
-// parameters of the calibration's `quant:` section were fitted on half of the shapes
+// measurements of PyTorch's quantized kernels (validation/results/h200-quant and h200-quant2).
+// The weight-only parameters of the calibration's `quant:` section and the row-scaled FP8
+// kernel's two shares (quant_gemm_cost.cpp) were fitted on half of the shapes
 // (validation/scripts/quant/fit_quant.py, FIT_SHAPES); the errors below are on the other half,
-// and on every W8A8 case (nothing of it is fitted). Target: <= 8 % median, <= 20 % p90.
+// and on every other W8A8 case (nothing of it is fitted). Target: <= 8 % median, <= 20 % p90.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -27,6 +28,9 @@ const std::set<std::pair<std::string, std::string>> kFitShapes{
     {"llama3-8b", "qkv"}, {"llama3-8b", "down"}, {"qwen2.5-7b", "o"}, {"qwen2.5-7b", "gateup"},
     {"llama3-70b", "qkv"}, {"llama3-70b", "down"}};
 
+// Today's levels of the sets that miss the target or are not targets (regression guards).
+constexpr double ROW_MEDIAN = 0.115, ROW_P90 = 0.23, BLOCK_MEDIAN = 0.095, SWEEP_TENSOR_MEDIAN = 0.10;
+
 struct Stats {
   size_t n = 0;
   double median = 0, p90 = 0;
@@ -49,8 +53,8 @@ std::map<std::string, std::vector<double>> errors() {
   const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
   const Roofs r = make_roofs(card, &cal);
   std::map<std::string, std::vector<double>> out;
-  for (const char* part : {"quant-0.json", "quant-1.json"}) {
-    std::ifstream f(test::root() + "/validation/results/h200-quant/" + part);
+  for (const char* part : {"h200-quant/quant-0.json", "h200-quant/quant-1.json", "h200-quant2/quant2.json"}) {
+    std::ifstream f(test::root() + "/validation/results/" + part);
     REQUIRE(f.good());
     const nlohmann::json doc = nlohmann::json::parse(f);
     for (const auto& c : doc.at("cases")) {
@@ -67,16 +71,36 @@ std::map<std::string, std::vector<double>> errors() {
         ops.push_back(ops::gemm_wonly("g", m, n, k, DType::bf16, w, c.at("group_size")));
         const bool fit = kFitShapes.count({c.at("model"), c.at("shape")}) > 0;
         set = std::string("wonly_") + (w == DType::int8 ? "int8" : "int4") + (fit ? "_fit" : "");
+      } else if (kernel == "gemm_scaled" && c.at("dtype") == "int8") {
+        // torch._int_mm alone (no scales), or with its eager epilogue: cast, x row scales, x column
+        // scales, cast to bf16 (four TensorIterator kernels over the M x N output).
+        const int64_t mp = c.at("m_padded");
+        const bool epilogue = c.at("scaling") == "row";
+        ops.push_back(ops::gemm_scaled("g", mp, n, k, DType::bf16, DType::int8, Scaling::tensor));
+        if (epilogue) {
+          ops.back().bytes_written = 4.0 * static_cast<double>(mp * n);  // int32 out
+          ops.push_back(ops::cast("c", mp, n, DType::fp32, DType::fp32));
+          ops.push_back(ops::elementwise("sa", KernelId::mul, mp, n, DType::fp32, 1, 1, 1));
+          ops.push_back(ops::elementwise("sb", KernelId::mul, mp, n, DType::fp32, 1, 1, 1));
+          ops.push_back(ops::cast("o", mp, n, DType::fp32, DType::bf16));
+        } else {
+          ops.back().bytes_written = 4.0 * static_cast<double>(mp * n);
+        }
+        set = epilogue ? "int8_mm_scaled" : "int8_mm";
       } else if (kernel == "gemm_scaled") {
-        const Scaling s = c.at("scaling") == "row" ? Scaling::row : Scaling::tensor;
+        const std::string sc = c.at("scaling");
+        const Scaling s = sc == "row" ? Scaling::row : sc == "block" ? Scaling::block : Scaling::tensor;
         ops.push_back(ops::gemm_scaled("g", c.at("m_padded"), n, k, DType::bf16, DType::fp8, s));
-        set = s == Scaling::row ? "scaled_row" : "scaled_tensor";
+        const bool fit = kFitShapes.count({c.at("model"), c.at("shape")}) > 0;
+        if (c.at("model") == "sweep") set = s == Scaling::row ? "sweep_row" : "sweep_tensor";
+        else if (s == Scaling::block) set = "scaled_block";
+        else set = s == Scaling::row ? (fit ? "scaled_row_fit" : "scaled_row") : "scaled_tensor";
       } else if (kernel == "act_quant" && c.at("implementation") == "torch.compile") {
         const std::string scaling = c.at("scaling"), mode = c.at("act_quant");
         if (scaling == "tensor" && mode == "dynamic") ops.push_back(ops::act_amax("a", m, k, DType::bf16));
-        ops.push_back(ops::act_quant("q", m, k, DType::bf16, DType::fp8,
-                                     scaling == "row" ? Scaling::row : Scaling::tensor, scaling == "row"));
-        set = "act_quant";
+        const Scaling s = scaling == "row" ? Scaling::row : scaling == "group" ? Scaling::block : Scaling::tensor;
+        ops.push_back(ops::act_quant("q", m, k, DType::bf16, DType::fp8, s, s != Scaling::tensor));
+        set = s == Scaling::block ? "act_quant_group" : "act_quant";
       } else {
         continue;
       }
@@ -105,7 +129,15 @@ TEST_CASE("the committed quantized-GEMM measurements are all there") {
   CHECK(errs().at("wonly_int4").size() + errs().at("wonly_int4_fit").size() == 216);
   CHECK(errs().at("wonly_int8").size() + errs().at("wonly_int8_fit").size() == 108);
   CHECK(errs().at("scaled_tensor").size() == 108);
-  CHECK(errs().at("scaled_row").size() == 108);
+  CHECK(errs().at("scaled_row").size() + errs().at("scaled_row_fit").size() == 108);
+  // h200-quant2: 108 block-scaled FP8, 108 of each INT8 kind, 26 row and 26 tensor sweep cases,
+  // 10 compiled 1x128-group activation quantizations.
+  CHECK(errs().at("scaled_block").size() == 108);
+  CHECK(errs().at("int8_mm").size() == 108);
+  CHECK(errs().at("int8_mm_scaled").size() == 108);
+  CHECK(errs().at("sweep_row").size() == 26);
+  CHECK(errs().at("sweep_tensor").size() == 26);
+  CHECK(errs().at("act_quant_group").size() == 10);
 }
 
 Stats report(const char* set) {
@@ -130,16 +162,35 @@ TEST_CASE("weight-only W4A16 / W8A16 and tensor-scaled FP8 on held-out shapes: <
   CHECK(report("scaled_tensor").median <= 0.08);
 }
 
-// Row-scaled FP8 (_scaled_mm with per-token x per-channel scales) does NOT meet the issue's
-// target: cuBLASLt's outer-vector-scaled kernel at small M is slower than one 128x128 tile per
-// SM predicts for wide N (gate_up: -30 %) and faster for long K (down: +35 %: the model charges
-// each SM its padded 128-row tile's MMA work at the calibrated fp8 peak, 64 us for Qwen2.5's
-// 128x128x18944 tile against 48 us measured; no split-K there, no Memset in the kernel names).
-// This guards today's level (12.4 % / 36.0 %) against regressions; it is not the target.
-TEST_CASE("row-scaled FP8 stays at today's level (known miss of the issue-12 target)") {
-  const Stats s = report("scaled_row");
-  CHECK(s.median <= 0.13);
-  CHECK(s.p90 <= 0.37);
+// Row-scaled FP8 (_scaled_mm with per-token x per-channel scales): cuBLASLt's one-128x128-tile
+// ovscale kernel, priced with the two shares fit_quant.py fitted on FIT_SHAPES (one wave: a CTA's
+// padded K loop at 73 % of its SM's datasheet fp8 rate; the weight stream at 51 % of the read
+// rate). Held out: the other six shapes. It does NOT meet the issue-12 target: at M <= 64 with
+// >= 48 CTAs the same kernel runs up to 1.5x longer than at M = 128 (Nsight Compute,
+// h200-quant2/ncu.csv: the same tensor-pipe work, 4.7x the long-scoreboard stalls at M = 16, DRAM
+// at 36 % of peak against 57 %), which the model has no term for. This guards the level the fit
+// reached (held out 11.2 % / 22.4 % against 11.5 % / 35.8 % before it) against regressions.
+TEST_CASE("row-scaled FP8 on held-out shapes: the fitted one-wave model (known miss of the issue-12 target)") {
+  const Stats held = report("scaled_row");
+  report("scaled_row_fit");
+  report("sweep_row");
+  CHECK(held.n == 54);
+  CHECK(held.median <= ROW_MEDIAN);
+  CHECK(held.p90 <= ROW_P90);
+}
+
+// h200-quant2, nothing fitted: DeepSeek-style block-scaled FP8 (1x128 x 128x128 scales; priced as
+// the row-scaled kernel's 128x128 tile: median 9.0 % / p90 43 %, against 21 % / 48 % with the
+// plain tile chooser; the misses are small-M shapes where cuBLASLt splits K), INT8
+// torch._int_mm (CUTLASS's sm80 i16832 kernel on the H200, not a Hopper wgmma one: about 950
+// TOP/s at large M, half the int8 peak the model takes: 37 % median, NOT met) and the
+// tensor-scaled K/N sweeps. Reported, and guarded at today's level where it is near the target.
+TEST_CASE("block-scaled FP8, INT8 W8A8 and the FP8 sweeps (h200-quant2, nothing fitted)") {
+  CHECK(report("scaled_block").median <= BLOCK_MEDIAN);
+  CHECK(report("sweep_tensor").median <= SWEEP_TENSOR_MEDIAN);
+  report("int8_mm");
+  report("int8_mm_scaled");
+  report("act_quant_group");
 }
 
 // The activation-quantization cases were measured as torch.compile(dynamic=True) kernels, not the

@@ -6,11 +6,11 @@
 #include "perfmodel/errors.hpp"
 
 #include "perfmodel/calibration.hpp"
-#include "calibration_profiles.hpp"
+#include "catalogue/calibration_profiles.hpp"
 #include "catalogue/calibration_error_bands.hpp"
 #include "quant/quant_calibration_io.hpp"
 #include "catalogue/yaml_reader.hpp"
-#include "collective_calibration.hpp"
+#include "catalogue/collective_calibration.hpp"
 
 namespace perfmodel {
 

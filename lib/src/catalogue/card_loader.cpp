@@ -3,7 +3,7 @@
 
 #include "perfmodel/catalogue.hpp"
 #include "catalogue/yaml_reader.hpp"
-#include "interconnect_loader.hpp"
+#include "catalogue/interconnect_loader.hpp"
 
 namespace perfmodel {
 

@@ -38,10 +38,37 @@ KernelTimes weight_only_gemm_cost(const Op& op, const Roofs& r, const Tile*) {
 // (per-token x per-channel, "ovscale" in the kernel names) on Hopper come in one 128x128 tile
 // without split-K (every row-wise case of h200-quant, M = 1..4096): few rows leave most SMs
 // without a tile, so small-M row-wise products stream their weights through fewer SMs.
+// h200-quant2's K and N sweeps at M = 16 and 128 give that kernel's two rates:
+//  - one wave (tiles <= SMs): each CTA walks ceil(K/128) steps of a padded 128x128x128 MMA alone
+//    on its SM; the time is linear in K at 0.31-0.33 us a step whatever N (32 CTAs: 6.9 us at
+//    K = 1024 to 74 us at 28672), about 87 % of an SM's datasheet fp8 rate at 1980 MHz, above the
+//    calibrated whole-card fp8 peak (measured on a power-capped 8192^3 product; the fit over all
+//    one-wave shapes, padded M = 16 included, lands at 73 %);
+//  - the weight stream of this kernel reaches about half the read rate (wide N at M = 16:
+//    2.5 TB/s; tensor-wise cuBLASLt kernels on the same shapes 3.4-3.9).
+// Both shares were fitted by validation/scripts/quant/fit_quant.py on the fit half of
+// h200-quant's row-wise shapes (its FIT_SHAPES); more than one wave keeps the plain tile plan at
+// the calibrated peak. They are Hopper cuBLASLt constants here, not yet calibration keys.
+constexpr double kRowCtaMmaEfficiency = 0.73;  // of an SM's datasheet fp8 rate, one CTA per SM
+constexpr double kRowStreamEfficiency = 0.51;  // of the DRAM read rate
+
 KernelTimes scaled_gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
   static const Tile row_tile{128, 128};
-  if (!force_tile && op.scaling == Scaling::row && stream_k_capable(r.card)) force_tile = &row_tile;
-  return gemm_cost(op, r, force_tile);
+  // Block-scaled FP8 (1x128 x 128x128) runs the same 128x128x128, 6-stage, cooperative tile
+  // ("..._128x128_128x6_..._coopA_..._Ablk128" in h200-quant2's kernel names), with split-K only
+  // at a few shapes; nothing of it was fitted (h200-quant2 README).
+  const bool tile_128 = op.scaling == Scaling::row || (op.scaling == Scaling::block && op.quant_weight == DType::fp8);
+  const bool forced = !force_tile && tile_128 && stream_k_capable(r.card);
+  if (forced) force_tile = &row_tile;
+  KernelTimes t = gemm_cost(op, r, force_tile);
+  const bool hopper = !r.card.compute_capability.empty() && r.card.compute_capability[0] == '9';
+  if (!forced || !hopper || op.quant_weight != DType::fp8 || !t.tiling) return t;
+  if (t.tiling->tiles <= r.card.sm_count) {
+    const double sm_rate = r.card.peak_flops(Precision::fp8) / r.card.sm_count * kRowCtaMmaEfficiency;
+    t.compute_s = 2.0 * row_tile.m * row_tile.n * t.tiling->k_per_cta / sm_rate;
+  }
+  t.memory_s = with_l2_hit(op, r, stream_memory_s(op, r) / kRowStreamEfficiency);
+  return t;
 }
 
 }  // namespace perfmodel

@@ -64,6 +64,29 @@ void eager_silu_mul(Step& s, const std::string& name, int64_t T, int64_t d, DTyp
   s.ops.push_back(counted(ops::elementwise(name + ".mul", KernelId::mul, T, d, act, 2, 1, 1), count));
 }
 
+// h200-quant2's HF Llama-3-8B FP8 decode steps: 10 kernels per linear (these 9 and the GEMM).
+void eager_fp8_act_quant(Step& s, const std::string& name, int64_t T, int64_t k, DType act, bool dynamic,
+                         bool per_row, int64_t count) {
+  if (dynamic) {
+    s.ops.push_back(counted(ops::elementwise(name + ".abs", KernelId::other, T, k, act, 1, 1, 1), count));
+    Op amax = ops::elementwise(name + ".amax", KernelId::other, T, k, act, 1, 0, 1);
+    amax.kind = OpKind::norm;  // a reduction: per row, or over the whole tensor
+    const int64_t scales = per_row ? T : 1;
+    amax.bytes_written = static_cast<double>(scales) * bytes_of(act);
+    s.ops.push_back(counted(amax, count));
+    Op scale = ops::elementwise(name + ".scale", KernelId::other, scales, 1, DType::fp32, 1, 1, 1, 3);
+    scale.passes = 3;  // .to(fp32), .clamp(min=eps), / fp8_max
+    s.ops.push_back(counted(scale, count));
+  }
+  s.ops.push_back(counted(ops::cast(name + ".to_fp32", T, k, act, DType::fp32), count));
+  Op div = ops::elementwise(name + ".div_scale", KernelId::mul, T, k, DType::fp32, 1, 1, 1);
+  div.bytes_read += static_cast<double>(per_row ? T : 1) * 4;
+  div.strided = per_row;  // the (T, 1) scale broadcast over the row
+  s.ops.push_back(counted(div, count));
+  s.ops.push_back(counted(ops::elementwise(name + ".clamp", KernelId::other, T, k, DType::fp32, 1, 1, 2), count));
+  s.ops.push_back(counted(ops::cast(name + ".to_fp8", T, k, DType::fp32, DType::fp8), count));
+}
+
 std::vector<Op> eager_form(const Op& op, bool hf_modules) {
   Step s;
   const int64_t T = op.rows;

@@ -14,5 +14,11 @@ void eager_rmsnorm(Step& s, const std::string& name, int64_t T, int64_t d, DType
 void eager_rotary(Step& s, int64_t T, int64_t width, const std::string& which, DType act, int64_t count, int views);
 // F.silu(a) * b: the activation, an intermediate, then the product: 2 kernels, 5 passes.
 void eager_silu_mul(Step& s, const std::string& name, int64_t T, int64_t d, DType act, int64_t count);
+// Eager FP8 activation quantization of T rows of k before torch._scaled_mm, as torchao's
+// _choose_scale_float8 / _quantize_affine_float8 write it in torch ops: dynamic scales take
+// abs, amax (per row, or of the whole tensor), a cast, clamp and divide of the scales (5 kernels);
+// then x.to(fp32) / scale, clamp and the cast to fp8 (4 kernels). Static scales: those 4 only.
+void eager_fp8_act_quant(Step& s, const std::string& name, int64_t T, int64_t k, DType act, bool dynamic,
+                         bool per_row, int64_t count);
 
 }  // namespace perfmodel

@@ -82,6 +82,12 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
         for (const GraphNode::Part& p : n.parts) {
           if (is_quantized(w) && !n.logits) {  // the LM head stays in the activations' dtype (quant.hpp)
             std::vector<Op> q = quantized_linear(p.name, rows, p.out, n.in, w, n.bias);
+            // FP8 W8A8 with tensor or row scales: eager quantizes x in torch ops, not in one kernel.
+            if (gemm_input(w) == DType::fp8 && w.quant.scaling != Scaling::block) {
+              eager_fp8_act_quant(s, p.name + "_quant", rows, n.in, act, w.quant.act_quant == ActQuant::dynamic,
+                                  w.quant.scaling == Scaling::row, n.count);
+              q.erase(q.begin(), q.end() - 1);  // keep the GEMM
+            }
             q.back().framework_calls = n.framework_views;
             for (Op& op : q) s.ops.push_back(counted(std::move(op), n.count));
             continue;

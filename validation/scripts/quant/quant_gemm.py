@@ -161,6 +161,16 @@ def q_row_dyn(x):
     return (x.float() / s).clamp(-FP8_MAX, FP8_MAX).to(FP8), s
 
 
+def q_group_dyn(x):
+    """Per 1x128 group (DeepSeek-V3 activations): the scales in the column-major (K/128 x M) layout
+    _scaled_mm's block-scaled path takes (a copy), as vLLM's per_token_group_quant writes them."""
+    m, k = x.shape
+    g = x.float().reshape(m, k // 128, 128)
+    s = g.abs().amax(-1, keepdim=True).clamp(min=1e-12) / FP8_MAX
+    q = (g / s).clamp(-FP8_MAX, FP8_MAX).to(FP8).reshape(m, k)
+    return q, s.reshape(m, k // 128).t().contiguous().t()
+
+
 def q_tensor_static(x, s):
     return (x.float() / s).clamp(-FP8_MAX, FP8_MAX).to(FP8)
 
@@ -171,7 +181,8 @@ COMPILED = {}
 def act_case(m, k, mode, impl):
     """Activation quantization of an M x K bf16 tensor to e4m3: mode tensor_dynamic | row_dynamic |
     tensor_static; impl compile | eager."""
-    f = {"tensor_dynamic": q_tensor_dyn, "row_dynamic": q_row_dyn, "tensor_static": q_tensor_static}[mode]
+    f = {"tensor_dynamic": q_tensor_dyn, "row_dynamic": q_row_dyn, "tensor_static": q_tensor_static,
+         "group_dynamic": q_group_dyn}[mode]
     if impl == "compile":
         if mode not in COMPILED:
             COMPILED[mode] = torch.compile(f, dynamic=True)
@@ -179,7 +190,8 @@ def act_case(m, k, mode, impl):
     scaling, aq = mode.split("_")
     case = dict(name=f"act_quant_{mode}_{impl}_m{m}_k{k}", kernel="act_quant", dtype="fp8", scaling=scaling,
                 act_quant=aq, implementation=f"torch.{impl}", m=m, k=k, n=0, rows=m, cols=k, flops=0,
-                bytes=3 * m * k + (4 * m if scaling == "row" else 4), group_size=0)
+                bytes=3 * m * k + {"row": 4 * m, "group": 4 * m * (k // 128)}.get(scaling, 4),
+                group_size=128 if scaling == "group" else 0)
     static = mode == "tensor_static"
 
     def make_set():
@@ -189,7 +201,10 @@ def act_case(m, k, mode, impl):
     def check(s):
         out = f(*s)
         q, sc = (out, s[1]) if static else out
-        deq = q.double() * sc.double()
+        sc = sc.double()
+        if sc.dim() == 2 and sc.shape[1] != q.shape[1]:  # 1x128 groups
+            sc = sc.repeat_interleave(q.shape[1] // sc.shape[1], dim=1)
+        deq = q.double() * sc
         ref = s[0].double()
         if static:
             ref = ref.clamp(-FP8_MAX * 0.01, FP8_MAX * 0.01)
@@ -240,6 +255,28 @@ def stack_case(dtype, batch, layers=32):
     return case, fn, ws
 
 
+def run_one(case, make_set, fn, check, set_bytes, tol, case_seconds):
+    """One case as the harness runs it: correctness on a fresh set, kernel names, hot timing. A case
+    that fails its check is timed all the same (same kernel, same bytes) and flagged correct false."""
+    out = dict(case, ok=False, correct=False, error="", measured_s=None)
+    try:
+        s = make_set()
+        rel, mx = check(s)
+        out.update(max_rel_error=rel, max_abs_over_rms=mx, correct=bool(rel <= tol and mx <= 10 * tol))
+        if not out["correct"]:
+            out["error"] = f"check failed: rel {rel:.3g} (tol {tol}), max/rms {mx:.3g}"
+        names = harness.kernel_names(fn, s)
+        out["kernels_per_launch"] = len(names)
+        out["kernel_names"] = sorted(set(names))
+        del s
+        out.update(harness.time_case(make_set, fn, set_bytes, case_seconds))
+        out["ok"] = True
+    except Exception as e:
+        out["error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:300] if str(e) else ''}"
+    torch.cuda.empty_cache()
+    return out
+
+
 def plan():
     """Every case in priority order: Llama-3-8B and Qwen2.5-7B first, Llama-3-70B last."""
     out = []
@@ -264,18 +301,32 @@ def plan():
     return merged + acts
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("out")
-    ap.add_argument("--part", default="0/1")
-    ap.add_argument("--budget", type=float, default=200.0)
-    ap.add_argument("--case-seconds", type=float, default=0.08)
-    ap.add_argument("--stacks", action="store_true", help="this part also runs the layer stacks (first)")
-    a = ap.parse_args()
-    part, parts = (int(v) for v in a.part.split("/"))
-    os.makedirs(a.out, exist_ok=True)
+def measure_items(items, make, cases, log, save, deadline, case_seconds):
+    """Each planned item: make(item) -> gemm_case's tuple, run_one, appended to `cases`, logged and
+    saved; a setup that raises is recorded (ok false); stops at `deadline` (perf_counter)."""
+    for it in items:
+        if time.perf_counter() > deadline:
+            log("budget spent: stopping")
+            break
+        try:
+            case, make_set, fn, check, set_bytes, tol = make(it)
+        except Exception as e:
+            cases.append(dict(name=str(it), ok=False, correct=False, error=f"{type(e).__name__}: {str(e)[:300]}"))
+            log(f"{it} setup failed: {e}")
+            save()
+            continue
+        out = run_one(case, make_set, fn, check, set_bytes, tol, case_seconds)
+        cases.append(out)
+        log(f"{out['name']} {out['measured_s']} k={out.get('kernels_per_launch')} {out['error']}")
+        save()
+
+
+def start_run(out, log_name, case_seconds):
+    """Opens OUT/log_name, sets the harness up (MIN_SAMPLES=5) and returns (log, meta, t0): log
+    prints and appends a line stamped with the seconds since t0; meta names device and software."""
+    os.makedirs(out, exist_ok=True)
     t0 = time.perf_counter()
-    logf = open(f"{a.out}/run-{part}.log", "a")
+    logf = open(f"{out}/{log_name}", "a")
 
     def log(msg):
         line = f"[{time.perf_counter() - t0:7.1f}s] {msg}"
@@ -287,9 +338,21 @@ def main():
     torch._dynamo.config.cache_size_limit = 64
     meta = {"device": harness.device_meta(), "torch": torch.__version__, "cuda_runtime": torch.version.cuda,
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-            "part": a.part, "cuda_visible_devices": os.environ.get("CUDA_VISIBLE_DEVICES", ""),
-            "harness": "validation/scripts/production/harness.py with MIN_SAMPLES=5, "
-                       f"case limit {a.case_seconds} s"}
+            "harness": f"validation/scripts/production/harness.py with MIN_SAMPLES=5, case limit {case_seconds} s"}
+    return log, meta, t0
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("out")
+    ap.add_argument("--part", default="0/1")
+    ap.add_argument("--budget", type=float, default=200.0)
+    ap.add_argument("--case-seconds", type=float, default=0.08)
+    ap.add_argument("--stacks", action="store_true", help="this part also runs the layer stacks (first)")
+    a = ap.parse_args()
+    part, parts = (int(v) for v in a.part.split("/"))
+    log, meta, t0 = start_run(a.out, f"run-{part}.log", a.case_seconds)
+    meta.update(part=a.part, cuda_visible_devices=os.environ.get("CUDA_VISIBLE_DEVICES", ""))
     log(f"meta {json.dumps(meta)}")
     res = {"schema_version": 1, "meta": meta, "cases": [], "stacks": [], "probes": []}
 
@@ -329,39 +392,8 @@ def main():
 
     items = plan()[part::parts]
     log(f"{len(items)} cases")
-    for it in items:
-        if time.perf_counter() - t0 > a.budget:
-            log("budget spent: stopping")
-            break
-        try:
-            if it[0] == "gemm":
-                case, make_set, fn, check, set_bytes, tol = gemm_case(*it[1:])
-            else:
-                case, make_set, fn, check, set_bytes, tol = act_case(*it[1:])
-        except Exception as e:
-            res["cases"].append(dict(name=str(it), ok=False, correct=False, error=f"{type(e).__name__}: {str(e)[:300]}"))
-            log(f"{it} setup failed: {e}")
-            save()
-            continue
-        out = dict(case, ok=False, correct=False, error="", measured_s=None)
-        try:
-            s = make_set()
-            rel, mx = check(s)
-            out.update(max_rel_error=rel, max_abs_over_rms=mx, correct=bool(rel <= tol and mx <= 10 * tol))
-            if not out["correct"]:  # timed all the same (same kernel, same bytes), flagged: correct false
-                out["error"] = f"check failed: rel {rel:.3g} (tol {tol}), max/rms {mx:.3g}"
-            names = harness.kernel_names(fn, s)
-            out["kernels_per_launch"] = len(names)
-            out["kernel_names"] = sorted(set(names))
-            del s
-            out.update(harness.time_case(make_set, fn, set_bytes, a.case_seconds))
-            out["ok"] = True
-        except Exception as e:
-            out["error"] = f"{type(e).__name__}: {str(e).splitlines()[0][:300] if str(e) else ''}"
-        torch.cuda.empty_cache()
-        res["cases"].append(out)
-        log(f"{out['name']} {out['measured_s']} k={out.get('kernels_per_launch')} {out['error']}")
-        save()
+    measure_items(items, lambda it: gemm_case(*it[1:]) if it[0] == "gemm" else act_case(*it[1:]), res["cases"], log,
+                  save, t0 + a.budget, a.case_seconds)
     log("done")
 
 

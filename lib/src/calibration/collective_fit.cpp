@@ -5,7 +5,8 @@
 #include <map>
 #include <sstream>
 
-#include "collective_tuning.hpp"
+#include "cost/collective_tuning.hpp"
+#include "perfmodel/stats.hpp"
 #include "perfmodel/collective.hpp"
 #include "perfmodel/errors.hpp"
 
@@ -48,13 +49,6 @@ struct LineFit {
     return x0 > 0 && x1 > 0;  // a latency and a time per byte: both positive, else left unmeasured
   }
 };
-
-double median(std::vector<double> v) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  const size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
-}
 
 bool held_out(double bytes) { return static_cast<long long>(std::llround(std::log2(bytes))) % 2 != 0; }
 
@@ -136,9 +130,9 @@ CollectiveFit fit_collectives(const Card& card, const std::vector<CollectiveSamp
     }
     fit.checks.push_back(c);
   }
-  fit.held_out_median_abs_error = median(err);
+  fit.held_out_median_abs_error = quantile(err, 0.5);
   fit.held_out_max_abs_error = err.empty() ? 0 : *std::max_element(err.begin(), err.end());
-  fit.uncalibrated_median_abs_error = median(err_nccl);
+  fit.uncalibrated_median_abs_error = quantile(err_nccl, 0.5);
   return fit;
 }
 

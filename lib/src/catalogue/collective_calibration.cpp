@@ -1,5 +1,5 @@
 // `collectives:` in hardware/<card>.calibration.yaml (docs/calibration.md).
-#include "collective_calibration.hpp"
+#include "catalogue/collective_calibration.hpp"
 
 #include <cstdio>
 #include <sstream>

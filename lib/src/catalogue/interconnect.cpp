@@ -2,7 +2,7 @@
 #include <cmath>
 #include <cstdint>
 
-#include "interconnect_loader.hpp"
+#include "catalogue/interconnect_loader.hpp"
 
 namespace perfmodel {
 

@@ -7,7 +7,7 @@
 #include <cmath>
 #include <limits>
 
-#include "collective_tuning.hpp"
+#include "cost/collective_tuning.hpp"
 #include "perfmodel/collective.hpp"
 #include "perfmodel/errors.hpp"
 

@@ -1,6 +1,6 @@
 // NCCL 2.28.9's tuning model on a card (collective_tuning.hpp). Every constant below is NCCL's
 // (src/graph/tuning.cc: ncclTunerConstantsDefaults, ncclTopoTuneModel); GB/s and us there.
-#include "collective_tuning.hpp"
+#include "cost/collective_tuning.hpp"
 
 #include <algorithm>
 #include <cmath>

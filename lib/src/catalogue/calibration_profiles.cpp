@@ -1,6 +1,6 @@
 // The `profiles:` section of a calibration file <-> ProfileCalibration (docs/calibration.md,
 // "profiles"): per implementation profile, what its own kernels cost on the card.
-#include "calibration_profiles.hpp"
+#include "catalogue/calibration_profiles.hpp"
 
 #include <algorithm>
 #include <cmath>
