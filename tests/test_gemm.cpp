@@ -2,6 +2,9 @@
 // tile that fits shared memory and the tiled matmul's loads (seed 000 practice).
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <tuple>
+
 #include "perfmodel/gemm_tiling.hpp"
 #include "perfmodel/ops.hpp"
 #include "perfmodel/price.hpp"
@@ -128,4 +131,54 @@ TEST_CASE("stream-K candidates: a tile the split-K search passes over wins once 
   CHECK(plan.k_per_cta == test::approx(3584.0 * 72 / 132));
   // Without stream-K (fixup_rate 0) the split-K plan stands.
   CHECK(best_plan(200, 4608, 3584, 1, 132, peak, 0).split_k == split.split_k);
+}
+
+TEST_CASE("cheapest_plan: the least priced plan over one candidate set for every M (issue 14)") {
+  const double peak = 800e12, fixup_rate = 64.0 * 1.98e9;
+  PlanCosts costs;
+  costs.fixed_s = 1.8e-6;
+  costs.per_1024_k_s = 0.5e-6;
+  costs.split_k_s = 1.4e-6;
+  for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{1, 4096, 4096},
+                         {128, 1536, 384},
+                         {200, 4608, 3584},
+                         {4096, 4096, 4096}}) {
+    CAPTURE(m);
+    costs.memory_s = 2.0 * (m * k + n * k + m * n) / 4e12;
+    const TilePlan best = cheapest_plan(m, n, k, 1, 132, peak, fixup_rate, costs);
+    // Priced by hand: fixed + per-K walk + the split's reduction + max(compute, memory).
+    const double split_cost = best.split_k > 1 ? costs.split_k_s : 0.0;
+    CHECK(costs.priced_s(best) == test::approx(costs.fixed_s + costs.per_1024_k_s * best.k_per_cta / 1024 + split_cost +
+                                               std::max(best.compute_time_s, costs.memory_s)));
+    // No tile and split of the set prices lower (an unsplit grid that leaves SMs idle is split
+    // instead when K allows it: not in the set).
+    const int64_t max_split = std::min<int64_t>(k / 256, 132);
+    for (const Tile& t : default_tiles())
+      for (int64_t s = 1; s <= max_split; s *= 2) {
+        const TilePlan p = plan_tile(m, n, k, 1, t, 132, peak, s);
+        if (s == 1 && max_split > 1 && p.tiles < 132) continue;
+        CHECK(costs.priced_s(best) <= costs.priced_s(p) * (1 + 1e-12));
+      }
+  }
+  // A decode GEMV keeps a split-K plan and its reduction (cuBLAS's splitKreduce): its tiles alone
+  // leave most SMs idle, and with no full wave there is nothing for stream-K to stream behind.
+  costs.memory_s = 2.0 * 4096 * 4096 / 4e12;
+  const TilePlan gemv = cheapest_plan(1, 4096, 4096, 1, 132, peak, fixup_rate, costs);
+  CHECK(gemv.split_k > 1);
+  CHECK_FALSE(gemv.stream_k);
+  // The prefill case that dropped: baby-gpt's c_proj (K = 1536) at M = 128 priced above M = 256
+  // (25.9 and 17.3 us) while the plan was picked by compute time. Now the price can drop as M
+  // grows only where an unsplit grid first fills the SMs, and by no more than the split's
+  // reduction it no longer pays (gemm_tiling.cpp; here once, at M = 5520, by 0.84 us).
+  double last = 0;
+  int drops = 0;
+  for (int64_t m = 16; m <= 8192; m += 16) {
+    CAPTURE(m);
+    costs.memory_s = 2.0 * (m * 1536 + 384 * 1536 + m * 384) / 4e12;
+    const double t = costs.priced_s(cheapest_plan(m, 384, 1536, 1, 132, peak, fixup_rate, costs));
+    CHECK(t >= last - costs.split_k_s);
+    drops += t < last * (1 - 1e-12);
+    last = t;
+  }
+  CHECK(drops <= 1);
 }

@@ -56,8 +56,32 @@ TilePlan with_stream_k(const TilePlan& plan, int64_t k, int sm_count, double pea
 // (bytes/s one SM writes and reads back partial sums at: stream-K capable), any default tile
 // with its partial last wave streamed along K (a tile the split-K search passes over can win
 // once its idle SMs take a share of K: 200 x 4608 x 3584 on 132 SMs runs 72 128x128 tiles).
+// The calibration fit's plan (calibration_fit.cpp: it fits the fixed costs cheapest_plan weighs,
+// so it cannot price them yet); price() runs cheapest_plan.
 TilePlan best_plan(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_count, double peak_flops,
                    double fixup_rate);
+
+// What a GEMM's price adds to a plan's compute time (gemm_cost.cpp): a plan is priced
+// fixed_of(plan) + max(plan compute, memory), the cost the model then reports.
+struct PlanCosts {
+  double fixed_s = 0;       // every plan: launch floor, prologue and epilogue
+  double per_1024_k_s = 0;  // per 1024 of K one CTA walks (its K loop's pipeline latency)
+  double split_k_s = 0;     // a split-K plan's reduction kernel
+  double memory_s = 0;      // the operand stream, the same for every plan
+  double fixed_of(const TilePlan& p) const;
+  double priced_s(const TilePlan& p) const;
+};
+
+// The plan a library that picks by predicted time runs (cuBLASLt's heuristics rank candidates by
+// their estimated time; issue 14: a choice by compute time alone made prefill steps faster as the
+// batch grew). Candidates: every default tile with every power-of-two split-K up to
+// min(K / 256, SMs), and, when `fixup_rate` > 0 (cuBLAS on Hopper), every tile's stream-K hybrid
+// (a partial last wave streamed behind at least one full wave), an unsplit grid that leaves SMs
+// idle being split instead (gemm_tiling.cpp says why). The least priced_s wins (ties: the earlier
+// candidate: larger tiles, fewer splits). Each candidate's price is non-decreasing in M, so the
+// least of them is too, except where that one rule adds the unsplit grid as M grows.
+TilePlan cheapest_plan(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_count, double peak_flops,
+                       double fixup_rate, const PlanCosts& costs);
 
 // Largest power-of-two square tile t with three t x t tiles (A, B and the accumulator C) in
 // `smem_bytes` (seed 000 practice: 128 for bf16 in 100 KB).

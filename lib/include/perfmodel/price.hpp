@@ -132,8 +132,9 @@ struct OpCost {
 // `force_tile` prices a GEMM with that CTA tile instead of the best one.
 // GEMM scheduling helpers shared with the calibration fit.
 bool stream_k_capable(const Card& card);
-// The plan price() runs a GEMM with on `card` (best_plan with the card's stream-K capability and
-// an SM's L2 port, 64 B per clock, for the partial sums).
+// The calibration fit's GEMM plan on `card` (best_plan with the card's stream-K capability and an
+// SM's L2 port, 64 B per clock, for the partial sums); price() runs the cheapest priced plan
+// (gemm_cost.cpp, cheapest_plan).
 TilePlan gemm_plan(const Card& card, int64_t m, int64_t n, int64_t k, int64_t batch, double peak_flops);
 
 OpCost price(const Op& op, const Roofs& roofs, Impl impl, const Tile* force_tile = nullptr);

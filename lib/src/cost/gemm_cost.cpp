@@ -13,29 +13,43 @@ bool stream_k_capable(const Card& card) {
          std::atoi(card.compute_capability.c_str()) >= 9;
 }
 
+namespace {
+// One fp32 partial tile is written and read back at an SM's L2 port (64 B per clock); 0: the
+// card runs no stream-K.
+double fixup_rate(const Card& card) { return stream_k_capable(card) ? 64.0 * card.tensor_clock_hz : 0.0; }
+}  // namespace
+
 TilePlan gemm_plan(const Card& card, int64_t m, int64_t n, int64_t k, int64_t batch, double peak_flops) {
-  // One fp32 partial tile is written and read back at an SM's L2 port (64 B per clock).
-  const double fixup_rate = stream_k_capable(card) ? 64.0 * card.tensor_clock_hz : 0.0;
-  return best_plan(m, n, k, batch, card.sm_count, peak_flops, fixup_rate);
+  return best_plan(m, n, k, batch, card.sm_count, peak_flops, fixup_rate(card));
 }
 
 KernelTimes gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
   if (op.flops <= 0) return stream_cost(op, r, force_tile);
   const Card& card = r.card;
   const double peak = effective_peak(r, op.precision);
-  KernelTimes t;
-  t.tiling = force_tile ? plan_tile(op.gemm.m, op.gemm.n, op.gemm.k, op.gemm.batch, *force_tile, card.sm_count, peak)
-                        : gemm_plan(card, op.gemm.m, op.gemm.n, op.gemm.k, op.gemm.batch, peak);
-  t.compute_s = t.tiling->compute_time_s;
-  // GEMV-shaped products (a few rows) run as dot products, not padded MMA tiles.
-  if (op.gemm.m <= 8) t.compute_s = op.flops / peak;
-  // Prologue and epilogue, and the K loop one CTA walks (its pipeline latency is not hidden
-  // behind a weight stream): fitted on the calibration's M and K ramps.
-  t.fixed_s = op.launches * r.kernel_floor_s + r.gemm_fixed_s + r.gemm_fixed_per_k_s * t.tiling->k_per_cta / 1024.0;
-  if (t.tiling->split_k > 1) t.fixed_s += r.kernel_floor_s + r.pass_latency_s;
   // The weight stream runs at the fitted share of a copy's read rate (its loads wait on the MMA
   // pipeline, not only on DRAM).
-  t.memory_s = with_l2_hit(op, r, stream_memory_s(op, r) / r.gemm_stream_efficiency);
+  PlanCosts costs;
+  costs.memory_s = with_l2_hit(op, r, stream_memory_s(op, r) / r.gemm_stream_efficiency);
+  // Prologue and epilogue, and the K loop one CTA walks (its pipeline latency is not hidden
+  // behind a weight stream): fitted on the calibration's M and K ramps. A split-K plan pays its
+  // reduction kernel (floor + one sweep) on top.
+  costs.fixed_s = op.launches * r.kernel_floor_s + r.gemm_fixed_s;
+  costs.per_1024_k_s = r.gemm_fixed_per_k_s;
+  costs.split_k_s = r.kernel_floor_s + r.pass_latency_s;
+  KernelTimes t;
+  // The plan is the one whose price is least (issue 14: chosen by compute time alone, prefill
+  // steps got faster as the batch grew).
+  t.tiling = force_tile ? plan_tile(op.gemm.m, op.gemm.n, op.gemm.k, op.gemm.batch, *force_tile, card.sm_count, peak)
+                        : cheapest_plan(op.gemm.m, op.gemm.n, op.gemm.k, op.gemm.batch, card.sm_count, peak,
+                                        fixup_rate(card), costs);
+  t.compute_s = t.tiling->compute_time_s;
+  // GEMV-shaped products (a few rows) run as dot products, not padded MMA tiles. The plan is still
+  // chosen by its tiles' time: that is what tells a plan of few CTAs (one SM per output tile,
+  // each walking all of K) from the split-K one cuBLAS runs there.
+  if (op.gemm.m <= 8) t.compute_s = op.flops / peak;
+  t.memory_s = costs.memory_s;
+  t.fixed_s = costs.fixed_of(*t.tiling);
   return t;
 }
 

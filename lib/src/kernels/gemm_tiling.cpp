@@ -101,14 +101,17 @@ TilePlan best_tile(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_count,
   return plan_tile(m, n, k, batch, best, sm_count, peak_flops, best_split);
 }
 
-TilePlan with_stream_k(const TilePlan& plan, int64_t k, int sm_count, double peak_flops, double fixup_s) {
+namespace {
+// The stream-K hybrid of `plan` (full waves tile by tile, the partial last wave split along K over
+// all SMs, one partial-tile fix-up), whether or not it is faster; `plan` itself when it has no
+// partial wave to stream or is split-K.
+TilePlan streamed(const TilePlan& plan, int64_t k, int sm_count, double peak_flops, double fixup_s) {
   const int64_t full_waves = plan.tiles / sm_count;
   const int64_t rem = plan.tiles - full_waves * sm_count;
   if (rem == 0 || plan.split_k > 1) return plan;
   const double k_slice = std::ceil(static_cast<double>(k) / plan.split_k);
   const double tile_time = 2.0 * plan.tile.m * plan.tile.n * k_slice / (peak_flops / sm_count * plan.tile_efficiency);
   const double t = full_waves * tile_time + static_cast<double>(rem) * tile_time / sm_count + fixup_s;
-  if (t >= plan.compute_time_s) return plan;
   TilePlan s = plan;
   s.compute_time_s = t;
   s.stream_k = true;
@@ -118,19 +121,68 @@ TilePlan with_stream_k(const TilePlan& plan, int64_t k, int sm_count, double pea
   return s;
 }
 
+// One fp32 partial tile written and read back at an SM's L2 port.
+double fixup_time_s(const Tile& t, double fixup_rate) { return 2.0 * static_cast<double>(t.m * t.n) * 4.0 / fixup_rate; }
+}  // namespace
+
+TilePlan with_stream_k(const TilePlan& plan, int64_t k, int sm_count, double peak_flops, double fixup_s) {
+  const TilePlan s = streamed(plan, k, sm_count, peak_flops, fixup_s);
+  return s.compute_time_s < plan.compute_time_s ? s : plan;
+}
+
 TilePlan best_plan(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_count, double peak_flops,
                    double fixup_rate) {
   TilePlan best = best_tile(m, n, k, batch, sm_count, peak_flops);
   if (!(fixup_rate > 0)) return best;
   // Skinny products (one row of 128-row tiles: decode GEMVs) run split-K kernels; only their
   // winner may stream its partial wave.
-  if (m <= 128) return with_stream_k(best, k, sm_count, peak_flops, 2.0 * static_cast<double>(best.tile.m * best.tile.n) * 4.0 / fixup_rate);
+  if (m <= 128) return with_stream_k(best, k, sm_count, peak_flops, fixup_time_s(best.tile, fixup_rate));
   for (const Tile& t : default_tiles()) {
-    const double fixup_s = 2.0 * static_cast<double>(t.m * t.n) * 4.0 / fixup_rate;  // fp32 partial tile out and in
-    const TilePlan s = with_stream_k(plan_tile(m, n, k, batch, t, sm_count, peak_flops), k, sm_count, peak_flops, fixup_s);
+    const TilePlan s = with_stream_k(plan_tile(m, n, k, batch, t, sm_count, peak_flops), k, sm_count, peak_flops,
+                                     fixup_time_s(t, fixup_rate));
     if (s.compute_time_s < best.compute_time_s * (1 - 1e-9)) best = s;
   }
   return best;
+}
+
+double PlanCosts::fixed_of(const TilePlan& p) const {
+  return fixed_s + per_1024_k_s * p.k_per_cta / 1024.0 + (p.split_k > 1 ? split_k_s : 0.0);
+}
+
+double PlanCosts::priced_s(const TilePlan& p) const { return fixed_of(p) + std::max(p.compute_time_s, memory_s); }
+
+TilePlan cheapest_plan(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_count, double peak_flops,
+                       double fixup_rate, const PlanCosts& costs) {
+  // Slices at least 256 deep and at most one per SM: bounded by K and the card, never by M.
+  const int64_t max_split = std::max<int64_t>(1, std::min<int64_t>(k / 256, sm_count));
+  std::optional<TilePlan> best;
+  double best_s = 0;
+  auto consider = [&](const TilePlan& p) {
+    const double t = costs.priced_s(p);
+    if (!best || t < best_s * (1 - 1e-12)) {
+      best = p;
+      best_s = t;
+    }
+  };
+  for (const Tile& t : default_tiles())
+    for (int64_t split = 1; split <= max_split; split *= 2) {
+      const TilePlan p = plan_tile(m, n, k, batch, t, sm_count, peak_flops, split);
+      // cuBLAS on Hopper splits a grid that leaves SMs idle along K and reduces it with
+      // splitKreduce (h200-production's skinny GEMMs; h200x2-tp's K-halved decode projections,
+      // where the unsplit 64x64 grid priced 1-2 us under them). The model's stream runs at one
+      // rate however few CTAs issue it, so that unsplit grid is not offered. Known cost: at the M
+      // where a tile's grid first fills the SMs the split's reduction drops out of the price
+      // (a step of at most floor + one sweep; none over tests/test_properties.cpp's grid).
+      if (split == 1 && fixup_rate > 0 && max_split > 1 && p.tiles < sm_count) continue;
+      consider(p);
+      // The stream-K hybrid streams a partial wave behind full ones. With no full wave the
+      // product is split-K's (cuBLAS adds a splitKreduce kernel there: h200-production's small-M
+      // and small-N GEMMs); streaming all of it would price no reduction and run 20-30 % under
+      // the measured skinny GEMMs.
+      if (split == 1 && fixup_rate > 0 && p.tiles >= sm_count)
+        consider(streamed(p, k, sm_count, peak_flops, fixup_time_s(t, fixup_rate)));
+    }
+  return *best;
 }
 
 int64_t max_square_tile(double smem_bytes, double bytes_per_element) {
