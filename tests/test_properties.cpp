@@ -7,7 +7,12 @@
 //  - AI(b) <= AI_max (seed 004: the intensity approaches AI_max from below as b grows).
 #include <doctest/doctest.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -165,46 +170,63 @@ TEST_CASE("fused decode attention: 20 and 40 heads at batch 1 grow with the cont
   }
 }
 
-// Known, and most likely what FlashAttention-2 itself does; reported, not failed. Over this grid
-// the fused decode attention drops in 57 of 4158 steps (6 as the context grows, by up to 3 %; 51
-// as the batch grows, by up to 30 %), every one where FA2's split rule picks fewer splits for the
-// larger shape: the price falls by the combine's walk over the splits it no longer merges
-// (combine_per_split 0.227 us, fitted on measured split counts 2-64). The issue's example is one:
-// Qwen2.5-0.5B (2 KV heads, head dim 64) at 24576 keys runs 96 splits at batch 1 and 48 at batch 2,
-// 33.1 and 25.1 us a layer, so `perfmodel decode --model qwen2.5-0.5b --card h200 --ctx 24576`
-// gives 1.612 ms at batch 1 and 1.421 ms at batch 2.
-// A per-CTA stream rate (Little's law: few CTAs in flight pull less than DRAM gives) does not
-// explain these drops: the larger shape keeps >= 144 CTAs in flight in every one, and removing all
-// of them would need <= 4.5 GB/s per CTA, while the even production decode cases need >= ~50 GB/s
-// (their least-squares rate, 65.5 GB/s, is set by the one case under 232 CTAs). The measured pair
-// b1 ctx4096 kv8 (32 splits, 19.28 us) and b1 ctx8192 kv4 (64 splits, 24.43 us) of
-// h200-production, both 256 CTAs of one KV block, put >= 0.10 us on each further split after the
-// doubled KV stream, so FA2 should also run b2 (64 splits) faster than b1 (128 splits) at 2 KV
-// heads, head dim 128, 16384 keys. Not measured yet: may_fail until a device run settles it.
-TEST_CASE("fused decode attention never gets faster as the context or the batch grows" * doctest::may_fail()) {
+// The production decode kernel is NOT monotone, and the model follows it. FlashAttention-2's split
+// rule picks fewer splits for some larger shapes, and the kernel then runs faster: PyTorch's SDPA
+// flash decode on the H200, 225 cases around the model's drops (validation/results/
+// h200-decode-monotone, nothing fitted on them), drops in 13 of 360 steps up in batch or context,
+// by up to 20 % (1 KV head, head dim 128, 16384 keys: 34.7 us at batch 2, 27.8 us at batch 3).
+// The model prices the same rule (the combine walks each split it merges, 0.227 us a split), so
+// "never faster" would be a wrong prediction there. The issue's example is this mechanism:
+// Qwen2.5-0.5B at 24576 keys runs 96 splits at batch 1 and 48 at batch 2. What is checked
+// instead, on the measured grid: the kernel's clear drops (> 5 %) are all predicted, the model's
+// own drops where the kernel does not drop stay small, and the times stay within the fused
+// profile's decode error (python3 validation/scripts/production/compare_decode_monotone.py).
+TEST_CASE("fused decode attention drops where FlashAttention-2 drops (h200-decode-monotone)") {
   const Card h200 = test::catalogue().card("h200");
   const Calibration cal = load_calibration(test::catalogue().calibration_path("h200"));
   const Roofs roofs = make_roofs(h200, &cal, Impl::fused);
-  int checked = 0;
-  for (int64_t kv_heads : {1, 2, 4, 5, 8, 10, 16, 20, 32, 40, 64})
-    for (int64_t group : {1, 4, 8}) {
-      const int64_t heads = kv_heads * group;
-      for (int64_t head_dim : {64, 128}) {
-        std::vector<std::vector<double>> t;
-        const std::vector<int64_t> bs{1, 2, 3, 4, 8, 16, 32}, ls{256, 512, 1000, 1024, 2048, 3000, 4096, 8192, 16384};
-        for (int64_t b : bs) {
-          t.emplace_back();
-          for (int64_t l : ls) {
-            const Op op = ops::attention_decode("a", b, heads, kv_heads, l, head_dim, DType::bf16, DType::bf16);
-            t.back().push_back(price(op, roofs, Impl::fused).time_s);
-            const size_t i = t.size() - 1, j = t.back().size() - 1;
-            INFO("b" << b << " h" << heads << "/" << kv_heads << " d" << head_dim << " kv " << l << ": " << t[i][j] * 1e6 << " us");
-            if (j > 0) CHECK(t[i][j] >= t[i][j - 1] * (1 - kSlack));
-            if (i > 0) CHECK(t[i][j] >= t[i - 1][j] * (1 - kSlack));
-            ++checked;
-          }
-        }
+  std::ifstream f(test::root() + "/validation/results/h200-decode-monotone/kernels.json");
+  REQUIRE(f.good());
+  using Key = std::array<int64_t, 4>;  // KV heads, head dim, batch, keys
+  std::map<Key, std::pair<double, double>> t;  // measured, predicted
+  std::vector<double> errors;
+  const nlohmann::json doc = nlohmann::json::parse(f);
+  for (const auto& c : doc.at("cases")) {
+    REQUIRE(c.at("correct").get<bool>());
+    const Key k{c.at("kv_heads"), c.at("head_dim"), c.at("batch"), c.at("kv_len")};
+    const Op op = ops::attention_decode("a", k[2], c.at("heads"), k[0], k[3], k[1], DType::bf16, DType::bf16);
+    const double measured = c.at("measured_s"), predicted = price(op, roofs, Impl::fused).time_s;
+    t[k] = {measured, predicted};
+    errors.push_back(std::fabs(predicted / measured - 1));
+  }
+  REQUIRE(t.size() == 225);
+  int measured_drops = 0, clear_drops = 0, clear_predicted = 0, steps = 0;
+  for (const auto& [k, now] : t)
+    for (int dim : {2, 3}) {  // the previous batch, then the previous context, of the grid
+      auto prev = t.end();
+      for (auto it = t.begin(); it != t.end(); ++it)
+        if (it->first[0] == k[0] && it->first[1] == k[1] && it->first[5 - dim] == k[5 - dim] && it->first[dim] < k[dim] &&
+            (prev == t.end() || it->first[dim] > prev->first[dim]))
+          prev = it;
+      if (prev == t.end()) continue;
+      ++steps;
+      const double m = now.first / prev->second.first - 1, p = now.second / prev->second.second - 1;
+      INFO("kv " << k[0] << " d" << k[1] << " b" << k[2] << " keys " << k[3] << " (step in " << (dim == 2 ? "batch" : "keys")
+                 << "): measured " << m * 100 << " %, predicted " << p * 100 << " %");
+      measured_drops += m < -0.005;
+      if (m < -0.05) {
+        ++clear_drops;
+        clear_predicted += p < 0;
+        CHECK(p < 0);
       }
+      if (m >= 0) CHECK(p > -0.10);  // a drop the kernel does not make stays under 10 %
     }
-  CHECK(checked > 1000);
+  CHECK(steps == 360);
+  CHECK(measured_drops >= 10);  // the kernel really is not monotone (13 drops measured)
+  CHECK(clear_drops == 7);
+  CHECK(clear_predicted == clear_drops);
+  std::sort(errors.begin(), errors.end());
+  CAPTURE(errors[errors.size() / 2]);
+  CHECK(errors[errors.size() / 2] <= 0.075);  // achieved 6.8 % median, 12.4 % p90
+  CHECK(errors[static_cast<size_t>(0.9 * static_cast<double>(errors.size() - 1))] <= 0.135);
 }
