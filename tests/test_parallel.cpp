@@ -98,6 +98,13 @@ TEST_CASE("TP all-reduce bytes and count: one after attention and one after the 
   CHECK(c.time_s < 20e-6);
   // TP=1 has none.
   CHECK(count_of(build_step(m, decode(4, 1024, 1)), OpKind::collective) == 0);
+  // Every profile keeps them (the compiled one dropped them once, silently).
+  for (Impl impl : {Impl::eager, Impl::compiled}) {
+    Workload w = decode(4, 1024, 2);
+    w.impl = impl;
+    CAPTURE(to_string(impl));
+    CHECK(count_of(build_step(m, w), OpKind::collective) == 2 * 32 + 1 + 1);
+  }
 }
 
 TEST_CASE("KV heads are replicated when tp exceeds them; heads that tp does not divide are refused") {

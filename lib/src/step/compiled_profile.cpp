@@ -11,6 +11,7 @@
 // picks cuDNN, whose decode kernel is attention_decode_cudnn (measured in every compiled decode
 // step, validation/results/h200-compiled); prefill keeps the memory-efficient kernel's model
 // (no compiled prefill was measured) (docs/profiles.md).
+#include "../parallel/parallel_internal.hpp"
 #include "eager_ops.hpp"
 #include "fused_ops.hpp"
 #include "perfmodel/errors.hpp"
@@ -103,6 +104,9 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
       case Kind::mla_up: break;  // refused above
       case Kind::residual_add: break;  // fused into the next norm
       case Kind::activation: s.ops.push_back(counted(fused_activation(n, m, T, act), n.count)); break;
+      // Under tensor parallelism the compiled graph keeps the all-reduces (Inductor leaves the
+      // collectives to the process group, as the eager and fused steps do).
+      case Kind::collective: s.ops.push_back(lower_collective(n, w)); break;
     }
   }
   // triton_poi_fused_add_copy_, the step's last Inductor kernel in all 7 measured steps (4.2-5.0 us):
