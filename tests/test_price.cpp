@@ -333,8 +333,9 @@ TEST_CASE("profiles: written and read back; laid over the card's roofs only for 
     CHECK(b.aten.cat_rate == test::approx(a.aten.cat_rate));
     CHECK(b.aten.generic_operand_rate == test::approx(a.aten.generic_operand_rate));
     CHECK(b.aten.grouped_mm_floor_s == test::approx(a.aten.grouped_mm_floor_s));
-    CHECK(b.aten.grouped_mm_tile_latency_s == test::approx(a.aten.grouped_mm_tile_latency_s));
     CHECK(b.aten.grouped_mm_cta_rate == test::approx(a.aten.grouped_mm_cta_rate));
+    CHECK(b.aten.grouped_mm_stream == test::approx(a.aten.grouped_mm_stream));
+    CHECK((b.aten.grouped_mm_stream > 0) == (a.name == "eager"));  // only eager runs torch._grouped_mm
     CHECK(b.aten.norm_ctas_per_sm == a.aten.norm_ctas_per_sm);
     CHECK(b.cudnn_decode.measured() == a.cudnn_decode.measured());
     CHECK(b.cudnn_decode.kernel_floor_s == test::approx(a.cudnn_decode.kernel_floor_s));

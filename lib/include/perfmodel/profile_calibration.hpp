@@ -78,13 +78,14 @@ struct AtenKernels {
   // (each element of each operand, output included) per second; 0: the strided rate.
   double generic_operand_rate = 0;
   // torch._grouped_mm (CUTLASS sm90 grouped GEMM, 64 x 128 tiles, persistent: at most one CTA
-  // per SM; grouped_mm_cost.cpp): the call's floor (prepare_grouped_gemm_data and the GEMM
-  // kernel), each tile's fixed latency (pipeline fill, epilogue) and one CTA's weight-stream rate.
+  // per SM; grouped_mm_cost.cpp): the call's floor (prepare_grouped_gemm_data, the GEMM
+  // kernel's launch and its CTAs' first pipeline fill), one CTA's unloaded weight-stream rate
+  // and the kernel's DRAM stream shared by its CTAs.
   double grouped_mm_floor_s = -1;
-  double grouped_mm_tile_latency_s = -1;
   double grouped_mm_cta_rate = 0;  // B/s
+  double grouped_mm_stream = 0;    // B/s
   bool grouped_mm_measured() const {
-    return grouped_mm_floor_s >= 0 && grouped_mm_tile_latency_s >= 0 && grouped_mm_cta_rate > 0;
+    return grouped_mm_floor_s >= 0 && grouped_mm_cta_rate > 0 && grouped_mm_stream > 0;
   }
   bool rows_measured() const { return norm_floor_s >= 0 && rmsnorm_chain_s > 0 && layernorm_chain_s > 0; }
   bool softmax_measured() const {

@@ -55,8 +55,8 @@ AtenKernels read_aten(MapReader& m) {
     a.generic_operand_rate = *rate;
   }
   a.grouped_mm_floor_s = time("grouped_mm_floor");
-  a.grouped_mm_tile_latency_s = time("grouped_mm_tile_latency");
   a.grouped_mm_cta_rate = m.opt_quantity("grouped_mm_cta_rate", Dimension::bytes_per_s).value_or(0);
+  a.grouped_mm_stream = m.opt_quantity("grouped_mm_stream", Dimension::bytes_per_s).value_or(0);
   m.finish();
   return a;
 }
@@ -110,8 +110,9 @@ void write_aten(std::ostream& o, const AtenKernels& a) {
       {"layernorm_chain", a.layernorm_chain_s}, {"softmax_floor", a.softmax_floor_s},
       {"softmax_warp_chain", a.softmax_warp_chain_s}, {"softmax_reg_chain", a.softmax_reg_chain_s},
       {"softmax_smem_chain", a.softmax_smem_chain_s}, {"strided_floor", a.strided_floor_s},
-      {"grouped_mm_floor", a.grouped_mm_floor_s}, {"grouped_mm_tile_latency", a.grouped_mm_tile_latency_s}};
-  bool any = a.strided_rate > 0 || a.cat_rate > 0 || a.generic_operand_rate > 0 || a.grouped_mm_cta_rate > 0;
+      {"grouped_mm_floor", a.grouped_mm_floor_s}};
+  bool any = a.strided_rate > 0 || a.cat_rate > 0 || a.generic_operand_rate > 0 || a.grouped_mm_cta_rate > 0 ||
+             a.grouped_mm_stream > 0;
   for (const auto& [k, v] : times) any = any || v >= 0;
   if (!any) return;
   o << "    aten:\n";
@@ -122,6 +123,7 @@ void write_aten(std::ostream& o, const AtenKernels& a) {
   if (a.cat_rate > 0) o << "      cat_elements_per_s: " << a.cat_rate << "\n";
   if (a.generic_operand_rate > 0) o << "      generic_operand_elements_per_s: " << a.generic_operand_rate << "\n";
   if (a.grouped_mm_cta_rate > 0) o << "      grouped_mm_cta_rate: " << q(a.grouped_mm_cta_rate, "GB/s", 1e9) << "\n";
+  if (a.grouped_mm_stream > 0) o << "      grouped_mm_stream: " << q(a.grouped_mm_stream, "GB/s", 1e9) << "\n";
 }
 
 }  // namespace
