@@ -12,6 +12,8 @@
 #include <yaml-cpp/yaml.h>
 
 #include <cmath>
+#include <map>
+#include <tuple>
 
 #include "perfmodel/calibration.hpp"
 #include "perfmodel/evaluate.hpp"
@@ -218,4 +220,87 @@ TEST_CASE("torch._grouped_mm kernel cases: fit on Qwen3 + Mixtral, 37 held out (
   CHECK(quantile(g.held, 0.9) <= 0.18);
   CHECK(quantile(g.sweep, 0.5) <= 0.07);
   CHECK(quantile(g.mixtral_held, 0.5) <= 0.13);
+}
+
+namespace {
+
+// h200-moe-fused: the production stand-ins (validation/scripts/moe/run_fused.py) against the
+// fused profile, as validation/scripts/moe/compare_fused.py compares them. Nothing fitted.
+struct FusedStandIns {
+  std::vector<double> mla_lite_best, mla_v3_best_signed, moe_decode, moe_grouped;
+  FusedStandIns() {
+    const Card card = test::catalogue().card("h200");
+    const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+    const Roofs r = make_roofs(card, &cal, Impl::fused);
+    YAML::Node root = YAML::LoadFile(test::root() + "/validation/results/h200-moe-fused/hf.json");
+    // MLA decode: the faster of the two split policies at each (model, batch, ctx).
+    std::map<std::tuple<std::string, int64_t, int64_t>, double> best;
+    std::map<std::tuple<std::string, int64_t, int64_t>, double> predicted;
+    for (const auto& c : root["mla_cases"]) {
+      if (!c["ok"].as<bool>()) continue;
+      const auto key = std::make_tuple(c["model"].as<std::string>(), c["batch"].as<int64_t>(), c["kv_len"].as<int64_t>());
+      const double t = c["median_s"].as<double>();
+      best[key] = best.count(key) ? std::min(best[key], t) : t;
+      const Op op = ops::attention_mla_decode("mla", c["batch"].as<int64_t>(), c["heads"].as<int64_t>(),
+                                              c["kv_len"].as<int64_t>(), 512, 64, DType::bf16, DType::bf16);
+      predicted[key] = price(op, r, Impl::fused).device_time_s;
+    }
+    for (const auto& [key, t] : best) {
+      const double e = predicted[key] / t - 1;
+      if (std::get<0>(key) == "deepseek-v2-lite") mla_lite_best.push_back(std::fabs(e));
+      else mla_v3_best_signed.push_back(e);
+    }
+    // MoE layers: the graph replay against the fused step's router + experts (+ shared) ops of one layer.
+    for (const auto& c : root["moe_cases"]) {
+      if (!c["ok"].as<bool>() || c["phase"].as<std::string>() != "decode") continue;
+      Workload w;
+      w.phase = Phase::decode;
+      w.batch = c["tokens"].as<int64_t>();
+      w.ctx = 512;
+      w.impl = Impl::fused;
+      const Evaluation e = evaluate(test::catalogue().model(c["model"].as<std::string>()), w, card, &cal);
+      double layer = 0, grouped = 0;
+      for (size_t i = 0; i < e.step.ops.size(); ++i) {
+        const Op& op = e.step.ops[i];
+        const bool moe = op.name.rfind("router.", 0) == 0 || op.name.rfind("experts.", 0) == 0 ||
+                         op.name.rfind("shared_", 0) == 0;
+        if (!moe) continue;
+        const double per_layer = e.cost.ops[i].device_time_s / static_cast<double>(op.count);
+        layer += per_layer;
+        if (op.kernel == KernelId::grouped_gemm) grouped += per_layer;
+      }
+      double measured_grouped = 0;
+      for (const auto& k : c["kernel_device_s"]) {
+        const std::string name = k["name"].as<std::string>();
+        if (name.find("GroupProblemShape") != std::string::npos || name.find("grouped") != std::string::npos)
+          measured_grouped += k["device_s"].as<double>();
+      }
+      moe_decode.push_back(layer / c["median_s"].as<double>() - 1);
+      moe_grouped.push_back(grouped / measured_grouped - 1);
+    }
+  }
+};
+
+}  // namespace
+
+TEST_CASE("fused profile against the production stand-ins (h200-moe-fused): MLA decode and MoE layers") {
+  const FusedStandIns f;
+  REQUIRE(f.mla_lite_best.size() == 16);
+  REQUIRE(f.mla_v3_best_signed.size() == 16);
+  REQUIRE(f.moe_decode.size() == 12);
+  CAPTURE(quantile(f.mla_lite_best, 0.5));
+  CAPTURE(quantile(f.mla_v3_best_signed, 0.5));
+  CAPTURE(quantile(f.moe_decode, 0.5));
+  CAPTURE(quantile(f.moe_grouped, 0.5));
+  // DeepSeek-V2-Lite (16 heads, memory-bound): the fused profile's attention_mla_decode within
+  // 14.2 % median of the faster Triton split policy (the attention target is 8 %: not met).
+  CHECK(quantile(f.mla_lite_best, 0.5) <= 0.15);
+  // DeepSeek-V3 (128 heads: 242 FLOP per latent byte, past the ridge): the Triton kernel's
+  // mma.sync 16-head tiles run ~136 TFLOP/s, the profile prices FlashMLA-like compute at the
+  // fused attention peak; the stand-in stays several times slower (a known gap, README).
+  CHECK(quantile(f.mla_v3_best_signed, 0.5) < -0.5);
+  // MoE decode layers: the fused profile is optimistic against the stand-in (torch._grouped_mm +
+  // 25 kernels a layer, where the profile prices vLLM's 7): every point under-predicted.
+  for (double e : f.moe_decode) CHECK(e < 0);
+  for (double e : f.moe_grouped) CHECK(e < 0);
 }

@@ -3,6 +3,8 @@
 // query and W_UV applied after, so every head attends over the cached latent c_KV (kv_lora_rank
 // wide) plus the shared rope key, and the latent is also the value. Priced as flash-decoding
 // with one KV head of kv_lora_rank + rope dims shared by all heads (flash_decode_cost).
+#include <algorithm>
+
 #include "../cost/kernel_costs.hpp"
 #include "op_builders.hpp"
 #include "perfmodel/errors.hpp"
@@ -35,6 +37,17 @@ Op ops::attention_mla_decode(std::string name, int64_t batch, int64_t heads, int
 }
 
 namespace {
+// Flash-decoding's price, and the MMA work as a floor: the H query heads share one latent row,
+// so a row of 2 (r + p) bytes feeds 2 H (2 r + p) FLOPs: 30 per byte at DeepSeek-V2-Lite's 16
+// heads (memory-bound), 242 at DeepSeek-V3's 128, past the ridge (604.5 TFLOP/s fused attention
+// peak / 4.3 TB/s): FlashMLA is compute-bound there (deepseek-ai/FlashMLA reports 660 TFLOP/s
+// on H800). Priced at the profile's attention peak (the fused profile's: cuDNN's sm90 flash).
+KernelTimes mla_decode_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
+  KernelTimes t = flash_decode_cost(op, r, force_tile);
+  if (op.flops > 0 && r.attention_peak > 0) t.compute_s = std::max(t.compute_s, op.flops / r.attention_peak);
+  return t;
+}
+
 // A measured case: heads over one latent head of head_dim = kv_lora_rank + rope (64 rope dims).
 Op from_case(const KernelCase& c, bool) {
   if (c.head_dim <= 64)
@@ -50,7 +63,7 @@ const KernelDef& kernel_def_attention_mla_decode() {
                            .accuracy_set = "attention",
                            .from_case = from_case,
                            .instructions = {},
-                           .cost = flash_decode_cost};
+                           .cost = mla_decode_cost};
   return d;
 }
 

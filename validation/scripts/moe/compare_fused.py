@@ -35,7 +35,7 @@ def moe_ops(d):
     """The fused step's MoE ops of one layer: router + experts (+ shared experts), per call."""
     out = {}
     for o in d["ops"]:
-        if o["name"].split(".")[0] in ("router", "experts", "shared_experts", "shared"):
+        if o["name"].startswith(("router.", "experts.", "shared_")):
             out[o["name"]] = (o["kernel"], o["device_time_s"] / max(1, o.get("count", 1)))
     return out
 
