@@ -265,7 +265,7 @@ struct FusedStandIns {
         const bool moe = op.name.rfind("router.", 0) == 0 || op.name.rfind("experts.", 0) == 0 ||
                          op.name.rfind("shared_", 0) == 0;
         if (!moe) continue;
-        const double per_layer = e.cost.ops[i].device_time_s / static_cast<double>(op.count);
+        const double per_layer = e.cost.ops[i].device_time_s;  // per instance: one layer's
         layer += per_layer;
         if (op.kernel == KernelId::grouped_gemm) grouped += per_layer;
       }
@@ -301,6 +301,13 @@ TEST_CASE("fused profile against the production stand-ins (h200-moe-fused): MLA 
   CHECK(quantile(f.mla_v3_best_signed, 0.5) < -0.5);
   // MoE decode layers: the fused profile is optimistic against the stand-in (torch._grouped_mm +
   // 25 kernels a layer, where the profile prices vLLM's 7): every point under-predicted.
+  // Achieved: 44.4 % median |err| over the 12 decode layers, their grouped GEMMs alone 29.4 %
+  // (27.9 % over all 15 layers, prefill included: comparison.md).
   for (double e : f.moe_decode) CHECK(e < 0);
   for (double e : f.moe_grouped) CHECK(e < 0);
+  std::vector<double> layer_abs, grouped_abs;
+  for (double e : f.moe_decode) layer_abs.push_back(std::fabs(e));
+  for (double e : f.moe_grouped) grouped_abs.push_back(std::fabs(e));
+  CHECK(quantile(layer_abs, 0.5) <= 0.45);
+  CHECK(quantile(grouped_abs, 0.5) <= 0.30);
 }
