@@ -327,6 +327,13 @@ TEST_CASE("profiles: written and read back; laid over the card's roofs only for 
     CHECK(b.host_per_kernel_s.has_value() == a.host_per_kernel_s.has_value());
     CHECK(b.host_per_kernel_s.value_or(0) == test::approx(a.host_per_kernel_s.value_or(0)));
     CHECK(b.decode.split_kv == a.decode.split_kv);
+    REQUIRE(a.gemm.measured());  // cuBLASLt through PyTorch runs in every profile
+    CHECK(b.gemm.measured());
+    CHECK(*b.gemm.fixed_s == test::approx(*a.gemm.fixed_s));
+    CHECK(*b.gemm.split_k_reduce_s == test::approx(*a.gemm.split_k_reduce_s));
+    CHECK(*b.gemm.cta_walk_per_1024_k_s == test::approx(*a.gemm.cta_walk_per_1024_k_s));
+    CHECK(*b.gemm.stream_efficiency == test::approx(*a.gemm.stream_efficiency));
+    CHECK(b.gemm.fp8_peak.value_or(0) == test::approx(a.gemm.fp8_peak.value_or(0)));
     CHECK(b.aten.rmsnorm_chain_s == test::approx(a.aten.rmsnorm_chain_s));
     CHECK(b.aten.softmax_smem_chain_s == test::approx(a.aten.softmax_smem_chain_s));
     CHECK(b.aten.strided_rate == test::approx(a.aten.strided_rate));

@@ -95,16 +95,16 @@ struct AtenKernels {
 
 // cuBLASLt as PyTorch calls it (F.linear, torch._scaled_mm: nvjet kernels, split-K with a
 // splitKreduce kernel; gemm_cost.cpp): the GEMM's fixed cost beyond the launch floor, the
-// reduction kernel a split-K plan adds, one CTA's operand stream (Little's law) and the share of
+// reduction kernel a split-K plan adds, one CTA's K loop per 1024 of K (Little's law) and the share of
 // the read rate a full grid streams at, and the fp8 rate of its kernels. validation/scripts/production/fit_gemm.py fits them on
 // h200-production's even GEMM cases; not measured: the card's gemm_* keys.
 struct ProductionGemm {
   Measured fixed_s;
   Measured split_k_reduce_s;
-  Measured cta_stream_rate;  // B/s
+  Measured cta_walk_per_1024_k_s;
   Measured stream_efficiency;
   Measured fp8_peak;  // FLOP/s: cuBLASLt's fp8 kernels (optional; else the card's gemm_peak.fp8)
-  bool measured() const { return fixed_s && split_k_reduce_s && cta_stream_rate && stream_efficiency; }
+  bool measured() const { return fixed_s && split_k_reduce_s && cta_walk_per_1024_k_s && stream_efficiency; }
 };
 
 struct ProfileCalibration {

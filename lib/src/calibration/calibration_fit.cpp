@@ -102,27 +102,10 @@ Calibration fit_calibration(const RawCalibration& raw, const Card& card) {
     if ((p.what == "gemm_m_ramp" || p.what == "gemm_k_ramp") && p.dtype == "bf16") ramp_pts.push_back(&p);
     if (p.what == "gemm_peak" && p.dtype == "bf16") bf16_peak = &p;
   }
-  // The plans are those price() runs (gemm_plan: the least priced plan under the costs), chosen
-  // under the costs of the previous round of this fit (the first under the documented defaults)
-  // and refitted until the plans stop changing: the fit and pricing follow one rule.
-  PlanCosts costs;
-  costs.fixed_s = c.kernel_floor_s + DefaultEfficiency::gemm_fixed_s;
-  costs.per_1024_k_s = DefaultEfficiency::gemm_fixed_per_k_s;
-  costs.split_k_s = c.kernel_floor_s + pass_latency;
-  double kappa_now = DefaultEfficiency::gemm_stream;
-  auto plan_of = [&](const RawPoint& p, double peak, double bytes_time) {
-    PlanCosts k = costs;
-    k.memory_s = bytes_time / kappa_now;
-    return gemm_plan(card, p.m, p.n, p.k, 1, peak, k);
-  };
-  auto bytes_time_of = [&](const RawPoint& p) {
-    const double M = static_cast<double>(p.m), N = static_cast<double>(p.n), K = static_cast<double>(p.k);
-    return (M * K + N * K) * 2 * inv_r + M * N * 2 * inv_w;
-  };
   auto peak_for = [&](const RawPoint& p, double fixed) {
     auto prec = precision_from_string(p.dtype);
     const double nominal = card.peak[static_cast<int>(*prec)];
-    const TilePlan plan = plan_of(p, nominal, bytes_time_of(p));
+    const TilePlan plan = fit_gemm_plan(card, p.m, p.n, p.k, 1, nominal);
     const double busy = std::max(p.seconds - fixed, p.seconds * 0.5);
     // plan.compute_time_s = busiest SM's tiles at nominal: invert for the effective peak.
     return nominal * plan.compute_time_s / busy;
@@ -130,54 +113,36 @@ Calibration fit_calibration(const RawCalibration& raw, const Card& card) {
   // gemm_fixed, gemm_fixed_per_1024_k and gemm_stream_efficiency: not measured unless the ramps are there.
   if (!ramp_pts.empty() && bf16_peak) {
     const double nominal = card.peak[static_cast<int>(Precision::bf16)];
-    double peak_now = nominal * DefaultEfficiency::gemm;
     struct Pre { double compute_nominal, bytes_time, k_per_cta, seconds; };
-    std::vector<std::pair<Tile, int64_t>> chosen;
-    for (int round = 0; round < 4; ++round) {
-      std::vector<Pre> pre;
-      std::vector<std::pair<Tile, int64_t>> now;
-      for (const RawPoint* p : ramp_pts) {
-        const double bytes_time = bytes_time_of(*p);
-        const TilePlan plan = plan_of(*p, peak_now, bytes_time);
-        now.emplace_back(plan.tile, plan.split_k);
-        // A split-K plan pays its reduction kernel (floor + one sweep) on top; the compute time
-        // scales as 1 / peak, so the plan's time at the nominal peak is a ratio away.
-        const double reduce = plan.split_k > 1 ? costs.split_k_s : 0.0;
-        pre.push_back({plan.compute_time_s * peak_now / nominal, bytes_time, plan.k_per_cta / 1024.0, p->seconds - reduce});
-      }
-      const bool same = now.size() == chosen.size() &&
-                        std::equal(now.begin(), now.end(), chosen.begin(), [](const auto& a, const auto& b) {
-                          return a.first.m == b.first.m && a.first.n == b.first.n && a.second == b.second;
-                        });
-      if (same) break;
-      chosen = now;
-      double best_err = -1, best_scale = 1;
-      for (double g0 = 0; g0 <= 6e-6; g0 += 0.1e-6) {
-        for (double g1 = 0; g1 <= 2e-6; g1 += 0.05e-6) {
-          // The peak square walks K = 8192: its own fixed cost includes g1 x 8.
-          const double scale_k = nominal / peak_for(*bf16_peak, c.kernel_floor_s + g0 +
-                                                                    g1 * plan_of(*bf16_peak, nominal, bytes_time_of(*bf16_peak)).k_per_cta / 1024.0);
-          for (double kappa = 0.7; kappa <= 1.0001; kappa += 0.01) {
-            double err = 0;
-            for (const Pre& q : pre) {
-              const double t = c.kernel_floor_s + g0 + g1 * q.k_per_cta + std::max(q.compute_nominal * scale_k, q.bytes_time / kappa);
-              err += (t / q.seconds - 1) * (t / q.seconds - 1);
-            }
-            if (best_err < 0 || err < best_err) {
-              best_err = err;
-              best_scale = scale_k;
-              c.gemm_fixed_s = g0;
-              c.gemm_fixed_per_k_s = g1;
-              c.gemm_stream_efficiency = kappa;
-            }
+    std::vector<Pre> pre;
+    for (const RawPoint* p : ramp_pts) {
+      const TilePlan plan = fit_gemm_plan(card, p->m, p->n, p->k, 1, nominal);
+      const double M = static_cast<double>(p->m), N = static_cast<double>(p->n), K = static_cast<double>(p->k);
+      // A split-K plan pays its reduction kernel (floor + one sweep) on top.
+      const double reduce = plan.split_k > 1 ? c.kernel_floor_s + pass_latency : 0.0;
+      pre.push_back({plan.compute_time_s, (M * K + N * K) * 2 * inv_r + M * N * 2 * inv_w,
+                     plan.k_per_cta / 1024.0, p->seconds - reduce});
+    }
+    double best_err = -1;
+    for (double g0 = 0; g0 <= 6e-6; g0 += 0.1e-6) {
+      for (double g1 = 0; g1 <= 2e-6; g1 += 0.05e-6) {
+        // The peak square walks K = 8192: its own fixed cost includes g1 x 8.
+        const double scale_k = nominal / peak_for(*bf16_peak, c.kernel_floor_s + g0 + g1 *
+                                                                      fit_gemm_plan(card, bf16_peak->m, bf16_peak->n, bf16_peak->k, 1, nominal).k_per_cta / 1024.0);
+        for (double kappa = 0.7; kappa <= 1.0001; kappa += 0.01) {
+          double err = 0;
+          for (const Pre& q : pre) {
+            const double t = c.kernel_floor_s + g0 + g1 * q.k_per_cta + std::max(q.compute_nominal * scale_k, q.bytes_time / kappa);
+            err += (t / q.seconds - 1) * (t / q.seconds - 1);
+          }
+          if (best_err < 0 || err < best_err) {
+            best_err = err;
+            c.gemm_fixed_s = g0;
+            c.gemm_fixed_per_k_s = g1;
+            c.gemm_stream_efficiency = kappa;
           }
         }
       }
-      // The next round's plans: under the costs and the peak just fitted.
-      costs.fixed_s = c.kernel_floor_s + *c.gemm_fixed_s;
-      costs.per_1024_k_s = *c.gemm_fixed_per_k_s;
-      kappa_now = *c.gemm_stream_efficiency;
-      peak_now = nominal / best_scale;
     }
   }
   // Peaks per SM slot: the compute part of the measurement over the shape's busiest-SM work,
@@ -186,7 +151,7 @@ Calibration fit_calibration(const RawCalibration& raw, const Card& card) {
     if (p.what != "gemm_peak" || p.m <= 0) continue;
     auto prec = precision_from_string(p.dtype);
     if (!prec || card.peak[static_cast<int>(*prec)] <= 0) continue;
-    const double k_walk = plan_of(p, card.peak[static_cast<int>(*prec)], bytes_time_of(p)).k_per_cta;
+    const double k_walk = fit_gemm_plan(card, p.m, p.n, p.k, 1, card.peak[static_cast<int>(*prec)]).k_per_cta;
     const double fixed = c.kernel_floor_s + c.gemm_fixed_s.value_or(0) + c.gemm_fixed_per_k_s.value_or(0) * k_walk / 1024.0;
     auto& slot = c.gemm_peak[static_cast<int>(*prec)];
     slot = std::max(slot.value_or(0), peak_for(p, fixed));

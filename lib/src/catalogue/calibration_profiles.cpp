@@ -99,7 +99,8 @@ ProfileCalibration read_one(MapReader r, const std::string& name) {
     };
     x.fixed_s = time("fixed");
     x.split_k_reduce_s = time("split_k_reduce");
-    x.cta_stream_rate = g->quantity("cta_stream_rate", Dimension::bytes_per_s);
+    x.cta_walk_per_1024_k_s = time("cta_walk_per_1024_k");
+    if (!(*x.cta_walk_per_1024_k_s > 0)) g->fail("cta_walk_per_1024_k", "must be above 0");
     x.stream_efficiency = share(*g, "stream_efficiency");
     if (!x.stream_efficiency || !(*x.stream_efficiency > 0)) g->fail("stream_efficiency", "must be a share above 0, at most 1");
     x.fp8_peak = g->opt_quantity("fp8_peak", Dimension::flop_per_s);
@@ -181,7 +182,7 @@ void write_profiles(std::ostream& o, const std::vector<ProfileCalibration>& prof
       o << "    gemm:\n";
       o << "      fixed: " << q(*g.fixed_s, "us", 1e-6) << "\n";
       o << "      split_k_reduce: " << q(*g.split_k_reduce_s, "us", 1e-6) << "\n";
-      o << "      cta_stream_rate: " << q(*g.cta_stream_rate, "GB/s", 1e9) << "\n";
+      o << "      cta_walk_per_1024_k: " << q(*g.cta_walk_per_1024_k_s, "us", 1e-6) << "\n";
       o << "      stream_efficiency: " << *g.stream_efficiency << "\n";
       if (g.fp8_peak) o << "      fp8_peak: " << q(*g.fp8_peak, "TFLOP/s", 1e12) << "\n";
     }

@@ -26,7 +26,7 @@ void apply_profile(Roofs& r, const ProfileCalibration& p, const std::string& fil
   if (p.gemm.measured()) {
     over("gemm_fixed", p.gemm.fixed_s, r.gemm_fixed_s);
     over("gemm_split_k_reduce", p.gemm.split_k_reduce_s, r.gemm_split_k_s);
-    over("gemm_cta_stream_rate", p.gemm.cta_stream_rate, r.gemm_cta_stream_rate);
+    over("gemm_cta_walk_per_1024_k", p.gemm.cta_walk_per_1024_k_s, r.gemm_cta_walk_s);
     over("gemm_stream_efficiency", p.gemm.stream_efficiency, r.gemm_stream_efficiency);
     over("gemm_peak.fp8", p.gemm.fp8_peak, r.peak[static_cast<int>(Precision::fp8)]);
   }
