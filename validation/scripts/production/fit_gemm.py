@@ -77,13 +77,20 @@ def stats(errs):
 def main():
     pm = os.path.abspath(sys.argv[1])
     base = open(CAL).read()
-    tmp = tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False, dir=os.path.join(ROOT, "hardware"))
+    # The trial calibration lives outside the tree (a file left in hardware/ would be a card).
+    tmp = tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False)
     tmp.close()
+    try:
+        fit(pm, base, tmp.name)
+    finally:
+        os.unlink(tmp.name)
 
+
+def fit(pm, base, tmp_name):
     def run(g, measured=PROD):
-        with open(tmp.name, "w") as f:
+        with open(tmp_name, "w") as f:
             f.write(with_gemm(base, g))
-        return cases(pm, tmp.name, measured)
+        return cases(pm, tmp_name, measured)
 
     def loss(g):
         rows = [r for r in run(g) if r[0] % 2 == 0]
@@ -105,23 +112,20 @@ def main():
         print(f"sweep {sweep}: loss {best:.5f} {g}", flush=True)
         if not changed:
             break
-    try:
-        for label, measured in [("h200-production", PROD)] + [(h.split("/")[2], h) for h in HELD]:
-            rows = run(g, measured)
-            for impl in sorted({r[1] for r in rows}):
-                for part, keep in (("fitted (even)", 0), ("held out (odd)", 1)):
-                    if label != "h200-production" and keep == 0:
-                        continue
-                    errs = [p / m - 1 for i, im, p, m in rows if im == impl and (label != "h200-production" or i % 2 == keep)]
-                    md, p9 = stats(errs)
-                    what = part if label == "h200-production" else "held out (all)"
-                    print(f"{label} {impl} {what}: {len(errs)} cases, median {md * 100:.1f} %, p90 {p9 * 100:.1f} %")
-        if "--write" in sys.argv:
-            with open(CAL, "w") as f:
-                f.write(with_gemm(base, g))
-            print(f"wrote {CAL}")
-    finally:
-        os.unlink(tmp.name)
+    for label, measured in [("h200-production", PROD)] + [(h.split("/")[2], h) for h in HELD]:
+        rows = run(g, measured)
+        for impl in sorted({r[1] for r in rows}):
+            for part, keep in (("fitted (even)", 0), ("held out (odd)", 1)):
+                if label != "h200-production" and keep == 0:
+                    continue
+                errs = [p / m - 1 for i, im, p, m in rows if im == impl and (label != "h200-production" or i % 2 == keep)]
+                md, p9 = stats(errs)
+                what = part if label == "h200-production" else "held out (all)"
+                print(f"{label} {impl} {what}: {len(errs)} cases, median {md * 100:.1f} %, p90 {p9 * 100:.1f} %")
+    if "--write" in sys.argv:
+        with open(CAL, "w") as f:
+            f.write(with_gemm(base, g))
+        print(f"wrote {CAL}")
 
 
 if __name__ == "__main__":
