@@ -51,6 +51,7 @@ import torch.nn.functional as F  # noqa: E402
 from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
 
 import harness  # noqa: E402
+from fused_categories import fused_category  # noqa: E402
 import hf_decode  # noqa: E402
 
 BF16 = torch.bfloat16
@@ -262,25 +263,6 @@ def check_layer(st):
 
 
 # --- timing --------------------------------------------------------------------------------------
-
-# First match wins; Inductor names its kernels after the ops it fused (triton_{poi,per,red}_fused_...).
-FUSED_CATEGORIES = [
-    ("attention", ("flash", "fmha", "sdpa", "cudnn", "attention")),
-    ("gemm", ("gemm", "gemv", "nvjet", "cutlass", "xmma", "sm90_", "splitkreduce", "cublas")),
-    ("norm", ("rms_norm", "rsqrt", "mean")),
-    ("act", ("silu",)),
-    ("rope_kv", ("index_put", "cat", "cos", "sin", "triton")),
-    ("embedding", ("embedding", "index")),
-]
-
-
-def fused_category(name):
-    n = name.lower()
-    for cat, keys in FUSED_CATEGORIES:
-        if any(k in n for k in keys):
-            return cat
-    return "other"
-
 
 def measure(st, max_seconds=0.5, profile_steps=1):
     """Captures the step in one CUDA graph and times its replays (see the module docstring)."""
