@@ -192,6 +192,8 @@ int validate_step(const std::vector<std::string>& args, Context& ctx) {
   if (!g.suite.empty() && g.suite != "kernels") throw UsageError("--suite must be 'kernels'");
   if (kernels != "production" && kernels != "backend")
     throw UsageError("--kernels must be production or backend, got '" + kernels + "'");
+  if (kernels == "backend" && g.suite.empty() && wl.impl != "fused")
+    throw UsageError("--kernels backend runs this project's own kernels, which only --impl fused prices");
   require_device();
   const v::DeviceInfo dev = v::device_info();
   if (card.card.empty()) card.card = card_for_device(dev);
@@ -207,8 +209,6 @@ int validate_step(const std::vector<std::string>& args, Context& ctx) {
   if (w.impl == Impl::compiled) priced.ctx = w.ctx + 40;
   // profile_step.py keeps the eager DynamicCache contiguous between steps, as generate() does.
   if (w.impl == Impl::eager) priced.eager_cache_cropped = false;
-  if (kernels == "backend" && w.impl != Impl::fused)
-    throw UsageError("--kernels backend runs this project's own kernels, which only --impl fused prices");
   PricedStep p = price_workload(m, priced, l, wl.mem_util);
   // The fused step's helper attends over a cache of exactly ctx slots (fused_step.py): priced at ctx.
   if (kernels == "production") return validate_profile_step(m, w, l, p, ctx, format);
