@@ -106,8 +106,10 @@ TEST_CASE("compiled decode steps: 7 measured, graph replay and kernel sum within
   CAPTURE(quantile(graph_held, 0.5));
   CAPTURE(quantile(kernels, 0.5));
   CAPTURE(quantile(kernels, 0.9));
-  // Before this model: graph replay 16.1 % median, kernel sum 21.9 % (all over).
-  CHECK(quantile(graph_fit, 0.5) <= 0.07);
+  // Before this model: graph replay 16.1 % median, kernel sum 21.9 % (all over). The fit steps'
+  // median moved 7.0 -> 7.3 % when cudnn_decode was refitted on 60 cases with cta_latency (its
+  // held-out error 3.1 / 26.2 % and 6.1 / 28.5 % -> 4.4 / 13 % over both sets).
+  CHECK(quantile(graph_fit, 0.5) <= 0.075);
   CHECK(quantile(graph_held, 0.5) <= 0.15);
   CHECK(quantile(kernels, 0.5) <= 0.03);
   CHECK(quantile(kernels, 0.9) <= 0.04);
@@ -136,36 +138,52 @@ TEST_CASE("compiled decode SDPA is cuDNN's 16-row-tile kernel: memory-bound, hel
   // 2048 CTAs, one per SM at a time: 16 waves of 132, the last one 68 % full.
   const Op big_op = ops::attention_decode_cudnn("a", 64, 32, 32, 1064, 128, DType::bf16, DType::bf16);
   CHECK(big_op.bytes() == test::approx(2.0 * 64 * 32 * 1064 * 128 * 2 + 2.0 * 64 * 32 * 128 * 2));  // K, V; q, o
-  CHECK(big.memory_time_s == test::approx(big_op.bytes() / (4509.4e9 * 2048 / (16 * 132))).epsilon(1e-6));
+  CHECK(big.memory_time_s == test::approx(big_op.bytes() / (4391.5e9 * 2048 / (16 * 132))).epsilon(1e-6));
   // Batch 1: 32 CTAs leave most of the 132 SMs idle, so the keys are split over all SMs and the
   // lean_reduction kernel merges them; batch 8 x 28 heads (224 CTAs) runs one kernel.
   const OpCost b1 = price(ops::attention_decode_cudnn("a", 1, 32, 32, 2088, 128, DType::bf16, DType::bf16), r, Impl::fused);
-  CHECK(b1.time_s - b1.memory_time_s == test::approx(3.714e-6 + 4.082e-6).epsilon(1e-3));
+  CHECK(b1.time_s - b1.memory_time_s == test::approx(4.194e-6 + 4.073e-6).epsilon(1e-3));
   const OpCost b8 = price(ops::attention_decode_cudnn("a", 8, 28, 28, 1064, 128, DType::bf16, DType::bf16), r, Impl::fused);
-  CHECK(b8.time_s - b8.memory_time_s == test::approx(3.714e-6).epsilon(1e-3));
+  CHECK(b8.time_s - b8.memory_time_s == test::approx(4.194e-6).epsilon(1e-3));
   // 112 CTAs (Qwen2.5 b4) fill 112 of 132 SMs: they stream at that share of the rate.
   const Op q4 = ops::attention_decode_cudnn("a", 4, 28, 28, 4136, 128, DType::bf16, DType::bf16);
-  CHECK(price(q4, r, Impl::fused).memory_time_s == test::approx(q4.bytes() / (4509.4e9 * 112 / 132)).epsilon(1e-6));
+  CHECK(price(q4, r, Impl::fused).memory_time_s == test::approx(q4.bytes() / (4391.5e9 * 112 / 132)).epsilon(1e-6));
+  // A walk of one key tile at 1024 CTAs (8 waves): each wave waits on a CTA's first tile, at least
+  // cta_latency (2.76 us at head dim 128, half at 64); 512 keys do not split even at 32 CTAs.
+  const OpCost short_walk = price(ops::attention_decode_cudnn("a", 128, 32, 8, 128, 128, DType::bf16, DType::bf16), r, Impl::fused);
+  CHECK(short_walk.memory_time_s == test::approx(8 * 2.76e-6).epsilon(1e-6));
+  const OpCost d64 = price(ops::attention_decode_cudnn("a", 256, 16, 4, 128, 64, DType::bf16, DType::bf16), r, Impl::fused);
+  CHECK(d64.memory_time_s == test::approx(8 * 2.76e-6 / 2).epsilon(1e-6));
+  const OpCost unsplit = price(ops::attention_decode_cudnn("a", 8, 28, 4, 512, 128, DType::bf16, DType::bf16), r, Impl::fused);
+  CHECK(unsplit.time_s - unsplit.memory_time_s == test::approx(4.194e-6).epsilon(1e-3));
 }
 
-TEST_CASE("cuDNN decode kernel cases: fitted on the even ones, the odd ones held out") {
-  Measurements m;
-  load_measurements(test::root() + "/validation/results/h200-production/kernels.json", m);
+TEST_CASE("cuDNN decode kernel cases: fitted on the even ones of two sets, the odd ones held out") {
+  // validation/results/h200-production (20 cuDNN decode cases, long walks and few CTAs) and
+  // h200-cudnn-decode (100, batch 8-256 x 128-2048 keys): fit_compiled.py fits the four
+  // cudnn_decode terms on the even cases of both. Before cta_latency and the split rule's key
+  // count, the odd cases were 3.1 % / 26.2 % (h200-production) and 6.1 % / 28.5 % (the grid) off,
+  // median / p90: the grid's short walks at many CTAs ran 25-35 % slower than priced.
   const Roofs r = make_roofs(test::catalogue().card("h200"), &h200_calibration(), Impl::compiled);
   std::vector<double> held, fit;
-  for (const MeasuredCase& c : m.cases) {
-    if (c.implementation != "torch.sdpa.cudnn" || c.kernel.kernel != KernelId::attention_decode) continue;
-    const KernelCase& k = c.kernel;
-    const Op op = ops::attention_decode_cudnn(k.name, k.batch, k.heads, k.kv_heads, k.kv_len, k.head_dim, k.dtype, k.dtype);
-    const double e = std::fabs(price(op, r, Impl::fused).time_s / c.measured_s - 1);
-    (c.index % 2 == 1 ? held : fit).push_back(e);
+  for (const char* set : {"h200-production", "h200-cudnn-decode"}) {
+    Measurements m;
+    load_measurements(test::root() + "/validation/results/" + set + "/kernels.json", m);
+    for (const MeasuredCase& c : m.cases) {
+      if (c.implementation != "torch.sdpa.cudnn" || c.kernel.kernel != KernelId::attention_decode) continue;
+      const KernelCase& k = c.kernel;
+      const Op op = ops::attention_decode_cudnn(k.name, k.batch, k.heads, k.kv_heads, k.kv_len, k.head_dim, k.dtype, k.dtype);
+      const double e = std::fabs(price(op, r, Impl::fused).time_s / c.measured_s - 1);
+      (c.index % 2 == 1 ? held : fit).push_back(e);
+    }
   }
-  REQUIRE(held.size() == 10);
-  REQUIRE(fit.size() == 10);
+  REQUIRE(held.size() == 60);
+  REQUIRE(fit.size() == 60);
   CAPTURE(quantile(held, 0.5));
   CAPTURE(quantile(held, 0.9));
-  CHECK(quantile(held, 0.5) <= 0.035);
-  CHECK(quantile(fit, 0.5) <= 0.035);
+  CHECK(quantile(held, 0.5) <= 0.05);
+  CHECK(quantile(held, 0.9) <= 0.14);
+  CHECK(quantile(fit, 0.5) <= 0.05);
 }
 
 TEST_CASE("compiled steps count the per-step kernels Inductor and the cudagraph tree launch") {
@@ -224,7 +242,7 @@ TEST_CASE("compiled: the graph replay's own gaps and the host before it, measure
     const Evaluation e = compiled_step(r, Phase::decode, r["kv_len"].as<int64_t>());
     const double err = e.cost.time_s / replay - 1;
     CHECK(std::fabs(err) <= (r["model"].as<std::string>() == "qwen2.5-7b" ? 0.20 : 0.08));
-    CHECK(std::fabs(e.cost.device_time_s / kernels - 1) <= 0.045);
+    CHECK(std::fabs(e.cost.device_time_s / kernels - 1) <= 0.05);  // 4.5 -> 4.6 % after the cudnn_decode refit
   }
 }
 
@@ -243,13 +261,14 @@ TEST_CASE("compiled: TinyLlama's 22-layer graph (h200-validate-impl), held out f
 TEST_CASE("compiled prefill is the eager step: against the static-cache eager prefill generate() runs") {
   // h200-host-probe: Llama-3-8B cut to 4 layers, one sequence, a StaticCache of ctx + 64 slots,
   // the uncompiled forward (what generate() runs before its compiled decode steps). Kernel sums
-  // 2.328 ms and 7.274 ms; the eager lowering prices -3.5 % and +2.0 % (the compiled lowering
-  // priced before: -22 % and +3 %).
+  // 2.328 ms and 7.274 ms; the eager lowering prices -4.3 % and +1.6 % (the compiled lowering
+  // priced before: -22 % and +3 %; with FlashAttention-2's prefill rates, before the kernel names
+  // showed cuDNN's sm90 prefill kernel there: -3.5 % and +2.0 %).
   const std::vector<YAML::Node> points = probe_records("prefill_static_eager");
   REQUIRE(points.size() == 2);
   for (const YAML::Node& r : points) {
     CAPTURE(r["ctx"].as<int>());
     const Evaluation e = compiled_step(r, Phase::prefill, r["ctx"].as<int64_t>());
-    CHECK(std::fabs(e.cost.device_time_s / r["kernel_s"].as<double>() - 1) <= 0.04);
+    CHECK(std::fabs(e.cost.device_time_s / r["kernel_s"].as<double>() - 1) <= 0.045);
   }
 }

@@ -152,3 +152,48 @@ TEST_CASE("eager: Hugging Face decode and prefill steps (hf.json), GPU kernel ti
   CHECK(quantile(wall, 0.5) <= 0.10);
   CHECK(quantile(wall, 0.9) <= 0.20);
 }
+
+TEST_CASE("eager: Hugging Face steps over the issue's grid (h200-hf-grid, nothing fitted): kernel time <= 10 % median") {
+  // hf_grid.py: Llama-3-8B (never measured before), Qwen2.5-7B and Llama-2-7B, batch 1-128,
+  // context 256-8192, the DynamicCache contiguous as generate() leaves it. Steps past a model's
+  // positions (Llama-2-7B at 8192) are refused by perfmodel and skipped.
+  YAML::Node root = YAML::LoadFile(test::root() + "/validation/results/h200-hf-grid/hf.json");
+  std::vector<double> kernel, wall, attention;
+  int refused = 0;
+  for (const auto& s : root["steps"]) {
+    REQUIRE(s["ok"].as<bool>());
+    Workload w;
+    w.phase = s["phase"].as<std::string>() == "decode" ? Phase::decode : Phase::prefill;
+    w.batch = s["batch"].as<int64_t>();
+    w.ctx = s["ctx"].as<int64_t>();
+    w.impl = Impl::eager;
+    w.eager_cache_cropped = false;
+    const Model m = test::catalogue().model(s["model"].as<std::string>());
+    if (w.ctx > m.max_positions) {
+      ++refused;
+      continue;
+    }
+    const Evaluation e = evaluate(m, w, sets().card, &sets().cal);
+    kernel.push_back(std::fabs(e.cost.device_time_s / s["kernel_s"].as<double>() - 1));
+    wall.push_back(std::fabs(e.cost.time_s / s["wall_s"].as<double>() - 1));
+    double att = 0;
+    for (size_t i = 0; i < e.step.ops.size(); ++i)
+      if (e.step.ops[i].kind == OpKind::attention) att += e.cost.ops[i].device_time_s * static_cast<double>(e.step.ops[i].count);
+    const double measured_att = s["kernel_by_category_s"]["attention"].as<double>();
+    if (measured_att > 1e-3) attention.push_back(std::fabs(att / measured_att - 1));
+  }
+  CHECK(refused == 2);
+  REQUIRE(kernel.size() == 21);
+  CAPTURE(quantile(kernel, 0.5));
+  CAPTURE(quantile(kernel, 0.9));
+  CAPTURE(quantile(wall, 0.5));
+  CAPTURE(quantile(wall, 0.9));
+  CAPTURE(quantile(attention, 0.5));
+  CAPTURE(quantile(attention, 0.9));
+  CHECK(quantile(kernel, 0.5) <= 0.10);
+  CHECK(quantile(kernel, 0.9) <= 0.20);
+  CHECK(quantile(wall, 0.5) <= 0.20);
+  // The attention kernels (cuDNN's, as transformers' SDPA call runs them) where they take over 1 ms.
+  REQUIRE(attention.size() >= 10);
+  CHECK(quantile(attention, 0.5) <= 0.15);
+}

@@ -44,6 +44,10 @@ struct CudnnDecode {
   double kernel_floor_s = -1;       // the SDPA kernel's fixed time
   double reduction_floor_s = -1;    // the split path's merge kernel (lean_reduction), whole
   double stream_bandwidth = 0;      // K/V read rate with every SM streaming, B/s
+  // A CTA's least time per wave at head dim 128 (scaled by head dim / 128, the bytes of its K/V
+  // tiles): a walk of one or two 128-key tiles cannot fill the double-buffered pipeline, so it waits
+  // on its first tile's latency-bound fetch (validation/results/h200-cudnn-decode).
+  Measured cta_latency_s;
   bool measured() const { return kernel_floor_s >= 0 && reduction_floor_s >= 0 && stream_bandwidth > 0; }
 };
 

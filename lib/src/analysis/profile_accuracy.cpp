@@ -18,12 +18,15 @@ std::vector<Impl> profiles_measured_by(const std::string& impl, KernelId kernel)
     // compiled: SDPA with the static cache's mask runs the memory-efficient (CUTLASS FMHA) kernel.
     if (impl == "torch.sdpa.efficient") return {Impl::compiled};
     if (kernel == KernelId::attention_decode) {
-      // Both profiles run FlashAttention's split-KV decode (transformers' sdpa path too).
-      if (impl == "torch.sdpa.flash") return {Impl::fused, Impl::eager};
+      // The serving engine runs FlashAttention's split-KV decode. transformers' SDPA call runs
+      // cuDNN's decode kernel (eager and compiled), a kernel of its own (attention_decode_cudnn),
+      // whose cases profile_tables.py reports apart (fit_compiled.py).
+      if (impl == "torch.sdpa.flash") return {Impl::fused};
       return {};
     }
-    if (impl == "torch.sdpa.cudnn") return {Impl::fused};
-    if (impl == "torch.sdpa.flash") return {Impl::eager};
+    // Prefill: cuDNN's fused SDPA in the engine and in transformers' eager call (PyTorch 2.11 on
+    // sm90); PyTorch's FlashAttention-2 prefill is what no profile runs.
+    if (impl == "torch.sdpa.cudnn") return {Impl::fused, Impl::eager};
     return {};
   }
   if (set == "gemm") {  // cuBLASLt through torch.matmul in all three

@@ -88,6 +88,7 @@ ProfileCalibration read_one(MapReader r, const std::string& name) {
     x.kernel_floor_s = d->quantity("kernel_floor", Dimension::seconds);
     x.reduction_floor_s = d->quantity("reduction_floor", Dimension::seconds);
     x.stream_bandwidth = d->quantity("stream_bandwidth", Dimension::bytes_per_s);
+    x.cta_latency_s = d->opt_quantity("cta_latency", Dimension::seconds, true);
     d->finish();
   }
   if (auto g = r.opt_map("gemm")) {
@@ -194,6 +195,7 @@ void write_profiles(std::ostream& o, const std::vector<ProfileCalibration>& prof
       o << "      kernel_floor: " << q(d.kernel_floor_s, "us", 1e-6) << "\n";
       o << "      reduction_floor: " << q(d.reduction_floor_s, "us", 1e-6) << "\n";
       o << "      stream_bandwidth: " << q(d.stream_bandwidth, "GB/s", 1e9) << "\n";
+      if (d.cta_latency_s) o << "      cta_latency: " << q(*d.cta_latency_s, "us", 1e-6) << "\n";
     }
     if (p.graph_call_host_s > 0) o << "    graph_call_host: " << q(p.graph_call_host_s, "us", 1e-6) << "\n";
     if (p.graph_kernel_gap_s > 0) o << "    graph_kernel_gap: " << q(p.graph_kernel_gap_s, "us", 1e-6) << "\n";

@@ -11,8 +11,12 @@
 // its query heads. When those CTAs leave at least half of the SMs idle, cuDNN splits the key tiles
 // over all SMs (the two-kernel launches, with cudnn::fusion::lean_reduction_kernel merging the
 // partial rows as Lean Attention's stream-K decomposition does): measured at 8-64 CTAs on the
-// H200's 132 SMs, never at 112 or more. Otherwise each CTA walks its whole cache, one CTA per SM
-// at a time, in waves (docs/model.md, "cuDNN decode").
+// H200's 132 SMs, never at 112 or more, and only over more than 4 key tiles (at 32-64 CTAs the
+// kernel ran alone up to 512 keys, validation/results/h200-cudnn-decode, and split at 552 keys,
+// validation/results/h200-compiled, and from 1024).
+// Otherwise each CTA walks its whole cache, one CTA per SM at a time, in waves; a wave takes at
+// least a CTA's latency-bound first tile (cta_latency), what short walks at many CTAs show
+// (docs/model.md, "cuDNN decode").
 #include <algorithm>
 #include <cmath>
 
@@ -37,6 +41,8 @@ namespace {
 int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
 
 constexpr int64_t kQueryTileRows = 16;
+constexpr int64_t kKeyTile = 128;         // the `x128x` of the kernel's name
+constexpr int64_t kSplitMinKeyTiles = 5;  // no split at 512 keys or fewer
 
 KernelTimes cudnn_decode_cost(const Op& op, const Roofs& r, const Tile*) {
   const AttentionShape& a = op.attention;
@@ -50,7 +56,7 @@ KernelTimes cudnn_decode_cost(const Op& op, const Roofs& r, const Tile*) {
   const int64_t group = std::max<int64_t>(1, a.heads / kv_heads);
   const int64_t ctas = std::max<int64_t>(1, a.batch) * kv_heads * ceil_div(group, kQueryTileRows);
   const double sms = static_cast<double>(std::max(1, r.card.sm_count));
-  const bool split = 2.0 * static_cast<double>(ctas) <= sms;
+  const bool split = 2.0 * static_cast<double>(ctas) <= sms && ceil_div(a.kv_len, kKeyTile) >= kSplitMinKeyTiles;
   // One CTA per SM at a time (its double-buffered 128 x d K and V tiles take most of an SM's shared
   // memory), each streaming at an SM's share of the read rate: the CTAs run in waves and the last
   // wave's idle SMs stream nothing (224 CTAs: two waves at 85 %).
@@ -59,6 +65,8 @@ KernelTimes cudnn_decode_cost(const Op& op, const Roofs& r, const Tile*) {
   KernelTimes t;
   t.fixed_s = floor + (split ? merge : 0.0);
   t.memory_s = with_l2_hit(op, r, op.bytes() / (bandwidth * fill));
+  if (!split && measured && c.cta_latency_s)
+    t.memory_s = std::max(t.memory_s, waves * *c.cta_latency_s * static_cast<double>(a.head_dim) / 128.0);
   // QK^T and PV over the padded 16-row tile of every CTA.
   const double padded = 4.0 * static_cast<double>(ctas * kQueryTileRows) * static_cast<double>(a.kv_len) *
                         static_cast<double>(a.head_dim);

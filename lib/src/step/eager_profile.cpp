@@ -43,17 +43,23 @@ void eager_embed(const GraphNode& n, const Model& m, const Workload& w, Step& s)
 
 // scaled_dot_product_attention over the DynamicCache (ctx positions). With PyTorch >= 2.5 and no
 // attention mask (no padding: decode at one query, causal prefill) transformers passes
-// enable_gqa=True instead of repeat_kv, so the flash kernel reads each KV head once (GQA packing):
-// hf.json's Qwen2.5-7B steps show it (b32 ctx2048: 1.1 ms of attention and no repeat_kv copy,
-// against 9.9 ms + 8.6 ms with K/V repeated).
+// enable_gqa=True instead of repeat_kv, so the kernel reads each KV head once: hf.json's
+// Qwen2.5-7B steps show it (b32 ctx2048: 1.1 ms of attention and no repeat_kv copy, against
+// 9.9 ms + 8.6 ms with K/V repeated). PyTorch 2.11's SDPA picks cuDNN on sm90 for that call: every
+// Hugging Face step whose kernel names were recorded (validation/results/h200-hf-grid, dense
+// Llama-3-8B, Qwen2.5-7B, Llama-2-7B; h200-moe-sync, Qwen3-MoE, DeepSeek-V2-Lite, Mixtral) runs
+// cuDNN's 16-row-tile decode kernel (cudnn_..._sm80_flash_fprop_wmma_f16_knob_35_16x128x<d>) and its
+// sm90 wgmma prefill kernel, never FlashAttention: decode is attention_decode_cudnn with the GQA
+// group in the query tile, prefill the profile's cuDNN prefill rates (hardware/<card>.calibration.yaml,
+// profiles.eager).
 void eager_attention(const GraphNode& n, const Model& m, const Workload& w, Step& s) {
   const int64_t kv_len = w.ctx;
   // MLA: per-head keys of qk_head_dim and values of v_head_dim (lowering::mla_expanded_head_dim).
   const int64_t head_dim = m.mla.enabled() ? lowering::mla_expanded_head_dim(m) : m.head_dim;
   if (w.phase == Phase::decode) {
     // MLA: SDPA reads the keys and values expanded this step, in the activations' dtype.
-    Op a = ops::attention_decode(n.name + ".sdpa", w.batch, m.heads, m.kv_heads, kv_len, head_dim, w.act_dtype,
-                                 m.mla.enabled() ? w.act_dtype : w.kv_dtype);
+    Op a = ops::attention_decode_cudnn(n.name + ".sdpa", w.batch, m.heads, m.kv_heads, kv_len, head_dim,
+                                       w.act_dtype, m.mla.enabled() ? w.act_dtype : w.kv_dtype);
     a.launches = 1;
     a.passes = 1;
     a.framework_calls = 3;  // .transpose(1, 2), .contiguous() (already contiguous at one query), .reshape()

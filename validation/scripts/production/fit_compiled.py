@@ -5,10 +5,14 @@ Usage: python3 validation/scripts/production/fit_compiled.py [kernels.json] [com
 
 cudnn_decode: cuDNN's decode SDPA as lib/src/kernels/attention_decode_cudnn.cpp prices it,
     t = kernel_floor + [reduction_floor if split] + bytes / (stream_bandwidth x fill),
-    CTAs = batch x kv_heads x ceil(group / 16), split when 2 x CTAs <= 132 SMs (fill 1), else
-    fill = min(1, CTAs / 132); bytes = K and V once per KV head, q read and o written.
-    Linear least squares on relative error over the EVEN case indices of the torch.sdpa.cudnn decode
-    cases of validation/results/h200-production/kernels.json; the odd ones are held out (printed).
+    CTAs = batch x kv_heads x ceil(group / 16), split when 2 x CTAs <= 132 SMs and the cache has
+    more than 4 key tiles of 128 (fill 1), else fill = CTAs / (waves x 132); bytes = K and V once
+    per KV head, q read and o written. Unsplit, the stream term is at least waves x cta_latency x
+    head_dim / 128 (a short walk waits on its first tile).
+    The first three: linear least squares on relative error over the EVEN case indices of the
+    torch.sdpa.cudnn decode cases of validation/results/h200-production/kernels.json; cta_latency:
+    least squared log error over the EVEN cases of validation/results/h200-cudnn-decode/kernels.json
+    (short walks at many CTAs), the other three held fixed. Odd cases of both are held out (printed).
 graph_kernel_gap: the GPU's idle time per launch inside the graph replay, measured apart from the
     host on the 4 compiled points of validation/results/h200-host-probe/probe.jsonl (a GPU spin
     queued before the call, so the CUDA events time the replay alone): sum(graph_pure_s - kernel_s)
@@ -18,6 +22,7 @@ graph_call_host: the median of (graph replay - kernel sum - graph_kernel_gap x p
     others are held out. Predicted launches: `perfmodel decode --impl compiled` of the cut model.
 """
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -25,6 +30,7 @@ import sys
 import tempfile
 
 SMS = 132
+SHORT = "validation/results/h200-cudnn-decode/kernels.json"  # short walks at many CTAs (cta_latency)
 FIT_STEPS = (0, 2, 4, 6)  # llama3-8b b1 ctx512, llama3-8b b64 ctx1024, llama2-7b b32 ctx512, qwen2.5-7b b4 ctx4096
 
 
@@ -35,11 +41,13 @@ def cudnn_rows(path):
             continue
         b, h, kvh, L, d = c["batch"], c["heads"], c["kv_heads"], c["kv_len"], c["head_dim"]
         ctas = b * kvh * -(-(h // kvh) // 16)
-        split = 2 * ctas <= SMS
-        fill = 1.0 if split else ctas / (-(-ctas // SMS) * SMS)  # one CTA per SM at a time: waves
+        split = 2 * ctas <= SMS and -(-L // 128) >= 5
+        waves = -(-ctas // SMS)
+        fill = 1.0 if split else ctas / (waves * SMS)  # one CTA per SM at a time: waves
         nbytes = 2 * b * kvh * L * d * 2 + 2 * b * h * d * 2
         rows.append(dict(index=i, name=c["name"], split=split, x=[1.0, 1.0 if split else 0.0, nbytes / fill],
-                         t=c["measured_s"], kernels=len(c["kernel_names"])))
+                         t=c["measured_s"], kernels=len(c["kernel_names"]),
+                         latency_waves=0.0 if split else waves * d / 128))
     return rows
 
 
@@ -64,17 +72,47 @@ def p90(e):
     return e[min(len(e) - 1, int(0.9 * len(e)))]
 
 
-def main(kernels, steps_path, probe_path, binary):
+def cudnn_time(r, p, cta_latency):
+    stream = r["x"][2] * p[2]
+    return p[0] + r["x"][1] * p[1] + max(stream, r["latency_waves"] * cta_latency)
+
+
+def joint_fit(rows, stream_rows):
+    """All four on the even cases of both sets, least squared log error (Nelder-Mead), started from
+    the linear least squares of the three stream terms on h200-production's even cases."""
+    from fit_profiles import nelder_mead
+    p0 = least_squares([r["x"] for r in stream_rows], [r["t"] for r in stream_rows])
+
+    def params(x):  # x in us, us, TB/s, us
+        return [x[0] * 1e-6, x[1] * 1e-6, 1 / (x[2] * 1e12)], x[3] * 1e-6
+
+    def cost(x):
+        if min(x) <= 0:
+            return math.inf
+        p, cta = params(x)
+        return sum(math.log(cudnn_time(r, p, cta) / r["t"]) ** 2 for r in rows)
+    x = nelder_mead(cost, [p0[0] * 1e6, p0[1] * 1e6, 1 / p0[2] / 1e12, 2.0], [0.5, 0.5, 0.3, 0.5], 2000)
+    return params(x)
+
+
+def main(kernels, steps_path, probe_path, binary, short_path=SHORT):
     rows = cudnn_rows(kernels)
     fit = [r for r in rows if r["index"] % 2 == 0]
-    p = least_squares([r["x"] for r in fit], [r["t"] for r in fit])
+    short = cudnn_rows(short_path)
+    p, cta = joint_fit(fit + [r for r in short if r["index"] % 2 == 0], fit)
     print("    cudnn_decode:")
     print(f"      kernel_floor: {p[0] * 1e6:.3f} us")
     print(f"      reduction_floor: {p[1] * 1e6:.3f} us")
     print(f"      stream_bandwidth: {1 / p[2] / 1e9:.1f} GB/s")
+    print(f"      cta_latency: {cta * 1e6:.2f} us")
+    for label, data in (("h200-cudnn-decode", short),):
+        for held in (False, True):
+            e = [abs(cudnn_time(r, p, cta) / r["t"] - 1) for r in data if r["index"] % 2 == int(held)]
+            print(f"  # {label} {'held out' if held else 'fit'}: {len(e)} cases, |error| median "
+                  f"{statistics.median(e):.1%}, p90 {p90(e):.1%}")
     err = {True: [], False: []}
     for r in rows:
-        pred = sum(a * b for a, b in zip(r["x"], p))
+        pred = cudnn_time(r, p, cta)
         e = pred / r["t"] - 1
         held = r["index"] % 2 == 1
         err[held].append(abs(e))

@@ -9,8 +9,11 @@ those of lib/src/cost/flash_prefill_cost.cpp, lib/src/attention_schedule.cpp and
 lib/src/cost/production_decode_cost.cpp; `perfmodel accuracy` recomputes the errors with the
 C++ model (its per-profile tables) and is what the tests guard.
 - prefill: the tile model (rate at head dim 128, softmax share, CTA fixed cost) plus a per-call
-  floor, Nelder-Mead on squared log errors: fused <- torch.sdpa.cudnn, eager <- torch.sdpa.flash.
-- decode (both profiles run FlashAttention's split-KV decode): FlashAttention-2's split rule, then
+  floor, Nelder-Mead on squared log errors: fused and eager <- torch.sdpa.cudnn (transformers'
+  SDPA call runs cuDNN on sm90 with PyTorch 2.11: validation/results/h200-hf-grid kernel names);
+  torch.sdpa.flash is fitted for its softmax share, which the fused decode's tile takes.
+- decode (the fused profile runs FlashAttention's split-KV decode; eager runs cuDNN's decode
+  kernel, fitted by fit_compiled.py): FlashAttention-2's split rule, then
   split calls t = floor + KV bytes / BW + splits x combine (linear least squares on relative
   errors); non-split calls t = floor + CTAs x keys / 128 x tile(d) / SMs, the tile's softmax share
   taken from the flash prefill fit (no head dim but 128 among the non-split training cases).
@@ -144,7 +147,7 @@ def main(path):
     pick = lambda kernel, impl: [(i, c) for i, c in enumerate(cases)
                                  if c['kernel'] == kernel and c.get('implementation') == impl and c['ok'] and c['correct']]
     shares = {}
-    for impl, profile in (('torch.sdpa.cudnn', 'fused'), ('torch.sdpa.flash', 'eager'),
+    for impl, profile in (('torch.sdpa.cudnn', 'fused and eager'), ('torch.sdpa.flash', 'FlashAttention-2 (its share: fused decode)'),
                           ('torch.sdpa.efficient', 'compiled')):
         sel = pick('attention_prefill_fused', impl)
         peak, share, fixed, floor = fit_prefill(sel)
@@ -160,7 +163,7 @@ def main(path):
     share = shares['torch.sdpa.flash']
     work = lambda c, n: n * c['kv_len'] / 128 * ((1 - share) * c['head_dim'] / 128 + share) / SMS
     nfloor, tile = solve([([1, work(c, n)], c['measured_s']) for i, c, s, n in whole if i % 2 == 0])
-    print(f'decode <- torch.sdpa.flash: call_floor {floor * 1e6:.3f} us, stream_bandwidth {1 / inv_bw / 1e9:.2f} GB/s, '
+    print(f'fused decode <- torch.sdpa.flash: call_floor {floor * 1e6:.3f} us, stream_bandwidth {1 / inv_bw / 1e9:.2f} GB/s, '
           f'combine_per_split {per_split * 1e6:.3f} us, nonsplit_tile {tile * 1e6:.4f} us, '
           f'nonsplit_softmax_share {share:.3f}, nonsplit_floor {nfloor * 1e6:.3f} us')
     errors = [(i, (floor + kv(c) * inv_bw + s * per_split) / c['measured_s'] - 1) for i, c, s, n in split]

@@ -19,8 +19,8 @@ BEGIN = "<!-- profile tables: validation/scripts/production/profile_tables.py --
 END = "<!-- end of profile tables -->"
 WHAT = {"fused": "a serving engine (CUDA graph; cuDNN fused SDPA prefill, FlashAttention-2 split-KV decode, "
                  "cuBLASLt, Inductor's Triton kernels as the stand-in for fused norms/activations/rotary)",
-        "eager": "PyTorch eager as Hugging Face transformers runs it (PyTorch's FlashAttention-2 SDPA, cuBLASLt, "
-                 "ATen's norm/softmax/elementwise kernels, transformers' LlamaRMSNorm and rotary)",
+        "eager": "PyTorch eager as Hugging Face transformers runs it (SDPA, which PyTorch 2.11 runs on cuDNN's kernels on "
+                 "sm90; cuBLASLt, ATen's norm/softmax/elementwise kernels, transformers' LlamaRMSNorm and rotary)",
         "compiled": "torch.compile (Inductor, reduce-overhead) of the HF model with a StaticCache (with the "
                     "mask SDPA runs cuDNN's 16-row-tile kernel in decode; cuBLASLt, Inductor's Triton kernels; "
                     "the prefill runs uncompiled, as generate() runs it: the eager step)"}
@@ -28,6 +28,15 @@ WHAT = {"fused": "a serving engine (CUDA graph; cuDNN fused SDPA prefill, FlashA
 
 def pct(x):
     return f"{100 * x:.1f} %"
+
+
+def quantile(v, q):
+    """Linear interpolation between order statistics (stats.hpp's quantile)."""
+    v = sorted(v)
+    pos = q * (len(v) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(v) - 1)
+    return v[lo] + (v[hi] - v[lo]) * (pos - lo)
 
 
 def accuracy(binary, path):
@@ -91,6 +100,17 @@ def main(binary):
                          f"{m.group(1)} | {m.group(4)} % | {m.group(5)} % | — |")
             lines.append(f"| HF decode/prefill step, wall time | transformers 5.17 (hf.json) | {f.group(1)} | "
                          f"{m.group(1)} | {m.group(2)} % | {m.group(3)} % | — |")
+            # The grid of h200-hf-grid: nothing fitted on it, so every step is held out.
+            grid = subprocess.run([sys.executable, "validation/scripts/production/compare_hf.py",
+                                   "validation/results/h200-hf-grid/hf.json", binary],
+                                  capture_output=True, text=True, check=True).stdout
+            errs = [re.findall(r"\| ([+-]\d+)% \| ([+-]\d+)% \|$", line) for line in grid.splitlines()]
+            errs = [e[0] for e in errs if e]
+            wall = sorted(abs(int(w)) for w, _ in errs)
+            kern = sorted(abs(int(k)) for _, k in errs)
+            for what, v in (("GPU kernel time", kern), ("wall time", wall)):
+                lines.append(f"| HF step over batch 1-128, ctx 256-8192, {what} | transformers 5.17 (h200-hf-grid) | 0 | "
+                             f"{len(v)} | {quantile(v, 0.5):.1f} % | {quantile(v, 0.9):.1f} % | — |")
         lines.append("")
     # The compiled profile's cuDNN decode kernel (fit_compiled.py: even torch.sdpa.cudnn decode cases) and its
     # whole decode steps (compare_compiled.py, validation/results/h200-compiled).
@@ -106,8 +126,12 @@ def main(binary):
         m = re.search(re.escape(label) + r": (\d+) steps; \|error\| median ([\d.]+)%, p90 ([\d.]+)%", steps)
         return m.group(1), m.group(2), m.group(3)
 
-    lines.insert(len(lines) - 1, f"| attention_decode_cudnn | torch.sdpa.cudnn | {kf.group(1)} | {k.group(1)} | "
-                                 f"{k.group(2)} % | {k.group(3)} % | — |")
+    cudnn_row = (f"| attention_decode_cudnn | torch.sdpa.cudnn | {kf.group(1)} | {k.group(1)} | "
+                 f"{k.group(2)} % | {k.group(3)} % | — |")
+    lines.insert(len(lines) - 1, cudnn_row)
+    # transformers' eager SDPA call runs the same cuDNN decode kernel: its row in the eager table.
+    eager_end = lines.index("### `compiled`: " + WHAT["compiled"]) - 1
+    lines.insert(eager_end, cudnn_row)
     for label, what, fitted in (("graph replay, held-out steps", "decode step, graph replay (held out of graph_call_host)", 4),
                                 ("kernel sum (no step fitted)", "decode step, GPU kernel sum", 0),
                                 ("SDPA (no step fitted)", "decode step, cuDNN SDPA kernels", 0)):
