@@ -5,7 +5,7 @@ decode attention over a bf16 and an fp8 (e4m3) KV cache.
     python3 validation/scripts/quant/run_quant3.py OUT_DIR [--budget S] [--case-seconds S]
 
 In order, OUT_DIR/quant3.json rewritten after every point so a run stopped early keeps what it
-measured (`kv` in it):
+measured (`cases` in it):
   triton     triton_decode.py's split-KV decode attention reading bf16 or fp8 K/V (converted in
              registers): batch 1/4/16/64 x ctx 512/2048/8192/32768 x GQA groups 1/4/8 (32 query
              heads: 32/8/4 kv heads), head dim 128; then head dim 64 at group 4
@@ -101,7 +101,7 @@ def main():
     meta["triton"] = triton.__version__
     sm_count = meta["device"]["sm_count"]
     log(f"meta {json.dumps(meta)}")
-    res = {"schema_version": 1, "meta": meta, "kv": []}
+    res = {"schema_version": 1, "meta": meta, "cases": []}
 
     def save():
         with open(f"{a.out}/{a.name}.json.tmp", "w") as f:
@@ -109,7 +109,7 @@ def main():
         os.replace(f"{a.out}/{a.name}.json.tmp", f"{a.out}/{a.name}.json")
     done = set()
     if a.skip:
-        done = {c["name"] for c in json.load(open(a.skip))["kv"] if c.get("ok") and c.get("correct")}
+        done = {c["name"] for c in json.load(open(a.skip))["cases"] if c.get("ok") and c.get("correct")}
     seen = set()
     for it in plan():
         if it[0] == "triton" and f"triton_decode_kv{it[5]}_b{it[1]}_ctx{it[2]}_g{it[3]}_d{it[4]}" in done:
@@ -123,7 +123,7 @@ def main():
             else:
                 spec = quant_decode.kv_case(it[1], it[2], it[3], heads=HEADS, kv_heads=8, hd=128)
         except Exception as e:
-            res["kv"].append(dict(name=str(it), ok=False, correct=False, error=f"{type(e).__name__}: {str(e)[:300]}"))
+            res["cases"].append(dict(name=str(it), ok=False, correct=False, error=f"{type(e).__name__}: {str(e)[:300]}"))
             save()
             continue
         # kernel names once per kind of kernel (the profiler costs time)
@@ -131,7 +131,7 @@ def main():
         first = kind not in seen or it[2] == 512 and it[1] == 1
         seen.add(kind)
         out = quant_gemm.run_one(*spec, a.case_seconds, want_kernels=first)
-        res["kv"].append(out)
+        res["cases"].append(out)
         log(f"{out['name']} {out['measured_s']} rel {out.get('max_rel_error')} k={out.get('kernels_per_launch')} "
             f"{out['error']}")
         save()
