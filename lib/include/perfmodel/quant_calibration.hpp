@@ -39,6 +39,10 @@ struct QuantCalibration {
   WeightOnlyCost int8;  // torch._weight_int8pack_mm W8A16
   MmaSyncGemmCost int8_mma_sync;  // torch._int_mm's sm80 kernel (eager and compiled profiles)
   RowScaledFp8Cost fp8_row;       // torch._scaled_mm / cuBLASLt row-scaled FP8
+  // An fp8 (e4m3) KV cache read by a decode attention that converts each K and V element to
+  // bf16 in registers before its MMAs: warp instructions per element at the card's issue rate
+  // (kv_cache_cost.cpp). 0 = not measured (QuantDefaults).
+  double fp8_kv_convert_per_element = 0;
   std::string source;             // the measurements and the fit the section comes from
 };
 
@@ -51,6 +55,9 @@ struct QuantDefaults {
   // A card without a measurement of the row-scaled kernel: its datasheet rates (full SM fp8 rate,
   // full read rate).
   static constexpr RowScaledFp8Cost fp8_row{1.0, 1.0};
+  // The conversion alone: cvt.rn.f16x2.e4m3x2 then f16x2 -> bf16x2 through fp32, about 2 thread
+  // instructions per element (PTX ISA, cvt), 1/16 of a warp instruction.
+  static constexpr double fp8_kv_convert_per_element = 2.0 / 32.0;
 };
 
 }  // namespace perfmodel

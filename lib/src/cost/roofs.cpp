@@ -169,6 +169,11 @@ Roofs make_roofs(const Card& card, const Calibration* cal, std::optional<Impl> p
   const RowScaledFp8Cost row = cal ? cal->quant.fp8_row : RowScaledFp8Cost{};
   r.quant.fp8_row = {pick(row.cta_mma_efficiency, QuantDefaults::fp8_row.cta_mma_efficiency),
                      pick(row.stream_efficiency, QuantDefaults::fp8_row.stream_efficiency)};
+  const double kv_convert = cal ? cal->quant.fp8_kv_convert_per_element : 0;
+  r.quant.fp8_kv_convert_per_element = pick(kv_convert, QuantDefaults::fp8_kv_convert_per_element);
+  take.note("quant.fp8_kv_convert_per_element",
+            kv_convert > 0 ? (quant_from.empty() ? cal->source_file + ": quant" : quant_from)
+                           : "not measured: 2 thread instructions per element (cvt e4m3x2 -> f16x2 -> bf16x2)");
   take.note("quant.fp8_row", row.cta_mma_efficiency > 0 || row.stream_efficiency > 0
                                  ? (quant_from.empty() ? cal->source_file + ": quant" : quant_from)
                                  : "not measured: the datasheet fp8 rate per SM and the full read rate");

@@ -51,6 +51,10 @@ QuantCalibration parse_quant_calibration(MapReader m) {
     m.fail("int8_mma_sync_step", "needs int8_mma_sync_share beside it");
   c.fp8_row.cta_mma_efficiency = opt_share(m, "fp8_row_cta_mma_efficiency");
   c.fp8_row.stream_efficiency = opt_share(m, "fp8_row_stream_efficiency");
+  if (auto v = m.opt_number("fp8_kv_convert_per_element")) {
+    if (!(*v > 0 && *v < 1e3)) m.fail("fp8_kv_convert_per_element", "must be a positive count of warp instructions");
+    c.fp8_kv_convert_per_element = *v;
+  }
   m.finish();
   return c;
 }
@@ -68,6 +72,9 @@ std::string quant_calibration_yaml(const QuantCalibration& c) {
       << "   # row-scaled FP8, one wave: share of an SM's datasheet fp8 rate\n";
   if (c.fp8_row.stream_efficiency > 0)
     o << "  fp8_row_stream_efficiency: " << c.fp8_row.stream_efficiency << "   # its weight stream, share of the read rate\n";
+  if (c.fp8_kv_convert_per_element > 0)
+    o << "  fp8_kv_convert_per_element: " << c.fp8_kv_convert_per_element
+      << "   # fp8 KV cache: warp instructions per K/V element converted in registers\n";
   std::string body = o.str();
   if (!body.empty() && !c.source.empty()) body = "  source: \"" + c.source + "\"\n" + body;
   if (body.empty()) return "";
