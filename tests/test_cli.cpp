@@ -292,6 +292,26 @@ TEST_CASE("validate, calibrate and accuracy --help exit 0 and show an example") 
   }
 }
 
+TEST_CASE("accuracy --format json lists every production case as its profile prices it") {
+  const Run r = cli("accuracy --card h200 --measured '" + test::root() +
+                    "/validation/results/h200-eager-heldout/kernels.json' --format json");
+  REQUIRE(r.rc == 0);
+  const test::Json j = json_of(r);
+  const test::Json* cases = j.at("profile_cases");
+  REQUIRE(cases);
+  REQUIRE(cases->type == test::Json::Type::array);
+  // Each held-out eager case once under the eager profile; torch.eager and hf.eager kernels.
+  int eager = 0;
+  for (const test::Json& c : cases->arr) {
+    const double p = num(c, "predicted_s"), m = num(c, "measured_s");
+    CHECK(p > 0);
+    CHECK(m > 0);
+    CHECK(num(c, "error") == doctest::Approx(p / m - 1).epsilon(1e-9));
+    if (c.at("profile")->str == "eager") ++eager;
+  }
+  CHECK(eager == 31);
+}
+
 TEST_CASE("bad input: exit code 2 and one line on stderr") {
   expect_input_error(cli("decode --card a10O"), {"unknown card 'a10O'"});
   expect_input_error(cli("decode --model llama2-7bb"), {"unknown model 'llama2-7bb'", "llama2-7b"});

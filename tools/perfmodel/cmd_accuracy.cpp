@@ -79,6 +79,21 @@ Report accuracy_report(const Context& ctx, const Loaded& card, const Measurement
 // the profile's roofs; held out = the cases its calibration was not fitted on (odd index).
 void add_profile_tables(Report& r, const std::vector<ProfileCaseError>& errors) {
   if (errors.empty()) return;
+  // Every case as its profile prices it (JSON only), so a miss can be traced to its shape.
+  Node cases = Node::array();
+  for (const ProfileCaseError& e : errors) {
+    Node n = Node::object();
+    n.set("profile", Node::text(to_string(e.profile)));
+    n.set("implementation", Node::text(e.implementation));
+    n.set("held_out", Node::boolean(e.held_out));
+    n.set("name", Node::text(e.error.name));
+    n.set("kernel", Node::text(e.error.detail));
+    n.set("predicted_s", Node::number(e.error.predicted_s, Hint::time));
+    n.set("measured_s", Node::number(e.error.measured_s, Hint::time));
+    n.set("error", Node::number(e.error.error, Hint::percent));
+    cases.push(std::move(n));
+  }
+  r.root.set("profile_cases", std::move(cases));
   const auto stats = summarize_profiles(errors);
   for (Impl p : {Impl::fused, Impl::eager, Impl::compiled}) {
     Node rows = Node::array();
