@@ -99,7 +99,7 @@ def main():
 
 
 def fit_row(results, cal):
-    """The row-scaled FP8 kernel's two shares (quant_gemm_cost.cpp's kRow* constants)."""
+    """The row-scaled FP8 kernel's two shares (the calibration's quant: fp8_row_cta_mma_efficiency, fp8_row_stream_efficiency)."""
     read_bw = calib_value(cal, "read_bandwidth", 1e9)
     write_bw = calib_value(cal, "write_bandwidth", 1e9)
     fixed = calib_value(cal, "kernel_floor", 1e-6) + calib_value(cal, "gemm_fixed", 1e-6)
