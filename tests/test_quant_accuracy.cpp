@@ -18,6 +18,7 @@
 #include "perfmodel/kernel_case.hpp"
 #include "perfmodel/ops.hpp"
 #include "perfmodel/price.hpp"
+#include "quant_stats.hpp"
 #include "test_support.hpp"
 
 using namespace perfmodel;
@@ -32,20 +33,8 @@ const std::set<std::pair<std::string, std::string>> kFitShapes{
 constexpr double ROW_MEDIAN = 0.115, ROW_P90 = 0.23, BLOCK_MEDIAN = 0.095, SWEEP_TENSOR_MEDIAN = 0.10;
 constexpr double INT8_MEDIAN = 0.09, INT8_SCALED_MEDIAN = 0.145, INT8_SCALED_P90 = 0.19;
 
-struct Stats {
-  size_t n = 0;
-  double median = 0, p90 = 0;
-};
-
-Stats stats(std::vector<double> e) {
-  Stats s;
-  s.n = e.size();
-  if (e.empty()) return s;
-  std::sort(e.begin(), e.end());
-  s.median = e.size() % 2 ? e[e.size() / 2] : 0.5 * (e[e.size() / 2 - 1] + e[e.size() / 2]);
-  s.p90 = e[static_cast<size_t>(0.9 * static_cast<double>(e.size() - 1))];
-  return s;
-}
+using quant_test::Stats;
+using quant_test::stats;
 
 // Sets of absolute errors by name: wonly_int4 / wonly_int8 (held-out shapes), scaled_tensor,
 // scaled_row, act_quant (compiled), and wonly_*_fit for the shapes the fit used.

@@ -20,6 +20,7 @@
 #include "perfmodel/kernel_case.hpp"
 #include "perfmodel/ops.hpp"
 #include "perfmodel/price.hpp"
+#include "quant_stats.hpp"
 #include "test_support.hpp"
 
 using namespace perfmodel;
@@ -29,20 +30,8 @@ namespace {
 // Today's levels, guarded (set from the committed data; see the test cases' comments).
 constexpr double FP8_MEDIAN = 0.17, RATIO_MEDIAN = 0.105, RATIO_P90 = 0.19, EAGER_MEDIAN = 0.15, EAGER_P90 = 0.23;
 
-struct Stats {
-  size_t n = 0;
-  double median = 0, p90 = 0;
-};
-
-Stats stats(std::vector<double> e) {
-  Stats s;
-  s.n = e.size();
-  if (e.empty()) return s;
-  std::sort(e.begin(), e.end());
-  s.median = e.size() % 2 ? e[e.size() / 2] : 0.5 * (e[e.size() / 2 - 1] + e[e.size() / 2]);
-  s.p90 = e[static_cast<size_t>(0.9 * static_cast<double>(e.size() - 1))];
-  return s;
-}
+using quant_test::Stats;
+using quant_test::stats;
 
 struct Point {
   double predicted = 0, measured = 0;
