@@ -407,6 +407,16 @@ TEST_CASE("validate --help in a CUDA build is perfmodel-gpu's") {
   CHECK(test::contains(r.out, "--max-seconds"));
 }
 
+TEST_CASE("validate --kernels in a CUDA build: production or backend, checked before the device") {
+  if (!PERFMODEL_TEST_HAVE_CUDA) {
+    MESSAGE("skipped: this build has no CUDA backend");
+    return;
+  }
+  CHECK(test::contains(cli("validate --help").out, "--kernels"));
+  expect_input_error(cli("validate --on-gpu --model tinyllama --kernels frobnicate"), {"--kernels", "frobnicate"});
+  expect_input_error(cli("validate --on-gpu --model tinyllama --impl eager --kernels backend"), {"--kernels backend", "--impl fused"});
+}
+
 TEST_CASE("calibrate --only: sections checked before any measurement; its raw file is required") {
   expect_input_error(cli("calibrate --on-gpu --only chains,frobnicate --raw x.json"), {"--only", "frobnicate", "chains"});
   expect_input_error(cli("calibrate --on-gpu --only chains"), {"--raw"});

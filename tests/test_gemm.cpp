@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <tuple>
 
 #include "perfmodel/gemm_tiling.hpp"
@@ -181,4 +182,33 @@ TEST_CASE("cheapest_plan: the least priced plan over one candidate set for every
     last = t;
   }
   CHECK(drops <= 1);
+}
+
+TEST_CASE("per-CTA K loop (Little's law): few CTAs walk K slowly, so short K runs unsplit and long K splits") {
+  // cuBLASLt as PyTorch calls it (h200-gemm-small's kernel names): N = 512 at K = 2048 is one
+  // unsplit nvjet kernel, at K = 3584 a split-K kernel and splitKreduce. Costs of the order the
+  // profile fit finds: a few us fixed, a few us for the reduction kernel, ~2 us per 1024 of K.
+  // The peak is set far up so that the padded tiles' compute (which at M = 1 and 800 TFLOP/s
+  // alone favours split-K) stays out of the comparison: this tests the K loop's part of the price.
+  const double peak = 1e16, fixup_rate = 64.0 * 1.98e9;
+  PlanCosts costs;
+  costs.fixed_s = 3e-6;
+  costs.split_k_s = 4e-6;
+  costs.cta_walk_per_1024_k_s = 2e-6;
+  costs.memory_s = 2.0 * 512 * 2048 / 4e12;
+  const TilePlan short_k = cheapest_plan(1, 512, 2048, 1, 132, peak, fixup_rate, costs);
+  CHECK(short_k.split_k == 1);
+  // Its K loop is the busiest SM's one tile walking all of K: 2 x 2 us, above the 0.5 us stream.
+  CHECK(short_k.tiles <= 132);
+  CHECK(short_k.cta_walk_s == test::approx(2048.0 / 1024 * 2e-6));
+  CHECK(costs.priced_s(short_k) ==
+        test::approx(costs.fixed_s + std::max({short_k.compute_time_s, costs.memory_s, short_k.cta_walk_s})));
+  costs.memory_s = 2.0 * 512 * 8192 / 4e12;
+  const TilePlan long_k = cheapest_plan(1, 512, 8192, 1, 132, peak, fixup_rate, costs);
+  CHECK(long_k.split_k > 1);
+  CHECK(long_k.cta_walk_s < short_k.cta_walk_s);
+  // Without the K loop priced (the card's own kernels), the unsplit grid is not offered.
+  costs.cta_walk_per_1024_k_s = 0;
+  CHECK(cheapest_plan(1, 512, 2048, 1, 132, peak, fixup_rate, costs).split_k > 1);
+  CHECK(cheapest_plan(1, 512, 2048, 1, 132, peak, fixup_rate, costs).cta_walk_s == 0);
 }

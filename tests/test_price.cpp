@@ -305,8 +305,15 @@ TEST_CASE("flash-decoding: a wave overlaps its KV stream and its CTAs' chains as
 }
 
 TEST_CASE("profiles: written and read back; laid over the card's roofs only for the named profile") {
-  const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+  Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
   REQUIRE(cal.profiles.size() == 3);  // fused, eager, compiled
+  // A gemm block (cuBLASLt through PyTorch; fit_gemm.py's values) on one profile.
+  ProductionGemm& g = cal.profiles[0].gemm;
+  g.fixed_s = 1.5e-6;
+  g.split_k_reduce_s = 5e-6;
+  g.cta_walk_per_1024_k_s = 0.3e-6;
+  g.stream_efficiency = 0.9;
+  g.fp8_peak = 1460e12;
   const auto tmp = std::filesystem::temp_directory_path() / "perfmodel_profiles_roundtrip.yaml";
   {
     std::ofstream f(tmp);
@@ -315,6 +322,8 @@ TEST_CASE("profiles: written and read back; laid over the card's roofs only for 
   const Calibration back = load_calibration(tmp.string());
   std::filesystem::remove(tmp);
   REQUIRE(back.profiles.size() == 3);
+  CHECK(back.profiles[0].gemm.measured());
+  CHECK_FALSE(back.profiles[1].gemm.measured());
   for (size_t i = 0; i < 3; ++i) {
     const ProfileCalibration &a = cal.profiles[i], &b = back.profiles[i];
     CHECK(a.name == b.name);
@@ -327,6 +336,12 @@ TEST_CASE("profiles: written and read back; laid over the card's roofs only for 
     CHECK(b.host_per_kernel_s.has_value() == a.host_per_kernel_s.has_value());
     CHECK(b.host_per_kernel_s.value_or(0) == test::approx(a.host_per_kernel_s.value_or(0)));
     CHECK(b.decode.split_kv == a.decode.split_kv);
+    CHECK(b.gemm.measured() == a.gemm.measured());
+    CHECK(b.gemm.fixed_s.value_or(0) == test::approx(a.gemm.fixed_s.value_or(0)));
+    CHECK(b.gemm.split_k_reduce_s.value_or(0) == test::approx(a.gemm.split_k_reduce_s.value_or(0)));
+    CHECK(b.gemm.cta_walk_per_1024_k_s.value_or(0) == test::approx(a.gemm.cta_walk_per_1024_k_s.value_or(0)));
+    CHECK(b.gemm.stream_efficiency.value_or(0) == test::approx(a.gemm.stream_efficiency.value_or(0)));
+    CHECK(b.gemm.fp8_peak.value_or(0) == test::approx(a.gemm.fp8_peak.value_or(0)));
     CHECK(b.aten.rmsnorm_chain_s == test::approx(a.aten.rmsnorm_chain_s));
     CHECK(b.aten.softmax_smem_chain_s == test::approx(a.aten.softmax_smem_chain_s));
     CHECK(b.aten.strided_rate == test::approx(a.aten.strided_rate));

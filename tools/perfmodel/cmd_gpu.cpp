@@ -169,12 +169,17 @@ int validate_step(const std::vector<std::string>& args, Context& ctx) {
   CardArgs card;
   card.card = "";
   WorkloadArgs wl;
-  std::string format, phase = "decode";
+  std::string format, phase = "decode", kernels = "production";
   add_gpu(d, g);
   d.add_options()("suite", po::value(&g.suite), "run a whole suite instead of one step: kernels");
   add_card(d, card);
   add_workload(d, wl);
-  d.add_options()("phase", po::value(&phase)->default_value(phase), "decode or prefill");
+  d.add_options()("phase", po::value(&phase)->default_value(phase), "decode or prefill")(
+      "kernels", po::value(&kernels)->default_value(kernels),
+      "production: the step in its profile's production kernels (--impl fused: the serving engine's, "
+      "built by validation/scripts/production/fused_step.py; eager/compiled: Hugging Face transformers), "
+      "run by a Python helper; backend: this project's own CUDA kernels, op by op and as one graph "
+      "(a self-check of the backend, --impl fused only)");
   add_format(d, format);
   po::variables_map vm;
   if (!parse(args, d, vm, ctx,
@@ -185,6 +190,10 @@ int validate_step(const std::vector<std::string>& args, Context& ctx) {
   if (!g.on_gpu) throw UsageError("validate needs --on-gpu (it runs kernels on the CUDA device)");
   if (phase != "decode" && phase != "prefill") throw UsageError("--phase must be decode or prefill");
   if (!g.suite.empty() && g.suite != "kernels") throw UsageError("--suite must be 'kernels'");
+  if (kernels != "production" && kernels != "backend")
+    throw UsageError("--kernels must be production or backend, got '" + kernels + "'");
+  if (kernels == "backend" && g.suite.empty() && wl.impl != "fused")
+    throw UsageError("--kernels backend runs this project's own kernels, which only --impl fused prices");
   require_device();
   const v::DeviceInfo dev = v::device_info();
   if (card.card.empty()) card.card = card_for_device(dev);
@@ -201,7 +210,8 @@ int validate_step(const std::vector<std::string>& args, Context& ctx) {
   // profile_step.py keeps the eager DynamicCache contiguous between steps, as generate() does.
   if (w.impl == Impl::eager) priced.eager_cache_cropped = false;
   PricedStep p = price_workload(m, priced, l, wl.mem_util);
-  if (w.impl != Impl::fused) return validate_profile_step(m, w, l, p, ctx, format);
+  // The fused step's helper attends over a cache of exactly ctx slots (fused_step.py): priced at ctx.
+  if (kernels == "production") return validate_profile_step(m, w, l, p, ctx, format);
   if (!p.analysis.memory.fits)
     throw InputError("batch " + std::to_string(w.batch) + " does not fit; the largest is " +
                      std::to_string(p.analysis.memory.max_batch));

@@ -1,8 +1,10 @@
-// `perfmodel validate --on-gpu --impl eager|compiled` (issue 10, item 5): the step as Hugging Face
-// transformers runs it in that profile (PyTorch eager, or torch.compile reduce-overhead), measured
-// by validation/scripts/production/profile_step.py on the GPU, against the profile's prediction:
-// wall time against step.time_s, GPU kernel time against step.device_time_s. PyTorch stays out of
-// the C++ build: the helper is a Python process, as the device's PyTorch environment runs it.
+// `perfmodel validate --on-gpu --impl fused|eager|compiled` (issue 10, item 5): the step in that
+// profile's production kernels, measured by validation/scripts/production/profile_step.py on the
+// GPU, against the profile's prediction: wall time against step.time_s, GPU kernel time against
+// step.device_time_s, graph replay against step.time_s where the step is one graph. fused: the
+// serving engine's kernels, the step built by hand (fused_step.py); eager/compiled: Hugging Face
+// transformers (PyTorch eager, or torch.compile reduce-overhead). PyTorch stays out of the C++
+// build: the helper is a Python process, as the device's PyTorch environment runs it.
 #include <array>
 #include <cstdio>
 #include <map>
@@ -96,8 +98,10 @@ int validate_profile_step(const Model& m, const Workload& w, const Loaded& l, co
                              {"error_vs_graph", "error vs graph replay", Hint::percent}});
   f.push_back({"predicted_launches", "kernels predicted", Hint::integer});
   f.push_back({"measured_kernels", "kernels measured", Hint::none});
+  const std::string what = w.impl == Impl::fused ? "serving-engine kernels (fused_step.py), one CUDA graph"
+                                                  : "Hugging Face transformers";
   rep.fields.push_back({m.name + " " + to_string(w.phase) + " b=" + std::to_string(w.batch) + " ctx=" +
-                            std::to_string(w.ctx) + ", Hugging Face transformers, profile " + to_string(w.impl),
+                            std::to_string(w.ctx) + ", " + what + ", profile " + to_string(w.impl),
                         "step", f});
   emit(rep, format, ctx);
   return r.at("ok") > 0 ? 0 : 1;

@@ -1,5 +1,6 @@
 #pragma once
-// validate --on-gpu --impl eager|compiled: a Hugging Face step in that profile (cmd_gpu_profile.cpp).
+// validate --on-gpu --impl fused|eager|compiled: the step in that profile's production kernels
+// (cmd_gpu_profile.cpp).
 #include "cli.hpp"
 #include "step_report.hpp"
 

@@ -25,6 +25,7 @@ struct TilePlan {
   double compute_time_s = 0;   // the busiest SM's tiles at its share of the peak
   bool stream_k = false;       // the last partial wave split along K over all SMs
   double k_per_cta = 0;        // the K depth one CTA walks: K / split_k, or a stream-K share
+  double cta_walk_s = 0;       // the busiest SM's K loops at one CTA's pipeline pace (PlanCosts)
 };
 
 // The largest tile side a plan accepts: far above any CTA tile (256), small enough that tile
@@ -56,8 +57,8 @@ TilePlan with_stream_k(const TilePlan& plan, int64_t k, int sm_count, double pea
 // (bytes/s one SM writes and reads back partial sums at: stream-K capable), any default tile
 // with its partial last wave streamed along K (a tile the split-K search passes over can win
 // once its idle SMs take a share of K: 200 x 4608 x 3584 on 132 SMs runs 72 128x128 tiles).
-// The calibration fit's plan (calibration_fit.cpp: it fits the fixed costs cheapest_plan weighs,
-// so it cannot price them yet); price() runs cheapest_plan.
+// The plan by compute time alone (no fixed costs weighed): the calibration fit's
+// (fit_gemm_plan, price.hpp says why it is not the priced one); price() runs cheapest_plan.
 TilePlan best_plan(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_count, double peak_flops,
                    double fixup_rate);
 
@@ -68,6 +69,14 @@ struct PlanCosts {
   double per_1024_k_s = 0;  // per 1024 of K one CTA walks (its K loop's pipeline latency)
   double split_k_s = 0;     // a split-K plan's reduction kernel
   double memory_s = 0;      // the operand stream, the same for every plan
+  // One CTA's K loop, per 1024 of K (0: not priced). A CTA keeps a fixed number of pipeline
+  // stages of loads in flight, so by Little's law each K step waits (DRAM latency / stages),
+  // whatever the tile's width: a grid of few CTAs cannot reach the card's read rate
+  // (h200-gemm-small: 8 CTAs of a 512 x 2048 weight take 6 us, 2 of a 128 x 896 one 4 us).
+  // Priced per plan, it is what tells cuBLASLt's unsplit small grids from split-K.
+  double cta_walk_per_1024_k_s = 0;
+  // The busiest SM's tiles one after another, each walking its K at that pace.
+  double cta_walk_of(const TilePlan& p, int sm_count) const;
   double fixed_of(const TilePlan& p) const;
   double priced_s(const TilePlan& p) const;
 };
@@ -77,7 +86,7 @@ struct PlanCosts {
 // batch grew). Candidates: every default tile with every power-of-two split-K up to
 // min(K / 256, SMs), and, when `fixup_rate` > 0 (cuBLAS on Hopper), every tile's stream-K hybrid
 // (a partial last wave streamed behind at least one full wave), an unsplit grid that leaves SMs
-// idle being split instead (gemm_tiling.cpp says why). The least priced_s wins (ties: the earlier
+// idle being split instead unless `costs` prices one CTA's K loop (gemm_tiling.cpp says why). The least priced_s wins (ties: the earlier
 // candidate: larger tiles, fewer splits). Each candidate's price is non-decreasing in M, so the
 // least of them is too, except where that one rule adds the unsplit grid as M grows.
 TilePlan cheapest_plan(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_count, double peak_flops,

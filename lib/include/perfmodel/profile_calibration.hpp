@@ -93,6 +93,20 @@ struct AtenKernels {
   bool strided_measured() const { return strided_rate > 0 && strided_floor_s >= 0; }
 };
 
+// cuBLASLt as PyTorch calls it (F.linear, torch._scaled_mm: nvjet kernels, split-K with a
+// splitKreduce kernel; gemm_cost.cpp): the GEMM's fixed cost beyond the launch floor, the
+// reduction kernel a split-K plan adds, one CTA's K loop per 1024 of K (Little's law) and the share of
+// the read rate a full grid streams at, and the fp8 rate of its kernels. validation/scripts/production/fit_gemm.py fits them on
+// h200-production's even GEMM cases; not measured: the card's gemm_* keys.
+struct ProductionGemm {
+  Measured fixed_s;
+  Measured split_k_reduce_s;
+  Measured cta_walk_per_1024_k_s;
+  Measured stream_efficiency;
+  Measured fp8_peak;  // FLOP/s: cuBLASLt's fp8 kernels (optional; else the card's gemm_peak.fp8)
+  bool measured() const { return fixed_s && split_k_reduce_s && cta_walk_per_1024_k_s && stream_efficiency; }
+};
+
 struct ProfileCalibration {
   std::string name;       // fused | eager | compiled
   std::string fitted_on;  // what the values come from (the implementations and the case split)
@@ -102,6 +116,7 @@ struct ProfileCalibration {
   Measured attention_cta_fixed_s;
   Measured attention_call_floor_s;   // the kernel's floor per call
   ProductionDecode decode;
+  ProductionGemm gemm;
   // PyTorch eager as transformers runs it: the host time per kernel launched (Python module
   // calls, dispatcher, launch); not measured: the card's eager_dispatch.
   Measured host_per_kernel_s;

@@ -105,7 +105,7 @@ Calibration fit_calibration(const RawCalibration& raw, const Card& card) {
   auto peak_for = [&](const RawPoint& p, double fixed) {
     auto prec = precision_from_string(p.dtype);
     const double nominal = card.peak[static_cast<int>(*prec)];
-    const TilePlan plan = gemm_plan(card, p.m, p.n, p.k, 1, nominal);
+    const TilePlan plan = fit_gemm_plan(card, p.m, p.n, p.k, 1, nominal);
     const double busy = std::max(p.seconds - fixed, p.seconds * 0.5);
     // plan.compute_time_s = busiest SM's tiles at nominal: invert for the effective peak.
     return nominal * plan.compute_time_s / busy;
@@ -116,7 +116,7 @@ Calibration fit_calibration(const RawCalibration& raw, const Card& card) {
     struct Pre { double compute_nominal, bytes_time, k_per_cta, seconds; };
     std::vector<Pre> pre;
     for (const RawPoint* p : ramp_pts) {
-      const TilePlan plan = gemm_plan(card, p->m, p->n, p->k, 1, nominal);
+      const TilePlan plan = fit_gemm_plan(card, p->m, p->n, p->k, 1, nominal);
       const double M = static_cast<double>(p->m), N = static_cast<double>(p->n), K = static_cast<double>(p->k);
       // A split-K plan pays its reduction kernel (floor + one sweep) on top.
       const double reduce = plan.split_k > 1 ? c.kernel_floor_s + pass_latency : 0.0;
@@ -128,7 +128,7 @@ Calibration fit_calibration(const RawCalibration& raw, const Card& card) {
       for (double g1 = 0; g1 <= 2e-6; g1 += 0.05e-6) {
         // The peak square walks K = 8192: its own fixed cost includes g1 x 8.
         const double scale_k = nominal / peak_for(*bf16_peak, c.kernel_floor_s + g0 + g1 *
-                                                                      gemm_plan(card, bf16_peak->m, bf16_peak->n, bf16_peak->k, 1, nominal).k_per_cta / 1024.0);
+                                                                      fit_gemm_plan(card, bf16_peak->m, bf16_peak->n, bf16_peak->k, 1, nominal).k_per_cta / 1024.0);
         for (double kappa = 0.7; kappa <= 1.0001; kappa += 0.01) {
           double err = 0;
           for (const Pre& q : pre) {
@@ -151,7 +151,7 @@ Calibration fit_calibration(const RawCalibration& raw, const Card& card) {
     if (p.what != "gemm_peak" || p.m <= 0) continue;
     auto prec = precision_from_string(p.dtype);
     if (!prec || card.peak[static_cast<int>(*prec)] <= 0) continue;
-    const double k_walk = gemm_plan(card, p.m, p.n, p.k, 1, card.peak[static_cast<int>(*prec)]).k_per_cta;
+    const double k_walk = fit_gemm_plan(card, p.m, p.n, p.k, 1, card.peak[static_cast<int>(*prec)]).k_per_cta;
     const double fixed = c.kernel_floor_s + c.gemm_fixed_s.value_or(0) + c.gemm_fixed_per_k_s.value_or(0) * k_walk / 1024.0;
     auto& slot = c.gemm_peak[static_cast<int>(*prec)];
     slot = std::max(slot.value_or(0), peak_for(p, fixed));

@@ -90,6 +90,22 @@ ProfileCalibration read_one(MapReader r, const std::string& name) {
     x.stream_bandwidth = d->quantity("stream_bandwidth", Dimension::bytes_per_s);
     d->finish();
   }
+  if (auto g = r.opt_map("gemm")) {
+    ProductionGemm& x = p.gemm;
+    auto time = [&](const char* key) {
+      const Measured v = g->opt_quantity(key, Dimension::seconds, true);
+      if (!v) g->fail(key, "is required in a gemm block (a time, e.g. 2.5 us)");
+      return v;
+    };
+    x.fixed_s = time("fixed");
+    x.split_k_reduce_s = time("split_k_reduce");
+    x.cta_walk_per_1024_k_s = time("cta_walk_per_1024_k");
+    if (!(*x.cta_walk_per_1024_k_s > 0)) g->fail("cta_walk_per_1024_k", "must be above 0");
+    x.stream_efficiency = share(*g, "stream_efficiency");
+    if (!x.stream_efficiency || !(*x.stream_efficiency > 0)) g->fail("stream_efficiency", "must be a share above 0, at most 1");
+    x.fp8_peak = g->opt_quantity("fp8_peak", Dimension::flop_per_s);
+    g->finish();
+  }
   p.host_per_kernel_s = r.opt_quantity("host_per_kernel", Dimension::seconds, true);
   p.graph_call_host_s = r.opt_quantity("graph_call_host", Dimension::seconds, true).value_or(0);
   p.graph_kernel_gap_s = r.opt_quantity("graph_kernel_gap", Dimension::seconds, true).value_or(0);
@@ -160,6 +176,15 @@ void write_profiles(std::ostream& o, const std::vector<ProfileCalibration>& prof
       o << "      nonsplit_softmax_share: " << d.nonsplit_softmax_share << "\n";
       if (d.nonsplit_floor_s >= 0) o << "      nonsplit_floor: " << q(d.nonsplit_floor_s, "us", 1e-6) << "\n";
       if (!d.split_kv) o << "      split_kv: false\n";
+    }
+    if (p.gemm.measured()) {
+      const ProductionGemm& g = p.gemm;
+      o << "    gemm:\n";
+      o << "      fixed: " << q(*g.fixed_s, "us", 1e-6) << "\n";
+      o << "      split_k_reduce: " << q(*g.split_k_reduce_s, "us", 1e-6) << "\n";
+      o << "      cta_walk_per_1024_k: " << q(*g.cta_walk_per_1024_k_s, "us", 1e-6) << "\n";
+      o << "      stream_efficiency: " << *g.stream_efficiency << "\n";
+      if (g.fp8_peak) o << "      fp8_peak: " << q(*g.fp8_peak, "TFLOP/s", 1e12) << "\n";
     }
     if (p.cudnn_decode.measured()) {
       const CudnnDecode& d = p.cudnn_decode;

@@ -1,5 +1,6 @@
 // Tensor-core GEMMs: tiles and waves (gemm_tiling.hpp), split-K and stream-K, prologue and
 // epilogue, and the weight stream of skinny products (docs/model.md, "GEMM").
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 
@@ -19,8 +20,13 @@ namespace {
 double fixup_rate(const Card& card) { return stream_k_capable(card) ? 64.0 * card.tensor_clock_hz : 0.0; }
 }  // namespace
 
-TilePlan gemm_plan(const Card& card, int64_t m, int64_t n, int64_t k, int64_t batch, double peak_flops) {
+TilePlan fit_gemm_plan(const Card& card, int64_t m, int64_t n, int64_t k, int64_t batch, double peak_flops) {
   return best_plan(m, n, k, batch, card.sm_count, peak_flops, fixup_rate(card));
+}
+
+TilePlan gemm_plan(const Card& card, int64_t m, int64_t n, int64_t k, int64_t batch, double peak_flops,
+                   const PlanCosts& costs) {
+  return cheapest_plan(m, n, k, batch, card.sm_count, peak_flops, fixup_rate(card), costs);
 }
 
 KernelTimes gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
@@ -36,19 +42,21 @@ KernelTimes gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
   // reduction kernel (floor + one sweep) on top.
   costs.fixed_s = op.launches * r.kernel_floor_s + r.gemm_fixed_s;
   costs.per_1024_k_s = r.gemm_fixed_per_k_s;
-  costs.split_k_s = r.kernel_floor_s + r.pass_latency_s;
+  costs.split_k_s = r.gemm_split_k_s >= 0 ? r.gemm_split_k_s : r.kernel_floor_s + r.pass_latency_s;
+  // A profile that measured one CTA's K loop (cuBLASLt through PyTorch: profiles.*.gemm) prices it per plan.
+  costs.cta_walk_per_1024_k_s = r.gemm_cta_walk_s;
   KernelTimes t;
   // The plan is the one whose price is least (issue 14: chosen by compute time alone, prefill
   // steps got faster as the batch grew).
   t.tiling = force_tile ? plan_tile(op.gemm.m, op.gemm.n, op.gemm.k, op.gemm.batch, *force_tile, card.sm_count, peak)
-                        : cheapest_plan(op.gemm.m, op.gemm.n, op.gemm.k, op.gemm.batch, card.sm_count, peak,
-                                        fixup_rate(card), costs);
+                        : gemm_plan(card, op.gemm.m, op.gemm.n, op.gemm.k, op.gemm.batch, peak, costs);
+  if (force_tile) t.tiling->cta_walk_s = costs.cta_walk_of(*t.tiling, card.sm_count);
   t.compute_s = t.tiling->compute_time_s;
   // GEMV-shaped products (a few rows) run as dot products, not padded MMA tiles. The plan is still
   // chosen by its tiles' time: that is what tells a plan of few CTAs (one SM per output tile,
   // each walking all of K) from the split-K one cuBLAS runs there.
   if (op.gemm.m <= 8) t.compute_s = op.flops / peak;
-  t.memory_s = costs.memory_s;
+  t.memory_s = std::max(costs.memory_s, t.tiling->cta_walk_s);
   t.fixed_s = costs.fixed_of(*t.tiling);
   return t;
 }

@@ -23,6 +23,13 @@ void apply_profile(Roofs& r, const ProfileCalibration& p, const std::string& fil
   over("attention_cta_fixed", p.attention_cta_fixed_s, r.attention_cta_fixed_s);
   r.attention_call_floor_s = p.attention_call_floor_s;
   if (p.decode.measured()) r.production_decode = p.decode;
+  if (p.gemm.measured()) {
+    over("gemm_fixed", p.gemm.fixed_s, r.gemm_fixed_s);
+    over("gemm_split_k_reduce", p.gemm.split_k_reduce_s, r.gemm_split_k_s);
+    over("gemm_cta_walk_per_1024_k", p.gemm.cta_walk_per_1024_k_s, r.gemm_cta_walk_s);
+    over("gemm_stream_efficiency", p.gemm.stream_efficiency, r.gemm_stream_efficiency);
+    over("gemm_peak.fp8", p.gemm.fp8_peak, r.peak[static_cast<int>(Precision::fp8)]);
+  }
   r.host_per_kernel_s = p.host_per_kernel_s;
   r.aten = p.aten;
   r.cudnn_decode = p.cudnn_decode;

@@ -149,7 +149,16 @@ double PlanCosts::fixed_of(const TilePlan& p) const {
   return fixed_s + per_1024_k_s * p.k_per_cta / 1024.0 + (p.split_k > 1 ? split_k_s : 0.0);
 }
 
-double PlanCosts::priced_s(const TilePlan& p) const { return fixed_of(p) + std::max(p.compute_time_s, memory_s); }
+double PlanCosts::cta_walk_of(const TilePlan& p, int sm_count) const {
+  if (!(cta_walk_per_1024_k_s > 0)) return 0;
+  // The SM runs ceil(tiles / SMs) tiles one after another (cuBLASLt's nvjet kernels: one CTA per SM).
+  const double per_sm = std::ceil(static_cast<double>(p.tiles) / sm_count);
+  return per_sm * p.k_per_cta / 1024.0 * cta_walk_per_1024_k_s;
+}
+
+double PlanCosts::priced_s(const TilePlan& p) const {
+  return fixed_of(p) + std::max({p.compute_time_s, memory_s, p.cta_walk_s});
+}
 
 TilePlan cheapest_plan(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_count, double peak_flops,
                        double fixup_rate, const PlanCosts& costs) {
@@ -157,7 +166,8 @@ TilePlan cheapest_plan(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_co
   const int64_t max_split = std::max<int64_t>(1, std::min<int64_t>(k / 256, sm_count));
   std::optional<TilePlan> best;
   double best_s = 0;
-  auto consider = [&](const TilePlan& p) {
+  auto consider = [&](TilePlan p) {
+    p.cta_walk_s = costs.cta_walk_of(p, sm_count);
     const double t = costs.priced_s(p);
     if (!best || t < best_s * (1 - 1e-12)) {
       best = p;
@@ -173,7 +183,10 @@ TilePlan cheapest_plan(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_co
       // rate however few CTAs issue it, so that unsplit grid is not offered. Known cost: at the M
       // where a tile's grid first fills the SMs the split's reduction drops out of the price
       // (a step of at most floor + one sweep; none over tests/test_properties.cpp's grid).
-      if (split == 1 && fixup_rate > 0 && max_split > 1 && p.tiles < sm_count) continue;
+      // Where one CTA's K loop is priced (cta_walk_per_1024_k), few CTAs stream slowly and the unsplit
+      // grid competes on its price: cuBLASLt runs it where K is short (h200-gemm-small: N = 512,
+      // K = 2048 unsplit, K = 3584 split-K with splitKreduce).
+      if (split == 1 && fixup_rate > 0 && max_split > 1 && p.tiles < sm_count && !(costs.cta_walk_per_1024_k_s > 0)) continue;
       consider(p);
       // The stream-K hybrid streams a partial wave behind full ones. With no full wave the
       // product is split-K's (cuBLAS adds a splitKreduce kernel there: h200-production's small-M

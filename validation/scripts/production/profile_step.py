@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""One Hugging Face step in an implementation profile's kernels, for `perfmodel validate --on-gpu
---impl eager|compiled` (issue 10, item 5). Random weights, bf16, SDPA attention.
+"""One step in an implementation profile's kernels, for `perfmodel validate --on-gpu
+--impl fused|eager|compiled` (issue 10, item 5). Random weights, bf16.
 
-    python3 validation/scripts/production/profile_step.py --impl eager|compiled --model KEY
+    python3 validation/scripts/production/profile_step.py --impl fused|eager|compiled --model KEY
         --phase decode|prefill --batch B --ctx N [--layers L]
 
+fused: the serving engine's kernels, the step built by hand (fused_step.py: cuBLASLt GEMMs over
+fused QKV and gate|up weights, compiled add+RMSNorm, rotary+KV write and SiLU*mul, flash decode /
+cuDNN prefill SDPA, the whole step in one CUDA graph);
 eager: transformers as users run it (hf_decode.py: a DynamicCache of ctx tokens kept contiguous
 between steps, as generate() leaves it); compiled: torch.compile(mode="reduce-overhead") with a
 StaticCache (hf_compiled.py); compiled prefill: the uncompiled forward into a StaticCache, as
@@ -44,6 +47,13 @@ def eager(a):
     return dict(ok=int(ok), wall_s=wall, kernel_s=kernel, device_s=0.0, kernels=kernels)
 
 
+def fused(a):
+    import fused_step
+    r = fused_step.measure_point(a.model, a.phase, a.batch, a.ctx, a.layers)
+    return dict(ok=int(r["ok"]), wall_s=r["wall_s"], kernel_s=r["kernel_s"], device_s=r["device_s"],
+                kernels=r["kernels"])
+
+
 def compiled(a):
     import hf_compiled
     m, cfg = hf_compiled._build(a.model, a.layers or hf_decode.hf_config(a.model).num_hidden_layers)
@@ -60,15 +70,15 @@ def compiled(a):
 
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--impl", choices=["eager", "compiled"], required=True)
+    ap.add_argument("--impl", choices=["fused", "eager", "compiled"], required=True)
     ap.add_argument("--model", required=True)
     ap.add_argument("--phase", choices=["decode", "prefill"], default="decode")
     ap.add_argument("--batch", type=int, default=1)
     ap.add_argument("--ctx", type=int, default=1024)
-    ap.add_argument("--layers", type=int, default=0, help="compiled: cut the model to this many layers")
+    ap.add_argument("--layers", type=int, default=0, help="fused, compiled: cut the model to this many layers")
     a = ap.parse_args()
     torch.cuda.set_device(0)
-    r = eager(a) if a.impl == "eager" else compiled(a)
+    r = {"fused": fused, "eager": eager, "compiled": compiled}[a.impl](a)
     print("profile_step " + " ".join(f"{k}={v}" for k, v in r.items()), flush=True)
 
 

@@ -1,0 +1,110 @@
+// Issue 10 item 5, the fused profile's whole steps: validation/results/h200-fused-step/results.jsonl,
+// 60 steps (TinyLlama-1.1B, Llama-3-8B, Qwen2.5-7B, Mistral-7B; decode batch 1/8/32/64 x ctx
+// 512/2048/4096, prefill batch 1 x 512/2048/4096) built by fused_step.py from the production kernels
+// the profile is calibrated on, one CUDA graph each, on the H200. Re-priced here as
+// compare_fused_step.py prices them (perfmodel decode|prefill --impl fused --card h200 at the
+// measured ctx; TinyLlama past its 2048 positions through a raised max_position_embeddings).
+// Nothing was fitted on these steps: every point is held out. The figures are those the results
+// README and docs/accuracy-notes.md report; a change that moves them past these bounds fails here.
+#include <doctest/doctest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <fstream>
+
+#include "perfmodel/calibration.hpp"
+#include "perfmodel/evaluate.hpp"
+#include "perfmodel/stats.hpp"
+#include "test_support.hpp"
+
+using namespace perfmodel;
+
+namespace {
+
+struct StepError {
+  std::string phase;
+  double graph = 0;    // step.time_s / graph replay (CUDA events, median) - 1
+  double kernels = 0;  // step.device_time_s / the profiler's kernel sum - 1
+  int64_t launches = 0;
+  double measured_kernels = 0;
+};
+
+const std::vector<StepError>& step_errors() {
+  static const std::vector<StepError> errors = [] {
+    const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+    const Card card = test::catalogue().card("h200");
+    std::ifstream in(test::root() + "/validation/results/h200-fused-step/results.jsonl");
+    std::vector<StepError> out;
+    for (std::string line; std::getline(in, line);) {
+      const YAML::Node r = YAML::Load(line);  // one JSON record a line
+      if (r["kind"].as<std::string>() != "point" || !r["ok"].as<bool>()) continue;
+      Model m = test::catalogue().model(r["model"].as<std::string>());
+      Workload w;
+      w.phase = r["phase"].as<std::string>() == "decode" ? Phase::decode : Phase::prefill;
+      w.batch = r["batch"].as<int64_t>();
+      w.ctx = r["ctx"].as<int64_t>();
+      w.impl = Impl::fused;
+      m.max_positions = std::max(m.max_positions, w.ctx);  // the kernels ran past TinyLlama's 2048 positions
+      const Evaluation e = evaluate(m, w, card, &cal);
+      StepError s;
+      s.phase = r["phase"].as<std::string>();
+      s.graph = e.cost.time_s / r["device_s"].as<double>() - 1;
+      s.kernels = e.cost.device_time_s / r["kernel_s"].as<double>() - 1;
+      for (const Op& op : e.step.ops) s.launches += op.launches * op.count;
+      s.measured_kernels = r["kernels"].as<double>();
+      out.push_back(s);
+    }
+    return out;
+  }();
+  return errors;
+}
+
+std::vector<double> abs_errors(double StepError::*field, const std::string& phase) {  // phase "": all
+  std::vector<double> v;
+  for (const StepError& e : step_errors())
+    if (phase.empty() || e.phase == phase) v.push_back(std::fabs(e.*field));
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("fused steps on production kernels: 60 measured, all held out, within the achieved error") {
+  REQUIRE(step_errors().size() == 60);
+  const std::vector<double> graph = abs_errors(&StepError::graph, ""), kernels = abs_errors(&StepError::kernels, "");
+  CAPTURE(quantile(graph, 0.5));
+  CAPTURE(quantile(graph, 0.9));
+  CAPTURE(quantile(kernels, 0.5));
+  CAPTURE(quantile(kernels, 0.9));
+  // compare_fused_step.py: graph replay 5.3 % / 13.0 %, kernel sum 3.4 % / 6.8 % (median / p90).
+  CHECK(quantile(graph, 0.5) <= 0.058);
+  CHECK(quantile(graph, 0.9) <= 0.135);
+  CHECK(quantile(kernels, 0.5) <= 0.039);
+  CHECK(quantile(kernels, 0.9) <= 0.073);
+  for (const StepError& e : step_errors()) {
+    CHECK(std::isfinite(e.graph));
+    CHECK(std::fabs(e.graph) <= 0.18);    // the worst: TinyLlama decode b64 ctx512, -16.9 %
+    CHECK(std::fabs(e.kernels) <= 0.16);  // the worst: Qwen2.5-7B prefill 2048, -15.7 % (one profiled replay)
+  }
+}
+
+TEST_CASE("fused decode and prefill apart") {
+  const std::vector<double> dec = abs_errors(&StepError::graph, "decode"), pre = abs_errors(&StepError::graph, "prefill");
+  REQUIRE(dec.size() == 48);
+  REQUIRE(pre.size() == 12);
+  CAPTURE(quantile(dec, 0.5));
+  CAPTURE(quantile(pre, 0.5));
+  CHECK(quantile(dec, 0.5) <= 0.057);  // 5.2 %
+  CHECK(quantile(pre, 0.5) <= 0.06);   // 5.5 %
+  const std::vector<double> dec_k = abs_errors(&StepError::kernels, "decode");
+  CHECK(quantile(dec_k, 0.5) <= 0.034);  // 2.9 %
+}
+
+TEST_CASE("fused steps launch fewer kernels than measured, but not far fewer") {
+  // Measured: Inductor's rotary + KV write is three kernels where the profile prices two, cuBLASLt
+  // adds a splitKreduce kernel to some GEMMs, and FlashAttention's split-KV decode adds a combine
+  // kernel (priced as the attention op's second launch).
+  for (const StepError& e : step_errors()) {
+    CHECK(e.launches < e.measured_kernels);
+    CHECK(e.launches >= 0.6 * e.measured_kernels);
+  }
+}

@@ -1,0 +1,141 @@
+#!/usr/bin/env python3
+"""fused_step.py's steps (validation/results/h200-fused-step/results.jsonl) against
+`perfmodel decode|prefill --impl fused --card h200` at the same model, batch and ctx (the script's
+cache holds exactly ctx slots and decode attends over all ctx keys, so --ctx is the measured ctx).
+
+Usage: python3 validation/scripts/production/compare_fused_step.py [results.jsonl] [perfmodel binary]
+
+Compared per point: the CUDA-graph replay (device_s, CUDA events around one replay, median) against
+step.time_s; the profiler's kernel sum (kernel_s) against step.device_time_s; kernels per step
+against launches. Per kernel category: the predicted ops of a category (all their instances)
+against the measured kernels of that category (fused_categories.py over the step's kernel names:
+the 25 most expensive, which cover every kernel of these steps). Error = predicted / measured - 1. Nothing was fitted on these steps.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+from compare_hf import pct
+from fused_categories import fused_category
+
+# The fused profile's op names (lib/src/model/decoder.cpp, fused_profile.cpp) by measured category.
+OP_CATEGORY = {"qkv_proj": "gemm", "o_proj": "gemm", "gate_up_proj": "gemm", "down_proj": "gemm", "lm_head": "gemm",
+               "attention": "attention", "input_norm": "norm", "post_attn_norm": "norm", "final_norm": "norm",
+               "act_mul": "act", "rotary": "rope_kv", "kv_write": "rope_kv", "embed_tokens": "embedding"}
+CATEGORIES = ("gemm", "attention", "norm", "act", "rope_kv", "embedding")
+
+
+def load(path):
+    return [json.loads(line) for line in open(path) if line.strip()]
+
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..")
+
+
+def model_arg(key, ctx, folder):
+    """The catalogue key, or a copy of its YAML with max_position_embeddings raised to ctx where the
+    sweep ran past it (TinyLlama at 4096: perfmodel refuses such a ctx; the kernels do not care)."""
+    text = open(os.path.join(ROOT, "models", f"{key}.yaml")).read()
+    limit = int(re.search(r"^max_position_embeddings:\s*(\d+)", text, flags=re.M).group(1))
+    if ctx <= limit:
+        return key
+    path = os.path.join(folder, f"{key}-pos{ctx}.yaml")
+    open(path, "w").write(re.sub(r"^max_position_embeddings:\s*\d+", f"max_position_embeddings: {ctx}", text,
+                                 flags=re.M))
+    return path
+
+
+def predict(binary, p, folder):
+    model = model_arg(p["model"], p["ctx"], folder)
+    out = subprocess.run([binary, p["phase"], "--model", model, "--card", "h200", "--batch", str(p["batch"]),
+                          "--ctx", str(p["ctx"]), "--impl", "fused", "--format", "json"],
+                         capture_output=True, text=True, check=True)
+    return json.loads(out.stdout)
+
+
+def compare(points, binary):
+    """One row per measured point: errors of the step and of each category."""
+    rows = []
+    tmp = tempfile.TemporaryDirectory()
+    for p in points:
+        doc = predict(binary, p, tmp.name)
+        st = doc["step"]
+        pred = {c: 0.0 for c in CATEGORIES}
+        for o in doc["ops"]:
+            pred[OP_CATEGORY[o["name"]]] += o["time_s"]  # time_s: all instances of the op
+        meas = {c: 0.0 for c in CATEGORIES + ("other",)}
+        for name, t in p["top_kernels_s"].items():  # every kernel of the step (the top 25 cover all)
+            meas[fused_category(name)] += t
+        rows.append(dict(point=p, time_s=st["time_s"], device_time_s=st["device_time_s"], launches=st["launches"],
+                         graph_err=st["time_s"] / p["device_s"] - 1, kernel_err=st["device_time_s"] / p["kernel_s"] - 1,
+                         pred=pred, meas=meas))
+    return rows
+
+
+def graph_kernel_gap_s():
+    """The compiled profile's in-graph GPU idle per launch (hardware/h200.calibration.yaml, measured on
+    validation/results/h200-host-probe): the fused profile prices none; shown as a what-if only."""
+    text = open(os.path.join(ROOT, "hardware", "h200.calibration.yaml")).read()
+    return float(re.search(r"^\s*graph_kernel_gap:\s*([0-9.]+) us", text, flags=re.M).group(1)) * 1e-6
+
+
+def summary(name, errs):
+    m, q = pct(errs)
+    return f"| {name} | {len(errs)} | {m:.1%} | {q:.1%} | {sum(errs) / max(len(errs), 1):+.1%} |"
+
+
+def main(path, binary):
+    recs = load(path)
+    points = [r for r in recs if r.get("kind") == "point" and r.get("ok")]
+    bad = [r for r in recs if r.get("kind") in ("error", "skipped") or (r.get("kind") == "point" and not r.get("ok"))]
+    rows = compare(points, binary)
+    print("| point | graph replay | kernel sum | wall | kernels | pred. step | pred. kernels | pred. launches "
+          "| err vs graph | err vs kernel sum |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for r in rows:
+        p = r["point"]
+        print(f"| {p['model']} {p['phase']} b{p['batch']} ctx{p['ctx']} | {p['device_s'] * 1e3:.3f} ms | "
+              f"{p['kernel_s'] * 1e3:.3f} ms | {p['wall_s'] * 1e3:.3f} ms | {p['kernels']:.0f} | "
+              f"{r['time_s'] * 1e3:.3f} ms | {r['device_time_s'] * 1e3:.3f} ms | {r['launches']} | "
+              f"{r['graph_err']:+.1%} | {r['kernel_err']:+.1%} |")
+    print(f"\n{len(points)} points compared; not compared (failed, errored or skipped): {len(bad)}\n")
+    print("| step error | points | median abs | p90 abs | mean signed |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for phase in ("decode", "prefill", None):
+        sel = [r for r in rows if phase in (None, r["point"]["phase"])]
+        label = phase or "all"
+        print(summary(f"{label}: vs graph replay", [r["graph_err"] for r in sel]))
+        print(summary(f"{label}: vs kernel sum", [r["kernel_err"] for r in sel]))
+    for model in sorted({r["point"]["model"] for r in rows}):
+        print(summary(f"{model}: vs graph replay", [r["graph_err"] for r in rows if r["point"]["model"] == model]))
+    gap = graph_kernel_gap_s()
+    for phase in ("decode", "prefill", None):
+        sel = [r for r in rows if phase in (None, r["point"]["phase"])]
+        print(summary(f"{phase or 'all'}: vs graph replay, what-if + {gap * 1e6:.3f} us x launches",
+                      [(r["time_s"] + gap * r["launches"]) / r["point"]["device_s"] - 1 for r in sel]))
+    gaps = sorted((r["point"]["device_s"] - r["point"]["kernel_s"]) / r["point"]["kernels"] for r in rows
+                  if r["point"]["phase"] == "decode")
+    print(f"\nDecode: (graph replay - kernel sum) / measured kernels = {gaps[len(gaps) // 2] * 1e6:.2f} us median "
+          f"({gaps[0] * 1e6:.2f} to {gaps[-1] * 1e6:.2f} us over {len(gaps)} points)")
+    print("\nPer category, predicted ops against measured kernels (error of the category's total per step):\n")
+    print("| category | phase | points | measured share of kernel sum | median abs | p90 abs | mean signed |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: |")
+    for phase in ("decode", "prefill"):
+        sel = [r for r in rows if r["point"]["phase"] == phase]
+        for c in CATEGORIES:
+            pairs = [(r["pred"][c], r["meas"][c]) for r in sel if r["meas"][c] > 0]
+            if not pairs:
+                continue
+            errs = [pr / me - 1 for pr, me in pairs]
+            share = sum(me for _, me in pairs) / sum(r["point"]["kernel_s"] for r in sel)
+            m, q = pct(errs)
+            print(f"| {c} | {phase} | {len(errs)} | {share:.1%} | {m:.1%} | {q:.1%} | {sum(errs) / len(errs):+.1%} |")
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    main(sys.argv[1] if len(sys.argv) > 1 else "validation/results/h200-fused-step/results.jsonl",
+         sys.argv[2] if len(sys.argv) > 2 else "build/tools/perfmodel/perfmodel")
