@@ -3,7 +3,13 @@
 // quantization adds, unquantized steps unchanged, and bad flags refused with exit 2.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
 #include "cli_support.hpp"
+#include "perfmodel/calibration.hpp"
+#include "perfmodel/errors.hpp"
 #include "perfmodel/evaluate.hpp"
 #include "perfmodel/ops.hpp"
 #include "perfmodel/predictor.hpp"
@@ -232,4 +238,89 @@ TEST_CASE("row-scaled FP8 on Hopper: one wave walks the padded K loop, M up to 1
   const double tensor = price(ops::gemm_scaled("t", 16, 4096, 14336, DType::bf16, DType::fp8, Scaling::tensor), h200(),
                               Impl::fused).time_s;
   CHECK(tensor < t(16, 4096, 14336));
+}
+
+// quant3: the calibration keys of the INT8 sm80 kernel, the row-scaled FP8 kernel and the fp8 KV
+// conversion (quant_calibration.hpp) survive a write and a read, and bad values are refused
+// naming the file, the line and the key.
+namespace {
+std::string write_quant_tmp(const std::string& name, const std::string& text) {
+  const std::string path = (std::filesystem::temp_directory_path() / ("perfmodel_test_quant_" + name)).string();
+  std::ofstream(path) << text;
+  return path;
+}
+}  // namespace
+
+TEST_CASE("quant calibration keys: round trip, and bad values refused at their line") {
+  const std::string path = test::root() + "/hardware/h200.calibration.yaml";
+  const Calibration cal = load_calibration(path);
+  CHECK(cal.quant.int8_mma_sync.mma_share == test::approx(0.50));
+  CHECK(cal.quant.int8_mma_sync.step_s == test::approx(0.14e-6));
+  CHECK(cal.quant.fp8_row.cta_mma_efficiency == test::approx(0.73));
+  CHECK(cal.quant.fp8_row.stream_efficiency == test::approx(0.51));
+  CHECK(cal.quant.fp8_kv_convert_per_element == test::approx(0.374));
+  CHECK_FALSE(cal.quant.source.empty());
+  const std::string written = write_quant_tmp("quant_rt.yaml", to_yaml(cal));
+  const Calibration back = load_calibration(written);
+  CHECK(back.quant.int8_mma_sync.step_s == test::approx(cal.quant.int8_mma_sync.step_s));
+  CHECK(back.quant.fp8_row.stream_efficiency == test::approx(cal.quant.fp8_row.stream_efficiency));
+  CHECK(back.quant.fp8_kv_convert_per_element == test::approx(cal.quant.fp8_kv_convert_per_element));
+  CHECK(back.quant.source == cal.quant.source);
+  std::ifstream in(path);
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto refused = [&](const std::string& from, const std::string& to, const std::string& key) {
+    std::string bad = text;
+    const size_t at = bad.find(from);
+    REQUIRE(at != std::string::npos);
+    bad.replace(at, from.size(), to);
+    const std::string f = write_quant_tmp("quant_bad.yaml", bad);
+    std::string what;
+    try {
+      (void)load_calibration(f);
+    } catch (const ConfigError& e) {
+      what = e.what();
+    }
+    CAPTURE(what);
+    CHECK(what.find(f + ":") == 0);
+    CHECK(what.find(key) != std::string::npos);
+  };
+  refused("fp8_kv_convert_per_element: 0.374", "fp8_kv_convert_per_element: -1", "fp8_kv_convert_per_element");
+  refused("fp8_row_stream_efficiency: 0.51", "fp8_row_stream_efficiency: 1.5", "fp8_row_stream_efficiency");
+  refused("  int8_mma_sync_step: 0.14 us", "  int8_mma_sync_step: nan us", "int8_mma_sync_step");
+  refused("  int8_mma_sync_step: 0.14 us", "", "int8_mma_sync_share");  // one without the other
+}
+
+// The fp8 KV cache (kv_cache_cost.cpp): bf16 caches keep their price exactly; an fp8 cache
+// halves the bytes but pays the conversion, so at a large batch x context it is not half as
+// long; and the eager profile casts K and V to bf16 before SDPA (two more kernels a layer).
+TEST_CASE("fp8 KV decode attention: conversion bound in fused, cast + SDPA in eager") {
+  const Card card = test::catalogue().card("h200");
+  const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+  const Roofs fused = make_roofs(card, &cal, Impl::fused);
+  Calibration no_kv = cal;
+  no_kv.quant.fp8_kv_convert_per_element = 0;
+  const Roofs fused_default = make_roofs(card, &no_kv, Impl::fused);
+  const Op bf = ops::attention_decode("a", 16, 32, 8, 32768, 128, DType::bf16, DType::bf16);
+  const Op f8 = ops::attention_decode("a", 16, 32, 8, 32768, 128, DType::bf16, DType::fp8);
+  CHECK(price(bf, fused, Impl::fused).time_s == price(bf, fused_default, Impl::fused).time_s);
+  const double t_bf = price(bf, fused, Impl::fused).time_s, t_f8 = price(f8, fused, Impl::fused).time_s;
+  // h200-quant3 at this shape (split-KV): 489 us bf16, 462 us fp8 (0.94)
+  CHECK(t_f8 < t_bf);
+  CHECK(t_f8 > 0.6 * t_bf);
+  // With the conversion's bare cvt cost (the default) fp8 is priced at its bytes: about half.
+  CHECK(price(f8, fused_default, Impl::fused).time_s < 0.6 * t_bf);
+  Workload w;
+  w.phase = Phase::decode;
+  w.batch = 4;
+  w.ctx = 2048;
+  w.impl = Impl::eager;
+  auto casts = [&](DType kv) {
+    w.kv_dtype = kv;
+    int n = 0;
+    for (const Op& op : build_step(test::catalogue().model("llama3-8b"), w).ops)
+      if (op.kernel == KernelId::cast && op.name.find("_cast") != std::string::npos) n += static_cast<int>(op.count);
+    return n;
+  };
+  CHECK(casts(DType::bf16) == 0);
+  CHECK(casts(DType::fp8) == 2 * 32);
 }

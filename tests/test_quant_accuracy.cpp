@@ -18,6 +18,7 @@
 #include "perfmodel/kernel_case.hpp"
 #include "perfmodel/ops.hpp"
 #include "perfmodel/price.hpp"
+#include "quant_stats.hpp"
 #include "test_support.hpp"
 
 using namespace perfmodel;
@@ -30,28 +31,20 @@ const std::set<std::pair<std::string, std::string>> kFitShapes{
 
 // Today's levels of the sets that miss the target or are not targets (regression guards).
 constexpr double ROW_MEDIAN = 0.115, ROW_P90 = 0.23, BLOCK_MEDIAN = 0.095, SWEEP_TENSOR_MEDIAN = 0.10;
+constexpr double INT8_MEDIAN = 0.09, INT8_SCALED_MEDIAN = 0.145, INT8_SCALED_P90 = 0.19;
 
-struct Stats {
-  size_t n = 0;
-  double median = 0, p90 = 0;
-};
-
-Stats stats(std::vector<double> e) {
-  Stats s;
-  s.n = e.size();
-  if (e.empty()) return s;
-  std::sort(e.begin(), e.end());
-  s.median = e.size() % 2 ? e[e.size() / 2] : 0.5 * (e[e.size() / 2 - 1] + e[e.size() / 2]);
-  s.p90 = e[static_cast<size_t>(0.9 * static_cast<double>(e.size() - 1))];
-  return s;
-}
+using quant_test::Stats;
+using quant_test::stats;
 
 // Sets of absolute errors by name: wonly_int4 / wonly_int8 (held-out shapes), scaled_tensor,
 // scaled_row, act_quant (compiled), and wonly_*_fit for the shapes the fit used.
 std::map<std::string, std::vector<double>> errors() {
   const Card card = test::catalogue().card("h200");
   const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
-  const Roofs r = make_roofs(card, &cal);
+  const Roofs card_roofs = make_roofs(card, &cal);
+  // torch._int_mm is what PyTorch's eager (and compiled) profile runs: its sm80 mma.sync kernel
+  // (the calibration's quant: int8_mma_sync_*); the card's own roofs price the other kernels.
+  const Roofs eager_roofs = make_roofs(card, &cal, Impl::eager);
   std::map<std::string, std::vector<double>> out;
   for (const char* part : {"h200-quant/quant-0.json", "h200-quant/quant-1.json", "h200-quant2/quant2.json"}) {
     std::ifstream f(test::root() + "/validation/results/" + part);
@@ -61,6 +54,8 @@ std::map<std::string, std::vector<double>> errors() {
       if (!c.value("ok", false) || !c.value("correct", false)) continue;
       const std::string kernel = c.at("kernel");
       const int64_t m = c.at("m"), n = c.value("n", 0), k = c.at("k");
+      const bool int_mm = kernel == "gemm_scaled" && c.at("dtype") == "int8";
+      const Roofs& r = int_mm ? eager_roofs : card_roofs;
       KernelCase kc;
       kc.rotated_bytes = c.value("rotated_bytes", 0.0);
       const double hit = harness_l2_hit(kc, r.l2_cyclic_capacity);
@@ -86,7 +81,8 @@ std::map<std::string, std::vector<double>> errors() {
         } else {
           ops.back().bytes_written = 4.0 * static_cast<double>(mp * n);
         }
-        set = epilogue ? "int8_mm_scaled" : "int8_mm";
+        const bool fit = kFitShapes.count({c.at("model"), c.at("shape")}) > 0;
+        set = std::string(epilogue ? "int8_mm_scaled" : "int8_mm") + (fit ? "_fit" : "");
       } else if (kernel == "gemm_scaled") {
         const std::string sc = c.at("scaling");
         const Scaling s = sc == "row" ? Scaling::row : sc == "block" ? Scaling::block : Scaling::tensor;
@@ -133,8 +129,10 @@ TEST_CASE("the committed quantized-GEMM measurements are all there") {
   // h200-quant2: 108 block-scaled FP8, 108 of each INT8 kind, 26 row and 26 tensor sweep cases,
   // 10 compiled 1x128-group activation quantizations.
   CHECK(errs().at("scaled_block").size() == 108);
-  CHECK(errs().at("int8_mm").size() == 108);
-  CHECK(errs().at("int8_mm_scaled").size() == 108);
+  CHECK(errs().at("int8_mm").size() == 54);
+  CHECK(errs().at("int8_mm_fit").size() == 54);
+  CHECK(errs().at("int8_mm_scaled").size() == 54);
+  CHECK(errs().at("int8_mm_scaled_fit").size() == 54);
   CHECK(errs().at("sweep_row").size() == 26);
   CHECK(errs().at("sweep_tensor").size() == 26);
   CHECK(errs().at("act_quant_group").size() == 10);
@@ -181,16 +179,32 @@ TEST_CASE("row-scaled FP8 on held-out shapes: the fitted one-wave model (known m
 
 // h200-quant2, nothing fitted: DeepSeek-style block-scaled FP8 (1x128 x 128x128 scales; priced as
 // the row-scaled kernel's 128x128 tile: median 9.0 % / p90 43 %, against 21 % / 48 % with the
-// plain tile chooser; the misses are small-M shapes where cuBLASLt splits K), INT8
-// torch._int_mm (CUTLASS's sm80 i16832 kernel on the H200, not a Hopper wgmma one: about 950
-// TOP/s at large M, half the int8 peak the model takes: 37 % median, NOT met) and the
+// plain tile chooser; the misses are small-M shapes where cuBLASLt splits K) and the
 // tensor-scaled K/N sweeps. Reported, and guarded at today's level where it is near the target.
-TEST_CASE("block-scaled FP8, INT8 W8A8 and the FP8 sweeps (h200-quant2, nothing fitted)") {
+TEST_CASE("block-scaled FP8 and the FP8 sweeps (h200-quant2, nothing fitted)") {
   CHECK(report("scaled_block").median <= BLOCK_MEDIAN);
   CHECK(report("sweep_tensor").median <= SWEEP_TENSOR_MEDIAN);
-  report("int8_mm");
-  report("int8_mm_scaled");
   report("act_quant_group");
+}
+
+// INT8 W8A8 as PyTorch runs it (torch._int_mm: CUTLASS's sm80 mma.sync i16832 kernels on the
+// H200, ~870-990 TOP/s at M = 4096, half the wgmma int8 peak): the eager profile's
+// mma_sync_int8_cost with its two calibration keys (int8_mma_sync_step, _share) fitted by
+// fit_quant.py on FIT_SHAPES; the other six shapes (54 cases per kind, M = 1..4096) held out.
+// At the int8 peak (before) the same cases were 37 % / 53 % off. The p90 target is met; the
+// median (8.7 %) is just over 8 % and guarded at that level.
+TEST_CASE("INT8 torch._int_mm on held-out shapes: the sm80 mma.sync kernel (issue 12)") {
+  const Stats held = report("int8_mm");
+  report("int8_mm_fit");
+  CHECK(held.n == 54);
+  CHECK(held.median <= INT8_MEDIAN);
+  CHECK(held.p90 <= 0.20);
+  // With the eager scale epilogue (four TensorIterator kernels over the int32 output): 14.3 % /
+  // 18.7 % held out (33.7 % / 43.5 % at the int8 peak), guarded at that level.
+  const Stats scaled = report("int8_mm_scaled");
+  report("int8_mm_scaled_fit");
+  CHECK(scaled.median <= INT8_SCALED_MEDIAN);
+  CHECK(scaled.p90 <= INT8_SCALED_P90);
 }
 
 // The activation-quantization cases were measured as torch.compile(dynamic=True) kernels, not the

@@ -77,6 +77,9 @@ struct Op {
   DType quant_weight = DType::bf16;
   int64_t quant_group = 0;
   Scaling scaling = Scaling::tensor;
+  // Decode attention: the KV cache's stored type (fp8: its elements converted to the activations'
+  // type in registers, lib/src/cost/kv_cache_cost.cpp).
+  DType kv_cache = DType::bf16;
   // Eager: an operand is broadcast or strided (a transposed view, a slice), so PyTorch's
   // TensorIterator runs its generic, non-vectorized kernel (aten_kernel_cost.cpp).
   bool strided = false;

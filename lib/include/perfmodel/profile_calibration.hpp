@@ -77,6 +77,9 @@ struct AtenKernels {
   // torch.cat of a strided source (CatArrayBatchedCopy; DynamicCache's cat of the whole K/V cache,
   // rotate_half's cat): elements per second; 0: the strided rate.
   double cat_rate = 0;
+  // An fp8 -> bf16 copy over a strided tensor (the eager FP8-KV path's .to(bf16) of K and V:
+  // ATen's unrolled LoadWithCast kernel), elements per second; 0: the strided rate.
+  double cast_rate = 0;
   // The same generic kernel over the MoE experts' large [routed rows, width] tensors (a per-row
   // broadcast operand or a chunk view: transformers' grouped_mm experts): operand elements
   // (each element of each operand, output included) per second; 0: the strided rate.

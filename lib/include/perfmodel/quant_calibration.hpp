@@ -1,7 +1,9 @@
 #pragma once
 // What quantized GEMM kernels cost on one card beyond their bytes and FLOPs (issue 12): the
 // `quant:` section of hardware/<card>.calibration.yaml (docs/calibration.md), fitted by
-// validation/scripts/quant/fit_quant.py on half of validation/results/h200-quant.
+// validation/scripts/quant/fit_quant.py on half of validation/results/h200-quant and h200-quant2.
+#include <string>
+
 namespace perfmodel {
 
 // A weight-only dequantizing GEMM (docs/model.md, "Quantized linears"): its packed-weight stream
@@ -13,9 +15,35 @@ struct WeightOnlyCost {
   double issue_per_row_element = 0;
 };
 
+// An INT8 GEMM built for an older tensor-core instruction than the card's own (docs/model.md,
+// "INT8 W8A8"): PyTorch's torch._int_mm runs CUTLASS's sm80 kernels (mma.sync) on Hopper, whose
+// int8 datasheet rate is wgmma's. Each CTA walks K in 128-deep steps that cost `step_s` of
+// latency plus the tile's MMA at `mma_share` of its SM's datasheet int8 rate. 0 = not measured:
+// the card's int8 GEMMs are priced at its (calibrated or datasheet) int8 peak.
+struct MmaSyncGemmCost {
+  double mma_share = 0;
+  double step_s = 0;
+  bool measured() const { return mma_share > 0 && step_s > 0; }
+};
+
+// cuBLASLt's row-scaled ("ovscale") FP8 kernel on Hopper, one 128x128 tile per CTA: one wave's
+// CTAs walk their padded K loop at `cta_mma_efficiency` of an SM's datasheet fp8 rate, and its
+// weight stream reaches `stream_efficiency` of the read rate (quant_gemm_cost.cpp).
+struct RowScaledFp8Cost {
+  double cta_mma_efficiency = 0;
+  double stream_efficiency = 0;
+};
+
 struct QuantCalibration {
   WeightOnlyCost int4;  // tinygemm W4A16 (torch._weight_int4pack_mm)
   WeightOnlyCost int8;  // torch._weight_int8pack_mm W8A16
+  MmaSyncGemmCost int8_mma_sync;  // torch._int_mm's sm80 kernel (eager and compiled profiles)
+  RowScaledFp8Cost fp8_row;       // torch._scaled_mm / cuBLASLt row-scaled FP8
+  // An fp8 (e4m3) KV cache read by a decode attention that converts each K and V element to
+  // bf16 in registers before its MMAs: warp instructions per element at the card's issue rate
+  // (kv_cache_cost.cpp). 0 = not measured (QuantDefaults).
+  double fp8_kv_convert_per_element = 0;
+  std::string source;             // the measurements and the fit the section comes from
 };
 
 // Documented defaults for cards without a measurement: the H200 fit of PyTorch's kernels
@@ -24,6 +52,12 @@ struct QuantCalibration {
 struct QuantDefaults {
   static constexpr WeightOnlyCost int4{0.335, 0.0617};
   static constexpr WeightOnlyCost int8{0.030, 2.0};
+  // A card without a measurement of the row-scaled kernel: its datasheet rates (full SM fp8 rate,
+  // full read rate).
+  static constexpr RowScaledFp8Cost fp8_row{1.0, 1.0};
+  // The conversion alone: cvt.rn.f16x2.e4m3x2 then f16x2 -> bf16x2 through fp32, about 2 thread
+  // instructions per element (PTX ISA, cvt), 1/16 of a warp instruction.
+  static constexpr double fp8_kv_convert_per_element = 2.0 / 32.0;
 };
 
 }  // namespace perfmodel

@@ -53,6 +53,7 @@ std::optional<KernelTimes> aten_kernel_cost(const Op& op, const Roofs& r) {
     KernelTimes t;
     t.fixed_s = op.launches * a.strided_floor_s;
     double rate = op.kernel == KernelId::copy && a.cat_rate > 0 ? a.cat_rate : a.strided_rate;
+    if (op.kernel == KernelId::cast && a.cast_rate > 0) rate = a.cast_rate;
     // The MoE glue's large tensors: each operand's offset and access per element (h200-moe
     // prefill: one rate for unary, binary and masked_fill kernels; profiles.md, "MoE").
     if (op.generic_operands > 0 && a.generic_operand_rate > 0) rate = a.generic_operand_rate / op.generic_operands;

@@ -14,6 +14,7 @@ KernelTimes flash_decode_cost(const Op& op, const Roofs& r, const Tile* force_ti
   const AttentionShape& a = op.attention;
   KernelTimes t;
   if (op.flops > 0) t.compute_s = op.flops / effective_peak(r, op.precision);
+  t.compute_s = std::max(t.compute_s, kv_convert_s(op, r));  // fp8 KV (0 otherwise)
   // The split a planner sizes for the shape (decode_attention.hpp), scored as it is priced here:
   // time never drops as the batch or the context grows (issue 14).
   const DecodeSplit d =

@@ -35,6 +35,10 @@ KernelTimes flash_prefill_cost(const Op& op, const Roofs& r, const Tile* force_t
 // Flash-decoding: split kernel and combine (flash_decode_cost.cpp).
 KernelTimes flash_decode_cost(const Op& op, const Roofs& r, const Tile* force_tile);
 
+// The conversion of an fp8 KV cache's elements in registers (kv_cache_cost.cpp): 0 for any other
+// cache, so bf16 decode prices are unchanged.
+double kv_convert_s(const Op& op, const Roofs& r);
+
 // Production decode attention (production_decode_cost.cpp): the split rule of FlashAttention's
 // split-KV kernels with GQA query heads packed into one tile, and the call's cost.
 KernelTimes production_decode_cost(const Op& op, const Roofs& r);

@@ -63,6 +63,7 @@ KernelTimes production_decode_cost(const Op& op, const Roofs& r) {
   if (p.splits > 1) {
     t.fixed_s = d.call_floor_s + static_cast<double>(p.splits) * d.combine_per_split_s;
     t.memory_s = with_l2_hit(op, r, op.bytes() / d.stream_bandwidth);
+    t.compute_s = kv_convert_s(op, r);  // fp8 KV (0 otherwise)
     return t;
   }
   t.fixed_s = d.nonsplit_floor_s >= 0 ? d.nonsplit_floor_s : d.call_floor_s;
@@ -70,7 +71,7 @@ KernelTimes production_decode_cost(const Op& op, const Roofs& r) {
   const double tile = d.nonsplit_tile_s * ((1 - s) * static_cast<double>(a.head_dim) / 128.0 + s);
   // Fewer CTAs than SMs: each walks its cache alone, the slowest one sets the time.
   const double per_sm = std::max(1.0, static_cast<double>(p.ctas) / r.card.sm_count);
-  t.compute_s = per_sm * static_cast<double>(a.kv_len) / 128.0 * tile;
+  t.compute_s = std::max(per_sm * static_cast<double>(a.kv_len) / 128.0 * tile, kv_convert_s(op, r));
   t.memory_s = with_l2_hit(op, r, op.bytes() / d.stream_bandwidth);
   return t;
 }

@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "kernel_costs.hpp"
+#include "perfmodel/gemm_tiling.hpp"
 
 namespace perfmodel {
 
@@ -46,13 +47,57 @@ KernelTimes weight_only_gemm_cost(const Op& op, const Roofs& r, const Tile*) {
 //    one-wave shapes, padded M = 16 included, lands at 73 %);
 //  - the weight stream of this kernel reaches about half the read rate (wide N at M = 16:
 //    2.5 TB/s; tensor-wise cuBLASLt kernels on the same shapes 3.4-3.9).
-// Both shares were fitted by validation/scripts/quant/fit_quant.py on the fit half of
-// h200-quant's row-wise shapes (its FIT_SHAPES); more than one wave keeps the plain tile plan at
-// the calibrated peak. They are Hopper cuBLASLt constants here, not yet calibration keys.
-constexpr double kRowCtaMmaEfficiency = 0.73;  // of an SM's datasheet fp8 rate, one CTA per SM
-constexpr double kRowStreamEfficiency = 0.51;  // of the DRAM read rate
+// Both shares are the calibration's `quant: fp8_row_*` keys (fitted by
+// validation/scripts/quant/fit_quant.py on the fit half of h200-quant's row-wise shapes, its
+// FIT_SHAPES); a card without them takes its datasheet rates. More than one wave keeps the plain
+// tile plan at the calibrated peak.
+namespace {
+
+// The CUTLASS sm80 int8 tiles torch._int_mm's kernels come in ("cutlass_80_tensorop_i16832gemm_s8_
+// {64x64, 128x64, 128x128, 128x256}_128x{3,5,6}" in h200-quant2's kernel names), all 128 deep.
+constexpr int64_t kMmaSyncK = 128;
+const Tile kMmaSyncTiles[] = {{64, 64}, {128, 64}, {128, 128}, {128, 256}};
+
+bool runs_pytorch_int_mm(const Roofs& r) { return r.profile == "eager" || r.profile == "compiled"; }
+
+// torch._int_mm on a card whose measured sm80 mma.sync cost the calibration carries (h200-quant2:
+// ~870-990 TOP/s at M = 4096, half of Hopper's wgmma int8 rate; flat in M up to 64 padded rows).
+// Each CTA walks ceil(K/128) steps, each a fixed latency (the loads and barriers of a multistage
+// mma.sync pipeline, not hidden at one CTA per SM) plus its tile's MMA at the kernel's share of the
+// SM's datasheet int8 rate; every wave adds one dependent pass (the pipeline's fill and the
+// epilogue). The kernel is the tile of least time, as a tuned heuristic picks: small tiles when
+// few CTAs fill the SMs, 128x256 at large M.
+KernelTimes mma_sync_int8_cost(const Op& op, const Roofs& r) {
+  const MmaSyncGemmCost& c = r.quant.int8_mma_sync;
+  const double sms = static_cast<double>(r.card.sm_count);
+  const double sm_rate = r.card.peak_flops(Precision::int8) / sms * c.mma_share;
+  const double steps = std::ceil(static_cast<double>(op.gemm.k) / kMmaSyncK);
+  KernelTimes t;
+  double best = -1;
+  for (const Tile& tile : kMmaSyncTiles) {
+    const double ctas = std::ceil(static_cast<double>(op.gemm.m) / tile.m) *
+                        std::ceil(static_cast<double>(op.gemm.n) / tile.n) * static_cast<double>(op.gemm.batch);
+    const double waves = std::ceil(ctas / sms);
+    const double step = c.step_s + 2.0 * static_cast<double>(tile.m * tile.n * kMmaSyncK) / sm_rate;
+    const double time = waves * (r.pass_latency_s + steps * step);
+    if (best < 0 || time < best) {
+      best = time;
+      t.tiling = plan_tile(op.gemm.m, op.gemm.n, op.gemm.k, op.gemm.batch, tile, r.card.sm_count, sm_rate * sms);
+    }
+  }
+  t.compute_s = best;
+  t.memory_s = with_l2_hit(op, r, stream_memory_s(op, r));
+  t.fixed_s = op.launches * r.kernel_floor_s + r.gemm_fixed_s;
+  return t;
+}
+
+}  // namespace
 
 KernelTimes scaled_gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
+  // INT8 W8A8 as PyTorch runs it (eager, compiled); fused (vLLM / TensorRT-LLM: Hopper wgmma
+  // kernels) takes the card's int8 peak through gemm_cost (docs/model.md, "INT8 W8A8").
+  if (op.quant_weight == DType::int8 && !force_tile && runs_pytorch_int_mm(r) && r.quant.int8_mma_sync.measured())
+    return mma_sync_int8_cost(op, r);
   static const Tile row_tile{128, 128};
   // Block-scaled FP8 (1x128 x 128x128) runs the same 128x128x128, 6-stage, cooperative tile
   // ("..._128x128_128x6_..._coopA_..._Ablk128" in h200-quant2's kernel names), with split-K only
@@ -64,10 +109,10 @@ KernelTimes scaled_gemm_cost(const Op& op, const Roofs& r, const Tile* force_til
   const bool hopper = !r.card.compute_capability.empty() && r.card.compute_capability[0] == '9';
   if (!forced || !hopper || op.quant_weight != DType::fp8 || !t.tiling) return t;
   if (t.tiling->tiles <= r.card.sm_count) {
-    const double sm_rate = r.card.peak_flops(Precision::fp8) / r.card.sm_count * kRowCtaMmaEfficiency;
+    const double sm_rate = r.card.peak_flops(Precision::fp8) / r.card.sm_count * r.quant.fp8_row.cta_mma_efficiency;
     t.compute_s = 2.0 * row_tile.m * row_tile.n * t.tiling->k_per_cta / sm_rate;
   }
-  t.memory_s = with_l2_hit(op, r, stream_memory_s(op, r) / kRowStreamEfficiency);
+  t.memory_s = with_l2_hit(op, r, stream_memory_s(op, r) / r.quant.fp8_row.stream_efficiency);
   return t;
 }
 

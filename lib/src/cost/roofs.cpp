@@ -164,6 +164,26 @@ Roofs make_roofs(const Card& card, const Calibration* cal, std::optional<Impl> p
   };
   r.quant.int4 = weight_only(cal ? cal->quant.int4 : WeightOnlyCost{}, QuantDefaults::int4);
   r.quant.int8 = weight_only(cal ? cal->quant.int8 : WeightOnlyCost{}, QuantDefaults::int8);
+  // Measured on this card (the section's source), else: torch._int_mm at the card's int8 peak,
+  // the row-scaled FP8 kernel at its datasheet rates.
+  const std::string quant_from = cal && !cal->quant.source.empty() ? cal->source_file + ": quant (" + cal->quant.source + ")" : "";
+  if (cal && cal->quant.int8_mma_sync.measured()) {
+    r.quant.int8_mma_sync = cal->quant.int8_mma_sync;
+    take.note("quant.int8_mma_sync", quant_from.empty() ? cal->source_file + ": quant" : quant_from);
+  } else {
+    take.note("quant.int8_mma_sync", "not measured: torch._int_mm at the card's int8 GEMM peak");
+  }
+  const RowScaledFp8Cost row = cal ? cal->quant.fp8_row : RowScaledFp8Cost{};
+  r.quant.fp8_row = {pick(row.cta_mma_efficiency, QuantDefaults::fp8_row.cta_mma_efficiency),
+                     pick(row.stream_efficiency, QuantDefaults::fp8_row.stream_efficiency)};
+  const double kv_convert = cal ? cal->quant.fp8_kv_convert_per_element : 0;
+  r.quant.fp8_kv_convert_per_element = pick(kv_convert, QuantDefaults::fp8_kv_convert_per_element);
+  take.note("quant.fp8_kv_convert_per_element",
+            kv_convert > 0 ? (quant_from.empty() ? cal->source_file + ": quant" : quant_from)
+                           : "not measured: 2 thread instructions per element (cvt e4m3x2 -> f16x2 -> bf16x2)");
+  take.note("quant.fp8_row", row.cta_mma_efficiency > 0 || row.stream_efficiency > 0
+                                 ? (quant_from.empty() ? cal->source_file + ": quant" : quant_from)
+                                 : "not measured: the datasheet fp8 rate per SM and the full read rate");
   if (profile) {
     r.profile = to_string(*profile);
     if (const ProfileCalibration* p = cal ? find_profile(cal->profiles, r.profile) : nullptr) apply_profile(r, *p, cal->source_file);

@@ -22,6 +22,7 @@ Op ops::attention_decode(std::string name, int64_t batch, int64_t heads, int64_t
   op.model_flops = op.flops;
   op.bytes_read = 2 * B * kv_heads * L * D * bytes_of(kv) + B * H * D * bytes_of(act);
   op.bytes_written = B * H * D * bytes_of(act);
+  op.kv_cache = kv;
   // Flash-decoding: a split kernel and a combine kernel.
   op.launches = 2;
   op.passes = 2;

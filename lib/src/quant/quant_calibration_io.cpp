@@ -28,12 +28,33 @@ void write_weight_only(std::ostream& o, const std::string& prefix, const WeightO
     o << "  " << prefix << "_issue_per_row_element: " << c.issue_per_row_element
       << "   # warp instructions per row of x per weight element\n";
 }
+
+// A share in (0, 1], or absent (0).
+double opt_share(MapReader& m, const std::string& key) {
+  const auto v = m.opt_number(key);
+  if (!v) return 0;
+  if (!(*v > 0 && *v <= 1)) m.fail(key, "must be a share in (0, 1]");
+  return *v;
+}
 }  // namespace
 
 QuantCalibration parse_quant_calibration(MapReader m) {
   QuantCalibration c;
+  c.source = m.opt_str("source").value_or("");
   c.int4 = read_weight_only(m, "int4");
   c.int8 = read_weight_only(m, "int8");
+  c.int8_mma_sync.mma_share = opt_share(m, "int8_mma_sync_share");
+  c.int8_mma_sync.step_s = m.opt_quantity("int8_mma_sync_step", Dimension::seconds, false, 1e-3).value_or(0);
+  if (c.int8_mma_sync.mma_share > 0 && c.int8_mma_sync.step_s <= 0)
+    m.fail("int8_mma_sync_share", "needs int8_mma_sync_step beside it");
+  if (c.int8_mma_sync.step_s > 0 && c.int8_mma_sync.mma_share <= 0)
+    m.fail("int8_mma_sync_step", "needs int8_mma_sync_share beside it");
+  c.fp8_row.cta_mma_efficiency = opt_share(m, "fp8_row_cta_mma_efficiency");
+  c.fp8_row.stream_efficiency = opt_share(m, "fp8_row_stream_efficiency");
+  if (auto v = m.opt_number("fp8_kv_convert_per_element")) {
+    if (!(*v > 0 && *v < 1e3)) m.fail("fp8_kv_convert_per_element", "must be a positive count of warp instructions");
+    c.fp8_kv_convert_per_element = *v;
+  }
   m.finish();
   return c;
 }
@@ -42,7 +63,20 @@ std::string quant_calibration_yaml(const QuantCalibration& c) {
   std::ostringstream o;
   write_weight_only(o, "int4", c.int4, "tinygemm W4A16");
   write_weight_only(o, "int8", c.int8, "torch int8pack W8A16");
-  const std::string body = o.str();
+  if (c.int8_mma_sync.measured())
+    o << "  int8_mma_sync_share: " << c.int8_mma_sync.mma_share
+      << "   # torch._int_mm's sm80 mma.sync kernel: share of an SM's datasheet int8 rate\n"
+      << "  int8_mma_sync_step: " << c.int8_mma_sync.step_s * 1e6 << " us   # its latency per 128-deep K step\n";
+  if (c.fp8_row.cta_mma_efficiency > 0)
+    o << "  fp8_row_cta_mma_efficiency: " << c.fp8_row.cta_mma_efficiency
+      << "   # row-scaled FP8, one wave: share of an SM's datasheet fp8 rate\n";
+  if (c.fp8_row.stream_efficiency > 0)
+    o << "  fp8_row_stream_efficiency: " << c.fp8_row.stream_efficiency << "   # its weight stream, share of the read rate\n";
+  if (c.fp8_kv_convert_per_element > 0)
+    o << "  fp8_kv_convert_per_element: " << c.fp8_kv_convert_per_element
+      << "   # fp8 KV cache: warp instructions per K/V element converted in registers\n";
+  std::string body = o.str();
+  if (!body.empty() && !c.source.empty()) body = "  source: \"" + c.source + "\"\n" + body;
   if (body.empty()) return "";
   return "quant:   # weight-only GEMMs (validation/scripts/quant/fit_quant.py)\n" + body;
 }

@@ -57,9 +57,22 @@ void eager_attention(const GraphNode& n, const Model& m, const Workload& w, Step
   // MLA: per-head keys of qk_head_dim and values of v_head_dim (lowering::mla_expanded_head_dim).
   const int64_t head_dim = m.mla.enabled() ? lowering::mla_expanded_head_dim(m) : m.head_dim;
   if (w.phase == Phase::decode) {
+    // An fp8 cache: SDPA takes no fp8 K/V, so the Hugging Face path casts K and V to the
+    // activations' dtype (two ATen copy kernels over the whole cache) and attends over those
+    // (h200-quant2/3: 2-7.5x the bf16 SDPA; docs/model.md, "FP8 KV cache").
+    const bool cast_kv = !m.mla.enabled() && w.kv_dtype == DType::fp8 && w.act_dtype != DType::fp8;
+    // The fp8 -> bf16 copy is ATen's unrolled, non-vectorized elementwise kernel (LoadWithCast /
+    // StoreWithCast in h200-quant2/3's kernel names, ~3.4e11 elements/s): priced at the generic
+    // TensorIterator rate the eager profile measured, not as a vectorized stream.
+    if (cast_kv)
+      for (const char* part : {".k_cast", ".v_cast"}) {
+        Op c = ops::cast(n.name + part, w.batch * m.kv_heads * kv_len, head_dim, w.kv_dtype, w.act_dtype);
+        c.strided = true;
+        s.ops.push_back(counted(c, n.count));
+      }
     // MLA: SDPA reads the keys and values expanded this step, in the activations' dtype.
     Op a = ops::attention_decode_cudnn(n.name + ".sdpa", w.batch, m.heads, m.kv_heads, kv_len, head_dim,
-                                       w.act_dtype, m.mla.enabled() ? w.act_dtype : w.kv_dtype);
+                                       w.act_dtype, m.mla.enabled() || cast_kv ? w.act_dtype : w.kv_dtype);
     a.launches = 1;
     a.passes = 1;
     a.framework_calls = 3;  // .transpose(1, 2), .contiguous() (already contiguous at one query), .reshape()

@@ -23,6 +23,12 @@ Hopper; lib/src/cost/quant_gemm_cost.cpp scaled_gemm_cost), on the same fit shap
     mem     = (bytes_read / read_bw + bytes_written / write_bw) / stream_efficiency
 Two parameters by a grid search on the same loss; the K and N sweeps of h200-quant2 (if present
 beside the results folder) are reported as a further held-out set.
+
+INT8 torch._int_mm (h200-quant2's `_int_mm` cases: CUTLASS sm80 mma.sync kernels on Hopper;
+scaled_gemm_cost's mma_sync_int8_cost), on the same fit shapes, rows as padded (m_padded):
+    t = floor + gemm_fixed + min over tiles (64x64, 128x64, 128x128, 128x256) of
+        waves x (pass_latency + ceil(K/128) x (step + 2 x tm x tn x 128 / (share x datasheet int8 / SMs)))
+Two parameters (step, share) by a grid search on the same loss; the other six shapes held out.
 """
 import argparse
 import json
@@ -89,10 +95,11 @@ def main():
         print(f"{dtype}: stream_efficiency {eff:.3f} issue_per_row_element {kk:.4g}  held-out n={len(errs)} "
               f"median {100 * statistics.median(errs):.1f}% p90 {100 * errs[int(0.9 * (len(errs) - 1))]:.1f}%")
     fit_row(a.results, cal)
+    fit_int8(a.results, cal)
 
 
 def fit_row(results, cal):
-    """The row-scaled FP8 kernel's two shares (quant_gemm_cost.cpp's kRow* constants)."""
+    """The row-scaled FP8 kernel's two shares (the calibration's quant: fp8_row_cta_mma_efficiency, fp8_row_stream_efficiency)."""
     read_bw = calib_value(cal, "read_bandwidth", 1e9)
     write_bw = calib_value(cal, "write_bandwidth", 1e9)
     fixed = calib_value(cal, "kernel_floor", 1e-6) + calib_value(cal, "gemm_fixed", 1e-6)
@@ -131,6 +138,43 @@ def fit_row(results, cal):
     report("fit shapes", [c for c in rows if is_fit(c)])
     report("held-out shapes", [c for c in rows if not is_fit(c)])
     report("h200-quant2 K/N sweeps", sweep)
+
+
+def fit_int8(results, cal):
+    """torch._int_mm's sm80 kernel: the calibration's int8_mma_sync_step and int8_mma_sync_share."""
+    q2 = os.path.join(os.path.dirname(results.rstrip("/")), "h200-quant2", "quant2.json")
+    if not os.path.exists(q2):
+        return
+    fixed = calib_value(cal, "kernel_floor", 1e-6) + calib_value(cal, "gemm_fixed", 1e-6)
+    pass_latency = calib_value(cal, "pass_latency", 1e-6)
+    sheet, sms = 1978.9e12, 132  # hardware/h200.yaml int8 dense (TOP/s), SMs
+    cases = [c for c in json.load(open(q2))["cases"]
+             if c.get("dtype") == "int8" and c.get("scaling") == "none" and c.get("ok") and c.get("correct")]
+    tiles = ((64, 64), (128, 64), (128, 128), (128, 256))
+
+    def pred(c, step, share):
+        mp, n, k = c["m_padded"], c["n"], c["k"]
+        best = None
+        for tm, tn in tiles:
+            waves = -(-(-(-mp // tm) * -(-n // tn)) // sms)
+            t = waves * (pass_latency + -(-k // 128) * (step + 2 * tm * tn * 128 / (share * sheet / sms)))
+            best = t if best is None else min(best, t)
+        return fixed + best
+
+    def is_fit(c):
+        return (c["model"], c["shape"]) in FIT_SHAPES
+    best = None
+    for i in range(0, 61):
+        for j in range(20, 101):
+            step, share = i * 0.005e-6, j / 100
+            v = sum(math.log(pred(c, step, share) / c["measured_s"]) ** 2 for c in cases if is_fit(c))
+            if best is None or v < best[0]:
+                best = (v, step, share)
+    _, step, share = best
+    print(f"int8 _int_mm (sm80 mma.sync): int8_mma_sync_step {step * 1e6:.3f} us int8_mma_sync_share {share:.2f}")
+    for name, sel in (("fit shapes", True), ("held-out shapes", False)):
+        e = sorted(abs(pred(c, step, share) / c["measured_s"] - 1) for c in cases if is_fit(c) == sel)
+        print(f"  {name}: n={len(e)} median {100 * statistics.median(e):.1f}% p90 {100 * e[int(0.9 * (len(e) - 1))]:.1f}%")
 
 
 if __name__ == "__main__":

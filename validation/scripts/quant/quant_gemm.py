@@ -255,8 +255,9 @@ def stack_case(dtype, batch, layers=32):
     return case, fn, ws
 
 
-def run_one(case, make_set, fn, check, set_bytes, tol, case_seconds):
-    """One case as the harness runs it: correctness on a fresh set, kernel names, hot timing. A case
+def run_one(case, make_set, fn, check, set_bytes, tol, case_seconds, want_kernels=True):
+    """One case as the harness runs it: correctness on a fresh set, kernel names (unless
+    want_kernels is false: the profiler costs a few tenths of a second a case), hot timing. A case
     that fails its check is timed all the same (same kernel, same bytes) and flagged correct false."""
     out = dict(case, ok=False, correct=False, error="", measured_s=None)
     try:
@@ -265,9 +266,10 @@ def run_one(case, make_set, fn, check, set_bytes, tol, case_seconds):
         out.update(max_rel_error=rel, max_abs_over_rms=mx, correct=bool(rel <= tol and mx <= 10 * tol))
         if not out["correct"]:
             out["error"] = f"check failed: rel {rel:.3g} (tol {tol}), max/rms {mx:.3g}"
-        names = harness.kernel_names(fn, s)
-        out["kernels_per_launch"] = len(names)
-        out["kernel_names"] = sorted(set(names))
+        if want_kernels:
+            names = harness.kernel_names(fn, s)
+            out["kernels_per_launch"] = len(names)
+            out["kernel_names"] = sorted(set(names))
         del s
         out.update(harness.time_case(make_set, fn, set_bytes, case_seconds))
         out["ok"] = True

@@ -1,0 +1,25 @@
+// A decode attention over an fp8 KV cache (issue 12; docs/model.md, "FP8 KV cache").
+//
+// Production FP8-KV decode kernels (vLLM's TRITON_ATTN and FlashInfer decode, TensorRT-LLM's
+// XQA) load K and V as e4m3 bytes and convert each element to bf16 in registers before the MMA:
+// the cache streams half of bf16's bytes (the op's bytes_read already counts one byte per
+// element), and the conversion is work every element pays. h200-quant3 measured it on a Triton
+// split-KV kernel reading either cache: its fp8 form converges to ~2.3e12 K/V elements/s at
+// large batch x context whatever the group (bf16 form: ~4.4 TB/s, the same ~2.2e12 elements/s),
+// so fp8 saves 0-20 % there, not the half its bytes promise; at small contexts both sit on the
+// call's floors. The calibration's `quant: fp8_kv_convert_per_element` (fit_kv_fp8.py) carries
+// that cost as warp instructions per element at the card's issue rate; a third bound beside the
+// kernel's compute and its stream.
+#include "kernel_costs.hpp"
+
+namespace perfmodel {
+
+double kv_convert_s(const Op& op, const Roofs& r) {
+  if (op.kv_cache != DType::fp8 || r.issue_rate <= 0) return 0;
+  const AttentionShape& a = op.attention;
+  const double elements = 2.0 * static_cast<double>(a.batch) * static_cast<double>(a.kv_heads) *
+                          static_cast<double>(a.kv_len) * static_cast<double>(a.head_dim);
+  return elements * r.quant.fp8_kv_convert_per_element / r.issue_rate;
+}
+
+}  // namespace perfmodel

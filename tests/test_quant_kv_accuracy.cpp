@@ -1,0 +1,165 @@
+// FP8 KV cache decode attention (issue 12): predictions recomputed for the committed H200
+// measurements of validation/results/h200-quant3 (quant3.json) and h200-quant2 (its `kv` cases).
+//  - fused: a production FP8-KV decode (K/V loaded as e4m3, converted in registers), measured as
+//    a Triton split-KV kernel reading bf16 or fp8 K/V (validation/scripts/quant/triton_decode.py),
+//    priced by the fused profile's decode attention on the cache's bytes plus the conversion
+//    (kv_cache_cost.cpp; its one key fitted by fit_kv_fp8.py on GQA 4, head dim 128: the rest is
+//    held out);
+//  - eager: what Hugging Face users run, K and V cast to bf16 then SDPA, priced as two casts and
+//    the bf16 decode attention under the eager profile (nothing fitted).
+// Target: the attention target, 8 % median / 20 % p90.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "perfmodel/calibration.hpp"
+#include "perfmodel/kernel_case.hpp"
+#include "perfmodel/ops.hpp"
+#include "perfmodel/price.hpp"
+#include "quant_stats.hpp"
+#include "test_support.hpp"
+
+using namespace perfmodel;
+
+namespace {
+
+// Today's levels, guarded (set from the committed data; see the test cases' comments).
+constexpr double FP8_MEDIAN = 0.17, RATIO_MEDIAN = 0.105, RATIO_P90 = 0.19, EAGER_MEDIAN = 0.15, EAGER_P90 = 0.23;
+
+using quant_test::Stats;
+using quant_test::stats;
+
+struct Point {
+  double predicted = 0, measured = 0;
+};
+
+// Keyed by set, then by the shape's name without its cache dtype (to pair bf16 and fp8).
+using Sets = std::map<std::string, std::map<std::string, Point>>;
+
+Sets points() {
+  const Card card = test::catalogue().card("h200");
+  const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+  const Roofs fused = make_roofs(card, &cal, Impl::fused);
+  const Roofs eager = make_roofs(card, &cal, Impl::eager);
+  Sets out;
+  auto add = [&](const nlohmann::json& c, const std::string& set, const std::string& key) {
+    if (!c.value("ok", false) || !c.value("correct", false)) return;
+    const int64_t b = c.at("batch"), h = c.at("heads"), hkv = c.at("kv_heads"), L = c.at("kv_len"), d = c.at("head_dim");
+    const bool fp8 = c.at("kv_dtype") == "fp8";
+    const bool triton = c.at("implementation").get<std::string>().rfind("triton", 0) == 0;
+    const Roofs& r = triton ? fused : eager;
+    KernelCase kc;
+    kc.rotated_bytes = c.value("rotated_bytes", 0.0);
+    const double hit = harness_l2_hit(kc, r.l2_cyclic_capacity);
+    std::vector<Op> ops;
+    if (!triton && fp8)  // .to(bf16) of K and V, then SDPA on bf16 (eager_profile.cpp's lowering)
+      for (const char* part : {"k", "v"}) {
+        ops.push_back(ops::cast(part, b * hkv * L, d, DType::fp8, DType::bf16));
+        ops.back().strided = true;  // ATen's unrolled LoadWithCast kernel (eager_profile.cpp)
+      }
+    // Eager: transformers' SDPA call, cuDNN's decode kernel on the H200 (eager_attention).
+    ops.push_back(triton ? ops::attention_decode("a", b, h, hkv, L, d, DType::bf16, fp8 ? DType::fp8 : DType::bf16)
+                         : ops::attention_decode_cudnn("a", b, h, hkv, L, d, DType::bf16, DType::bf16));
+    double t = 0;
+    for (Op& op : ops) {
+      op.l2_hit = hit;
+      t += price(op, r, Impl::fused).time_s;  // graph-replayed: device time only
+    }
+    REQUIRE(c.at("measured_s").get<double>() > 0);
+    out[set + (fp8 ? "_fp8" : "_bf16")][key] = {t, c.at("measured_s").get<double>()};
+  };
+  std::ifstream f3(test::root() + "/validation/results/h200-quant3/quant3.json");
+  REQUIRE(f3.good());
+  const nlohmann::json q3 = nlohmann::json::parse(f3);  // kept: a range-for over parse(f3).at() would dangle
+  for (const auto& c : q3.at("cases")) {
+    const bool triton = c.at("implementation").get<std::string>().rfind("triton", 0) == 0;
+    const int64_t group = c.at("heads").get<int64_t>() / c.at("kv_heads").get<int64_t>();
+    const std::string key = "b" + std::to_string(c.at("batch").get<int64_t>()) + "_ctx" +
+                            std::to_string(c.at("kv_len").get<int64_t>()) + "_g" + std::to_string(group) + "_d" +
+                            std::to_string(c.at("head_dim").get<int64_t>());
+    if (!triton) add(c, "eager", key);
+    else add(c, group == 4 && c.at("head_dim") == 128 ? "triton_fit" : "triton", key);
+  }
+  std::ifstream f2(test::root() + "/validation/results/h200-quant2/quant2.json");
+  REQUIRE(f2.good());
+  const nlohmann::json q2 = nlohmann::json::parse(f2);
+  for (const auto& c : q2.at("kv"))
+    add(c, "eager_quant2", "b" + std::to_string(c.at("batch").get<int64_t>()) + "_ctx" + std::to_string(c.at("kv_len").get<int64_t>()));
+  return out;
+}
+
+const Sets& all() {
+  static const Sets s = points();
+  return s;
+}
+
+Stats report(const std::string& set) {
+  std::vector<double> e;
+  for (const auto& [k, p] : all().at(set)) e.push_back(std::fabs(p.predicted / p.measured - 1));
+  const Stats s = stats(e);
+  MESSAGE(set << ": n=" << s.n << " median " << 100 * s.median << " % p90 " << 100 * s.p90 << " %");
+  return s;
+}
+
+// The fp8 / bf16 time ratio, predicted against measured, shape by shape: the KV-dtype handling
+// alone, whatever the base decode model's error on the kernel.
+Stats report_ratio(const std::string& set) {
+  std::vector<double> e;
+  const auto& bf16 = all().at(set + "_bf16");
+  for (const auto& [k, p] : all().at(set + "_fp8")) {
+    const auto it = bf16.find(k);
+    REQUIRE(it != bf16.end());
+    e.push_back(std::fabs((p.predicted / it->second.predicted) / (p.measured / it->second.measured) - 1));
+  }
+  const Stats s = stats(e);
+  MESSAGE(set << " fp8/bf16 ratio: n=" << s.n << " median " << 100 * s.median << " % p90 " << 100 * s.p90 << " %");
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("the committed FP8-KV attention measurements are all there") {
+  // 4 batches x 4 contexts x (3 groups at head dim 128 + group 4 at 64) per cache dtype, of which
+  // group 4 at 128 is the fit half; SDPA and cast + SDPA at group 4 (16 each); quant2's 9 + 9.
+  CHECK(all().at("triton_fit_fp8").size() == 16);
+  CHECK(all().at("triton_fp8").size() == 48);
+  CHECK(all().at("triton_bf16").size() == 48);
+  CHECK(all().at("eager_fp8").size() == 16);
+  CHECK(all().at("eager_bf16").size() == 16);
+  CHECK(all().at("eager_quant2_fp8").size() == 9);
+}
+
+// Held out (48 fp8 cases): 16.9 % / 77 % absolute, NOT the attention target; the same model's
+// bf16 prices of the same kernel are 19.4 % / 68 % off: the fused profile's decode keys are
+// FlashAttention-2's (its non-split path walks 128-key tiles at 3.2 us each, the Triton kernel
+// streams at ~4.4 TB/s there), which is the base model's miss, not the cache dtype's. The
+// fp8 / bf16 ratio, shape by shape, isolates the KV-dtype handling: 10.2 % / 18.2 % (p90 within
+// 20 %, median over 8 %).
+TEST_CASE("fused FP8-KV decode attention against the Triton kernel (held out: GQA 1 and 8, head dim 64)") {
+  report("triton_fit_fp8");
+  const Stats fp8 = report("triton_fp8");
+  const Stats bf16 = report("triton_bf16");
+  const Stats ratio = report_ratio("triton");
+  CHECK(fp8.n == 48);
+  CHECK(fp8.median <= FP8_MEDIAN);
+  CHECK(ratio.median <= RATIO_MEDIAN);
+  CHECK(ratio.p90 <= RATIO_P90);
+  (void)bf16;
+}
+
+// h200-quant3 (group 4, 16 shapes): 14.4 % / 22.3 %; h200-quant2 (9 shapes): 12.6 % / 20.9 %. Before
+// (fp8 bytes in the SDPA, no casts) the eager path was priced at half the bf16 SDPA, ~4-15x fast.
+TEST_CASE("eager FP8 KV: K and V cast to bf16, then SDPA (nothing fitted)") {
+  const Stats q3 = report("eager_fp8");
+  const Stats q2 = report("eager_quant2_fp8");
+  report("eager_bf16");
+  report("eager_quant2_bf16");
+  CHECK(q3.median <= EAGER_MEDIAN);
+  CHECK(q2.median <= EAGER_MEDIAN);
+  CHECK(q3.p90 <= EAGER_P90);
+  CHECK(q2.p90 <= EAGER_P90);
+}
