@@ -121,6 +121,10 @@ def main(kernels, steps_path, probe_path, binary, short_path=SHORT):
     for held, e in err.items():
         print(f"  # {'held out' if held else 'fit'}: {len(e)} cases, |error| median {statistics.median(e):.1%}, "
               f"p90 {p90(e):.1%}")
+    for held in (False, True):  # both sets together (what tests/test_compiled_accuracy.cpp guards)
+        e = err[held] + [abs(cudnn_time(r, p, cta) / r["t"] - 1) for r in short if r["index"] % 2 == int(held)]
+        print(f"  # both sets {'held out' if held else 'fit'}: {len(e)} cases, |error| median "
+              f"{statistics.median(e):.1%}, p90 {p90(e):.1%}")
     probe = [r for r in map(json.loads, open(probe_path)) if r["mode"] == "compiled"]
     with tempfile.TemporaryDirectory() as tmp:
         for r in probe:

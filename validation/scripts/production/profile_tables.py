@@ -114,10 +114,12 @@ def main(binary):
         lines.append("")
     # The compiled profile's cuDNN decode kernel (fit_compiled.py: even torch.sdpa.cudnn decode cases) and its
     # whole decode steps (compare_compiled.py, validation/results/h200-compiled).
-    fit = subprocess.run([sys.executable, "validation/scripts/production/fit_compiled.py"],
+    fit = subprocess.run([sys.executable, "validation/scripts/production/fit_compiled.py",
+                          "validation/results/h200-production/kernels.json", "validation/results/h200-compiled/hf.json",
+                          "validation/results/h200-host-probe/probe.jsonl", binary],
                          capture_output=True, text=True, check=True).stdout
-    k = re.search(r"held out: (\d+) cases, \|error\| median ([\d.]+)%, p90 ([\d.]+)%", fit)
-    kf = re.search(r"# fit: (\d+) cases", fit)
+    k = re.search(r"both sets held out: (\d+) cases, \|error\| median ([\d.]+)%, p90 ([\d.]+)%", fit)
+    kf = re.search(r"both sets fit: (\d+) cases", fit)
     steps = subprocess.run([sys.executable, "validation/scripts/production/compare_compiled.py",
                             "validation/results/h200-compiled/hf.json", binary],
                            capture_output=True, text=True, check=True, cwd=".").stdout
