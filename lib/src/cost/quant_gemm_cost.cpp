@@ -91,6 +91,23 @@ KernelTimes mma_sync_int8_cost(const Op& op, const Roofs& r) {
   return t;
 }
 
+// The padded-row effect of the row-scaled kernel (h200-quant, h200-quant2; docs/model.md
+// "Row-scaled FP8"): with fewer than 128 rows the A tile's box is still 128 rows, and Nsight
+// Compute (h200-quant2/ncu.csv) sees the L2 serve about as many sectors at M = 16 as at M = 128
+// (93 % over three shapes, where the real A rows alone would give 56 %) with the busiest L2
+// slice at 1.5-1.6x the mean (1.03-1.05x at M = 128): the padded rows' requests pile onto a few
+// slices that every CTA visits each K step. That slice serves them one after another, so it is a
+// shared serial resource: tiles x K steps x padded share x `padded_row_step_s`. It binds from
+// about 48 CTAs on (at 32 the CTAs' own K loops are longer), which is why the slowdown grows
+// with the CTA count and is absent at 32. cuBLASLt takes rows in multiples of 16 (the padding
+// serving engines apply), so 1-16 rows are 16.
+double padded_row_time(const Op& op, const RowScaledFp8Cost& c, double tiles) {
+  const double rows = 16.0 * std::ceil(static_cast<double>(op.gemm.m) / 16.0);
+  if (c.padded_row_step_s <= 0 || rows >= 128) return 0;
+  const double padded_share = (128.0 - rows) / 128.0;
+  return tiles * std::ceil(static_cast<double>(op.gemm.k) / 128.0) * padded_share * c.padded_row_step_s;
+}
+
 }  // namespace
 
 KernelTimes scaled_gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
@@ -108,11 +125,14 @@ KernelTimes scaled_gemm_cost(const Op& op, const Roofs& r, const Tile* force_til
   KernelTimes t = gemm_cost(op, r, force_tile);
   const bool hopper = !r.card.compute_capability.empty() && r.card.compute_capability[0] == '9';
   if (!forced || !hopper || op.quant_weight != DType::fp8 || !t.tiling) return t;
+  const RowScaledFp8Cost& c = r.quant.fp8_row;
   if (t.tiling->tiles <= r.card.sm_count) {
-    const double sm_rate = r.card.peak_flops(Precision::fp8) / r.card.sm_count * r.quant.fp8_row.cta_mma_efficiency;
+    const double sm_rate = r.card.peak_flops(Precision::fp8) / r.card.sm_count * c.cta_mma_efficiency;
     t.compute_s = 2.0 * row_tile.m * row_tile.n * t.tiling->k_per_cta / sm_rate;
+    t.fixed_s += c.one_wave_prologue_s;
   }
-  t.memory_s = with_l2_hit(op, r, stream_memory_s(op, r) / r.quant.fp8_row.stream_efficiency);
+  t.compute_s = std::max(t.compute_s, padded_row_time(op, c, static_cast<double>(t.tiling->tiles)));
+  t.memory_s = with_l2_hit(op, r, stream_memory_s(op, r) / c.stream_efficiency);
   return t;
 }
 
