@@ -256,7 +256,10 @@ TEST_CASE("row-scaled FP8: the padded-row term (few rows, many CTAs)") {
   };
   CHECK(t(with_r, 16, 8192, 8192) > 1.25 * t(with_r, 128, 8192, 8192));
   CHECK(t(with_r, 16, 8192, 8192) > t(with_r, 64, 8192, 8192));
-  CHECK(t(with_r, 64, 8192, 8192) > t(with_r, 128, 8192, 8192));
+  // Against the measured times (Llama-3-70B o is a held-out shape): within 10 %.
+  CHECK(t(with_r, 16, 8192, 8192) == doctest::Approx(38.85e-6).epsilon(0.10));
+  CHECK(t(with_r, 64, 8192, 8192) == doctest::Approx(29.64e-6).epsilon(0.10));
+  CHECK(t(with_r, 128, 8192, 8192) == doctest::Approx(26.69e-6).epsilon(0.10));
   // M = 1..16 are one padded tile of 16 rows (cuBLASLt's multiple of 16).
   CHECK(t(with_r, 1, 8192, 8192) == t(with_r, 16, 8192, 8192));
   // Past 128 rows nothing is padded: the key changes nothing.
