@@ -28,6 +28,7 @@ def gemms(kernels):
         gap = k["gap_before_us"] or 0.0
         if "splitKreduce" in n and out:
             out[-1]["us"] += k["dur_us"] + gap
+            out[-1]["kernel_us"] += k["dur_us"]
             out[-1]["names"].append(n)
         elif "nvjet" in n or "gemm" in n.lower():
             out.append({"us": k["dur_us"] + gap, "kernel_us": k["dur_us"], "names": [n]})
