@@ -28,15 +28,15 @@ const Calibration& committed() {
   return c;
 }
 
-// fit_gemm.py's result with the chains in the fit set (in-graph times: the kernels and the idle
-// before each, as the harness's replay / launches measures an isolated GEMM).
-Calibration with_chain_fitted_gemm() {
+// The committed calibration with one `gemm:` block in every profile (times in us, fp8 peak 1460
+// TFLOP/s: fit_gemm.py holds it).
+Calibration with_gemm_block(double fixed_us, double split_k_reduce_us, double cta_walk_us, double stream_efficiency) {
   Calibration c = committed();
   for (ProfileCalibration& p : c.profiles) {
-    p.gemm.fixed_s = 2.0e-6;
-    p.gemm.split_k_reduce_s = 3.0e-6;
-    p.gemm.cta_walk_per_1024_k_s = 5.0e-6;
-    p.gemm.stream_efficiency = 0.88;
+    p.gemm.fixed_s = fixed_us * 1e-6;
+    p.gemm.split_k_reduce_s = split_k_reduce_us * 1e-6;
+    p.gemm.cta_walk_per_1024_k_s = cta_walk_us * 1e-6;
+    p.gemm.stream_efficiency = stream_efficiency;
     p.gemm.fp8_peak = 1460e12;
   }
   return c;
@@ -86,15 +86,11 @@ TEST_CASE("a GEMM inside a decode-layer chain costs what it costs alone (h200-ge
 }
 
 TEST_CASE("the chain-fitted gemm block, held out: Llama-2-7B and TinyLlama chains, production odd cases, h200-gemm-small") {
-  const Calibration fitted = with_chain_fitted_gemm();
-  Calibration old_block = committed();  // fit_gemm.py on h200-production's even cases alone (gemm3)
-  for (ProfileCalibration& p : old_block.profiles) {
-    p.gemm.fixed_s = 1.5e-6;
-    p.gemm.split_k_reduce_s = 5e-6;
-    p.gemm.cta_walk_per_1024_k_s = 0.3e-6;
-    p.gemm.stream_efficiency = 0.9;
-    p.gemm.fp8_peak = 1460e12;
-  }
+  // fit_gemm.py with the chains in its fit set (harness times: a GEMM's kernels and the idle
+  // before each, as replay / launches measures an isolated GEMM), and gemm3's block (fitted on
+  // h200-production's even cases alone).
+  const Calibration fitted = with_gemm_block(2.0, 3.0, 5.0, 0.88);
+  const Calibration old_block = with_gemm_block(1.5, 5.0, 0.3, 0.9);
   const quant_test::Stats chain = gemm_errors(kChain, fitted, true);
   const quant_test::Stats chain_committed = gemm_errors(kChain, committed(), true);
   const quant_test::Stats chain_old = gemm_errors(kChain, old_block, true);

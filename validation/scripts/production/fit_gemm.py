@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Fits cuBLASLt's GEMM costs as PyTorch calls it (the `gemm:` block of each profile in the
 calibration file; lib/src/cost/gemm_cost.cpp, lib/src/kernels/gemm_tiling.cpp) on the EVEN GEMM
-cases of validation/results/h200-production, and prints the held-out figures: the odd cases, and
+cases of validation/results/h200-production and the decode-layer GEMM chains of
+validation/results/h200-gemm-chain for Llama-3-8B and Qwen2.5-7B (M 1-64, both layouts), and prints
+the held-out figures: production's odd cases, the Llama-2-7B and TinyLlama chains and
 validation/results/h200-gemm-small (never fitted).
 
     python3 validation/scripts/production/fit_gemm.py build/tools/perfmodel/perfmodel [--kernel-only] [--write]
@@ -9,11 +11,16 @@ validation/results/h200-gemm-small (never fitted).
 The model is the C++ one: every trial writes a calibration file with the trial's gemm block in the
 fused, eager and compiled profiles (all three run cuBLASLt through PyTorch) and runs
 `perfmodel accuracy --format json` on it, so the plan chooser (cheapest_plan) is the one pricing
-uses. Five parameters: `fixed` (the nvjet kernel's fixed cost beyond the launch floor),
+uses. Four parameters: `fixed` (the nvjet kernel's fixed cost beyond the launch floor),
 `split_k_reduce` (the splitKreduce kernel a split-K plan adds), `cta_walk_per_1024_k` (one CTA's
-K loop: a fixed pipeline depth in flight, Little's law), `stream_efficiency` (the share of the read rate a full grid
-reaches) and `fp8_peak` (the rate of cuBLASLt's fp8 kernels). Objective: mean squared log error over the even torch.linear and torch.scaled_mm
-cases; coordinate search on a grid. --write puts the result into hardware/h200.calibration.yaml.
+K loop: a fixed pipeline depth in flight, Little's law) and `stream_efficiency` (the share of the
+read rate a full grid reaches); `fp8_peak` (cuBLASLt's fp8 kernels) is held at 1460 TFLOP/s, the
+value the production fp8 cases gave (no chain is fp8). Objective: mean squared log error over each
+fit set (production, chains), the two sets weighing the same; coordinate search on a grid.
+The times are the harness's (graph replay / launches: a GEMM's kernels plus the GPU idle after
+them inside the graph); --kernel-only fits the kernels alone (h200-gemm-chain/README.md: the idle
+is 0.46 us a kernel, 1.06 us a split-K pair), what a step that prices the in-graph gap itself wants.
+--write puts the result into every profile of hardware/h200.calibration.yaml.
 """
 import json
 import math
