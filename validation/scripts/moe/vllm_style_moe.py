@@ -20,7 +20,7 @@ import torch
 import triton
 import triton.language as tl
 
-from fused_moe_layer import silu_mul
+from fused_moe_layer import reference_from_routing, silu_mul
 
 
 def default_config(T, E):
@@ -215,18 +215,7 @@ def reference(x, wts, k, renorm):
     """fp32 expert by expert, over the routing the layer's own top-k kernel picked (ties in bf16
     logits may break differently from torch.topk; the picks are checked separately)."""
     topw, ids = route(x, wts, k, renorm)
-    xf = x.float()
-    out = torch.zeros_like(xf)
-    ids = ids.long()
-    for e in ids.unique().tolist():
-        t, j = (ids == e).nonzero(as_tuple=True)
-        g, u = (xf[t] @ wts["w13"][e].float().t()).chunk(2, dim=-1)
-        out.index_add_(0, t, topw[t, j, None] * ((torch.nn.functional.silu(g) * u) @ wts["w2"][e].float().t()))
-    if wts["shared"] is not None:
-        w13s, w2s = wts["shared"]
-        g, u = (xf @ w13s.float().t()).chunk(2, dim=-1)
-        out += (torch.nn.functional.silu(g) * u) @ w2s.float().t()
-    return out
+    return reference_from_routing(x, wts, topw, ids)
 
 
 def routing_error(x, wts, k, renorm):
