@@ -225,8 +225,9 @@ TEST_CASE("every committed result file reads as its kind") {
   // calibration), h200-production{,-repeat} and h200-eager-heldout (a suite each) and h200-quant
   // (quant-0/1.json, one suite per GPU of the run), h200-quant2 (quant2.json),
   // h200-decode-monotone (kernels.json, kernels-qwen.json), h200-gemm-small (kernels.json),
-  // h200-cudnn-decode (kernels.json), h200-quant3 (quant3.json).
-  CHECK(suites == 17);
+  // h200-cudnn-decode (kernels.json), h200-quant3 (quant3.json), h200-gemm-chain (kernels.json,
+  // hf/kernels.json).
+  CHECK(suites == 19);
   CHECK(steps == 42);
   CHECK(raws == 8);
   CHECK(eager == 2);
