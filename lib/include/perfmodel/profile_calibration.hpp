@@ -115,6 +115,19 @@ struct ProductionGemm {
   bool measured() const { return fixed_s && split_k_reduce_s && cta_walk_per_1024_k_s && stream_efficiency; }
 };
 
+// vLLM's fused_moe Triton grouped GEMM (the fused profile's grouped_gemm; fused_moe_cost.cpp):
+// its floor per launch, one CTA's weight stream alone (Little's law over its pipeline stages),
+// the card's stream its resident CTAs share, and the share of the bf16 GEMM peak its 64 x 64
+// tiles reach when compute-bound. validation/scripts/moe/fit_fused_moe.py fits them on part of
+// validation/results/h200-moe-fused2; not measured: the dense GEMM model (gemm_cost).
+struct FusedMoeGemm {
+  Measured floor_s;
+  Measured cta_rate;        // B/s
+  Measured stream;          // B/s
+  Measured mma_efficiency;  // of the card's gemm peak at the op's precision
+  bool measured() const { return floor_s && cta_rate && stream && mma_efficiency; }
+};
+
 struct ProfileCalibration {
   std::string name;       // fused | eager | compiled
   std::string fitted_on;  // what the values come from (the implementations and the case split)
@@ -125,6 +138,7 @@ struct ProfileCalibration {
   Measured attention_call_floor_s;   // the kernel's floor per call
   ProductionDecode decode;
   ProductionGemm gemm;
+  FusedMoeGemm fused_moe;  // fused: vLLM's fused_moe grouped GEMM
   // PyTorch eager as transformers runs it: the host time per kernel launched (Python module
   // calls, dispatcher, launch); not measured: the card's eager_dispatch.
   Measured host_per_kernel_s;

@@ -111,6 +111,15 @@ ProfileCalibration read_one(MapReader r, const std::string& name) {
     x.fp8_peak = g->opt_quantity("fp8_peak", Dimension::flop_per_s);
     g->finish();
   }
+  if (auto g = r.opt_map("fused_moe")) {
+    FusedMoeGemm& x = p.fused_moe;
+    x.floor_s = g->quantity("floor", Dimension::seconds);
+    x.cta_rate = g->quantity("cta_rate", Dimension::bytes_per_s);
+    x.stream = g->quantity("stream", Dimension::bytes_per_s);
+    x.mma_efficiency = share(*g, "mma_efficiency");
+    if (!x.mma_efficiency || !(*x.mma_efficiency > 0)) g->fail("mma_efficiency", "must be a share above 0, at most 1");
+    g->finish();
+  }
   p.host_per_kernel_s = r.opt_quantity("host_per_kernel", Dimension::seconds, true);
   p.graph_call_host_s = r.opt_quantity("graph_call_host", Dimension::seconds, true).value_or(0);
   p.graph_kernel_gap_s = r.opt_quantity("graph_kernel_gap", Dimension::seconds, true).value_or(0);
@@ -193,6 +202,14 @@ void write_profiles(std::ostream& o, const std::vector<ProfileCalibration>& prof
       o << "      cta_walk_per_1024_k: " << q(*g.cta_walk_per_1024_k_s, "us", 1e-6) << "\n";
       o << "      stream_efficiency: " << *g.stream_efficiency << "\n";
       if (g.fp8_peak) o << "      fp8_peak: " << q(*g.fp8_peak, "TFLOP/s", 1e12) << "\n";
+    }
+    if (p.fused_moe.measured()) {
+      const FusedMoeGemm& g = p.fused_moe;
+      o << "    fused_moe:\n";
+      o << "      floor: " << q(*g.floor_s, "us", 1e-6) << "\n";
+      o << "      cta_rate: " << q(*g.cta_rate, "GB/s", 1e9) << "\n";
+      o << "      stream: " << q(*g.stream, "GB/s", 1e9) << "\n";
+      o << "      mma_efficiency: " << *g.mma_efficiency << "\n";
     }
     if (p.cudnn_decode.measured()) {
       const CudnnDecode& d = p.cudnn_decode;

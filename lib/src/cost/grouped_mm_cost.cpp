@@ -38,6 +38,8 @@ GroupedMmTiles grouped_mm_tiles(const Op& op, int64_t sm_count) {
 }
 
 KernelTimes grouped_gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
+  // The fused profile's engine runs vLLM's fused_moe kernel (fused_moe_cost.cpp).
+  if (r.fused_moe.measured() && !force_tile && op.gemm.batch >= 1 && op.gemm.m >= 1) return fused_moe_gemm_cost(op, r);
   const AtenKernels& a = r.aten;
   if (!a.grouped_mm_measured() || force_tile || op.gemm.batch < 1 || op.gemm.m < 1) return gemm_cost(op, r, force_tile);
   const GroupedMmTiles g = grouped_mm_tiles(op, r.card.sm_count);

@@ -26,6 +26,8 @@ struct GroupedMmTiles {
 };
 GroupedMmTiles grouped_mm_tiles(const Op& op, int64_t sm_count);
 KernelTimes grouped_gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile);
+// vLLM's fused_moe Triton grouped GEMM, when the profile measured it (fused_moe_cost.cpp).
+KernelTimes fused_moe_gemm_cost(const Op& op, const Roofs& r);
 // Quantized GEMMs (quant_gemm_cost.cpp): weight-only dequantizing GEMMs, and W8A8 / W4A4 with
 // their scales.
 KernelTimes weight_only_gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile);

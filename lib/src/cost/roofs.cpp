@@ -32,6 +32,7 @@ void apply_profile(Roofs& r, const ProfileCalibration& p, const std::string& fil
   }
   r.host_per_kernel_s = p.host_per_kernel_s;
   r.aten = p.aten;
+  r.fused_moe = p.fused_moe;
   r.cudnn_decode = p.cudnn_decode;
   r.graph_call_host_s = p.graph_call_host_s;
   r.graph_kernel_gap_s = p.graph_kernel_gap_s;

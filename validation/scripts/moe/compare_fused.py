@@ -19,8 +19,8 @@ import subprocess
 import sys
 
 
-def run_json(binary, *args):
-    out = subprocess.run([binary, *args, "--card", "h200", "--format", "json"], capture_output=True, text=True,
+def run_json(binary, *args, card="h200"):
+    out = subprocess.run([binary, *args, "--card", card, "--format", "json"], capture_output=True, text=True,
                          check=True)
     return json.loads(out.stdout)
 

@@ -91,12 +91,18 @@ def moe_layer(x, wts, k, renorm):
 
 def reference(x, wts, k, renorm):
     """fp32, expert by expert, from the same routing (ties in top-k broken the same way)."""
-    xf = x.float()
     probs = torch.softmax(x @ wts["router"].t(), dim=-1, dtype=torch.float32)
     w, ids = torch.topk(probs, k, dim=-1)
     if renorm:
         w = w / w.sum(dim=-1, keepdim=True)
+    return reference_from_routing(x, wts, w, ids)
+
+
+def reference_from_routing(x, wts, w, ids):
+    """fp32 MoE block output for given top-k weights w [T, k] and expert ids [T, k]."""
+    xf = x.float()
     out = torch.zeros_like(xf)
+    ids = ids.long()
     for e in ids.unique().tolist():
         t, j = (ids == e).nonzero(as_tuple=True)
         g, u = (xf[t] @ wts["w13"][e].float().t()).chunk(2, dim=-1)

@@ -1,0 +1,74 @@
+// vLLM's fused_moe grouped GEMM (vllm/model_executor/layers/fused_moe/fused_moe.py,
+// fused_moe_kernel): the fused profile's `grouped_gemm` when its calibration measured the kernel
+// (profiles.fused.fused_moe). One Triton launch walks the routed rows sorted by expert, each
+// expert's run padded to BLOCK_M by moe_align_block_size; a CTA takes one BLOCK_M x BLOCK_N
+// output tile of one expert and streams that expert's BLOCK_N x K weight slab through its
+// pipeline (every row block of an expert re-reads the slab). Not persistent: many small CTAs
+// per SM, so the resident CTAs of a wave share the card's stream.
+//   memory: waves x slab / cta_rate + the op's bytes / stream: one CTA's K-loop is latency-bound
+//     (Mixtral T = 1's down projection: 256 CTAs walk K = 14336 at ~20 GB/s each), and all the
+//     bytes share the card's stream (h200-moe-fused2: 4.1 TB/s at many experts);
+//   compute: the padded rows' tiles over the SMs at a share of the GEMM peak (prefill: ~270
+//     TFLOP/s over the padded rows at all three models' 64 x 64 x 32 tiles);
+//   fixed: the launch floor, once.
+// Tiles follow vLLM's default config (get_default_config, no tuned JSON for the shape).
+#include <algorithm>
+#include <cmath>
+
+#include "kernel_costs.hpp"
+
+namespace perfmodel {
+
+namespace {
+
+struct FusedMoeConfig {
+  int64_t block_m, block_n, block_k;
+  int64_t ctas_per_sm;  // resident CTAs: 4 warps each (16 by warps), and the stages' shared memory
+};
+
+// vLLM's default: 16 x 32 x 64 while the tokens are at most the experts (decode: a few rows per
+// expert), 64 x 64 x 32 beyond; 4 warps and 3 stages both. The small tile's stages are 18 KiB
+// (16 per SM by warps); the large one's 24 KiB of stages and its 64 x 64 fp32 accumulator
+// leave about 9 per SM of 227 KiB.
+FusedMoeConfig vllm_default_config(int64_t tokens, int64_t experts) {
+  if (tokens <= experts) return {16, 32, 64, 16};
+  return {64, 64, 32, 9};
+}
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+}  // namespace
+
+KernelTimes fused_moe_gemm_cost(const Op& op, const Roofs& r) {
+  const FusedMoeGemm& f = r.fused_moe;
+  const FusedMoeConfig c = vllm_default_config(op.moe.tokens, op.moe.experts);
+  const int64_t groups = op.gemm.batch;                   // touched experts
+  const int64_t row_blocks = ceil_div(op.gemm.m, c.block_m);  // per expert, padded to BLOCK_M
+  const int64_t col_blocks = ceil_div(op.gemm.n, c.block_n);
+  const int64_t tiles = groups * row_blocks * col_blocks;
+  const int64_t resident = std::max<int64_t>(1, r.card.sm_count * c.ctas_per_sm);
+  // Short independent CTAs: a late CTA starts as soon as a slot frees, so no wave tail.
+  const double waves = std::max(1.0, static_cast<double>(tiles) / static_cast<double>(resident));
+  // One column slab of one expert (the op's bytes over the slabs: its weights, its rows in and
+  // out): what one CTA's K-loop fetches, from DRAM or, for an expert's further row blocks, L2.
+  const double slab = op.bytes() / static_cast<double>(groups * col_blocks);
+  const double tile_flops = 2.0 * static_cast<double>(c.block_m) * static_cast<double>(c.block_n) *
+                            static_cast<double>(op.gemm.k);
+  const double sm_rate = effective_peak(r, op.precision) * *f.mma_efficiency / r.card.sm_count;
+  KernelTimes t;
+  t.fixed_s = *f.floor_s;
+  t.memory_s = waves * slab / *f.cta_rate + op.bytes() / *f.stream;
+  t.compute_s = static_cast<double>(ceil_div(tiles, r.card.sm_count)) * tile_flops / sm_rate;
+  TilePlan plan;  // what `perfmodel ops` reports: the config's tiles over the padded rows
+  plan.tile = {c.block_m, c.block_n};
+  plan.tiles = tiles;
+  plan.ctas_per_sm = c.ctas_per_sm;
+  plan.waves = static_cast<int64_t>(std::ceil(waves));
+  plan.wave_efficiency = static_cast<double>(tiles) / (static_cast<double>(plan.waves) * static_cast<double>(resident));
+  plan.compute_time_s = t.compute_s;
+  plan.k_per_cta = static_cast<double>(op.gemm.k);
+  t.tiling = plan;
+  return t;
+}
+
+}  // namespace perfmodel

@@ -1,0 +1,137 @@
+// Issue 11, fused profile: validation/results/h200-moe-fused2 (a vLLM-style fused MoE layer in
+// Triton, and absorbed MLA decode with 64-head tiles) against `--impl fused`, what
+// validation/scripts/moe/compare_fused2.py prints. The fused_moe parameters
+// (hardware/h200.calibration.yaml, profiles.fused.fused_moe) were fitted on 10 of the 24 MoE
+// layers (validation/scripts/moe/fit_fused_moe.py's FIT rule, repeated here); the other 14 are held
+// out. Bounds are the achieved figures (README there) with a little room.
+#include <doctest/doctest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <map>
+#include <tuple>
+
+#include "perfmodel/calibration.hpp"
+#include "perfmodel/evaluate.hpp"
+#include "perfmodel/ops.hpp"
+#include "perfmodel/price.hpp"
+#include "perfmodel/stats.hpp"
+#include "test_support.hpp"
+
+using namespace perfmodel;
+
+namespace {
+
+// fit_fused_moe.py's is_fit_point: decode T = 1, 8, 64 for every model, and Mixtral's prefill.
+bool fit_point(const std::string& model, const std::string& phase, int64_t tokens) {
+  if (phase == "decode") return tokens == 1 || tokens == 8 || tokens == 64;
+  return model == "mixtral-8x7b";
+}
+
+struct Fused2 {
+  std::vector<double> gemm_fit, gemm_held, layer_decode, layer_all, layer_held;
+  std::vector<double> mla_lite, mla_v3_signed;
+  Fused2() {
+    const Card card = test::catalogue().card("h200");
+    const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+    const Roofs r = make_roofs(card, &cal, Impl::fused);
+    YAML::Node root = YAML::LoadFile(test::root() + "/validation/results/h200-moe-fused2/hf.json");
+    for (const auto& c : root["moe_cases"]) {
+      if (!c["ok"].as<bool>()) continue;
+      const std::string model = c["model"].as<std::string>(), phase = c["phase"].as<std::string>();
+      const int64_t T = c["tokens"].as<int64_t>();
+      Workload w;
+      w.phase = phase == "decode" ? Phase::decode : Phase::prefill;
+      w.batch = phase == "decode" ? T : 1;
+      w.ctx = phase == "decode" ? 512 : T;
+      w.impl = Impl::fused;
+      const Evaluation e = evaluate(test::catalogue().model(model), w, card, &cal);
+      double layer = 0, grouped = 0;
+      for (size_t i = 0; i < e.step.ops.size(); ++i) {
+        const Op& op = e.step.ops[i];
+        const bool moe = op.name.rfind("router.", 0) == 0 || op.name.rfind("experts.", 0) == 0 ||
+                         op.name.rfind("shared_", 0) == 0;
+        if (!moe) continue;
+        const double per_layer = e.cost.ops[i].device_time_s;  // per instance: one layer's
+        layer += per_layer;
+        if (op.kernel == KernelId::grouped_gemm) grouped += per_layer;
+      }
+      double measured_grouped = 0;
+      for (const auto& k : c["kernel_device_s"])
+        if (k["name"].as<std::string>().rfind("_fused_moe_gemm_kernel", 0) == 0)
+          measured_grouped += k["device_s"].as<double>();
+      const double eg = std::fabs(grouped / measured_grouped - 1);
+      const double el = std::fabs(layer / c["median_s"].as<double>() - 1);
+      const bool fit = fit_point(model, phase, T);
+      (fit ? gemm_fit : gemm_held).push_back(eg);
+      if (!fit) layer_held.push_back(el);
+      if (phase == "decode") layer_decode.push_back(el);
+      layer_all.push_back(el);
+    }
+    // MLA decode: the faster of the two wave policies at each (model, batch, ctx).
+    std::map<std::tuple<std::string, int64_t, int64_t>, double> best, predicted;
+    for (const auto& c : root["mla_cases"]) {
+      if (!c["ok"].as<bool>()) continue;
+      const auto key = std::make_tuple(c["model"].as<std::string>(), c["batch"].as<int64_t>(), c["kv_len"].as<int64_t>());
+      const double t = c["median_s"].as<double>();
+      best[key] = best.count(key) ? std::min(best[key], t) : t;
+      const Op op = ops::attention_mla_decode("mla", c["batch"].as<int64_t>(), c["heads"].as<int64_t>(),
+                                              c["kv_len"].as<int64_t>(), 512, 64, DType::bf16, DType::bf16);
+      predicted[key] = price(op, r, Impl::fused).device_time_s;
+    }
+    for (const auto& [key, t] : best) {
+      const double e = predicted[key] / t - 1;
+      if (std::get<0>(key) == "deepseek-v2-lite") mla_lite.push_back(std::fabs(e));
+      else mla_v3_signed.push_back(e);
+    }
+  }
+};
+
+const Fused2& fused2() {
+  static const Fused2 f;
+  return f;
+}
+
+}  // namespace
+
+TEST_CASE("fused_moe grouped GEMM (h200-moe-fused2): 10 fitted layers, 14 held out") {
+  const Fused2& f = fused2();
+  REQUIRE(f.gemm_fit.size() == 10);
+  REQUIRE(f.gemm_held.size() == 14);
+  CAPTURE(quantile(f.gemm_fit, 0.5));
+  CAPTURE(quantile(f.gemm_held, 0.5));
+  CAPTURE(quantile(f.gemm_held, 1.0));
+  // Achieved (compare_fused2.py): fit 5.4 %, held out 5.9 % median, 21.4 % largest (Mixtral's
+  // 64 x 64 x 32 decode tiles, under-predicted: README).
+  CHECK(quantile(f.gemm_fit, 0.5) <= 0.06);
+  CHECK(quantile(f.gemm_held, 0.5) <= 0.065);
+  CHECK(quantile(f.gemm_held, 1.0) <= 0.22);
+}
+
+TEST_CASE("fused MoE layers (h200-moe-fused2): the fused profile's router + experts ops against the graph replay") {
+  const Fused2& f = fused2();
+  REQUIRE(f.layer_all.size() == 24);
+  CAPTURE(quantile(f.layer_decode, 0.5));
+  CAPTURE(quantile(f.layer_held, 0.5));
+  CAPTURE(quantile(f.layer_all, 0.5));
+  // Achieved: 13.4 % decode, 13.9 % held out, 13.1 % all (every layer but Mixtral's prefill
+  // under-predicted: the graph's gaps between kernels and the stand-in's one-CTA align kernel).
+  CHECK(quantile(f.layer_decode, 0.5) <= 0.14);
+  CHECK(quantile(f.layer_held, 0.5) <= 0.145);
+  CHECK(quantile(f.layer_all, 0.5) <= 0.135);
+}
+
+TEST_CASE("MLA decode with 64-head tiles (h200-moe-fused2) against attention_mla_decode (fused)") {
+  const Fused2& f = fused2();
+  REQUIRE(f.mla_lite.size() == 16);
+  REQUIRE(f.mla_v3_signed.size() == 16);
+  CAPTURE(quantile(f.mla_lite, 0.5));
+  CAPTURE(quantile(f.mla_v3_signed, 0.5));
+  // DeepSeek-V2-Lite (16 heads, memory-bound): 28.1 % median against this kernel (its 8-warp
+  // configs lose to h200-moe-fused's 4-warp 16-head kernel at batch 64).
+  CHECK(quantile(f.mla_lite, 0.5) <= 0.29);
+  // DeepSeek-V3 (128 heads, compute-bound): Triton's 64-head tiles reach 198 TFLOP/s at most
+  // (136 with 16-head tiles); the profile prices FlashMLA's class (~600): -61.5 % median. A known
+  // gap of the stand-in, not a measurement of FlashMLA (README).
+  CHECK(quantile(f.mla_v3_signed, 0.5) < -0.5);
+}
