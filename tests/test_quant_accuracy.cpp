@@ -1,7 +1,7 @@
 // The quantized-GEMM accuracy guard (issue 12): predictions recomputed for the committed H200
 // measurements of PyTorch's quantized kernels (validation/results/h200-quant and h200-quant2).
 // The weight-only parameters of the calibration's `quant:` section and the row-scaled FP8
-// kernel's two shares (quant_gemm_cost.cpp) were fitted on half of the shapes
+// kernel's four keys (quant_gemm_cost.cpp) were fitted on half of the shapes
 // (validation/scripts/quant/fit_quant.py, FIT_SHAPES); the errors below are on the other half,
 // and on every other W8A8 case (nothing of it is fitted). Target: <= 8 % median, <= 20 % p90.
 #include <doctest/doctest.h>
@@ -30,7 +30,7 @@ const std::set<std::pair<std::string, std::string>> kFitShapes{
     {"llama3-70b", "qkv"}, {"llama3-70b", "down"}};
 
 // Today's levels of the sets that miss the target or are not targets (regression guards).
-constexpr double ROW_MEDIAN = 0.115, ROW_P90 = 0.23, BLOCK_MEDIAN = 0.095, SWEEP_TENSOR_MEDIAN = 0.10;
+constexpr double SWEEP_ROW_MEDIAN = 0.07, SWEEP_ROW_P90 = 0.22, BLOCK_MEDIAN = 0.075, SWEEP_TENSOR_MEDIAN = 0.10;
 constexpr double INT8_MEDIAN = 0.09, INT8_SCALED_MEDIAN = 0.145, INT8_SCALED_P90 = 0.19;
 
 using quant_test::Stats;
@@ -161,25 +161,27 @@ TEST_CASE("weight-only W4A16 / W8A16 and tensor-scaled FP8 on held-out shapes: <
 }
 
 // Row-scaled FP8 (_scaled_mm with per-token x per-channel scales): cuBLASLt's one-128x128-tile
-// ovscale kernel, priced with the two shares fit_quant.py fitted on FIT_SHAPES (one wave: a CTA's
-// padded K loop at 73 % of its SM's datasheet fp8 rate; the weight stream at 51 % of the read
-// rate). Held out: the other six shapes. It does NOT meet the issue-12 target: at M <= 64 with
-// >= 48 CTAs the same kernel runs up to 1.5x longer than at M = 128 (Nsight Compute,
-// h200-quant2/ncu.csv: the same tensor-pipe work, 4.7x the long-scoreboard stalls at M = 16, DRAM
-// at 36 % of peak against 57 %), which the model has no term for. This guards the level the fit
-// reached (held out 11.2 % / 22.4 % against 11.5 % / 35.8 % before it) against regressions.
-TEST_CASE("row-scaled FP8 on held-out shapes: the fitted one-wave model (known miss of the issue-12 target)") {
+// ovscale kernel, priced with the four keys fit_quant.py fitted on FIT_SHAPES (one wave: a CTA's
+// padded K loop at 99 % of its SM's datasheet fp8 rate after a 3.69 us prologue; the weight
+// stream at 64 % of the read rate; the padded-row term, 0.00889 us per CTA K step of a fully
+// padded A tile on a shared L2 hot spot: quant_gemm_cost.cpp padded_row_time). Held out: the
+// other six shapes, 4.9 % / 18.9 % (11.2 % / 22.4 % with the two shares alone, no padded-row
+// term), and h200-quant2's K/N sweeps (6.6 % / 21.5 %, 15 % / 35 % before).
+TEST_CASE("row-scaled FP8 on held-out shapes: <= 8 % median, <= 20 % p90 (issue 12)") {
   const Stats held = report("scaled_row");
   report("scaled_row_fit");
-  report("sweep_row");
   CHECK(held.n == 54);
-  CHECK(held.median <= ROW_MEDIAN);
-  CHECK(held.p90 <= ROW_P90);
+  CHECK(held.median <= 0.08);
+  CHECK(held.p90 <= 0.20);
+  const Stats sweep = report("sweep_row");
+  CHECK(sweep.median <= SWEEP_ROW_MEDIAN);
+  CHECK(sweep.p90 <= SWEEP_ROW_P90);
 }
 
-// h200-quant2, nothing fitted: DeepSeek-style block-scaled FP8 (1x128 x 128x128 scales; priced as
-// the row-scaled kernel's 128x128 tile: median 9.0 % / p90 43 %, against 21 % / 48 % with the
-// plain tile chooser; the misses are small-M shapes where cuBLASLt splits K) and the
+// h200-quant2, nothing fitted on it: DeepSeek-style block-scaled FP8 (1x128 x 128x128 scales;
+// priced as the row-scaled kernel's 128x128 tile with its keys, padded-row term included: median
+// 7.2 % / p90 47 %, against 9.0 % / 43 % before that term and 21 % / 48 % with the plain tile
+// chooser; the misses are small-M shapes where cuBLASLt splits K) and the
 // tensor-scaled K/N sweeps. Reported, and guarded at today's level where it is near the target.
 TEST_CASE("block-scaled FP8 and the FP8 sweeps (h200-quant2, nothing fitted)") {
   CHECK(report("scaled_block").median <= BLOCK_MEDIAN);

@@ -27,11 +27,15 @@ struct MmaSyncGemmCost {
 };
 
 // cuBLASLt's row-scaled ("ovscale") FP8 kernel on Hopper, one 128x128 tile per CTA: one wave's
-// CTAs walk their padded K loop at `cta_mma_efficiency` of an SM's datasheet fp8 rate, and its
-// weight stream reaches `stream_efficiency` of the read rate (quant_gemm_cost.cpp).
+// CTAs walk their padded K loop at `cta_mma_efficiency` of an SM's datasheet fp8 rate after a
+// `one_wave_prologue_s` outside it, its weight stream reaches `stream_efficiency` of the read rate,
+// and every CTA's K step with rows of its 128-row A tile padded costs `padded_row_step_s` (at
+// 128 padded rows) of one shared, serial memory-side resource (quant_gemm_cost.cpp). 0 = absent.
 struct RowScaledFp8Cost {
   double cta_mma_efficiency = 0;
   double stream_efficiency = 0;
+  double padded_row_step_s = 0;
+  double one_wave_prologue_s = 0;
 };
 
 struct QuantCalibration {

@@ -47,10 +47,12 @@ KernelTimes weight_only_gemm_cost(const Op& op, const Roofs& r, const Tile*) {
 //    one-wave shapes, padded M = 16 included, lands at 73 %);
 //  - the weight stream of this kernel reaches about half the read rate (wide N at M = 16:
 //    2.5 TB/s; tensor-wise cuBLASLt kernels on the same shapes 3.4-3.9).
-// Both shares are the calibration's `quant: fp8_row_*` keys (fitted by
-// validation/scripts/quant/fit_quant.py on the fit half of h200-quant's row-wise shapes, its
-// FIT_SHAPES); a card without them takes its datasheet rates. More than one wave keeps the plain
-// tile plan at the calibrated peak.
+// One wave also pays a prologue outside the K loop (the K sweep's intercept, ~4 us), and few rows
+// with many CTAs pay the padded-row term (padded_row_time below). The four are the calibration's
+// `quant: fp8_row_*` keys (fitted together by validation/scripts/quant/fit_quant.py on the fit
+// half of h200-quant's row-wise shapes, its FIT_SHAPES); a card without them takes its datasheet
+// rates and neither extra term. More than one wave keeps the plain tile plan at the calibrated
+// peak.
 namespace {
 
 // The CUTLASS sm80 int8 tiles torch._int_mm's kernels come in ("cutlass_80_tensorop_i16832gemm_s8_
@@ -91,6 +93,25 @@ KernelTimes mma_sync_int8_cost(const Op& op, const Roofs& r) {
   return t;
 }
 
+// The padded-row effect of the row-scaled kernel (h200-quant, h200-quant2; docs/model.md
+// "W8A8"): with fewer than 128 rows each CTA still receives the whole 128-row A tile every K step.
+// Nsight Compute (h200-quant2/ncu.csv, three shapes) counts as many L2-to-SM read sectors at
+// M = 16 as at M = 128 (98-100 %; the real rows alone would be 56 %), and at M = 16 the busiest
+// L2 slice runs at 1.5-1.6x the mean (1.03-1.05x at M = 128; DRAM slices even in both): the
+// padded rows' requests land on a few slices that every CTA visits each step. Those slices serve
+// them one after another, a resource shared by all CTAs: tiles x K steps x padded share x
+// `padded_row_step_s`. It binds from about 48 CTAs on (below, the CTAs' own K loops are longer),
+// which is why the slowdown grows with the CTA count and is absent at 32; it is proportional to
+// K, so it is not the epilogue's row-scale loads (once per tile), and the DRAM bytes are the same
+// at M = 16 and 128. cuBLASLt takes rows in multiples of 16 (the padding serving engines apply),
+// so 1-16 rows are 16.
+double padded_row_time(const Op& op, const RowScaledFp8Cost& c, double tiles) {
+  const double rows = 16.0 * std::ceil(static_cast<double>(op.gemm.m) / 16.0);
+  if (c.padded_row_step_s <= 0 || rows >= 128) return 0;
+  const double padded_share = (128.0 - rows) / 128.0;
+  return tiles * std::ceil(static_cast<double>(op.gemm.k) / 128.0) * padded_share * c.padded_row_step_s;
+}
+
 }  // namespace
 
 KernelTimes scaled_gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
@@ -108,11 +129,14 @@ KernelTimes scaled_gemm_cost(const Op& op, const Roofs& r, const Tile* force_til
   KernelTimes t = gemm_cost(op, r, force_tile);
   const bool hopper = !r.card.compute_capability.empty() && r.card.compute_capability[0] == '9';
   if (!forced || !hopper || op.quant_weight != DType::fp8 || !t.tiling) return t;
+  const RowScaledFp8Cost& c = r.quant.fp8_row;
   if (t.tiling->tiles <= r.card.sm_count) {
-    const double sm_rate = r.card.peak_flops(Precision::fp8) / r.card.sm_count * r.quant.fp8_row.cta_mma_efficiency;
+    const double sm_rate = r.card.peak_flops(Precision::fp8) / r.card.sm_count * c.cta_mma_efficiency;
     t.compute_s = 2.0 * row_tile.m * row_tile.n * t.tiling->k_per_cta / sm_rate;
+    t.fixed_s += c.one_wave_prologue_s;
   }
-  t.memory_s = with_l2_hit(op, r, stream_memory_s(op, r) / r.quant.fp8_row.stream_efficiency);
+  t.compute_s = std::max(t.compute_s, padded_row_time(op, c, static_cast<double>(t.tiling->tiles)));
+  t.memory_s = with_l2_hit(op, r, stream_memory_s(op, r) / c.stream_efficiency);
   return t;
 }
 

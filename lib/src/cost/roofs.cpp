@@ -176,7 +176,8 @@ Roofs make_roofs(const Card& card, const Calibration* cal, std::optional<Impl> p
   }
   const RowScaledFp8Cost row = cal ? cal->quant.fp8_row : RowScaledFp8Cost{};
   r.quant.fp8_row = {pick(row.cta_mma_efficiency, QuantDefaults::fp8_row.cta_mma_efficiency),
-                     pick(row.stream_efficiency, QuantDefaults::fp8_row.stream_efficiency)};
+                     pick(row.stream_efficiency, QuantDefaults::fp8_row.stream_efficiency), row.padded_row_step_s,
+                     row.one_wave_prologue_s};
   const double kv_convert = cal ? cal->quant.fp8_kv_convert_per_element : 0;
   r.quant.fp8_kv_convert_per_element = pick(kv_convert, QuantDefaults::fp8_kv_convert_per_element);
   take.note("quant.fp8_kv_convert_per_element",

@@ -51,6 +51,8 @@ QuantCalibration parse_quant_calibration(MapReader m) {
     m.fail("int8_mma_sync_step", "needs int8_mma_sync_share beside it");
   c.fp8_row.cta_mma_efficiency = opt_share(m, "fp8_row_cta_mma_efficiency");
   c.fp8_row.stream_efficiency = opt_share(m, "fp8_row_stream_efficiency");
+  c.fp8_row.padded_row_step_s = m.opt_quantity("fp8_row_padded_row_step", Dimension::seconds, false, 1e-3).value_or(0);
+  c.fp8_row.one_wave_prologue_s = m.opt_quantity("fp8_row_prologue", Dimension::seconds, false, 1e-3).value_or(0);
   if (auto v = m.opt_number("fp8_kv_convert_per_element")) {
     if (!(*v > 0 && *v < 1e3)) m.fail("fp8_kv_convert_per_element", "must be a positive count of warp instructions");
     c.fp8_kv_convert_per_element = *v;
@@ -72,6 +74,11 @@ std::string quant_calibration_yaml(const QuantCalibration& c) {
       << "   # row-scaled FP8, one wave: share of an SM's datasheet fp8 rate\n";
   if (c.fp8_row.stream_efficiency > 0)
     o << "  fp8_row_stream_efficiency: " << c.fp8_row.stream_efficiency << "   # its weight stream, share of the read rate\n";
+  if (c.fp8_row.padded_row_step_s > 0)
+    o << "  fp8_row_padded_row_step: " << c.fp8_row.padded_row_step_s * 1e6
+      << " us   # per CTA K step of a fully padded A tile, on a shared serial resource\n";
+  if (c.fp8_row.one_wave_prologue_s > 0)
+    o << "  fp8_row_prologue: " << c.fp8_row.one_wave_prologue_s * 1e6 << " us   # one wave: outside the K loop\n";
   if (c.fp8_kv_convert_per_element > 0)
     o << "  fp8_kv_convert_per_element: " << c.fp8_kv_convert_per_element
       << "   # fp8 KV cache: warp instructions per K/V element converted in registers\n";

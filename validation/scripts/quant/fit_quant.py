@@ -17,12 +17,14 @@ Fit shapes: even positions of the shape list (FIT_SHAPES below); the others are 
 
 Row-scaled FP8 (torch._scaled_mm, per-token x per-channel: cuBLASLt's 128x128 ovscale kernel on
 Hopper; lib/src/cost/quant_gemm_cost.cpp scaled_gemm_cost), on the same fit shapes:
-    t = floor + gemm_fixed + max(compute, mem)
+    t = floor + gemm_fixed + [prologue if tiles <= SMs] + max(compute, mem, padded)
     compute = ceil(K/128) x 2 x 128^3 / (cta_mma_efficiency x datasheet fp8 / SMs)   tiles <= SMs
             = ceil(tiles / SMs) x 2 x 128 x 128 x K / (calibrated fp8 peak / SMs)     otherwise
     mem     = (bytes_read / read_bw + bytes_written / write_bw) / stream_efficiency
-Two parameters by a grid search on the same loss; the K and N sweeps of h200-quant2 (if present
-beside the results folder) are reported as a further held-out set.
+    padded  = tiles x ceil(K/128) x (128 - rows) / 128 x padded_row_step              rows < 128
+Four parameters (cta_mma_efficiency, stream_efficiency, padded_row_step, prologue) by a
+Nelder-Mead search on the same loss from two starts; the K and N sweeps of h200-quant2 (if
+present beside the results folder) are reported as a further held-out set.
 
 INT8 torch._int_mm (h200-quant2's `_int_mm` cases: CUTLASS sm80 mma.sync kernels on Hopper;
 scaled_gemm_cost's mma_sync_int8_cost), on the same fit shapes, rows as padded (m_padded):
@@ -99,7 +101,8 @@ def main():
 
 
 def fit_row(results, cal):
-    """The row-scaled FP8 kernel's two shares (the calibration's quant: fp8_row_cta_mma_efficiency, fp8_row_stream_efficiency)."""
+    """The row-scaled FP8 kernel's four keys (the calibration's quant: fp8_row_cta_mma_efficiency, _stream_efficiency,
+    _padded_row_step, _prologue)."""
     read_bw = calib_value(cal, "read_bandwidth", 1e9)
     write_bw = calib_value(cal, "write_bandwidth", 1e9)
     fixed = calib_value(cal, "kernel_floor", 1e-6) + calib_value(cal, "gemm_fixed", 1e-6)
@@ -112,32 +115,67 @@ def fit_row(results, cal):
         sweep = [c for c in json.load(open(sweep_file))["cases"]
                  if c.get("model") == "sweep" and c["scaling"] == "row" and c.get("ok") and c.get("correct")]
 
-    def pred(c, e1, e2):
+    def pred(c, e1, e2, step, prologue):
         mp, n, k = c["m_padded"], c["n"], c["k"]
         tiles = -(-mp // 128) * -(-n // 128)
-        comp = (2 * 128 * 128 * k / (e1 * sheet / sms) if tiles <= sms
+        one_wave = tiles <= sms
+        comp = (2 * 128 * 128 * k / (e1 * sheet / sms) if one_wave
                 else -(-tiles // sms) * 2 * 128 * 128 * k / (peak / sms))
         rd = mp * k + 4 * mp + n * k + 4 * n
-        return fixed + max(comp, (rd / read_bw + 2 * mp * n / write_bw) / e2)
+        padded = tiles * -(-k // 128) * (128 - mp) / 128 * step if mp < 128 else 0.0
+        return fixed + (prologue if one_wave else 0.0) + max(comp, (rd / read_bw + 2 * mp * n / write_bw) / e2, padded)
 
     def is_fit(c):
         return (c["model"], c["shape"]) in FIT_SHAPES
-    best = None
-    for i in range(40, 121):
-        for j in range(30, 101):
-            v = sum(math.log(pred(c, i / 100, j / 100) / c["measured_s"]) ** 2 for c in rows if is_fit(c))
-            if best is None or v < best[0]:
-                best = (v, i / 100, j / 100)
-    _, e1, e2 = best
+
+    def loss(p):
+        if min(p) <= 0 or p[0] > 1.2 or p[1] > 1:
+            return float("inf")
+        return sum(math.log(pred(c, *p) / c["measured_s"]) ** 2 for c in rows if is_fit(c))
+    best = min((nelder_mead(loss, start) for start in ([0.9, 0.66, 9e-9, 2.5e-6], [0.9, 0.55, 7e-9, 2.5e-6])),
+               key=lambda r: r[1])
+    params = best[0]
+    e1, e2, step, prologue = params
 
     def report(name, cs):
-        e = sorted(abs(pred(c, e1, e2) / c["measured_s"] - 1) for c in cs)
+        e = sorted(abs(pred(c, *params) / c["measured_s"] - 1) for c in cs)
         if e:
             print(f"  {name}: n={len(e)} median {100 * statistics.median(e):.1f}% p90 {100 * e[int(0.9 * (len(e) - 1))]:.1f}%")
-    print(f"fp8 row: cta_mma_efficiency {e1:.2f} stream_efficiency {e2:.2f} (L2 hits left out)")
+    print(f"fp8 row: cta_mma_efficiency {e1:.3f} stream_efficiency {e2:.3f} padded_row_step {step * 1e6:.5f} us "
+          f"prologue {prologue * 1e6:.2f} us (L2 hits left out; loss {best[1]:.3f})")
     report("fit shapes", [c for c in rows if is_fit(c)])
     report("held-out shapes", [c for c in rows if not is_fit(c)])
     report("h200-quant2 K/N sweeps", sweep)
+
+
+def nelder_mead(f, x0, iters=2000):
+    """(x, f(x)) at a local minimum of f from x0 (Nelder and Mead 1965; reflection 1, expansion 2,
+    contraction and shrink 1/2): no SciPy on the machines this runs on."""
+    n = len(x0)
+    simplex = [list(x0)] + [[v * (1.2 if j == i else 1) for j, v in enumerate(x0)] for i in range(n)]
+    vals = [f(x) for x in simplex]
+    for _ in range(iters):
+        order = sorted(range(n + 1), key=lambda i: vals[i])
+        simplex, vals = [simplex[i] for i in order], [vals[i] for i in order]
+        cen = [sum(x[j] for x in simplex[:-1]) / n for j in range(n)]
+        refl = [2 * cen[j] - simplex[-1][j] for j in range(n)]
+        fr = f(refl)
+        if fr < vals[0]:
+            exp = [3 * cen[j] - 2 * simplex[-1][j] for j in range(n)]
+            fe = f(exp)
+            simplex[-1], vals[-1] = (exp, fe) if fe < fr else (refl, fr)
+        elif fr < vals[-2]:
+            simplex[-1], vals[-1] = refl, fr
+        else:
+            con = [(cen[j] + simplex[-1][j]) / 2 for j in range(n)]
+            fc = f(con)
+            if fc < vals[-1]:
+                simplex[-1], vals[-1] = con, fc
+            else:
+                simplex = [simplex[0]] + [[(simplex[0][j] + x[j]) / 2 for j in range(n)] for x in simplex[1:]]
+                vals = [vals[0]] + [f(x) for x in simplex[1:]]
+    i = min(range(n + 1), key=lambda i: vals[i])
+    return simplex[i], vals[i]
 
 
 def fit_int8(results, cal):
