@@ -25,16 +25,18 @@ namespace {
 struct Sets {
   Card card;
   Calibration cal;
-  std::vector<ProfileSetStats> production, heldout, production_datasheet;
+  std::vector<ProfileSetStats> production, heldout, eltwise3, production_datasheet;
   Sets() {
     card = test::catalogue().card("h200");
     cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
-    Measurements a, b;
+    Measurements a, b, c;
     load_measurements(test::root() + "/validation/results/h200-production/kernels.json", a);
     load_measurements(test::root() + "/validation/results/h200-eager-heldout/kernels.json", b);
+    load_measurements(test::root() + "/validation/results/h200-eltwise3/kernels.json", c);
     production = summarize_profiles(evaluate_profiles(a, card, &cal));
     production_datasheet = summarize_profiles(evaluate_profiles(a, card, nullptr));
     heldout = summarize_profiles(evaluate_profiles(b, card, &cal));
+    eltwise3 = summarize_profiles(evaluate_profiles(c, card, &cal));
   }
 };
 
@@ -58,8 +60,8 @@ TEST_CASE("eager: PyTorch's norms, softmax and rotary, held out (issue 10 target
   CAPTURE(all.held_out_median_abs);
   CAPTURE(all.held_out_p90_abs);
   CHECK(all.held_out_cases == 25);
-  CHECK(all.held_out_median_abs <= 0.08);
-  CHECK(all.held_out_p90_abs <= 0.22);  // 20.7 % at this commit: the target's p90 is missed narrowly
+  CHECK(all.held_out_median_abs <= 0.07);  // 6.8 % (7.1 % before branch eltwise)
+  CHECK(all.held_out_p90_abs <= 0.21);  // 20.7 % at this commit: the target's p90 is missed narrowly
   for (const char* k : {"rmsnorm", "layernorm", "softmax_fused", "rotary"}) {
     const ProfileSetStats s = row(sets().production, Impl::eager, k, "torch.eager");
     CAPTURE(k);
@@ -73,14 +75,72 @@ TEST_CASE("eager: a second set at new shapes, none of it fitted on") {
   CAPTURE(all.all_median_abs);
   CAPTURE(all.all_p90_abs);
   CHECK(all.fitted_cases + all.held_out_cases == 31);
-  CHECK(all.all_median_abs <= 0.11);
-  CHECK(all.all_p90_abs <= 0.25);
+  CHECK(all.all_median_abs <= 0.07);  // 6.8 % (10.7 % before branch eltwise)
+  CHECK(all.all_p90_abs <= 0.21);     // 20.5 % (22.4 %)
+  // transformers' LlamaRMSNorm: 29.5 / 40.4 % before its cast ran at the LoadWithCast rate and its
+  // mean as ATen's reduce_kernel; 0.8 / 18.9 % (8 x 4096 is the one left: -24 %).
+  const ProfileSetStats hf = row(sets().heldout, Impl::eager, "rmsnorm", "hf.eager");
+  CAPTURE(hf.all_median_abs);
+  CAPTURE(hf.all_p90_abs);
+  CHECK(hf.all_median_abs <= 0.02);
+  CHECK(hf.all_p90_abs <= 0.19);
   for (const char* k : {"rmsnorm", "layernorm", "softmax_fused", "rotary"}) {
     const ProfileSetStats s = row(sets().heldout, Impl::eager, k, "torch.eager");
     CAPTURE(k);
     CAPTURE(s.all_median_abs);
     CHECK(s.all_median_abs <= 0.10);
   }
+}
+
+TEST_CASE("eager and compiled: a third set at new shapes (h200-eltwise3), none of it fitted on") {
+  const ProfileSetStats all = row(sets().eltwise3, Impl::eager, "all elementwise");
+  CAPTURE(all.all_median_abs);
+  CAPTURE(all.all_p90_abs);
+  CHECK(all.fitted_cases + all.held_out_cases == 55);
+  CHECK(all.all_median_abs <= 0.066);  // 6.5 %
+  CHECK(all.all_p90_abs <= 0.235);     // 23.4 %: the persistent warp softmax at 16k-32k rows, SiLU*mul's small calls
+  const ProfileSetStats hf = row(sets().eltwise3, Impl::eager, "rmsnorm", "hf.eager");
+  CHECK(hf.all_median_abs <= 0.097);  // 9.6 %
+  CHECK(hf.all_p90_abs <= 0.11);      // 10.8 %
+  const ProfileSetStats rot = row(sets().eltwise3, Impl::eager, "rotary", "torch.eager");
+  CHECK(rot.all_median_abs <= 0.043);  // 4.2 %, head layouts 32/8, 28/4, 32/32, 16/16 x 64
+  CHECK(rot.all_p90_abs <= 0.113);     // 11.2 %
+  // Inductor's kernels, the fused and compiled profiles' stand-in: rotary 10.3 / 16.1 %; the
+  // looped Triton softmax and layernorm reductions are not modelled (37.4 / 60.7 %, 20.2 / 33.6 %).
+  for (Impl p : {Impl::fused, Impl::compiled}) {
+    const ProfileSetStats c = row(sets().eltwise3, p, "all elementwise");
+    CAPTURE(to_string(p));
+    CHECK(c.all_median_abs <= 0.076);  // 7.5 %
+    CHECK(c.all_p90_abs <= 0.373);     // 37.2 %
+    const ProfileSetStats r = row(sets().eltwise3, p, "rotary", "torch.compile");
+    CHECK(r.all_median_abs <= 0.104);
+    CHECK(r.all_p90_abs <= 0.162);
+  }
+}
+
+TEST_CASE("eager: LlamaRMSNorm's kernels as ATen runs them") {
+  const Roofs r = make_roofs(sets().card, &sets().cal, Impl::eager);
+  auto kernel = [](const std::vector<Op>& ks, const std::string& suffix) {
+    for (const Op& k : ks)
+      if (k.name.size() >= suffix.size() && k.name.compare(k.name.size() - suffix.size(), suffix.size(), suffix) == 0)
+        return k;
+    FAIL("no kernel " << suffix);
+    return Op{};
+  };
+  auto mean_s = [&](int64_t rows) {
+    return price(kernel(eager_form(ops::rmsnorm("n", rows, 4096, DType::bf16, false), true), ".mean"), r, Impl::fused)
+        .device_time_s;
+  };
+  // reduce_kernel<512, 1>: one row gets 512 threads (4096 / (512 x 16) = 1 round of loads), 32
+  // rows 16 per CTA and 32 threads each (4096 / (32 x 16) = 8 rounds): 7 more DRAM round trips.
+  CHECK(mean_s(32) - mean_s(1) == test::approx(7 * r.pass_latency_s));
+  // .to(fp32) is the unrolled LoadWithCast kernel: at 8192 x 4096 its cast rate, not the stream.
+  const Op up = kernel(eager_form(ops::rmsnorm("n", 8192, 4096, DType::bf16, false), true), ".to_fp32");
+  CHECK(price(up, r, Impl::fused).device_time_s == test::approx(r.aten.strided_floor_s + 8192.0 * 4096 / r.aten.cast_rate));
+  // The rotary's add: generic beyond one token (the transposed views), vectorized at one.
+  auto add = [&](int64_t tokens) { return kernel(eager_form(ops::rotary("r", tokens, 32, 8, 128, DType::bf16), false), "q.add"); };
+  CHECK(add(2).strided);
+  CHECK_FALSE(add(1).strided);
 }
 
 TEST_CASE("eager: a row's chain grows with its columns, rows beyond the resident CTAs run in waves") {
@@ -130,6 +190,7 @@ TEST_CASE("compiled: attention through cuDNN's kernels and Inductor's kernels, h
 TEST_CASE("fused: the serving engine's kernels, held out") {
   const ProfileSetStats e = row(sets().production, Impl::fused, "all elementwise");
   CHECK(e.held_out_median_abs <= 0.06);
+  CHECK(e.held_out_p90_abs <= 0.191);  // 19.0 % (27.2 % while Inductor's two rotary kernels were priced as one)
   const ProfileSetStats g = row(sets().production, Impl::fused, "gemm", "torch.linear");
   CAPTURE(g.held_out_median_abs);
   CAPTURE(g.held_out_p90_abs);

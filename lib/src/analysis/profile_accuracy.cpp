@@ -61,9 +61,13 @@ std::vector<ProfileCaseError> evaluate_profiles(const Measurements& m, const Car
       // without the eager host (price() with Impl::fused adds none). Eager runs the op as
       // PyTorch's kernels (transformers' modules for hf.eager).
       double predicted = 0;
-      const std::vector<Op> kernels = p == Impl::eager      ? eager_form(op, c.implementation == "hf.eager")
-                                      : p == Impl::compiled ? compiled_form(op)
-                                                            : std::vector{op};
+      // A torch.compile case ran Inductor's kernels whichever profile it stands in for: the
+      // fused profile prices them as Inductor emits them too (its rotary: one kernel for q, one
+      // for k; a serving engine's single rope+KV-write kernel is its step's, h200-fused-step).
+      const bool inductor = p == Impl::compiled || (p == Impl::fused && c.implementation == "torch.compile");
+      const std::vector<Op> kernels = p == Impl::eager ? eager_form(op, c.implementation == "hf.eager")
+                                      : inductor       ? compiled_form(op)
+                                                       : std::vector{op};
       for (const Op& k : kernels) predicted += price(k, r, Impl::fused).time_s;
       out.push_back({p, c.implementation, c.index % 2 == 1,
                      {accuracy_set(c.kernel.kernel), c.kernel.name, to_string(c.kernel.kernel), predicted,

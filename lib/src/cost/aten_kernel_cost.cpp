@@ -43,6 +43,41 @@ KernelTimes softmax(const Op& op, const Roofs& r, const AtenKernels& a) {
   return row_kernel(op, r, a.softmax_floor_s, chain * k_cols, sms);
 }
 
+// ATen's reduce_kernel<512, 1> over the last dim (aten/src/ATen/native/cuda/Reduce.cuh,
+// setReduceConfig / set_block_dimension): a 512-thread CTA holds block_height = min(16,
+// last_pow2(rows)) rows and gives each block_width = min(last_pow2(cols), 512 / block_height)
+// threads; a thread walks cols / block_width values with 4-wide loads unrolled 4 deep
+// (input_vec_size = vt0 = 4), so every 16 values is one dependent round trip to memory. A wave is
+// 4 CTAs per SM (2048 threads). The per-kernel split of h200-production's LlamaRMSNorm (even
+// case 32 x 4096: 8 rounds, 8.7 us; h200-eltwise3/kernel_split.json) shows the rounds; no
+// parameter is fitted: a round is the card's DRAM pass latency, the last cross-warp combine one more.
+KernelTimes row_reduce(const Op& op, const Roofs& r) {
+  auto last_pow2 = [](int64_t n) {
+    int64_t p = 1;
+    while (p * 2 <= n) p *= 2;
+    return p;
+  };
+  constexpr int64_t threads = 512, values_per_round = 16, ctas_per_sm = 2048 / threads;
+  const int64_t height = std::min<int64_t>(16, last_pow2(std::max<int64_t>(1, op.rows)));
+  const int64_t width = std::min(last_pow2(std::max<int64_t>(1, op.cols)), threads / height);
+  const double rounds = std::ceil(static_cast<double>(op.cols) / static_cast<double>(width * values_per_round));
+  const double ctas = std::ceil(static_cast<double>(op.rows) / static_cast<double>(height));
+  const double waves = std::max(1.0, std::ceil(ctas / static_cast<double>(r.card.sm_count * ctas_per_sm)));
+  KernelTimes t;
+  t.fixed_s = r.kernel_floor_s + r.pass_latency_s;
+  t.compute_s = waves * rounds * r.pass_latency_s * chain_scale(op, r);
+  t.memory_s = with_l2_hit(op, r, stream_memory_s(op, r));
+  return t;
+}
+
+// transformers' LlamaRMSNorm's fp32 mean over the last dim (eager_ops.cpp): a row reduction
+// (kind norm, no kernel of its own) writing one fp32 value per row. The FP8 path's per-row amax
+// (bf16) is a reduce_kernel too but keeps the stream model: it was never measured per kernel.
+bool is_row_mean(const Op& op) {
+  return op.kind == OpKind::norm && op.kernel == KernelId::other && op.dtype == DType::fp32 && op.launches == 1 &&
+         op.rows > 0 && op.bytes_written == static_cast<double>(op.rows) * 4;
+}
+
 }  // namespace
 
 std::optional<KernelTimes> aten_kernel_cost(const Op& op, const Roofs& r) {
@@ -61,6 +96,7 @@ std::optional<KernelTimes> aten_kernel_cost(const Op& op, const Roofs& r) {
     t.memory_s = with_l2_hit(op, r, stream_memory_s(op, r));
     return t;
   }
+  if (is_row_mean(op)) return row_reduce(op, r);
   if (op.launches != 1 || op.residual) return std::nullopt;
   const double k_cols = static_cast<double>(op.cols) / 1024.0;
   const double norm_slots = static_cast<double>(r.card.sm_count) * a.norm_ctas_per_sm;

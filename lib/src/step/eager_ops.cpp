@@ -13,13 +13,19 @@ Op counted(Op op, int64_t count) {
 }
 
 // LlamaRMSNorm.forward: x.to(fp32); x.pow(2).mean(-1, keepdim); x * rsqrt(var + eps);
-// weight * x.to(bf16). Seven kernels, the wide ones in fp32.
+// weight * x.to(bf16). Eight kernels, the wide ones in fp32 (h200-production's kernel names; the
+// per-kernel split in validation/results/h200-eltwise3/kernel_split.json).
 void eager_rmsnorm(Step& s, const std::string& name, int64_t T, int64_t d, DType act, int64_t count) {
-  s.ops.push_back(counted(ops::cast(name + ".to_fp32", T, d, act, DType::fp32), count));
+  // .to(fp32) is direct_copy_kernel's unrolled LoadWithCast path, not a vectorized copy: the
+  // cast rate (8192 x 4096: 97 us, 3.4e11 elements/s, where the stream would take 53 us).
+  Op up = ops::cast(name + ".to_fp32", T, d, act, DType::fp32);
+  up.strided = true;
+  s.ops.push_back(counted(up, count));
   s.ops.push_back(counted(ops::elementwise(name + ".pow", KernelId::mul, T, d, DType::fp32, 1, 1, 1), count));
   Op mean = ops::elementwise(name + ".mean", KernelId::other, T, d, DType::fp32, 1, 0, 1);
   mean.kind = OpKind::norm;
   mean.bytes_written = static_cast<double>(T) * 4;
+  // one fp32 per row: ATen's reduce_kernel<512, 1>, priced by its load rounds (aten_kernel_cost.cpp)
   s.ops.push_back(counted(mean, count));
   s.ops.push_back(
       counted(ops::elementwise(name + ".add_eps_rsqrt", KernelId::other, T, 1, DType::fp32, 1, 1, 2, 2), count));
@@ -41,7 +47,8 @@ void eager_rmsnorm(Step& s, const std::string& name, int64_t T, int64_t d, DType
 // TensorIterator's generic path (the profiler shows elementwise_kernel<128, 4> and
 // CatArrayBatchedCopy), so they are marked strided.
 // `views`: calls before it that launch nothing (cos and sin unsqueezed once for q and k).
-void eager_rotary(Step& s, int64_t T, int64_t width, const std::string& which, DType act, int64_t count, int views) {
+void eager_rotary(Step& s, int64_t T, int64_t width, const std::string& which, DType act, int64_t count, int views,
+                  bool one_position) {
   Op mul_cos = ops::elementwise("rotary_" + which + ".mul_cos", KernelId::mul, T, width, act, 2, 1, 1);
   mul_cos.framework_calls = views;
   mul_cos.strided = true;
@@ -50,13 +57,21 @@ void eager_rotary(Step& s, int64_t T, int64_t width, const std::string& which, D
   neg.framework_calls = 2;  // rotate_half's two slices
   neg.strided = true;
   s.ops.push_back(counted(neg, count));
-  Op cat = ops::copy("rotary_" + which + ".cat", T, width, act);
+  // CatArrayBatchedCopy of the two halves: per element the generic path's rate (h200-eltwise3's
+  // split at h200-production's even shapes: 2.4e11 elements/s, the generic muls 3.8e11), not the
+  // cache cat's rate over a cropped strided source (cat_elements_per_s, 1.6e11).
+  Op cat = ops::elementwise("rotary_" + which + ".cat", KernelId::other, T, width, act, 1, 1, 0);
   cat.strided = true;
   s.ops.push_back(counted(cat, count));
   Op mul_sin = ops::elementwise("rotary_" + which + ".mul_sin", KernelId::mul, T, width, act, 2, 1, 1);
   mul_sin.strided = true;
   s.ops.push_back(counted(mul_sin, count));
-  s.ops.push_back(counted(ops::add("rotary_" + which + ".add", T, width, act), count));
+  // The add of the two products: they keep the transposed view's strides (TensorIterator
+  // preserves the input's layout), so beyond one position per sequence it too runs the generic
+  // kernel (gpu_kernel_impl_nocast<CUDAFunctor_add> at 2+ tokens, vectorized at 1: h200-eltwise3).
+  Op add = ops::add("rotary_" + which + ".add", T, width, act);
+  add.strided = !one_position;
+  s.ops.push_back(counted(add, count));
 }
 
 void eager_silu_mul(Step& s, const std::string& name, int64_t T, int64_t d, DType act, int64_t count) {
@@ -98,8 +113,10 @@ std::vector<Op> eager_form(const Op& op, bool hf_modules) {
       break;
     case KernelId::rotary: {
       const int64_t d = op.attention.head_dim;
-      eager_rotary(s, T, op.attention.heads * d, "q", op.dtype, 1, 2);
-      eager_rotary(s, T, op.attention.kv_heads * d, "k", op.dtype, 1, 0);
+      // The measured rotary cases are one sequence (batch 1): one position only at one token.
+      const bool one = op.rows <= 1;
+      eager_rotary(s, T, op.attention.heads * d, "q", op.dtype, 1, 2, one);
+      eager_rotary(s, T, op.attention.kv_heads * d, "k", op.dtype, 1, 0, one);
       break;
     }
     case KernelId::attention_decode: {

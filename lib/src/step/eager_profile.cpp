@@ -121,12 +121,13 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
       }
       case Kind::rotary:
         if (m.mla.enabled()) {  // q_rot of every head, the one shared k_rot
-          eager_rotary(s, T, m.heads * m.mla.qk_rope_head_dim, "q", act, n.count, 2);
-          eager_rotary(s, T, m.mla.qk_rope_head_dim, "k", act, n.count, 0);
+          eager_rotary(s, T, m.heads * m.mla.qk_rope_head_dim, "q", act, n.count, 2, w.phase == Phase::decode);
+          eager_rotary(s, T, m.mla.qk_rope_head_dim, "k", act, n.count, 0, w.phase == Phase::decode);
           break;
         }
-        eager_rotary(s, T, m.q_dim(), "q", act, n.count, 2);  // cos.unsqueeze(1), sin.unsqueeze(1)
-        eager_rotary(s, T, m.kv_dim(), "k", act, n.count, 0);
+        // cos.unsqueeze(1), sin.unsqueeze(1)
+        eager_rotary(s, T, m.q_dim(), "q", act, n.count, 2, w.phase == Phase::decode);
+        eager_rotary(s, T, m.kv_dim(), "k", act, n.count, 0, w.phase == Phase::decode);
         break;
       case Kind::kv_write: {
         // DynamicCache.update (transformers' default cache, what generate() uses): the first call

@@ -6,9 +6,9 @@ Usage: python3 validation/scripts/production/fit_aten.py [kernels.json] [hardwar
 
 The formulas are those of aten_kernel_cost.cpp (t = floor + max(waves x row chain, DRAM stream));
 the cache cat's rate on the even hf.json decode steps (copy_cat category); the strided rate and
-floor on the rotary chain (HF apply_rotary_pos_emb: four generic
-kernels and one vectorized add, the add priced here as floor + DRAM round trip + stream, close to
-stream_cost.cpp). Grid search on squared log error. `perfmodel accuracy` recomputes every error
+floor on the rotary chain (HF apply_rotary_pos_emb: five kernels per tensor, all on the generic path
+beyond one token; at one token the final add is vectorized, priced here as floor + DRAM round trip
++ stream, close to stream_cost.cpp). Grid search on squared log error. `perfmodel accuracy` recomputes every error
 with the C++ model; that is what docs/accuracy.md reports and the tests guard. Odd indices and
 validation/results/h200-eager-heldout are never read here.
 """
@@ -130,10 +130,13 @@ def main(path, cal_path):
         for heads in (c["heads"], c["kv_heads"]):
             e = t * heads * c["head_dim"]
             for elems, rd, wr, r in ((e, 2 * e + t * c["head_dim"] * 2, 2 * e, rate), (e / 2, e, e, rate),
-                                     (e, 2 * e, 2 * e, cat_rate),
+                                     (e, 2 * e, 2 * e, rate),  # cat: the generic path too
                                      (e, 2 * e + t * c["head_dim"] * 2, 2 * e, rate)):  # mul_cos, neg, cat, mul_sin
                 total += floor + max(elems / r, stream(c, rd, wr))
-            total += FLOOR + DLAT + stream(c, 4 * e, 2 * e)  # the vectorized add
+            if t > 1:  # the add keeps the transposed layout: the generic kernel (eager_ops.cpp)
+                total += floor + max(e / rate, stream(c, 4 * e, 2 * e))
+            else:  # one position: contiguous views, the vectorized add
+                total += FLOOR + DLAT + stream(c, 4 * e, 2 * e)
         return total
 
     rate, floor = grid(lambda a, b: sum(sq(rotary(c, a, b), c) for c in rot),

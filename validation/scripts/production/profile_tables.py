@@ -3,8 +3,9 @@
 
 Usage: python3 validation/scripts/production/profile_tables.py [perfmodel binary]
 
-Runs `perfmodel accuracy --format json` on validation/results/h200-production/kernels.json and
-validation/results/h200-eager-heldout/kernels.json and compare_hf.py on hf.json, and writes the
+Runs `perfmodel accuracy --format json` on validation/results/h200-production/kernels.json,
+validation/results/h200-eager-heldout/kernels.json and validation/results/h200-eltwise3/kernels.json
+and compare_hf.py on hf.json, and writes the
 tables between the markers in docs/accuracy-notes.md (appended to docs/accuracy.md when that is
 regenerated with --notes) and in docs/accuracy.md itself. Held out = odd case index in
 h200-production (the profile calibration is fitted on the even ones); every case of
@@ -69,6 +70,7 @@ def prefill_errors(binary):
 def main(binary):
     prod = accuracy(binary, "validation/results/h200-production/kernels.json")
     held = accuracy(binary, "validation/results/h200-eager-heldout/kernels.json")
+    held3 = accuracy(binary, "validation/results/h200-eltwise3/kernels.json")
     hf = subprocess.run([sys.executable, "validation/scripts/production/compare_hf.py",
                          "validation/results/h200-production/hf.json", binary],
                         capture_output=True, text=True, check=True).stdout
@@ -77,8 +79,9 @@ def main(binary):
              "`validation/results/h200-production` (odd case index held out; the profile calibration, "
              "`profiles:` in hardware/h200.calibration.yaml, is fitted on the even ones by fit_profiles.py "
              "and fit_aten.py) and `validation/results/h200-eager-heldout` (31 PyTorch eager cases at new "
-             "shapes, none fitted on). |error| = |predicted / measured - 1| of the profile's kernel(s) for "
-             "one call, device time.", ""]
+             "shapes, none fitted on) and `validation/results/h200-eltwise3` (90 eager and torch.compile cases at "
+             "a third set of shapes, none fitted on). |error| = |predicted / measured - 1| of the profile's "
+             "kernel(s) for one call, device time.", ""]
     for p in ("fused", "eager", "compiled"):
         lines += [f"### `{p}`: {WHAT[p]}", "",
                   "| kernel | measured through | fit | held out | held-out median | held-out p90 | mean signed |",
@@ -87,6 +90,10 @@ def main(binary):
             lines.append(f"| {r['kernel']} | {r['implementation'] or '—'} | {r['fitted_cases']} | {r['held_out_cases']} | "
                          f"{pct(r['held_out_median_abs_error'])} | {pct(r['held_out_p90_abs_error'])} | "
                          f"{pct(r['held_out_mean_signed_error'])} |")
+        for r in held3[f"profile_{p}"]:
+            n = r["fitted_cases"] + r["held_out_cases"]
+            lines.append(f"| {r['kernel']} (h200-eltwise3) | {r['implementation'] or '—'} | 0 | {n} | "
+                         f"{pct(r['all_median_abs_error'])} | {pct(r['all_p90_abs_error'])} | — |")
         if p == "eager":
             for r in held["profile_eager"]:
                 n = r["fitted_cases"] + r["held_out_cases"]
