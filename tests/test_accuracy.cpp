@@ -270,11 +270,13 @@ TEST_CASE("production kernels: each implementation stands for the right profile"
   // transformers' SDPA call runs cuDNN on sm90 (validation/results/h200-hf-grid kernel names):
   // PyTorch's FlashAttention-2 prefill stands for no profile, its split-KV decode for the engine.
   CHECK(profiles_measured_by("torch.sdpa.cudnn", KernelId::attention_prefill_fused) ==
-        (std::vector{Impl::fused, Impl::eager}));
+        (std::vector{Impl::fused, Impl::eager, Impl::compiled}));
   CHECK(profiles_measured_by("torch.sdpa.flash", KernelId::attention_prefill_fused).empty());
   CHECK(profiles_measured_by("torch.sdpa.flash", KernelId::attention_decode) == std::vector{Impl::fused});
-  // SDPA with an attention mask (a static cache) runs the memory-efficient kernel: compiled's
-  CHECK(profiles_measured_by("torch.sdpa.efficient", KernelId::attention_decode) == std::vector{Impl::compiled});
+  // SDPA with an attention mask (a static cache) runs cuDNN's kernels too: the memory-efficient
+  // kernel stands for no profile.
+  CHECK(profiles_measured_by("torch.sdpa.efficient", KernelId::attention_decode).empty());
+  CHECK(profiles_measured_by("torch.sdpa.efficient", KernelId::attention_prefill_fused).empty());
   CHECK(profiles_measured_by("torch.eager", KernelId::silu_mul) == std::vector{Impl::eager});
   CHECK(profiles_measured_by("torch.compile", KernelId::rmsnorm) == (std::vector{Impl::fused, Impl::compiled}));
   CHECK(profiles_measured_by("torch.linear", KernelId::gemm).size() == 3);  // cuBLASLt in every profile

@@ -362,10 +362,12 @@ TEST_CASE("profiles: written and read back; laid over the card's roofs only for 
   CHECK(find_profile(cal.profiles, "compiled")->cudnn_decode.measured());
   CHECK(find_profile(cal.profiles, "compiled")->graph_call_host_s > 0);
   CHECK(!find_profile(cal.profiles, "fused")->cudnn_decode.measured());
-  // Only eager measured PyTorch's own kernels; compiled's attention never splits the KV.
+  // Only eager measured PyTorch's own kernels; only the engine runs FlashAttention's decode (the
+  // others run cuDNN's).
   CHECK(find_profile(cal.profiles, "eager")->aten.rows_measured());
   CHECK(!find_profile(cal.profiles, "fused")->aten.rows_measured());
-  CHECK(!find_profile(cal.profiles, "compiled")->decode.split_kv);
+  CHECK(find_profile(cal.profiles, "fused")->decode.measured());
+  CHECK(!find_profile(cal.profiles, "compiled")->decode.measured());
   const Card h200 = test::catalogue().card("h200");
   const Roofs card = make_roofs(h200, &cal), fused = make_roofs(h200, &cal, Impl::fused);
   CHECK(card.attention_peak == test::approx(cal.attention_peak.value()));  // the backend's own kernel

@@ -109,15 +109,21 @@ int cmd_op(const std::vector<std::string>& args, Context& ctx) {
   Op op = make_kernel_op(kind, rows, cols, t, unfused, a);
   const Roofs roofs = make_roofs(l.card, l.calibration ? &*l.calibration : nullptr, profile);
   OpCost c = price(op, roofs, profile);
-  // Eager: the op as PyTorch eager runs it (transformers' modules), its kernels priced one after
-  // another with the host issuing each (profile.hpp, eager_form).
-  std::vector<Op> kernels = profile == Impl::eager ? eager_form(op, true) : std::vector<Op>{};
+  // The op as the profile's step runs it (profile.hpp): eager, as PyTorch eager runs it
+  // (transformers' modules), its kernels priced one after another with the host issuing each;
+  // compiled, as Inductor's graph runs it (its kernels back to back, no host between them).
+  std::vector<Op> kernels = profile == Impl::eager      ? eager_form(op, true)
+                            : profile == Impl::compiled ? compiled_form(op)
+                                                        : std::vector<Op>{op};
   Node kernel_rows = Node::array();
   ExplainSections explained;
-  if (kernels.size() > 1) {
+  if (kernels.size() == 1 && kernels[0].kernel != op.kernel) {  // one kernel, another kind (cuDNN's decode)
+    op = kernels[0];
+    c = price(op, roofs, profile);
+  } else if (kernels.size() > 1) {
     Step st;
     st.ops = kernels;
-    const StepCost sc = price_step(st, roofs, Impl::eager);
+    const StepCost sc = price_step(st, roofs, profile == Impl::eager ? Impl::eager : Impl::fused);
     Op sum = op;
     sum.flops = sum.bytes_read = sum.bytes_written = 0;
     sum.launches = 0;
@@ -171,7 +177,7 @@ int cmd_op(const std::vector<std::string>& args, Context& ctx) {
                                   {{"device_time_s", "  device (kernel) time", Hint::time},
                                    {"host_time_s", "  host (dispatch) time", Hint::time}});
   if (several)
-    r.tables.push_back({"PyTorch eager's kernels", "kernels",
+    r.tables.push_back({profile == Impl::eager ? "PyTorch eager's kernels" : "the compiled graph's kernels", "kernels",
                         {{"name", "kernel", Hint::text},
                          {"shape", "shape", Hint::text},
                          {"device_time_s", "device", Hint::time},

@@ -15,8 +15,9 @@ namespace perfmodel {
 std::vector<Impl> profiles_measured_by(const std::string& impl, KernelId kernel) {
   const std::string set = accuracy_set(kernel);
   if (set == "attention") {
-    // compiled: SDPA with the static cache's mask runs the memory-efficient (CUTLASS FMHA) kernel.
-    if (impl == "torch.sdpa.efficient") return {Impl::compiled};
+    // PyTorch's memory-efficient kernel (CUTLASS FMHA): on sm90 with PyTorch 2.11 no profile's step
+    // runs it (the static cache's masked SDPA is cuDNN's: validation/results/h200-compiled kernel names).
+    if (impl == "torch.sdpa.efficient") return {};
     if (kernel == KernelId::attention_decode) {
       // The serving engine runs FlashAttention's split-KV decode. transformers' SDPA call runs
       // cuDNN's decode kernel (eager and compiled), a kernel of its own (attention_decode_cudnn),
@@ -25,8 +26,9 @@ std::vector<Impl> profiles_measured_by(const std::string& impl, KernelId kernel)
       return {};
     }
     // Prefill: cuDNN's fused SDPA in the engine and in transformers' eager call (PyTorch 2.11 on
-    // sm90); PyTorch's FlashAttention-2 prefill is what no profile runs.
-    if (impl == "torch.sdpa.cudnn") return {Impl::fused, Impl::eager};
+    // sm90), which is also the compiled profile's prefill (generate() runs it uncompiled, with the
+    // static cache's mask); PyTorch's FlashAttention-2 prefill is what no profile runs.
+    if (impl == "torch.sdpa.cudnn") return {Impl::fused, Impl::eager, Impl::compiled};
     return {};
   }
   if (set == "gemm") {  // cuBLASLt through torch.matmul in all three

@@ -9,8 +9,9 @@
 // ctx), so SDPA gets a mask and K/V repeated to every query head (transformers' repeat_kv: with a
 // mask it does not pass enable_gqa). With a mask PyTorch's SDPA skips FlashAttention; on sm90 it
 // picks cuDNN, whose decode kernel is attention_decode_cudnn (measured in every compiled decode
-// step, validation/results/h200-compiled); prefill keeps the memory-efficient kernel's model
-// (no compiled prefill was measured) (docs/profiles.md).
+// step, validation/results/h200-compiled). generate() runs the prefill uncompiled (runs_as): the
+// prefill branch below prices only a compiled forward over the whole static cache, which no
+// measured step runs (docs/profiles.md).
 #include "../parallel/parallel_internal.hpp"
 #include "eager_ops.hpp"
 #include "fused_ops.hpp"
@@ -118,13 +119,27 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
 }  // namespace
 
 std::vector<Op> compiled_form(const Op& op) {
-  if (op.kernel != KernelId::rotary) return {op};
+  if (op.kernel != KernelId::rotary && op.kernel != KernelId::attention_decode) return {op};
   Model m;
   m.heads = op.attention.heads;
   m.kv_heads = op.attention.kv_heads;
   m.head_dim = op.attention.head_dim;
   Step s;
-  add_rotary(s, op.name, op.rows, m, op.dtype, 1);
+  if (op.kernel == KernelId::rotary) {
+    add_rotary(s, op.name, op.rows, m, op.dtype, 1);
+    return s.ops;
+  }
+  // Decode attention as the compiled step runs it: repeat_kv's copies, then cuDNN's decode kernel
+  // over every query head's K and V.
+  Workload w;
+  w.phase = Phase::decode;
+  w.batch = op.attention.batch;
+  w.ctx = op.attention.kv_len;
+  w.act_dtype = op.dtype;
+  w.kv_dtype = op.kv_cache;
+  GraphNode n;
+  n.name = op.name;
+  compiled_attention(n, m, w, s);
   return s.ops;
 }
 

@@ -102,6 +102,13 @@ std::vector<Op> eager_form(const Op& op, bool hf_modules) {
       eager_rotary(s, T, op.attention.kv_heads * d, "k", op.dtype, 1, 0);
       break;
     }
+    case KernelId::attention_decode: {
+      // transformers' SDPA call (enable_gqa) runs cuDNN's decode kernel on sm90, as the eager
+      // step prices it (eager_profile.cpp), not FlashAttention's split-KV pair.
+      const AttentionShape& a = op.attention;
+      return {ops::attention_decode_cudnn(op.name, a.batch, a.heads, a.kv_heads, a.kv_len, a.head_dim, op.dtype,
+                                          op.kv_cache)};
+    }
     default: return {op};
   }
   return s.ops;

@@ -9,14 +9,17 @@ those of lib/src/cost/flash_prefill_cost.cpp, lib/src/attention_schedule.cpp and
 lib/src/cost/production_decode_cost.cpp; `perfmodel accuracy` recomputes the errors with the
 C++ model (its per-profile tables) and is what the tests guard.
 - prefill: the tile model (rate at head dim 128, softmax share, CTA fixed cost) plus a per-call
-  floor, Nelder-Mead on squared log errors: fused and eager <- torch.sdpa.cudnn (transformers'
-  SDPA call runs cuDNN on sm90 with PyTorch 2.11: validation/results/h200-hf-grid kernel names);
+  floor, Nelder-Mead on squared log errors: fused, eager and compiled <- torch.sdpa.cudnn
+  (transformers' SDPA call runs cuDNN on sm90 with PyTorch 2.11: validation/results/h200-hf-grid
+  kernel names; the compiled profile's prefill is generate()'s uncompiled one, docs/profiles.md);
   torch.sdpa.flash is fitted for its softmax share, which the fused decode's tile takes.
 - decode (the fused profile runs FlashAttention's split-KV decode; eager runs cuDNN's decode
   kernel, fitted by fit_compiled.py): FlashAttention-2's split rule, then
   split calls t = floor + KV bytes / BW + splits x combine (linear least squares on relative
   errors); non-split calls t = floor + CTAs x keys / 128 x tile(d) / SMs, the tile's softmax share
   taken from the flash prefill fit (no head dim but 128 among the non-split training cases).
+- PyTorch's memory-efficient kernel (torch.sdpa.efficient) is fitted for the record only: no
+  profile's step runs it on sm90 (the static cache's masked SDPA is cuDNN's, h200-compiled).
 """
 import heapq
 import json
@@ -147,8 +150,8 @@ def main(path):
     pick = lambda kernel, impl: [(i, c) for i, c in enumerate(cases)
                                  if c['kernel'] == kernel and c.get('implementation') == impl and c['ok'] and c['correct']]
     shares = {}
-    for impl, profile in (('torch.sdpa.cudnn', 'fused and eager'), ('torch.sdpa.flash', 'FlashAttention-2 (its share: fused decode)'),
-                          ('torch.sdpa.efficient', 'compiled')):
+    for impl, profile in (('torch.sdpa.cudnn', 'fused, eager and compiled'), ('torch.sdpa.flash', 'FlashAttention-2 (its share: fused decode)'),
+                          ('torch.sdpa.efficient', 'no profile (the record)')):
         sel = pick('attention_prefill_fused', impl)
         peak, share, fixed, floor = fit_prefill(sel)
         shares[impl] = share
@@ -169,17 +172,17 @@ def main(path):
     errors = [(i, (floor + kv(c) * inv_bw + s * per_split) / c['measured_s'] - 1) for i, c, s, n in split]
     errors += [(i, (nfloor + work(c, n) * tile) / c['measured_s'] - 1) for i, c, s, n in whole]
     report('decode', errors)
-    # compiled: SDPA with the static cache's mask runs the memory-efficient kernel, which never
-    # splits the KV: a CTA per (sequence, head) walks the whole cache; with fewer CTAs than SMs
-    # the time is one CTA's walk (production_decode_cost.cpp, split_kv false).
+    # The memory-efficient kernel (no profile runs it; the record) never splits the KV: a CTA per
+    # (sequence, head) walks the whole cache; with fewer CTAs than SMs the time is one CTA's walk
+    # (production_decode_cost.cpp, split_kv false).
     eff = pick('attention_decode', 'torch.sdpa.efficient')
     share = shares['torch.sdpa.efficient']
     walk = lambda c: (max(1.0, c['batch'] * c['kv_heads'] / SMS) * c['kv_len'] / 128
                       * ((1 - share) * c['head_dim'] / 128 + share))
     efloor, etile = solve([([1, walk(c)], c['measured_s']) for i, c in eff if i % 2 == 0])
-    print(f'compiled decode <- torch.sdpa.efficient: nonsplit_floor {efloor * 1e6:.3f} us, nonsplit_tile '
+    print(f'memory-efficient decode (no profile) <- torch.sdpa.efficient: nonsplit_floor {efloor * 1e6:.3f} us, nonsplit_tile '
           f'{etile * 1e6:.4f} us, nonsplit_softmax_share {share:.3f}, split_kv false')
-    report('compiled decode', [(i, (efloor + walk(c) * etile) / c['measured_s'] - 1) for i, c in eff])
+    report('memory-efficient decode', [(i, (efloor + walk(c) * etile) / c['measured_s'] - 1) for i, c in eff])
 
 
 if __name__ == '__main__':
