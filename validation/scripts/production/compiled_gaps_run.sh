@@ -3,7 +3,8 @@
 # process each, in priority order, 240 s in all. Scripts carried in .dev-graph/.
 set -u
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 CUDA_VISIBLE_DEVICES=0 PYTHONUNBUFFERED=1
-D=${D:-.dev-graph}; J=$OUT/compiled2.jsonl; L=$OUT/run.log
+D=${D:-.dev-graph}   # D=validation/scripts/production to run from the repository
+J=$OUT/compiled2.jsonl; L=$OUT/run.log
 start=$(date +%s)
 left() { echo $(( 240 - ($(date +%s) - start) )); }
 run() { local t=$1; shift; local l; l=$(left); if [ "$l" -lt 15 ]; then echo "skip $*" >>"$L"; return; fi
