@@ -61,23 +61,8 @@ def kernel_trace(step, between):
 
 
 def measure(m, cfg, fwd, key, layers, b, ctx, rep):
-    cache = hf_compiled._static_cache(cfg, b, ctx + STEPS)
     with torch.no_grad():
-        ids = torch.randint(0, cfg.vocab_size, (b, ctx), device="cuda")
-        m(input_ids=ids, past_key_values=cache, use_cache=True, logits_to_keep=1,
-          cache_position=torch.arange(ctx, device="cuda"))
-        nxt = torch.randint(0, cfg.vocab_size, (b, 1), device="cuda")
-        positions = [torch.tensor([ctx + i], device="cuda") for i in range(STEPS)]
-        st = {"i": 0}
-
-        def step():
-            pos = positions[min(st["i"], STEPS - 1)]
-            torch.compiler.cudagraph_mark_step_begin()
-            return fwd(input_ids=nxt, past_key_values=cache, use_cache=True, logits_to_keep=1,
-                       cache_position=pos, position_ids=pos.unsqueeze(0).expand(b, 1))
-
-        def between():
-            st["i"] += 1
+        cache, step, between = hf_compiled.decode_loop(m, cfg, fwd, b, ctx, STEPS)
         tc = time.perf_counter()
         out = step()
         ok = bool(torch.isfinite(out.logits.float()).all()) and out.logits.shape[:2] == (b, 1)
