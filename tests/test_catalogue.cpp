@@ -9,7 +9,10 @@
 #include <map>
 
 #include "perfmodel/analysis.hpp"
+#include "perfmodel/calibration_transfer.hpp"
 #include "perfmodel/catalogue.hpp"
+#include "perfmodel/price.hpp"
+#include "perfmodel/ops.hpp"
 #include "perfmodel/errors.hpp"
 #include "test_support.hpp"
 
@@ -247,4 +250,46 @@ TEST_CASE("default_data_root prefers PERFMODEL_DATA_DIR") {
   CHECK(default_data_root("perfmodel") == "/some/where");
   if (old) setenv("PERFMODEL_DATA_DIR", saved.c_str(), 1);
   else unsetenv("PERFMODEL_DATA_DIR");
+}
+
+TEST_CASE("a calibration carries to another card of its die: the SMs' terms as they are, DRAM's as the same share") {
+  const Catalogue& cat = test::catalogue();
+  const Card h200 = cat.card("h200"), h100 = cat.card("h100-sxm"), h800 = cat.card("h800"), pcie = cat.card("h100-pcie");
+  CHECK(same_die(h200, h100));
+  CHECK(same_die(h200, h800));
+  CHECK(!same_die(h200, pcie));  // 114 SMs
+  CHECK(!same_die(h200, cat.card("a100")));
+  const Calibration own = load_calibration(cat.calibration_path("h200"));
+  const std::optional<Calibration> c = sibling_calibration(cat, h100);
+  REQUIRE(c);
+  CHECK(c->card_key == "h100-sxm");
+  CHECK(c->source_card == "h200");
+  // DRAM is the card's: the default share of its datasheet rate, read and write unmeasured; a
+  // kernel's stream keeps its share of the card's read rate.
+  CHECK(c->dram_bandwidth == test::approx(3350e9 * DefaultEfficiency::memory));
+  CHECK(!c->read_bandwidth);
+  CHECK(!c->write_bandwidth);
+  const double dram = c->dram_bandwidth / *own.read_bandwidth;
+  CHECK(*c->l2_cyclic_capacity == test::approx(*own.l2_cyclic_capacity * 50.0 / 60.0));
+  const auto bf16 = static_cast<size_t>(Precision::bf16);
+  CHECK(*c->gemm_peak[bf16] == test::approx(*own.gemm_peak[bf16]));
+  CHECK(*c->host_launch_s == test::approx(*own.host_launch_s));
+  for (size_t i = 0; i < c->profiles.size(); ++i) {
+    CHECK(c->profiles[i].attention_peak == own.profiles[i].attention_peak);
+    CHECK(c->profiles[i].cudnn_decode.stream_bandwidth == test::approx(own.profiles[i].cudnn_decode.stream_bandwidth * dram));
+  }
+  // NCCL's figures belong to the NVLink: the H100 SXM's is the H200's (900 GB/s), the H800's is not (400).
+  CHECK(c->collectives.gpus == own.collectives.gpus);
+  CHECK(sibling_calibration(cat, h800)->collectives.gpus == 0);
+  CHECK(!sibling_calibration(cat, pcie));
+  CHECK_THROWS_AS(transfer_calibration(own, h200, pcie), InputError);
+  // Anchor (gpus-and-models.md Part C row 11, never fitted): torch bf16 matmul 8192^3 on an H100 SXM,
+  // 797.5 TFLOP/s. The datasheet roofs price it at the 989 TFLOP/s peak.
+  const Op mm = ops::gemm("mm", 8192, 8192, 8192, DType::bf16, DType::bf16, Precision::bf16);
+  const double carried = mm.flops / price(mm, make_roofs(h100, &*c, Impl::fused), Impl::fused).time_s;
+  const double datasheet = mm.flops / price(mm, make_roofs(h100, nullptr, Impl::fused), Impl::fused).time_s;
+  CAPTURE(carried);
+  CAPTURE(datasheet);
+  CHECK(std::abs(carried / 797.5e12 - 1) < 0.05);
+  CHECK(std::abs(carried / 797.5e12 - 1) < std::abs(datasheet / 797.5e12 - 1));
 }

@@ -25,6 +25,20 @@ double num(const test::Json& j, const std::string& path) {
   return v->num;
 }
 
+std::string text(const test::Json& j, const std::string& path) {
+  const test::Json* v = j.at(path);
+  REQUIRE_MESSAGE(v, "no " << path);
+  REQUIRE(v->type == test::Json::Type::string);
+  return v->str;
+}
+
+bool flag(const test::Json& j, const std::string& path) {
+  const test::Json* v = j.at(path);
+  REQUIRE_MESSAGE(v, "no " << path);
+  REQUIRE(v->type == test::Json::Type::boolean);
+  return v->b;
+}
+
 }  // namespace
 
 TEST_CASE("decode prints the step time") {
@@ -110,7 +124,7 @@ TEST_CASE("decode --impl compiled: one CUDA graph after the call's host time; GQ
   CHECK(num(d, "step.time_s") ==
         test::approx(num(d, "step.device_time_s") + 262.1e-6 + 0.519e-6 * num(d, "step.launches")));
   // An uncalibrated card has no measured host time for a compiled call.
-  const test::Json h = json_of(cli("decode --model llama3-8b --card h100 --batch 8 --ctx 1024 --impl compiled --format json"));
+  const test::Json h = json_of(cli("decode --model llama3-8b --card a100 --batch 8 --ctx 1024 --impl compiled --format json"));
   CHECK(num(h, "step.host_time_s") == 0);
   CHECK(num(h, "step.time_s") == test::approx(num(h, "step.device_time_s")));
   const test::Json f = json_of(cli("decode --model llama3-8b --card h200 --batch 8 --ctx 1024 --format json"));
@@ -501,4 +515,19 @@ TEST_CASE("--eager-cache: a contiguous DynamicCache's cat takes the vectorized k
   CHECK(contiguous.at("inputs.workload.eager_cache")->str == "contiguous");
   CHECK(cropped.at("inputs.workload.eager_cache") == nullptr);  // the default is left out
   expect_input_error(cli("decode --model qwen3-30b-a3b --card h200 --impl eager --eager-cache strided"), {"--eager-cache"});
+}
+
+TEST_CASE("a card without a calibration of its own takes its die's: H100 SXM from the H200's") {
+  const Run own = cli("decode --model llama3-8b --card h100 --batch 8 --ctx 1024");
+  REQUIRE(own.rc == 0);
+  CHECK(own.out.find("calibrated on h200 (same die)") != std::string::npos);
+  const test::Json j = json_of(cli("decode --model llama3-8b --card h100 --batch 8 --ctx 1024 --format json"));
+  CHECK(text(j, "inputs.card.calibration_card") == "h200");
+  CHECK(text(j, "inputs.card.calibration_file").find("h200.calibration.yaml") != std::string::npos);
+  const test::Json none = json_of(cli("decode --model llama3-8b --card h100 --batch 8 --ctx 1024 --no-calibration --format json"));
+  CHECK(!flag(none, "inputs.card.calibrated"));
+  // The H200 itself: its own file.
+  CHECK(text(json_of(cli("decode --model llama3-8b --card h200 --format json")), "inputs.card.calibration_card") == "h200");
+  // Another die (H100 PCIe: 114 SMs) stays on the datasheet.
+  CHECK(cli("decode --model llama3-8b --card h100-pcie").out.find("datasheet roofs") != std::string::npos);
 }

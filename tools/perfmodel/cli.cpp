@@ -1,9 +1,12 @@
 #include "cli.hpp"
 
+#include "perfmodel/calibration_transfer.hpp"
+
 #include <ctime>
 #include <fstream>
 #include <iostream>
 
+#include "perfmodel/calibration_transfer.hpp"
 #include "perfmodel/errors.hpp"
 #include "perfmodel/quant.hpp"
 #include "perfmodel/text.hpp"
@@ -96,9 +99,18 @@ Loaded load_card(const CardArgs& a, Context& ctx) {
     std::string beside = cat.calibration_path(l.card.key);
     if (std::ifstream(beside).good()) file = beside;
   }
+  if (file.empty() && !a.no_calibration) {
+    // No calibration of its own: one measured on another card of its die, carried over.
+    if ((l.calibration = sibling_calibration(cat, l.card))) {
+      l.calibration_file = cat.calibration_path(cat.card_key(l.calibration->source_card));
+      l.calibration_card = l.calibration->source_card;
+    }
+    return l;
+  }
   if (!file.empty()) {
     l.calibration = load_calibration(file);
     l.calibration_file = file;
+    l.calibration_card = l.card.key;
     // Another card's roofs would price this one below its own roofline (issue 14: --card t4
     // with the H200's calibration). The calibration's card may be an alias of the key.
     const std::string resolved = cat.card_key(l.calibration->card_key);
@@ -279,6 +291,7 @@ Node card_node(const Loaded& l) {
   n.set("peaks", std::move(peaks));
   n.set("calibrated", Node::boolean(l.calibration.has_value()));
   n.set("calibration_file", l.calibration ? Node::text(l.calibration_file) : Node());
+  n.set("calibration_card", l.calibration ? Node::text(l.calibration_card) : Node());
   return n;
 }
 

@@ -63,6 +63,7 @@ struct Loaded {
   Card card;
   std::optional<Calibration> calibration;
   std::string calibration_file;
+  std::string calibration_card;  // the card it was measured on (another of the same die: calibration_transfer.hpp)
 };
 Loaded load_card(const CardArgs& a, Context& ctx);
 

@@ -165,7 +165,9 @@ Report step_report(const std::string& command, const Context& ctx, const Loaded&
   r.fields.push_back({m.name + " on " + card.card.name + " — " + to_string(p.workload.phase) + ", batch " +
                           std::to_string(p.workload.batch) + ", ctx " + std::to_string(p.workload.ctx) + ", " +
                           dtype_label(p.workload) + ", " + to_string(p.workload.impl) +
-                          (card.calibration ? ", calibrated" : ", datasheet roofs"),
+                          (!card.calibration                        ? ", datasheet roofs"
+                           : card.calibration_card == card.card.key ? ", calibrated"
+                                                                    : ", calibrated on " + card.calibration_card + " (same die)"),
                       "step",
                       {{"time_s", p.workload.impl == Impl::eager ? "step time (predicted wall)" : "step time (predicted)", Hint::time},
                        {"band", "  measured range", Hint::text},

@@ -34,6 +34,7 @@ struct DecodeCalibration {
 
 struct Calibration {
   std::string card_key;       // the catalogue card it belongs to
+  std::string source_card;    // the card it was measured on (card_key, unless carried: calibration_transfer.hpp)
   std::string device_name;    // as the driver names it
   std::string measured_on;    // date
   std::string source_file;

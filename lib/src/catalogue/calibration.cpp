@@ -32,6 +32,7 @@ Calibration load_calibration(const std::string& path) {
   Calibration c;
   c.source_file = path;
   c.card_key = r.str("card");
+  c.source_card = c.card_key;
   c.device_name = r.opt_str("device").value_or("");
   c.measured_on = r.opt_str("measured_on").value_or("");
   r.opt_str("git_sha");

@@ -1,0 +1,80 @@
+// Carrying a calibration to another card of the same die (calibration_transfer.hpp).
+#include "perfmodel/calibration_transfer.hpp"
+
+#include <fstream>
+
+#include "perfmodel/catalogue.hpp"
+#include "perfmodel/errors.hpp"
+#include "perfmodel/price.hpp"
+
+namespace perfmodel {
+
+bool same_die(const Card& a, const Card& b) {
+  return !a.architecture.empty() && a.architecture == b.architecture && a.compute_capability == b.compute_capability &&
+         a.sm_count == b.sm_count && a.tensor_clock_hz == b.tensor_clock_hz;
+}
+
+namespace {
+
+void scale(Measured& v, double k) {
+  if (v) *v *= k;
+}
+
+bool same_nvlink(const Card& a, const Card& b) {
+  const auto& x = a.interconnect.nvlink;
+  const auto& y = b.interconnect.nvlink;
+  if (!x || !y) return !x && !y;
+  return x->generation == y->generation && x->bandwidth_per_direction == y->bandwidth_per_direction;
+}
+
+}  // namespace
+
+Calibration transfer_calibration(const Calibration& cal, const Card& from, const Card& to) {
+  if (!same_die(from, to))
+    throw InputError("calibration of '" + from.key + "' cannot price '" + to.key + "': not the same die (" +
+                     from.architecture + ", " + std::to_string(from.sm_count) + " SMs against " + to.architecture +
+                     ", " + std::to_string(to.sm_count) + ")");
+  if (!(to.bandwidth > 0) || !(from.l2_bytes > 0) || !(to.l2_bytes > 0) || !(cal.dram_bandwidth > 0))
+    throw InputError("calibration transfer from '" + from.key + "' to '" + to.key +
+                     "': both cards need a memory bandwidth and an L2 size");
+  Calibration c = cal;
+  c.card_key = to.key;
+  c.source_card = cal.source_card.empty() ? cal.card_key : cal.source_card;
+  // DRAM is the card's own: HBM3 and HBM3e do not reach the same share of their datasheet rates
+  // (the H200's copy 83 %; the H100's fp32 GELU of docs/course.md, seed 001, 91 %), so the target
+  // keeps the default efficiency of an uncalibrated card and only the die's terms carry.
+  const double copy = to.bandwidth * DefaultEfficiency::memory;
+  const double source_read = cal.read_bandwidth ? *cal.read_bandwidth : cal.dram_bandwidth;
+  const double stream = copy / source_read;  // a kernel's stream keeps its share of the card's read rate
+  c.source_file = cal.source_file + " (measured on " + c.source_card + ", carried to " + to.key +
+                  ": same die; DRAM at the datasheet default)";
+  c.dram_bandwidth = copy;
+  c.read_bandwidth.reset();
+  c.write_bandwidth.reset();
+  c.ramp_bandwidth = copy;
+  scale(c.l2_cyclic_capacity, to.l2_bytes / from.l2_bytes);
+  for (ProfileCalibration& p : c.profiles) {
+    p.decode.stream_bandwidth *= stream;
+    p.cudnn_decode.stream_bandwidth *= stream;
+    // The grouped GEMM's shared stream is DRAM's; one CTA's own stream is its loads in flight over
+    // the memory latency (Little's law), the same on both HBM generations to first order.
+    p.aten.grouped_mm_stream *= stream;
+  }
+  // NCCL's link latencies and bus bandwidths belong to the NVLink; another NVLink has none measured.
+  if (!same_nvlink(from, to)) c.collectives = CollectiveCalibration{};
+  return c;
+}
+
+std::optional<Calibration> sibling_calibration(const Catalogue& cat, const Card& card) {
+  for (const std::string& key : cat.card_keys()) {
+    if (key == card.key) continue;
+    const std::string path = cat.calibration_path(key);
+    if (!std::ifstream(path).good()) continue;
+    const Card other = cat.card(key);
+    if (!same_die(other, card)) continue;
+    return transfer_calibration(load_calibration(path), other, card);
+  }
+  return std::nullopt;
+}
+
+}  // namespace perfmodel
