@@ -73,7 +73,7 @@ const std::vector<StepError>& step_errors() {
       for (size_t i = 0; i < e.step.ops.size(); ++i) {
         const Op& op = e.step.ops[i];
         r.launches += op.launches * op.count;
-        if (op.kernel == KernelId::attention_decode_cudnn) sdpa += static_cast<double>(op.count) * e.cost.ops[i].time_s;
+        if (op.kernel == KernelId::attention_decode_cudnn) sdpa += static_cast<double>(op.count) * e.cost.ops[i].device_time_s;  // kernel time, no in-graph gap
       }
       const YAML::Node top = s["top_kernels_s"];
       const double measured_sdpa = named_kernels_s(top, "cudnn_generated_fort_native_sdpa") +

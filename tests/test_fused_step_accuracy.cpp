@@ -4,8 +4,10 @@
 // the profile is calibrated on, one CUDA graph each, on the H200. Re-priced here as
 // compare_fused_step.py prices them (perfmodel decode|prefill --impl fused --card h200 at the
 // measured ctx; TinyLlama past its 2048 positions through a raised max_position_embeddings).
-// Nothing was fitted on these steps: every point is held out. The figures are those the results
-// README and docs/accuracy-notes.md report; a change that moves them past these bounds fails here.
+// The kernel prices were fitted on none of these steps; the profile's graph_kernel_gap (the GPU's
+// idle time per launch inside the graph) on the even decode points (tests/test_graph_gap_accuracy.cpp
+// guards the held-out ones apart). The figures are those the results README and
+// docs/accuracy-notes.md report; a change that moves them past these bounds fails here.
 #include <doctest/doctest.h>
 #include <yaml-cpp/yaml.h>
 
@@ -68,21 +70,22 @@ std::vector<double> abs_errors(double StepError::*field, const std::string& phas
 
 }  // namespace
 
-TEST_CASE("fused steps on production kernels: 60 measured, all held out, within the achieved error") {
+TEST_CASE("fused steps on production kernels: 60 measured, within the achieved error") {
   REQUIRE(step_errors().size() == 60);
   const std::vector<double> graph = abs_errors(&StepError::graph, ""), kernels = abs_errors(&StepError::kernels, "");
   CAPTURE(quantile(graph, 0.5));
   CAPTURE(quantile(graph, 0.9));
   CAPTURE(quantile(kernels, 0.5));
   CAPTURE(quantile(kernels, 0.9));
-  // compare_fused_step.py: graph replay 5.3 % / 13.0 %, kernel sum 3.4 % / 6.8 % (median / p90).
-  CHECK(quantile(graph, 0.5) <= 0.058);
-  CHECK(quantile(graph, 0.9) <= 0.135);
+  // compare_fused_step.py: graph replay 3.1 % / 6.0 % (5.3 % / 13.0 % before the in-graph gap was
+  // priced), kernel sum 3.4 % / 6.8 % (median / p90).
+  CHECK(quantile(graph, 0.5) <= 0.034);
+  CHECK(quantile(graph, 0.9) <= 0.065);
   CHECK(quantile(kernels, 0.5) <= 0.039);
   CHECK(quantile(kernels, 0.9) <= 0.073);
   for (const StepError& e : step_errors()) {
     CHECK(std::isfinite(e.graph));
-    CHECK(std::fabs(e.graph) <= 0.18);    // the worst: TinyLlama decode b64 ctx512, -16.9 %
+    CHECK(std::fabs(e.graph) <= 0.13);    // the worst: TinyLlama decode b1 ctx512, +12.0 % (was b64 ctx512, -16.9 %)
     CHECK(std::fabs(e.kernels) <= 0.16);  // the worst: Qwen2.5-7B prefill 2048, -15.7 % (one profiled replay)
   }
 }
@@ -93,8 +96,8 @@ TEST_CASE("fused decode and prefill apart") {
   REQUIRE(pre.size() == 12);
   CAPTURE(quantile(dec, 0.5));
   CAPTURE(quantile(pre, 0.5));
-  CHECK(quantile(dec, 0.5) <= 0.057);  // 5.2 %
-  CHECK(quantile(pre, 0.5) <= 0.06);   // 5.5 %
+  CHECK(quantile(dec, 0.5) <= 0.027);  // 2.4 % (5.2 % before the in-graph gap)
+  CHECK(quantile(pre, 0.5) <= 0.05);   // 4.5 % (5.5 %)
   const std::vector<double> dec_k = abs_errors(&StepError::kernels, "decode");
   CHECK(quantile(dec_k, 0.5) <= 0.034);  // 2.9 %
 }

@@ -65,6 +65,15 @@ StepCost combine_step(const std::vector<const Op*>& ops, std::vector<OpCost> cos
       c.device_time_s += roofs.kernel_switch_s;
       c.overhead_time_s += roofs.kernel_switch_s;
     }
+    // Inside a CUDA graph replay each kernel's launch waits for the previous kernel to drain, and
+    // the GPU idles graph_kernel_gap per launch (docs/model.md, "graph replay gap"; measured as
+    // graph replay minus kernel sum: validation/results/h200-fused-step, h200-host-probe,
+    // h200-compiled2). Wall time, not kernel time: device_time_s stays the kernel sum.
+    if (impl != Impl::eager && roofs.graph_kernel_gap_s > 0) {
+      const double gap = roofs.graph_kernel_gap_s * static_cast<double>(op.launches);
+      c.time_s += gap;
+      c.overhead_time_s += gap;
+    }
     const double peak = roofs.peak[static_cast<size_t>(op.precision)];
     const double n = static_cast<double>(op.count);
     if (op.kernel == KernelId::attention_prefill_fused) load.attention_s += n * c.compute_time_s;
@@ -102,15 +111,9 @@ StepCost combine_step(const std::vector<const Op*>& ops, std::vector<OpCost> cos
   if (impl == Impl::eager) s.time_s = eager_wall_time(ops, s.ops);
   // Compiled: each call of the compiled step runs dynamo's guards and the cudagraph tree's checks
   // and input copies on the host before the graph starts, and the GPU waits for it; generation
-  // synchronizes every step, so it adds. Inside the replay the GPU idles graph_kernel_gap between
-  // kernels. Both measured apart with the GPU's queue kept full during the call
-  // (validation/results/h200-host-probe: 256-936 us on the host before CUDAGraph.replay; the
-  // replay 0.50 us per launch over the kernel sum). device_time_s stays the kernel sum.
+  // synchronizes every step, so it adds. Measured apart with the GPU's queue kept full during the
+  // call (validation/results/h200-host-probe: 256-936 us on the host before CUDAGraph.replay).
   if (impl == Impl::compiled) {
-    int64_t launches = 0;
-    for (const Op* op : ops)
-      if (!op->overlaps) launches += op->launches * op->count;
-    s.time_s += roofs.graph_kernel_gap_s * static_cast<double>(launches);
     s.host_time_s += roofs.graph_call_host_s;
     s.time_s += roofs.graph_call_host_s;
   }

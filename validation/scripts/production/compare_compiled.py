@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
 """torch.compile steps (run_compiled.py's hf.json) against `perfmodel decode --impl compiled`.
 
-Usage: python3 validation/scripts/production/compare_compiled.py [hf.json] [perfmodel binary]
+Usage: python3 validation/scripts/production/compare_compiled.py [hf.json | compiled2.jsonl] [perfmodel binary]
 
 The measured models are cut to `layers` decoder layers; perfmodel prices the same cut model (a copy
 of models/<key>.yaml with num_hidden_layers set, written to a temporary folder). A StaticCache
 attends over all of its ctx + 40 slots (the rest masked), so the step is priced at --ctx kv_len.
-Compared: the CUDA-graph replay (device_s, CUDA events around one call) against step.time_s, the
+Compared: the wall time per step (wall_s, host clock around one synchronized call: what a user
+waits) and the CUDA-graph replay (device_s, CUDA events around one call) against step.time_s, the
 GPU kernel sum (kernel_s, profiler) against step.device_time_s, kernels per step against launches,
 and the SDPA op(s) against the step's cuDNN SDPA + lean_reduction kernels (top_kernels_s).
 Error = predicted / measured - 1. The calibration's graph_call_host is fitted on steps FIT_STEPS
-(fit_compiled.py); the other steps are held out. The cuDNN decode kernel is fitted on kernel
-cases (validation/results/h200-production), no step.
+(fit_compiled.py); the other steps are held out. A .jsonl file (compiled_gaps.py's records,
+validation/results/h200-compiled2) has no fitted step: every step is held out. The cuDNN decode
+kernel is fitted on kernel cases (validation/results/h200-production), no step.
 """
 import json
 import os
@@ -35,12 +37,30 @@ def cut_model(key, layers, folder):
     return path
 
 
+def load_steps(path):
+    """(steps, fitted step indices): hf.json's steps (FIT_STEPS fitted) or a .jsonl of compiled_gaps.py
+    records (none fitted)."""
+    if path.endswith(".jsonl"):
+        return [r for r in map(json.loads, open(path)) if r.get("ok")], ()
+    return [s for s in json.load(open(path))["steps"] if s.get("ok")], FIT_STEPS
+
+
+def top_kernels(s):
+    """Kernel name -> seconds per step: hf.json's top 25, or summed from a compiled_gaps.py trace."""
+    if "top_kernels_s" in s:
+        return s["top_kernels_s"]
+    out = {}
+    for name, dur_us, *_ in s["trace"]:
+        out[name] = out.get(name, 0.0) + dur_us * 1e-6
+    return out
+
+
 def main(path, binary):
-    steps = [s for s in json.load(open(path))["steps"] if s.get("ok")]
-    print("| step | graph_call_host | graph replay | kernels | kernels/step | pred. step | pred. device | pred. launches "
-          "| graph err | kernel err | SDPA meas. | SDPA pred. | SDPA err |")
-    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    graph_err, kernel_err, sdpa_err, held = [], [], [], []
+    steps, fitted = load_steps(path)
+    print("| step | graph_call_host | wall | graph replay | kernels | kernels/step | pred. step | pred. device "
+          "| pred. launches | wall err | graph err | kernel err | SDPA meas. | SDPA pred. | SDPA err |")
+    print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    wall_err, graph_err, kernel_err, sdpa_err, held = [], [], [], [], []
     with tempfile.TemporaryDirectory() as tmp:
         for s in steps:
             model = cut_model(s["model"], s["layers"], tmp)
@@ -49,26 +69,32 @@ def main(path, binary):
                                  capture_output=True, text=True, check=True)
             doc = json.loads(out.stdout)
             st = doc["step"]
-            ge, ke = st["time_s"] / s["device_s"] - 1, st["device_time_s"] / s["kernel_s"] - 1
-            sdpa_pred = sum(o["time_s"] for o in doc["ops"] if o["name"].endswith(".sdpa"))  # all instances
-            sdpa_meas = sum(v for k, v in s["top_kernels_s"].items()
+            we, ge, ke = (st["time_s"] / s["wall_s"] - 1, st["time_s"] / s["device_s"] - 1,
+                          st["device_time_s"] / s["kernel_s"] - 1)
+            sdpa_pred = sum(o["device_time_s"] for o in doc["ops"] if o["name"].endswith(".sdpa"))  # all instances, kernel time
+            sdpa_meas = sum(v for k, v in top_kernels(s).items()
                             if k.startswith("cudnn_generated_fort_native_sdpa") or "lean_reduction_kernel" in k)
             se = sdpa_pred / sdpa_meas - 1
             i = len(graph_err)
+            wall_err.append(we)
             graph_err.append(ge)
             kernel_err.append(ke)
             sdpa_err.append(se)
-            held.append(i not in FIT_STEPS)
+            held.append(i not in fitted)
             print(f"| {s['model']} L{s['layers']} {s['phase']} b{s['batch']} ctx{s['ctx']} (kv {s['kv_len']}) | "
                   f"{'held out' if held[-1] else 'fit'} | "
-                  f"{s['device_s'] * 1e3:.3f} ms | {s['kernel_s'] * 1e3:.3f} ms | {s['kernels_per_step']:.0f} | "
-                  f"{st['time_s'] * 1e3:.3f} ms | {st['device_time_s'] * 1e3:.3f} ms | {st['launches']} | "
-                  f"{ge:+.1%} | {ke:+.1%} | {sdpa_meas * 1e6:.0f} us | {sdpa_pred * 1e6:.0f} us | {se:+.1%} |")
-    rows = (("graph replay, fit steps", [e for e, h in zip(graph_err, held) if not h]),
+                  f"{s['wall_s'] * 1e3:.3f} ms | {s['device_s'] * 1e3:.3f} ms | {s['kernel_s'] * 1e3:.3f} ms | "
+                  f"{s['kernels_per_step']:.0f} | {st['time_s'] * 1e3:.3f} ms | {st['device_time_s'] * 1e3:.3f} ms | "
+                  f"{st['launches']} | {we:+.1%} | {ge:+.1%} | {ke:+.1%} | {sdpa_meas * 1e6:.0f} us | {sdpa_pred * 1e6:.0f} us | {se:+.1%} |")
+    rows = (("wall, fit steps", [e for e, h in zip(wall_err, held) if not h]),
+            ("wall, held-out steps", [e for e, h in zip(wall_err, held) if h]),
+            ("graph replay, fit steps", [e for e, h in zip(graph_err, held) if not h]),
             ("graph replay, held-out steps", [e for e, h in zip(graph_err, held) if h]),
             ("graph replay, all", graph_err), ("kernel sum (no step fitted)", kernel_err),
             ("SDPA (no step fitted)", sdpa_err))
     for name, e in rows:
+        if not e:
+            continue
         m, p = pct(e)
         print(f"{name}: {len(e)} steps; |error| median {m:.1%}, p90 {p:.1%}; signed "
               f"{', '.join(f'{x:+.0%}' for x in e)}")

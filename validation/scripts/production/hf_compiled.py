@@ -48,6 +48,29 @@ def _build(key, layers):
     return m.eval(), cfg
 
 
+def decode_loop(m, cfg, fwd, b, ctx, steps):
+    """(cache, step, between) of a generation loop: a StaticCache of ctx + steps slots filled eagerly
+    with ctx tokens; step() decodes the next position with the compiled forward `fwd`, between()
+    moves to the next position (outside any timing). Call under torch.no_grad()."""
+    cache = _static_cache(cfg, b, ctx + steps)
+    ids = torch.randint(0, cfg.vocab_size, (b, ctx), device="cuda")
+    m(input_ids=ids, past_key_values=cache, use_cache=True, logits_to_keep=1,
+      cache_position=torch.arange(ctx, device="cuda"))
+    nxt = torch.randint(0, cfg.vocab_size, (b, 1), device="cuda")
+    positions = [torch.tensor([ctx + i], device="cuda") for i in range(steps)]
+    st = {"i": 0}
+
+    def step():
+        pos = positions[min(st["i"], steps - 1)]
+        torch.compiler.cudagraph_mark_step_begin()
+        return fwd(input_ids=nxt, past_key_values=cache, use_cache=True, logits_to_keep=1,
+                   cache_position=pos, position_ids=pos.unsqueeze(0).expand(b, 1))
+
+    def between():
+        st["i"] += 1
+    return cache, step, between
+
+
 def _profile(step, n, between):
     """hf_decode._kernel_profile over n calls, each in its own profiler session so that `between`
     (cache bookkeeping outside the step) is not counted."""
@@ -94,26 +117,12 @@ def measure_point(m, cfg, fwd, phase, b, ctx, layers, key, log):
     Prefill: (b, ctx) tokens into a StaticCache of ctx, reset between calls (outside timing)."""
     vocab = cfg.vocab_size
     max_len = ctx + STEPS if phase == "decode" else ctx
-    cache = _static_cache(cfg, b, max_len)
     t_compile = time.perf_counter()
     with torch.no_grad():
         if phase == "decode":
-            ids = torch.randint(0, vocab, (b, ctx), device="cuda")
-            m(input_ids=ids, past_key_values=cache, use_cache=True, logits_to_keep=1,
-              cache_position=torch.arange(ctx, device="cuda"))  # eager fill
-            nxt = torch.randint(0, vocab, (b, 1), device="cuda")
-            positions = [torch.tensor([ctx + i], device="cuda") for i in range(STEPS)]
-            state = {"i": 0}
-
-            def step():
-                pos = positions[min(state["i"], STEPS - 1)]
-                torch.compiler.cudagraph_mark_step_begin()
-                return fwd(input_ids=nxt, past_key_values=cache, use_cache=True, logits_to_keep=1,
-                           cache_position=pos, position_ids=pos.unsqueeze(0).expand(b, 1))
-
-            def between():
-                state["i"] += 1
+            cache, step, between = decode_loop(m, cfg, fwd, b, ctx, STEPS)
         else:
+            cache = _static_cache(cfg, b, max_len)
             ids = torch.randint(0, vocab, (b, ctx), device="cuda")
             pos = torch.arange(ctx, device="cuda")
 

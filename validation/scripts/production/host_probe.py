@@ -115,23 +115,8 @@ def compiled(a):
     for pt in a.points.split(","):
         b, ctx = (int(x) for x in pt.split(":"))
         steps = 72
-        cache = hf_compiled._static_cache(cfg, b, ctx + steps)
         with torch.no_grad():
-            ids = torch.randint(0, cfg.vocab_size, (b, ctx), device="cuda")
-            m(input_ids=ids, past_key_values=cache, use_cache=True, logits_to_keep=1,
-              cache_position=torch.arange(ctx, device="cuda"))
-            nxt = torch.randint(0, cfg.vocab_size, (b, 1), device="cuda")
-            positions = [torch.tensor([ctx + i], device="cuda") for i in range(steps)]
-            st = {"i": 0}
-
-            def step():
-                pos = positions[min(st["i"], steps - 1)]
-                torch.compiler.cudagraph_mark_step_begin()
-                return fwd(input_ids=nxt, past_key_values=cache, use_cache=True, logits_to_keep=1,
-                           cache_position=pos, position_ids=pos.unsqueeze(0).expand(b, 1))
-
-            def between():
-                st["i"] += 1
+            cache, step, between = hf_compiled.decode_loop(m, cfg, fwd, b, ctx, steps)
             tc = time.perf_counter()
             for _ in range(3):
                 step()
