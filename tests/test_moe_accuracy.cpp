@@ -119,7 +119,11 @@ TEST_CASE("MoE/MLA eager prefill (6 steps): GPU kernel time within the issue's 1
   CAPTURE(quantile(p.kernel, 0.5));
   CAPTURE(quantile(p.wall, 0.5));
   // Achieved: kernel 7.8 % median (27.0 % before moe2), 6.7 % after moe3; wall 7.5 % (27.1 %).
-  CHECK(quantile(p.kernel, 0.5) <= 0.07);
+  // 7.2 % after branch eltwise: LlamaRMSNorm-style norms and rotary now cost what their kernels
+  // measure (h200-eltwise3 kernel_split.json), which no longer offsets torch._grouped_mm's
+  // over-price at 128 rows per expert (Qwen3 b1: the step's grouped GEMMs 25.2 ms predicted, 18.7
+  // measured). The bound follows that by 0.5 point; the issue's 10 % is the target.
+  CHECK(quantile(p.kernel, 0.5) <= 0.075);
   CHECK(quantile(p.wall, 0.5) <= 0.085);  // 8.3 % with cuDNN's prefill priced (was 7.5 % on FA2's rates)
   // Every prefill step still launches fewer kernels than measured, within 10 % (cub's radix
   // sort past 4096 routed rows: 24 kernels for the two argsorts).
