@@ -52,9 +52,11 @@ struct Fused2 {
         const bool moe = op.name.rfind("router.", 0) == 0 || op.name.rfind("experts.", 0) == 0 ||
                          op.name.rfind("shared_", 0) == 0;
         if (!moe) continue;
-        const double per_layer = e.cost.ops[i].device_time_s;  // per instance: one layer's
-        layer += per_layer;
-        if (op.kernel == KernelId::grouped_gemm) grouped += per_layer;
+        // Per instance: one layer's. The graph replay is priced by time_s (the kernels and the
+        // GPU's idle between them, graph_kernel_gap per launch, fitted on the dense fused steps of
+        // h200-fused-step, none of these layers); the grouped GEMM's kernels by device time.
+        layer += e.cost.ops[i].time_s;
+        if (op.kernel == KernelId::grouped_gemm) grouped += e.cost.ops[i].device_time_s;
       }
       double measured_grouped = 0;
       for (const auto& k : c["kernel_device_s"])
@@ -114,11 +116,13 @@ TEST_CASE("fused MoE layers (h200-moe-fused2): the fused profile's router + expe
   CAPTURE(quantile(f.layer_decode, 0.5));
   CAPTURE(quantile(f.layer_held, 0.5));
   CAPTURE(quantile(f.layer_all, 0.5));
-  // Achieved: 13.4 % decode, 13.9 % held out, 13.1 % all (every layer but Mixtral's prefill
-  // under-predicted: the graph's gaps between kernels and the stand-in's one-CTA align kernel).
-  CHECK(quantile(f.layer_decode, 0.5) <= 0.14);
-  CHECK(quantile(f.layer_held, 0.5) <= 0.145);
-  CHECK(quantile(f.layer_all, 0.5) <= 0.135);
+  // Achieved on kernel time alone: 13.4 % decode, 13.9 % held out, 13.1 % all (every layer but
+  // Mixtral's prefill under-predicted: the graph's gaps between kernels and the stand-in's
+  // one-CTA align kernel). With the fused profile's in-graph gap (branch graph), nothing refitted:
+  // 6.7 % all, 7.9 % held out (compare_fused2.py).
+  CHECK(quantile(f.layer_decode, 0.5) <= 0.08);
+  CHECK(quantile(f.layer_held, 0.5) <= 0.08);
+  CHECK(quantile(f.layer_all, 0.5) <= 0.07);
 }
 
 TEST_CASE("MLA decode with 64-head tiles (h200-moe-fused2) against attention_mla_decode (fused)") {

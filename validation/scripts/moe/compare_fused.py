@@ -31,12 +31,13 @@ def mla_predicted(binary, c):
     return d["device_time_s"] if "device_time_s" in d else d["ops"][0]["device_time_s"]
 
 
-def moe_ops(d):
-    """The fused step's MoE ops of one layer: router + experts (+ shared experts), per call."""
+def moe_ops(d, key="device_time_s"):
+    """The fused step's MoE ops of one layer: router + experts (+ shared experts), per call.
+    key: device_time_s (the kernels) or time_s (with the GPU's idle between kernels in a graph)."""
     out = {}
     for o in d["ops"]:
         if o["name"].startswith(("router.", "experts.", "shared_")):
-            out[o["name"]] = (o["kernel"], o["device_time_s"] / max(1, o.get("count", 1)))
+            out[o["name"]] = (o["kernel"], o[key] / max(1, o.get("count", 1)))
     return out
 
 
