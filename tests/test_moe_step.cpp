@@ -6,6 +6,8 @@
 #include <cmath>
 
 #include "perfmodel/analysis.hpp"
+#include "perfmodel/calibration.hpp"
+#include "perfmodel/catalogue.hpp"
 #include "perfmodel/evaluate.hpp"
 #include "perfmodel/ops.hpp"
 #include "perfmodel/predictor.hpp"
@@ -70,6 +72,26 @@ TEST_CASE("absorbed MLA decode: the latent read once for all heads, scores over 
   CHECK(std::isfinite(c.time_s));
   // At least the cache stream at the card's bandwidth.
   CHECK(c.time_s >= 2.0 * 1000 * 576 * 2 / roofs.card.bandwidth);
+}
+
+TEST_CASE("absorbed MLA decode on the calibrated fused profile: FlashMLA's scheduler splits at every batch") {
+  // FlashAttention-2's split rule stops splitting at 0.8 x SMs of CTAs; FlashMLA spreads the key
+  // blocks over the SMs whatever the batch, so a step's time grows with the batch and no faster
+  // than the work (DeepSeek-V3's 128 heads: compute-bound, linear in the batch).
+  const Card card = test::catalogue().card("h200");
+  const Calibration cal = load_calibration(test::catalogue().calibration_path("h200"));
+  const Roofs r = make_roofs(card, &cal, Impl::fused);
+  auto t = [&](int64_t b) {
+    return price(ops::attention_mla_decode("mla", b, 128, 32768, 512, 64, DType::bf16, DType::bf16), r, Impl::fused).time_s;
+  };
+  double last = 0;
+  for (int64_t b : {16, 64, 96, 112, 128, 192, 256}) {
+    CAPTURE(b);
+    CHECK(t(b) > last);
+    last = t(b);
+  }
+  CHECK(t(128) < 1.5 * t(96));  // was 4.7x
+  CHECK(t(256) == test::approx(2 * t(128)).epsilon(0.05));
 }
 
 TEST_CASE("Mixtral decode, fused: router, grouped experts; the products are 2 x active matmul weights") {

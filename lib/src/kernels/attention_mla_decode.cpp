@@ -8,6 +8,7 @@
 #include "../cost/kernel_costs.hpp"
 #include "op_builders.hpp"
 #include "perfmodel/errors.hpp"
+#include "perfmodel/production_decode.hpp"
 
 namespace perfmodel {
 
@@ -42,8 +43,22 @@ namespace {
 // heads (memory-bound), 242 at DeepSeek-V3's 128, past the ridge (604.5 TFLOP/s fused attention
 // peak / 4.3 TB/s): FlashMLA is compute-bound there (deepseek-ai/FlashMLA reports 660 TFLOP/s
 // on H800). Priced at the profile's attention peak (the fused profile's: cuDNN's sm90 flash).
+// FlashMLA's tile scheduler (get_mla_metadata) spreads every sequence's key blocks over the SMs
+// whatever the batch, so no CTA walks a whole cache alone: with a profile's measured decode
+// kernel the KV stream is priced at its split rate at every batch (FlashAttention-2's rule stops
+// splitting at 0.8 x SMs of CTAs, which priced batch 128 at 32k keys 4.7x batch 96's time).
 KernelTimes mla_decode_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
-  KernelTimes t = flash_decode_cost(op, r, force_tile);
+  KernelTimes t;
+  const ProductionDecode& d = r.production_decode;
+  if (d.measured() && op.attention.batch > 0) {
+    const AttentionShape& a = op.attention;
+    const ProductionDecodePlan p = plan_production_decode(a.batch, a.heads, a.kv_heads, a.kv_len, a.head_dim, r.card.sm_count);
+    t.fixed_s = d.call_floor_s + static_cast<double>(std::max<int64_t>(1, p.splits)) * d.combine_per_split_s;
+    t.memory_s = with_l2_hit(op, r, op.bytes() / d.stream_bandwidth);
+    t.compute_s = kv_convert_s(op, r);  // fp8 latent cache (0 otherwise)
+  } else {
+    t = flash_decode_cost(op, r, force_tile);
+  }
   if (op.flops > 0 && r.attention_peak > 0) t.compute_s = std::max(t.compute_s, op.flops / r.attention_peak);
   return t;
 }
