@@ -20,6 +20,7 @@
 #include "perfmodel/ops.hpp"
 #include "perfmodel/price.hpp"
 #include "perfmodel/stats.hpp"
+#include "mla_stand_in.hpp"
 #include "test_support.hpp"
 
 using namespace perfmodel;
@@ -241,22 +242,7 @@ struct FusedStandIns {
     const Roofs r = make_roofs(card, &cal, Impl::fused);
     YAML::Node root = YAML::LoadFile(test::root() + "/validation/results/h200-moe-fused/hf.json");
     // MLA decode: the faster of the two split policies at each (model, batch, ctx).
-    std::map<std::tuple<std::string, int64_t, int64_t>, double> best;
-    std::map<std::tuple<std::string, int64_t, int64_t>, double> predicted;
-    for (const auto& c : root["mla_cases"]) {
-      if (!c["ok"].as<bool>()) continue;
-      const auto key = std::make_tuple(c["model"].as<std::string>(), c["batch"].as<int64_t>(), c["kv_len"].as<int64_t>());
-      const double t = c["median_s"].as<double>();
-      best[key] = best.count(key) ? std::min(best[key], t) : t;
-      const Op op = ops::attention_mla_decode("mla", c["batch"].as<int64_t>(), c["heads"].as<int64_t>(),
-                                              c["kv_len"].as<int64_t>(), 512, 64, DType::bf16, DType::bf16);
-      predicted[key] = price(op, r, Impl::fused).device_time_s;
-    }
-    for (const auto& [key, t] : best) {
-      const double e = predicted[key] / t - 1;
-      if (std::get<0>(key) == "deepseek-v2-lite") mla_lite_best.push_back(std::fabs(e));
-      else mla_v3_best_signed.push_back(e);
-    }
+    mla_test::mla_errors(root, r, mla_lite_best, mla_v3_best_signed);
     // MoE layers: the graph replay against the fused step's router + experts (+ shared) ops of one layer.
     for (const auto& c : root["moe_cases"]) {
       if (!c["ok"].as<bool>() || c["phase"].as<std::string>() != "decode") continue;
