@@ -25,7 +25,7 @@ using namespace perfmodel;
 namespace {
 
 const YAML::Node& moe5() {
-  static const YAML::Node root = YAML::LoadFile(test::root() + "/validation/results/h200-moe5/moe5.json");
+  static const YAML::Node root = YAML::LoadFile(test::root() + "/validation/results/h200-moe5/hf.json");
   return root;
 }
 

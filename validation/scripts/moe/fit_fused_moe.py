@@ -80,7 +80,7 @@ def moe5_kernels(results):
     64 x 64 x 32 tile, and variants). BLOCK_K 64 streams 1.6x faster than 32 (stages, warps and
     BLOCK_N do not move it): the weight stream depends on the row segment a K step loads, 64 B at
     BLOCK_K 32. T = 32's default w13 and w2 join the fit; T = 16 and 64 are held out."""
-    path = os.path.join(results, "h200-moe5", "moe5.json")
+    path = os.path.join(results, "h200-moe5", "hf.json")
     if not os.path.exists(path):
         return []
     return [c for c in json.load(open(path))["fused_moe_cases"] if c.get("ok") and "variant" in c]

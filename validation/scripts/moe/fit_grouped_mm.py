@@ -103,7 +103,7 @@ def load(results):
 def load_moe5(results):
     """h200-moe5's prefill cases: (balanced and forced-pingpong ones, priced with their exact rows;
     the others, a random or skewed router's routing, priced as a step's op: binomial rows)."""
-    d = json.load(open(os.path.join(results, "h200-moe5", "moe5.json")))
+    d = json.load(open(os.path.join(results, "h200-moe5", "hf.json")))
     ok = [dict(c, run="h200-moe5") for c in d["grouped_cases"] if c.get("ok")]
     return [c for c in ok if c["routing"] == "balanced"], [c for c in ok if c["routing"] != "balanced"]
 

@@ -19,7 +19,7 @@
     1-64 x ctx 512-32768, at three split counts around its `fill` policy: the whole call and the
     combine kernel alone, so the split kernel's and the combine's time separate.
 Every timed case is checked against an fp32 reference first (harness.run_case); timing is
-harness.time_case (CUDA graph, rotating inputs > 2x L2). Writes OUT_DIR/moe5.json after every
+harness.time_case (CUDA graph, rotating inputs > 2x L2). Writes OUT_DIR/hf.json after every
 case; a part past its share of the budget is cut short.
 """
 import argparse
@@ -276,7 +276,7 @@ def main():
         fam = f" {r.get('kernel_family', '')} {r.get('mma_tile', '')}" if part == "grouped_cases" else ""
         t = r.get("median_s")
         log(f"{r.get('name')}: ok={r.get('ok')} {t * 1e6 if t else float('nan'):.1f} us{fam} {r.get('error', '')}")
-        with open(os.path.join(a.out, "moe5.json"), "w") as f:
+        with open(os.path.join(a.out, "hf.json"), "w") as f:
             json.dump(data, f, indent=1)
     shares = (("grouped", grouped_part, 0.55), ("fused_moe", fused_moe_part, 0.17), ("mla", mla_part, 0.28))
     for name, part, share in shares:
@@ -287,7 +287,7 @@ def main():
             log(f"{name} failed: {traceback.format_exc()[-800:]}")
         torch.cuda.empty_cache()
     data["meta"]["seconds"] = time.perf_counter() - t0
-    with open(os.path.join(a.out, "moe5.json"), "w") as f:
+    with open(os.path.join(a.out, "hf.json"), "w") as f:
         json.dump(data, f, indent=1)
     log(f"done in {time.perf_counter() - t0:.1f} s")
 
