@@ -53,11 +53,13 @@ double expected_row_tiles(int64_t tokens, int64_t top_k, int64_t experts, int64_
   const double mean = T * p, sd = std::sqrt(T * p * (1 - p));
   const int64_t lo = std::max<int64_t>(1, static_cast<int64_t>(std::floor(mean - 12 * sd)));
   const int64_t hi = std::min<int64_t>(tokens, static_cast<int64_t>(std::ceil(mean + 12 * sd)));
+  // At most ~4096 evaluations (a huge prefill's wide spread is sampled at an even stride).
+  const int64_t stride = std::max<int64_t>(1, (hi - lo) / 4096);
+  const double log_t = std::lgamma(T + 1), log_p = std::log(p), log_q = std::log1p(-p);
   double mass = 0, tiles = 0;
-  for (int64_t r = lo; r <= hi; ++r) {
+  for (int64_t r = lo; r <= hi; r += stride) {
     const double x = static_cast<double>(r);
-    const double w = std::exp(std::lgamma(T + 1) - std::lgamma(x + 1) - std::lgamma(T - x + 1) + x * std::log(p) +
-                              (T - x) * std::log1p(-p));
+    const double w = std::exp(log_t - std::lgamma(x + 1) - std::lgamma(T - x + 1) + x * log_p + (T - x) * log_q);
     mass += w;
     tiles += w * pair_tiles(r, tile_m);
   }
