@@ -14,6 +14,7 @@
 #include <string>
 
 #include "perfmodel/calibration.hpp"
+#include "perfmodel/calibration_transfer.hpp"
 #include "perfmodel/ops.hpp"
 #include "perfmodel/price.hpp"
 #include "perfmodel/stats.hpp"
@@ -171,4 +172,25 @@ TEST_CASE("h200-moe5 MLA stand-in split sweep: the combine's walk and the best s
   REQUIRE(combine.count(512) == 1);
   const double per_split = (combine[512] - combine[128]) / (512 - 128);
   CHECK(per_split == test::approx(r.production_decode.combine_per_split_s).epsilon(0.10));
+}
+
+TEST_CASE("h200-moe5 keys on a sibling card: the half-line stream scales with DRAM, the MMA shares carry") {
+  const auto& cat = test::catalogue();
+  const Calibration own = load_calibration(cat.calibration_path("h200"));
+  const std::optional<Calibration> c = sibling_calibration(cat, cat.card("h100-sxm"));
+  REQUIRE(c);
+  REQUIRE(c->profiles.size() == own.profiles.size());
+  const double dram = c->dram_bandwidth / *own.read_bandwidth;
+  CHECK(dram < 1);  // HBM3 against the H200's HBM3e
+  int fused = 0;
+  for (size_t i = 0; i < c->profiles.size(); ++i) {
+    const ProfileCalibration &p = c->profiles[i], &o = own.profiles[i];
+    CHECK(p.aten.grouped_mm_pingpong_mma_share == o.aten.grouped_mm_pingpong_mma_share);
+    CHECK(p.aten.grouped_mm_cooperative_mma_share == o.aten.grouped_mm_cooperative_mma_share);
+    if (!o.fused_moe.half_line_stream) continue;
+    ++fused;
+    REQUIRE(p.fused_moe.half_line_stream);
+    CHECK(*p.fused_moe.half_line_stream == test::approx(*o.fused_moe.half_line_stream * dram));
+  }
+  CHECK(fused == 1);
 }
