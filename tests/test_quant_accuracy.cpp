@@ -47,7 +47,10 @@ std::map<std::string, std::vector<double>> errors() {
   // (the calibration's quant: int8_mma_sync_*); the card's own roofs price the other kernels.
   const Roofs eager_roofs = make_roofs(card, &cal, Impl::eager);
   std::map<std::string, std::vector<double>> out;
-  for (const char* part : {"h200-quant/quant-0.json", "h200-quant/quant-1.json", "h200-quant2/quant2.json"}) {
+  for (const char* part : {"h200-quant/quant-0.json", "h200-quant/quant-1.json", "h200-quant2/quant2.json",
+                           "h200-quant5/quant5.json"}) {
+    // h200-quant5: new shapes and row counts, held out (nothing of it in FIT_SHAPES): sets "q5_*".
+    const std::string prefix = std::string(part).rfind("h200-quant5", 0) == 0 ? "q5_" : "";
     std::ifstream f(test::root() + "/validation/results/" + part);
     REQUIRE(f.good());
     const nlohmann::json doc = nlohmann::json::parse(f);
@@ -101,6 +104,7 @@ std::map<std::string, std::vector<double>> errors() {
       } else {
         continue;
       }
+      set = prefix + set;
       double t = 0;
       for (Op& op : ops) {
         op.l2_hit = hit;
@@ -137,12 +141,26 @@ TEST_CASE("the committed quantized-GEMM measurements are all there") {
   CHECK(errs().at("sweep_row").size() == 26);
   CHECK(errs().at("sweep_tensor").size() == 26);
   CHECK(errs().at("act_quant_group").size() == 10);
+  // h200-quant5: 10 new shapes x 7 row counts; Qwen2.5-72B down's block cases fail their check
+  // (K = 29568 = 231 x 128) and are left out.
+  CHECK(errs().at("q5_int8_mm").size() == 70);
+  CHECK(errs().at("q5_scaled_block").size() == 63);
 }
 
 Stats report(const char* set) {
   const Stats s = stats(errs().at(set));
   MESSAGE(std::string(set) << ": n=" << s.n << " median " << 100 * s.median << " % p90 " << 100 * s.p90 << " %");
   return s;
+}
+
+// A held-out set against issue 12's target (<= 8 % median, <= 20 % p90), its fit half reported.
+Stats held_out_on_target(const char* set, const char* fit_set, size_t cases) {
+  const Stats held = report(set);
+  if (fit_set) report(fit_set);
+  CHECK(held.n == cases);
+  CHECK(held.median <= 0.08);
+  CHECK(held.p90 <= 0.20);
+  return held;
 }
 
 }  // namespace
@@ -169,11 +187,7 @@ TEST_CASE("weight-only W4A16 / W8A16 and tensor-scaled FP8 on held-out shapes: <
 // other six shapes, 4.9 % / 18.9 % (11.2 % / 22.4 % with the two shares alone, no padded-row
 // term), and h200-quant2's K/N sweeps (6.6 % / 21.5 %, 15 % / 35 % before).
 TEST_CASE("row-scaled FP8 on held-out shapes: <= 8 % median, <= 20 % p90 (issue 12)") {
-  const Stats held = report("scaled_row");
-  report("scaled_row_fit");
-  CHECK(held.n == 54);
-  CHECK(held.median <= 0.08);
-  CHECK(held.p90 <= 0.20);
+  held_out_on_target("scaled_row", "scaled_row_fit", 54);
   const Stats sweep = report("sweep_row");
   CHECK(sweep.median <= SWEEP_ROW_MEDIAN);
   CHECK(sweep.p90 <= SWEEP_ROW_P90);
@@ -187,11 +201,7 @@ TEST_CASE("row-scaled FP8 on held-out shapes: <= 8 % median, <= 20 % p90 (issue 
 // row-scaled kernel, the misses the split shapes and the padded-row term). The tensor-scaled K/N
 // sweeps: nothing fitted, guarded at today's level.
 TEST_CASE("block-scaled FP8 on held-out shapes: <= 8 % median, <= 20 % p90 (issue 12)") {
-  const Stats held = report("scaled_block");
-  report("scaled_block_fit");
-  CHECK(held.n == 54);
-  CHECK(held.median <= 0.08);
-  CHECK(held.p90 <= 0.20);
+  const Stats held = held_out_on_target("scaled_block", "scaled_block_fit", 54);
   CHECK(held.median <= BLOCK_MEDIAN);
   CHECK(held.p90 <= BLOCK_P90);
   CHECK(report("sweep_tensor").median <= SWEEP_TENSOR_MEDIAN);
@@ -207,11 +217,7 @@ TEST_CASE("block-scaled FP8 on held-out shapes: <= 8 % median, <= 20 % p90 (issu
 // cases per kind, M = 1..4096) held out: 4.4 % / 13.7 % (8.7 % / 17.8 % with one CTA per SM and
 // the least-time tile; 37 % / 53 % at the int8 peak).
 TEST_CASE("INT8 torch._int_mm on held-out shapes: <= 8 % median, <= 20 % p90 (issue 12)") {
-  const Stats held = report("int8_mm");
-  report("int8_mm_fit");
-  CHECK(held.n == 54);
-  CHECK(held.median <= 0.08);
-  CHECK(held.p90 <= 0.20);
+  const Stats held = held_out_on_target("int8_mm", "int8_mm_fit", 54);
   CHECK(held.median <= INT8_MEDIAN);
   CHECK(held.p90 <= INT8_P90);
   // With the eager scale epilogue (four TensorIterator kernels over the int32 output, priced by
@@ -221,6 +227,17 @@ TEST_CASE("INT8 torch._int_mm on held-out shapes: <= 8 % median, <= 20 % p90 (is
   report("int8_mm_scaled_fit");
   CHECK(scaled.median <= INT8_SCALED_MEDIAN);
   CHECK(scaled.p90 <= INT8_SCALED_P90);
+}
+
+// h200-quant5 (quant5's device run, after the fit): Qwen2.5-32B, Llama-3.2-3B and Qwen2.5-72B's
+// gate/up and down at M = 1..2048, with 48, 96 and 192 rows, none of them in any fit. INT8
+// `_int_mm` 7.7 % / 14.9 % (the tile rule names 58 of 70 kernels; its misses, the widest gate/ups
+// at <= 96 rows where cuBLAS keeps 128x64 / 128x128, are those of h200-quant2's held-out half),
+// block-scaled FP8 5.7 % / 12.1 % (the split rule misses Llama-3.2-3B down at K = 8192, which
+// cuBLASLt splits 3-way at 16 rows and 2-way at 32: the kernel grids in quant5.json).
+TEST_CASE("h200-quant5's new shapes, held out: INT8 _int_mm and block-scaled FP8 (issue 12)") {
+  held_out_on_target("q5_int8_mm", nullptr, 70);
+  held_out_on_target("q5_scaled_block", nullptr, 63);
 }
 
 // The activation-quantization cases were measured as torch.compile(dynamic=True) kernels, not the
