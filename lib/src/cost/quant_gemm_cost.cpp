@@ -71,7 +71,7 @@ bool runs_pytorch_int_mm(const Roofs& r) { return r.profile == "eager" || r.prof
 // its thresholds read off the fit half of the shapes (fit_quant.py FIT_SHAPES; it names the
 // profiled kernel in 53 of 54 fit cases and 48 of 54 held-out ones; the held-out misses are
 // 128x256 where cuBLAS keeps 128x64 or 128x128 at 32-256 rows of the widest gate/up, within 12 %
-// in time):
+// in time; h200-quant5's new shapes: 58 of 70, cuBLAS taking 128x256 only from 128 rows on):
 //  - 64x64 while its CTAs fill the SMs about once (<= 1.25 x SMs: two fit per SM);
 //  - K < 4096: 128x64 (Qwen's K = 3584 never leaves it);
 //  - 128x256 once its CTAs are more than 1.5 waves;
@@ -131,7 +131,9 @@ KernelTimes mma_sync_int8_cost(const Op& op, const Roofs& r) {
 // at 16 rows, Qwen2.5-7B down at 16-32; not Llama-3-70B down at 16 x 8192, nor any K <= 8192).
 // The threshold and the split count are read off the fit half (Llama-3-8B down: 25.7 us at 16
 // rows, 41.1 at 32; two halves of its 112 steps plus the reduce); the kernel's grid was not
-// recorded, so the count is the smallest that matches.
+// recorded, so the count is the smallest that matches. h200-quant5 (measured after the fit) has
+// the grids: 3-way at 16 rows, 2-way at 32, and a split at K = 8192 too (Llama-3.2-3B down,
+// which this rule prices unsplit, +61 % / +35 %); left as fitted until another set checks it.
 int64_t block_fp8_split(const Op& op) {
   return static_cast<double>(op.gemm.m) * static_cast<double>(op.gemm.n) < 131072.0 && op.gemm.k > 8192 ? 2 : 1;
 }
