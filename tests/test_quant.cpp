@@ -283,8 +283,12 @@ std::string write_quant_tmp(const std::string& name, const std::string& text) {
 TEST_CASE("quant calibration keys: round trip, and bad values refused at their line") {
   const std::string path = test::root() + "/hardware/h200.calibration.yaml";
   const Calibration cal = load_calibration(path);
-  CHECK(cal.quant.int8_mma_sync.mma_share == test::approx(0.50));
-  CHECK(cal.quant.int8_mma_sync.step_s == test::approx(0.14e-6));
+  CHECK(cal.quant.int8_mma_sync.fill_rate == test::approx(106.0e9));
+  CHECK(cal.quant.int8_mma_sync.latency_s == test::approx(0.225e-6));
+  CHECK(cal.quant.int8_mma_sync.stream_efficiency == test::approx(0.684));
+  CHECK(cal.quant.fp8_block.cta_mma_efficiency == test::approx(0.790));
+  CHECK(cal.quant.fp8_block.stream_efficiency == test::approx(0.707));
+  CHECK(cal.quant.fp8_block.one_wave_prologue_s == test::approx(1.83e-6));
   CHECK(cal.quant.fp8_row.cta_mma_efficiency == test::approx(0.99));
   CHECK(cal.quant.fp8_row.stream_efficiency == test::approx(0.642));
   CHECK(cal.quant.fp8_row.padded_row_step_s == test::approx(0.00889e-6));
@@ -293,7 +297,12 @@ TEST_CASE("quant calibration keys: round trip, and bad values refused at their l
   CHECK_FALSE(cal.quant.source.empty());
   const std::string written = write_quant_tmp("quant_rt.yaml", to_yaml(cal));
   const Calibration back = load_calibration(written);
-  CHECK(back.quant.int8_mma_sync.step_s == test::approx(cal.quant.int8_mma_sync.step_s));
+  CHECK(back.quant.int8_mma_sync.fill_rate == test::approx(cal.quant.int8_mma_sync.fill_rate));
+  CHECK(back.quant.int8_mma_sync.latency_s == test::approx(cal.quant.int8_mma_sync.latency_s));
+  CHECK(back.quant.int8_mma_sync.stream_efficiency == test::approx(cal.quant.int8_mma_sync.stream_efficiency));
+  CHECK(back.quant.fp8_block.cta_mma_efficiency == test::approx(cal.quant.fp8_block.cta_mma_efficiency));
+  CHECK(back.quant.fp8_block.stream_efficiency == test::approx(cal.quant.fp8_block.stream_efficiency));
+  CHECK(back.quant.fp8_block.one_wave_prologue_s == test::approx(cal.quant.fp8_block.one_wave_prologue_s));
   CHECK(back.quant.fp8_row.stream_efficiency == test::approx(cal.quant.fp8_row.stream_efficiency));
   CHECK(back.quant.fp8_row.padded_row_step_s == test::approx(cal.quant.fp8_row.padded_row_step_s));
   CHECK(back.quant.fp8_row.one_wave_prologue_s == test::approx(cal.quant.fp8_row.one_wave_prologue_s));
@@ -321,8 +330,13 @@ TEST_CASE("quant calibration keys: round trip, and bad values refused at their l
   refused("fp8_row_stream_efficiency: 0.642", "fp8_row_stream_efficiency: 1.5", "fp8_row_stream_efficiency");
   refused("fp8_row_padded_row_step: 0.00889 us", "fp8_row_padded_row_step: -1 us", "fp8_row_padded_row_step");
   refused("fp8_row_prologue: 3.69 us", "fp8_row_prologue: inf us", "fp8_row_prologue");
-  refused("  int8_mma_sync_step: 0.14 us", "  int8_mma_sync_step: nan us", "int8_mma_sync_step");
-  refused("  int8_mma_sync_step: 0.14 us", "", "int8_mma_sync_share");  // one without the other
+  refused("  int8_mma_sync_latency: 0.225 us", "  int8_mma_sync_latency: nan us", "int8_mma_sync_latency");
+  refused("  int8_mma_sync_fill_rate: 106.0 GB/s", "  int8_mma_sync_fill_rate: -1 GB/s", "int8_mma_sync_fill_rate");
+  refused("  int8_mma_sync_latency: 0.225 us", "", "int8_mma_sync_fill_rate");  // one without the others
+  refused("  int8_mma_sync_stream_efficiency: 0.684", "  int8_mma_sync_stream_efficiency: 1.2",
+          "int8_mma_sync_stream_efficiency");
+  refused("  fp8_block_stream_efficiency: 0.707", "", "fp8_block_cta_mma_efficiency");  // one without the other
+  refused("  fp8_block_prologue: 1.83 us", "  fp8_block_prologue: -2 us", "fp8_block_prologue");
 }
 
 // The fp8 KV cache (kv_cache_cost.cpp): bf16 caches keep their price exactly; an fp8 cache

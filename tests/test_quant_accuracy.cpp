@@ -1,9 +1,9 @@
 // The quantized-GEMM accuracy guard (issue 12): predictions recomputed for the committed H200
 // measurements of PyTorch's quantized kernels (validation/results/h200-quant and h200-quant2).
-// The weight-only parameters of the calibration's `quant:` section and the row-scaled FP8
-// kernel's four keys (quant_gemm_cost.cpp) were fitted on half of the shapes
-// (validation/scripts/quant/fit_quant.py, FIT_SHAPES); the errors below are on the other half,
-// and on every other W8A8 case (nothing of it is fitted). Target: <= 8 % median, <= 20 % p90.
+// The weight-only parameters of the calibration's `quant:` section, the row-scaled and
+// block-scaled FP8 kernels' keys and torch._int_mm's three (quant_gemm_cost.cpp) were fitted on
+// half of the shapes (validation/scripts/quant/fit_quant.py, FIT_SHAPES); the errors below are on
+// the other half, and on the tensor-scaled cases (nothing of them is fitted). Target: <= 8 % median, <= 20 % p90.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -30,8 +30,9 @@ const std::set<std::pair<std::string, std::string>> kFitShapes{
     {"llama3-70b", "qkv"}, {"llama3-70b", "down"}};
 
 // Today's levels of the sets that miss the target or are not targets (regression guards).
-constexpr double SWEEP_ROW_MEDIAN = 0.07, SWEEP_ROW_P90 = 0.22, BLOCK_MEDIAN = 0.075, SWEEP_TENSOR_MEDIAN = 0.10;
-constexpr double INT8_MEDIAN = 0.09, INT8_SCALED_MEDIAN = 0.145, INT8_SCALED_P90 = 0.19;
+constexpr double SWEEP_ROW_MEDIAN = 0.07, SWEEP_ROW_P90 = 0.22, SWEEP_TENSOR_MEDIAN = 0.10;
+constexpr double INT8_MEDIAN = 0.05, INT8_P90 = 0.14, INT8_SCALED_MEDIAN = 0.09, INT8_SCALED_P90 = 0.18;
+constexpr double BLOCK_MEDIAN = 0.04, BLOCK_P90 = 0.085;
 
 using quant_test::Stats;
 using quant_test::stats;
@@ -46,7 +47,10 @@ std::map<std::string, std::vector<double>> errors() {
   // (the calibration's quant: int8_mma_sync_*); the card's own roofs price the other kernels.
   const Roofs eager_roofs = make_roofs(card, &cal, Impl::eager);
   std::map<std::string, std::vector<double>> out;
-  for (const char* part : {"h200-quant/quant-0.json", "h200-quant/quant-1.json", "h200-quant2/quant2.json"}) {
+  for (const char* part : {"h200-quant/quant-0.json", "h200-quant/quant-1.json", "h200-quant2/quant2.json",
+                           "h200-quant5/quant5.json"}) {
+    // h200-quant5: new shapes and row counts, held out (nothing of it in FIT_SHAPES): sets "q5_*".
+    const std::string prefix = std::string(part).rfind("h200-quant5", 0) == 0 ? "q5_" : "";
     std::ifstream f(test::root() + "/validation/results/" + part);
     REQUIRE(f.good());
     const nlohmann::json doc = nlohmann::json::parse(f);
@@ -89,7 +93,7 @@ std::map<std::string, std::vector<double>> errors() {
         ops.push_back(ops::gemm_scaled("g", c.at("m_padded"), n, k, DType::bf16, DType::fp8, s));
         const bool fit = kFitShapes.count({c.at("model"), c.at("shape")}) > 0;
         if (c.at("model") == "sweep") set = s == Scaling::row ? "sweep_row" : "sweep_tensor";
-        else if (s == Scaling::block) set = "scaled_block";
+        else if (s == Scaling::block) set = fit ? "scaled_block_fit" : "scaled_block";
         else set = s == Scaling::row ? (fit ? "scaled_row_fit" : "scaled_row") : "scaled_tensor";
       } else if (kernel == "act_quant" && c.at("implementation") == "torch.compile") {
         const std::string scaling = c.at("scaling"), mode = c.at("act_quant");
@@ -100,6 +104,7 @@ std::map<std::string, std::vector<double>> errors() {
       } else {
         continue;
       }
+      set = prefix + set;
       double t = 0;
       for (Op& op : ops) {
         op.l2_hit = hit;
@@ -128,7 +133,7 @@ TEST_CASE("the committed quantized-GEMM measurements are all there") {
   CHECK(errs().at("scaled_row").size() + errs().at("scaled_row_fit").size() == 108);
   // h200-quant2: 108 block-scaled FP8, 108 of each INT8 kind, 26 row and 26 tensor sweep cases,
   // 10 compiled 1x128-group activation quantizations.
-  CHECK(errs().at("scaled_block").size() == 108);
+  CHECK(errs().at("scaled_block").size() + errs().at("scaled_block_fit").size() == 108);
   CHECK(errs().at("int8_mm").size() == 54);
   CHECK(errs().at("int8_mm_fit").size() == 54);
   CHECK(errs().at("int8_mm_scaled").size() == 54);
@@ -136,12 +141,26 @@ TEST_CASE("the committed quantized-GEMM measurements are all there") {
   CHECK(errs().at("sweep_row").size() == 26);
   CHECK(errs().at("sweep_tensor").size() == 26);
   CHECK(errs().at("act_quant_group").size() == 10);
+  // h200-quant5: 10 new shapes x 7 row counts; Qwen2.5-72B down's block cases fail their check
+  // (K = 29568 = 231 x 128) and are left out.
+  CHECK(errs().at("q5_int8_mm").size() == 70);
+  CHECK(errs().at("q5_scaled_block").size() == 63);
 }
 
 Stats report(const char* set) {
   const Stats s = stats(errs().at(set));
   MESSAGE(std::string(set) << ": n=" << s.n << " median " << 100 * s.median << " % p90 " << 100 * s.p90 << " %");
   return s;
+}
+
+// A held-out set against issue 12's target (<= 8 % median, <= 20 % p90), its fit half reported.
+Stats held_out_on_target(const char* set, const char* fit_set, size_t cases) {
+  const Stats held = report(set);
+  if (fit_set) report(fit_set);
+  CHECK(held.n == cases);
+  CHECK(held.median <= 0.08);
+  CHECK(held.p90 <= 0.20);
+  return held;
 }
 
 }  // namespace
@@ -168,45 +187,57 @@ TEST_CASE("weight-only W4A16 / W8A16 and tensor-scaled FP8 on held-out shapes: <
 // other six shapes, 4.9 % / 18.9 % (11.2 % / 22.4 % with the two shares alone, no padded-row
 // term), and h200-quant2's K/N sweeps (6.6 % / 21.5 %, 15 % / 35 % before).
 TEST_CASE("row-scaled FP8 on held-out shapes: <= 8 % median, <= 20 % p90 (issue 12)") {
-  const Stats held = report("scaled_row");
-  report("scaled_row_fit");
-  CHECK(held.n == 54);
-  CHECK(held.median <= 0.08);
-  CHECK(held.p90 <= 0.20);
+  held_out_on_target("scaled_row", "scaled_row_fit", 54);
   const Stats sweep = report("sweep_row");
   CHECK(sweep.median <= SWEEP_ROW_MEDIAN);
   CHECK(sweep.p90 <= SWEEP_ROW_P90);
 }
 
-// h200-quant2, nothing fitted on it: DeepSeek-style block-scaled FP8 (1x128 x 128x128 scales;
-// priced as the row-scaled kernel's 128x128 tile with its keys, padded-row term included: median
-// 7.2 % / p90 47 %, against 9.0 % / 43 % before that term and 21 % / 48 % with the plain tile
-// chooser; the misses are small-M shapes where cuBLASLt splits K) and the
-// tensor-scaled K/N sweeps. Reported, and guarded at today's level where it is near the target.
-TEST_CASE("block-scaled FP8 and the FP8 sweeps (h200-quant2, nothing fitted)") {
-  CHECK(report("scaled_block").median <= BLOCK_MEDIAN);
+// h200-quant2: DeepSeek-style block-scaled FP8 (1x128 x 128x128 scales; cuBLASLt's Ablk128 128x128
+// kernel): its own three keys (fp8_block_*: one-wave efficiency 0.79, stream 0.707, prologue 1.83
+// us) fitted by fit_quant.py on FIT_SHAPES, no padded-row term (its M = 16 is as fast as M = 128)
+// and K split in two with the splitKreduce kernel where cuBLASLt splits (M x N < 2^17, K > 8192;
+// quant_gemm_cost.cpp block_fp8_split). Held out: 3.5 % / 7.9 % (7.2 % / 47 % priced as the
+// row-scaled kernel, the misses the split shapes and the padded-row term). The tensor-scaled K/N
+// sweeps: nothing fitted, guarded at today's level.
+TEST_CASE("block-scaled FP8 on held-out shapes: <= 8 % median, <= 20 % p90 (issue 12)") {
+  const Stats held = held_out_on_target("scaled_block", "scaled_block_fit", 54);
+  CHECK(held.median <= BLOCK_MEDIAN);
+  CHECK(held.p90 <= BLOCK_P90);
   CHECK(report("sweep_tensor").median <= SWEEP_TENSOR_MEDIAN);
   report("act_quant_group");
 }
 
 // INT8 W8A8 as PyTorch runs it (torch._int_mm: CUTLASS's sm80 mma.sync i16832 kernels on the
 // H200, ~870-990 TOP/s at M = 4096, half the wgmma int8 peak): the eager profile's
-// mma_sync_int8_cost with its two calibration keys (int8_mma_sync_step, _share) fitted by
-// fit_quant.py on FIT_SHAPES; the other six shapes (54 cases per kind, M = 1..4096) held out.
-// At the int8 peak (before) the same cases were 37 % / 53 % off. The p90 target is met; the
-// median (8.7 %) is just over 8 % and guarded at that level.
-TEST_CASE("INT8 torch._int_mm on held-out shapes: the sm80 mma.sync kernel (issue 12)") {
-  const Stats held = report("int8_mm");
-  report("int8_mm_fit");
-  CHECK(held.n == 54);
+// mma_sync_int8_cost, cuBLAS's tile pick as a rule in M, N, K (int8_heuristic_tile), the MMA at
+// the datasheet rate plus each tile's fill into shared memory shared by the SM's resident CTAs,
+// a lone CTA's load latency, the weight stream: three calibration keys (int8_mma_sync_fill_rate,
+// _latency, _stream_efficiency) fitted by fit_quant.py on FIT_SHAPES; the other six shapes (54
+// cases per kind, M = 1..4096) held out: 4.4 % / 13.7 % (8.7 % / 17.8 % with one CTA per SM and
+// the least-time tile; 37 % / 53 % at the int8 peak).
+TEST_CASE("INT8 torch._int_mm on held-out shapes: <= 8 % median, <= 20 % p90 (issue 12)") {
+  const Stats held = held_out_on_target("int8_mm", "int8_mm_fit", 54);
   CHECK(held.median <= INT8_MEDIAN);
-  CHECK(held.p90 <= 0.20);
-  // With the eager scale epilogue (four TensorIterator kernels over the int32 output): 14.3 % /
-  // 18.7 % held out (33.7 % / 43.5 % at the int8 peak), guarded at that level.
+  CHECK(held.p90 <= INT8_P90);
+  // With the eager scale epilogue (four TensorIterator kernels over the int32 output, priced by
+  // the elementwise model, not fitted here): 8.5 % / 17.6 % held out (14.3 % / 18.7 % before,
+  // 33.7 % / 43.5 % at the int8 peak), guarded at that level.
   const Stats scaled = report("int8_mm_scaled");
   report("int8_mm_scaled_fit");
   CHECK(scaled.median <= INT8_SCALED_MEDIAN);
   CHECK(scaled.p90 <= INT8_SCALED_P90);
+}
+
+// h200-quant5 (quant5's device run, after the fit): Qwen2.5-32B, Llama-3.2-3B and Qwen2.5-72B's
+// gate/up and down at M = 1..2048, with 48, 96 and 192 rows, none of them in any fit. INT8
+// `_int_mm` 7.7 % / 14.9 % (the tile rule names 58 of 70 kernels; its misses, the widest gate/ups
+// at <= 96 rows where cuBLAS keeps 128x64 / 128x128, are those of h200-quant2's held-out half),
+// block-scaled FP8 5.7 % / 12.1 % (the split rule misses Llama-3.2-3B down at K = 8192, which
+// cuBLASLt splits 3-way at 16 rows and 2-way at 32: the kernel grids in quant5.json).
+TEST_CASE("h200-quant5's new shapes, held out: INT8 _int_mm and block-scaled FP8 (issue 12)") {
+  held_out_on_target("q5_int8_mm", nullptr, 70);
+  held_out_on_target("q5_scaled_block", nullptr, 63);
 }
 
 // The activation-quantization cases were measured as torch.compile(dynamic=True) kernels, not the

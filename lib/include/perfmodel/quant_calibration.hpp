@@ -17,13 +17,17 @@ struct WeightOnlyCost {
 
 // An INT8 GEMM built for an older tensor-core instruction than the card's own (docs/model.md,
 // "INT8 W8A8"): PyTorch's torch._int_mm runs CUTLASS's sm80 kernels (mma.sync) on Hopper, whose
-// int8 datasheet rate is wgmma's. Each CTA walks K in 128-deep steps that cost `step_s` of
-// latency plus the tile's MMA at `mma_share` of its SM's datasheet int8 rate. 0 = not measured:
+// int8 datasheet rate is wgmma's. Every 128-deep K step of a CTA's tile costs its MMA at the SM's
+// datasheet int8 rate plus the fill of its real A rows and its B columns into shared memory at
+// `fill_rate` (bytes/s of one SM's L2-to-SM path), both shared by the CTAs resident on the SM; a
+// CTA alone on its SM also waits `latency_s` of load latency per (stages - 1) steps; the weight
+// stream reaches `stream_efficiency` of the read rate (quant_gemm_cost.cpp). 0 = not measured:
 // the card's int8 GEMMs are priced at its (calibrated or datasheet) int8 peak.
 struct MmaSyncGemmCost {
-  double mma_share = 0;
-  double step_s = 0;
-  bool measured() const { return mma_share > 0 && step_s > 0; }
+  double fill_rate = 0;
+  double latency_s = 0;
+  double stream_efficiency = 0;
+  bool measured() const { return fill_rate > 0 && latency_s > 0 && stream_efficiency > 0; }
 };
 
 // cuBLASLt's row-scaled ("ovscale") FP8 kernel on Hopper, one 128x128 tile per CTA: one wave's
@@ -38,11 +42,24 @@ struct RowScaledFp8Cost {
   double one_wave_prologue_s = 0;
 };
 
+// cuBLASLt's block-scaled FP8 kernel on Hopper (1x128 activation x 128x128 weight scales, the
+// DeepSeek-V3 recipe; "..._128x128_128x6_..._Ablk128_Bvec128"): the same 128x128 tile, but no
+// padded-row term (h200-quant2: M = 16 as fast as M = 128). One wave walks its K loop at
+// `cta_mma_efficiency` of an SM's datasheet fp8 rate after `one_wave_prologue_s`; the weight stream
+// reaches `stream_efficiency` of the read rate. 0 = absent (the row-scaled kernel's keys price it).
+struct BlockScaledFp8Cost {
+  double cta_mma_efficiency = 0;
+  double stream_efficiency = 0;
+  double one_wave_prologue_s = 0;
+  bool measured() const { return cta_mma_efficiency > 0 && stream_efficiency > 0; }
+};
+
 struct QuantCalibration {
   WeightOnlyCost int4;  // tinygemm W4A16 (torch._weight_int4pack_mm)
   WeightOnlyCost int8;  // torch._weight_int8pack_mm W8A16
   MmaSyncGemmCost int8_mma_sync;  // torch._int_mm's sm80 kernel (eager and compiled profiles)
   RowScaledFp8Cost fp8_row;       // torch._scaled_mm / cuBLASLt row-scaled FP8
+  BlockScaledFp8Cost fp8_block;   // torch._scaled_mm / cuBLASLt 128x128 block-scaled FP8
   // An fp8 (e4m3) KV cache read by a decode attention that converts each K and V element to
   // bf16 in registers before its MMAs: warp instructions per element at the card's issue rate
   // (kv_cache_cost.cpp). 0 = not measured (QuantDefaults).

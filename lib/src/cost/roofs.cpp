@@ -179,6 +179,11 @@ Roofs make_roofs(const Card& card, const Calibration* cal, std::optional<Impl> p
   r.quant.fp8_row = {pick(row.cta_mma_efficiency, QuantDefaults::fp8_row.cta_mma_efficiency),
                      pick(row.stream_efficiency, QuantDefaults::fp8_row.stream_efficiency), row.padded_row_step_s,
                      row.one_wave_prologue_s};
+  // The block-scaled kernel's own keys, else the row-scaled kernel's (quant_gemm_cost.cpp).
+  if (cal && cal->quant.fp8_block.measured()) r.quant.fp8_block = cal->quant.fp8_block;
+  take.note("quant.fp8_block", cal && cal->quant.fp8_block.measured()
+                                   ? (quant_from.empty() ? cal->source_file + ": quant" : quant_from)
+                                   : "not measured: priced as the row-scaled kernel");
   const double kv_convert = cal ? cal->quant.fp8_kv_convert_per_element : 0;
   r.quant.fp8_kv_convert_per_element = pick(kv_convert, QuantDefaults::fp8_kv_convert_per_element);
   take.note("quant.fp8_kv_convert_per_element",

@@ -43,16 +43,28 @@ QuantCalibration parse_quant_calibration(MapReader m) {
   c.source = m.opt_str("source").value_or("");
   c.int4 = read_weight_only(m, "int4");
   c.int8 = read_weight_only(m, "int8");
-  c.int8_mma_sync.mma_share = opt_share(m, "int8_mma_sync_share");
-  c.int8_mma_sync.step_s = m.opt_quantity("int8_mma_sync_step", Dimension::seconds, false, 1e-3).value_or(0);
-  if (c.int8_mma_sync.mma_share > 0 && c.int8_mma_sync.step_s <= 0)
-    m.fail("int8_mma_sync_share", "needs int8_mma_sync_step beside it");
-  if (c.int8_mma_sync.step_s > 0 && c.int8_mma_sync.mma_share <= 0)
-    m.fail("int8_mma_sync_step", "needs int8_mma_sync_share beside it");
+  c.int8_mma_sync.fill_rate =
+      m.opt_quantity("int8_mma_sync_fill_rate", Dimension::bytes_per_s, false, 1e14).value_or(0);
+  c.int8_mma_sync.latency_s = m.opt_quantity("int8_mma_sync_latency", Dimension::seconds, false, 1e-3).value_or(0);
+  c.int8_mma_sync.stream_efficiency = opt_share(m, "int8_mma_sync_stream_efficiency");
+  {
+    // The three describe one kernel: all or none.
+    const char* keys[] = {"int8_mma_sync_fill_rate", "int8_mma_sync_latency", "int8_mma_sync_stream_efficiency"};
+    const bool set[] = {c.int8_mma_sync.fill_rate > 0, c.int8_mma_sync.latency_s > 0, c.int8_mma_sync.stream_efficiency > 0};
+    for (int i = 0; i < 3; ++i)
+      if (set[i] && !(set[0] && set[1] && set[2]))
+        m.fail(keys[i], "needs int8_mma_sync_fill_rate, int8_mma_sync_latency and int8_mma_sync_stream_efficiency beside it");
+  }
   c.fp8_row.cta_mma_efficiency = opt_share(m, "fp8_row_cta_mma_efficiency");
   c.fp8_row.stream_efficiency = opt_share(m, "fp8_row_stream_efficiency");
   c.fp8_row.padded_row_step_s = m.opt_quantity("fp8_row_padded_row_step", Dimension::seconds, false, 1e-3).value_or(0);
   c.fp8_row.one_wave_prologue_s = m.opt_quantity("fp8_row_prologue", Dimension::seconds, false, 1e-3).value_or(0);
+  c.fp8_block.cta_mma_efficiency = opt_share(m, "fp8_block_cta_mma_efficiency");
+  c.fp8_block.stream_efficiency = opt_share(m, "fp8_block_stream_efficiency");
+  c.fp8_block.one_wave_prologue_s = m.opt_quantity("fp8_block_prologue", Dimension::seconds, false, 1e-3).value_or(0);
+  if ((c.fp8_block.cta_mma_efficiency > 0) != (c.fp8_block.stream_efficiency > 0))
+    m.fail(c.fp8_block.cta_mma_efficiency > 0 ? "fp8_block_cta_mma_efficiency" : "fp8_block_stream_efficiency",
+           "needs fp8_block_cta_mma_efficiency and fp8_block_stream_efficiency together");
   if (auto v = m.opt_number("fp8_kv_convert_per_element")) {
     if (!(*v > 0 && *v < 1e3)) m.fail("fp8_kv_convert_per_element", "must be a positive count of warp instructions");
     c.fp8_kv_convert_per_element = *v;
@@ -66,9 +78,12 @@ std::string quant_calibration_yaml(const QuantCalibration& c) {
   write_weight_only(o, "int4", c.int4, "tinygemm W4A16");
   write_weight_only(o, "int8", c.int8, "torch int8pack W8A16");
   if (c.int8_mma_sync.measured())
-    o << "  int8_mma_sync_share: " << c.int8_mma_sync.mma_share
-      << "   # torch._int_mm's sm80 mma.sync kernel: share of an SM's datasheet int8 rate\n"
-      << "  int8_mma_sync_step: " << c.int8_mma_sync.step_s * 1e6 << " us   # its latency per 128-deep K step\n";
+    o << "  int8_mma_sync_fill_rate: " << c.int8_mma_sync.fill_rate / 1e9
+      << " GB/s   # torch._int_mm's sm80 mma.sync kernel: one SM's L2-to-shared fill rate\n"
+      << "  int8_mma_sync_latency: " << c.int8_mma_sync.latency_s * 1e6
+      << " us   # a lone CTA's load latency, hidden over its stages - 1\n"
+      << "  int8_mma_sync_stream_efficiency: " << c.int8_mma_sync.stream_efficiency
+      << "   # its weight stream, share of the read rate\n";
   if (c.fp8_row.cta_mma_efficiency > 0)
     o << "  fp8_row_cta_mma_efficiency: " << c.fp8_row.cta_mma_efficiency
       << "   # row-scaled FP8, one wave: share of an SM's datasheet fp8 rate\n";
@@ -79,6 +94,13 @@ std::string quant_calibration_yaml(const QuantCalibration& c) {
       << " us   # per CTA K step of a fully padded A tile, on a shared serial resource\n";
   if (c.fp8_row.one_wave_prologue_s > 0)
     o << "  fp8_row_prologue: " << c.fp8_row.one_wave_prologue_s * 1e6 << " us   # one wave: outside the K loop\n";
+  if (c.fp8_block.measured())
+    o << "  fp8_block_cta_mma_efficiency: " << c.fp8_block.cta_mma_efficiency
+      << "   # block-scaled FP8, one wave: share of an SM's datasheet fp8 rate\n"
+      << "  fp8_block_stream_efficiency: " << c.fp8_block.stream_efficiency
+      << "   # its weight stream, share of the read rate\n";
+  if (c.fp8_block.one_wave_prologue_s > 0)
+    o << "  fp8_block_prologue: " << c.fp8_block.one_wave_prologue_s * 1e6 << " us   # one wave: outside the K loop\n";
   if (c.fp8_kv_convert_per_element > 0)
     o << "  fp8_kv_convert_per_element: " << c.fp8_kv_convert_per_element
       << "   # fp8 KV cache: warp instructions per K/V element converted in registers\n";

@@ -28,9 +28,21 @@ present beside the results folder) are reported as a further held-out set.
 
 INT8 torch._int_mm (h200-quant2's `_int_mm` cases: CUTLASS sm80 mma.sync kernels on Hopper;
 scaled_gemm_cost's mma_sync_int8_cost), on the same fit shapes, rows as padded (m_padded):
-    t = floor + gemm_fixed + min over tiles (64x64, 128x64, 128x128, 128x256) of
-        waves x (pass_latency + ceil(K/128) x (step + 2 x tm x tn x 128 / (share x datasheet int8 / SMs)))
-Two parameters (step, share) by a grid search on the same loss; the other six shapes held out.
+    tile = int8_tile(M, N, K)   (cuBLAS's pick as a rule: 64x64 / 128x64 / 128x128 / 128x256)
+    mma  = 2 x tm x tn x 128 / (datasheet int8 / SMs)
+    w    = mma + (real rows + tn) x 128 / fill_rate         shared by the CTAs resident on an SM
+    lone = mma + (tm + tn) x 128 / fill_rate + latency / (stages - 1)     a CTA alone
+    t = floor + gemm_fixed + max(compute, mem / stream_efficiency)
+    compute = max(per_sm x steps x w, rounds x steps x lone) + rounds x pass_latency
+      per_sm = ceil(CTAs / SMs), rounds = ceil(per_sm / CTAs resident by shared memory)
+Three parameters (fill_rate, latency, stream_efficiency) by Nelder-Mead on the same loss; the other
+six shapes held out. With --int8-actual the kernel each case ran (its name) replaces the rule:
+the rule's own share of the error.
+
+Block-scaled FP8 (h200-quant2's `block` cases: cuBLASLt's Ablk128_Bvec128 128x128 kernel), on
+the same fit shapes: the row-scaled form without the padded-row term, K split in two when
+M x N < 2^17 and K > 8192 (block_fp8_split) plus the splitKreduce kernel; three parameters
+(fp8_block_cta_mma_efficiency, _stream_efficiency, _prologue).
 """
 import argparse
 import json
@@ -60,6 +72,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("results")
     ap.add_argument("--calibration", default="hardware/h200.calibration.yaml")
+    ap.add_argument("--int8-actual", action="store_true", help="also fit INT8 with each case's profiled kernel")
     a = ap.parse_args()
     cal = open(a.calibration).read()
     read_bw = calib_value(cal, "read_bandwidth", 1e9)
@@ -98,6 +111,9 @@ def main():
               f"median {100 * statistics.median(errs):.1f}% p90 {100 * errs[int(0.9 * (len(errs) - 1))]:.1f}%")
     fit_row(a.results, cal)
     fit_int8(a.results, cal)
+    if a.int8_actual:
+        fit_int8(a.results, cal, actual=True)
+    fit_block(a.results, cal)
 
 
 def fit_row(results, cal):
@@ -178,40 +194,121 @@ def nelder_mead(f, x0, iters=2000):
     return simplex[i], vals[i]
 
 
-def fit_int8(results, cal):
-    """torch._int_mm's sm80 kernel: the calibration's int8_mma_sync_step and int8_mma_sync_share."""
+INT8_TILES = {"64x64": (64, 64, 6), "128x64": (128, 64, 3), "128x128": (128, 128, 5), "128x256": (128, 256, 3)}
+
+
+def int8_tile(mp, n, k, sms=132):
+    """quant_gemm_cost.cpp int8_heuristic_tile: cuBLAS's pick as a rule."""
+    def ctas(t):
+        return -(-mp // t[0]) * -(-n // t[1])
+    if ctas(INT8_TILES["64x64"]) <= 1.25 * sms:
+        return INT8_TILES["64x64"]
+    if k < 4096:
+        return INT8_TILES["128x64"]
+    if ctas(INT8_TILES["128x256"]) > 1.5 * sms:
+        return INT8_TILES["128x256"]
+    return INT8_TILES["128x128"] if k >= 8192 else INT8_TILES["128x64"]
+
+
+def actual_int8_tile(c):
+    m = re.search(r"_s8_(\d+)x(\d+)_128x(\d+)_", c["kernel_names"][0])
+    return int(m.group(1)), int(m.group(2)), int(m.group(3))
+
+
+def fit_int8(results, cal, actual=False):
+    """torch._int_mm's sm80 kernel: the calibration's int8_mma_sync_fill_rate, _latency, _stream_efficiency."""
     q2 = os.path.join(os.path.dirname(results.rstrip("/")), "h200-quant2", "quant2.json")
     if not os.path.exists(q2):
         return
     fixed = calib_value(cal, "kernel_floor", 1e-6) + calib_value(cal, "gemm_fixed", 1e-6)
     pass_latency = calib_value(cal, "pass_latency", 1e-6)
-    sheet, sms = 1978.9e12, 132  # hardware/h200.yaml int8 dense (TOP/s), SMs
+    read_bw = calib_value(cal, "read_bandwidth", 1e9)
+    write_bw = calib_value(cal, "write_bandwidth", 1e9)
+    sheet, sms, smem = 1978.9e12, 132, 228 * 1024  # hardware/h200.yaml int8 dense (TOP/s), SMs, shared memory
     cases = [c for c in json.load(open(q2))["cases"]
              if c.get("dtype") == "int8" and c.get("scaling") == "none" and c.get("ok") and c.get("correct")]
-    tiles = ((64, 64), (128, 64), (128, 128), (128, 256))
 
-    def pred(c, step, share):
+    def pred(c, fill, latency, eff):
         mp, n, k = c["m_padded"], c["n"], c["k"]
-        best = None
-        for tm, tn in tiles:
-            waves = -(-(-(-mp // tm) * -(-n // tn)) // sms)
-            t = waves * (pass_latency + -(-k // 128) * (step + 2 * tm * tn * 128 / (share * sheet / sms)))
-            best = t if best is None else min(best, t)
-        return fixed + best
+        tm, tn, stages = actual_int8_tile(c) if actual else int8_tile(mp, n, k)
+        m_tiles = -(-mp // tm)
+        ctas = m_tiles * -(-n // tn)
+        resident = max(1, int(smem // (stages * (tm + tn) * 128 + 1024)))
+        steps = -(-k // 128)
+        mma = 2 * tm * tn * 128 / (sheet / sms)
+        w = mma + (mp / m_tiles + tn) * 128 / fill
+        lone = mma + (tm + tn) * 128 / fill + latency / (stages - 1)
+        per_sm = -(-ctas // sms)
+        rounds = -(-per_sm // resident)
+        comp = max(per_sm * steps * w, rounds * steps * lone) + rounds * pass_latency
+        mem = ((mp * k + n * k) / read_bw + 4 * mp * n / write_bw) / eff
+        return fixed + max(comp, mem)
 
     def is_fit(c):
         return (c["model"], c["shape"]) in FIT_SHAPES
-    best = None
-    for i in range(0, 61):
-        for j in range(20, 101):
-            step, share = i * 0.005e-6, j / 100
-            v = sum(math.log(pred(c, step, share) / c["measured_s"]) ** 2 for c in cases if is_fit(c))
-            if best is None or v < best[0]:
-                best = (v, step, share)
-    _, step, share = best
-    print(f"int8 _int_mm (sm80 mma.sync): int8_mma_sync_step {step * 1e6:.3f} us int8_mma_sync_share {share:.2f}")
+
+    def loss(p):
+        if min(p) <= 0 or p[2] > 1:
+            return float("inf")
+        return sum(math.log(pred(c, *p) / c["measured_s"]) ** 2 for c in cases if is_fit(c))
+    best = min((nelder_mead(loss, x0) for x0 in ([100e9, 0.3e-6, 0.7], [200e9, 0.5e-6, 0.6], [60e9, 0.2e-6, 0.8])),
+               key=lambda r: r[1])
+    fill, latency, eff = best[0]
+    print(f"int8 _int_mm (sm80 mma.sync{', kernels as profiled' if actual else ''}): int8_mma_sync_fill_rate "
+          f"{fill / 1e9:.1f} GB/s int8_mma_sync_latency {latency * 1e6:.3f} us int8_mma_sync_stream_efficiency {eff:.3f}")
     for name, sel in (("fit shapes", True), ("held-out shapes", False)):
-        e = sorted(abs(pred(c, step, share) / c["measured_s"] - 1) for c in cases if is_fit(c) == sel)
+        e = sorted(abs(pred(c, fill, latency, eff) / c["measured_s"] - 1) for c in cases if is_fit(c) == sel)
+        print(f"  {name}: n={len(e)} median {100 * statistics.median(e):.1f}% p90 {100 * e[int(0.9 * (len(e) - 1))]:.1f}%")
+    named = sum(int8_tile(c["m_padded"], c["n"], c["k"]) == actual_int8_tile(c) for c in cases)
+    print(f"  the rule names the profiled kernel in {named} of {len(cases)} cases")
+
+
+def block_fp8_split(mp, n, k):
+    """quant_gemm_cost.cpp block_fp8_split."""
+    return 2 if mp * n < 131072 and k > 8192 else 1
+
+
+def fit_block(results, cal):
+    """The block-scaled FP8 kernel: fp8_block_cta_mma_efficiency, _stream_efficiency, _prologue."""
+    q2 = os.path.join(os.path.dirname(results.rstrip("/")), "h200-quant2", "quant2.json")
+    if not os.path.exists(q2):
+        return
+    read_bw = calib_value(cal, "read_bandwidth", 1e9)
+    write_bw = calib_value(cal, "write_bandwidth", 1e9)
+    floor = calib_value(cal, "kernel_floor", 1e-6)
+    fixed = floor + calib_value(cal, "gemm_fixed", 1e-6)
+    pass_latency = calib_value(cal, "pass_latency", 1e-6)
+    m8 = re.search(r"^  fp8:\s*([0-9.eE+-]+)", cal, re.M)
+    peak, sheet, sms = float(m8.group(1)) * 1e12, 1978.9e12, 132
+    cases = [c for c in json.load(open(q2))["cases"] if c.get("dtype") == "fp8" and c.get("scaling") == "block"
+             and c.get("model") != "sweep" and c.get("ok") and c.get("correct")]
+
+    def pred(c, e1, e2, prologue):
+        mp, n, k = c["m_padded"], c["n"], c["k"]
+        tiles = -(-mp // 128) * -(-n // 128)
+        split = block_fp8_split(mp, n, k)
+        one_wave = tiles * split <= sms
+        comp = (-(-(-(-k // 128)) // split) * 2 * 128 ** 3 / (e1 * sheet / sms) if one_wave
+                else -(-tiles // sms) * 2 * 128 * 128 * k / (peak / sms))
+        rd = mp * k + n * k + 4 * mp * k / 128 + 4 * n * k / 128 / 128
+        t = fixed + (prologue if one_wave else 0.0) + max(comp, (rd / read_bw + 2 * mp * n / write_bw) / e2)
+        if split > 1:
+            t += floor + pass_latency + 4 * split * mp * n / read_bw + 2 * mp * n / write_bw
+        return t
+
+    def is_fit(c):
+        return (c["model"], c["shape"]) in FIT_SHAPES
+
+    def loss(p):
+        if min(p) <= 0 or p[0] > 1.2 or p[1] > 1:
+            return float("inf")
+        return sum(math.log(pred(c, *p) / c["measured_s"]) ** 2 for c in cases if is_fit(c))
+    best = min((nelder_mead(loss, x0) for x0 in ([0.9, 0.7, 3e-6], [0.8, 0.6, 5e-6])), key=lambda r: r[1])
+    e1, e2, prologue = best[0]
+    print(f"fp8 block: fp8_block_cta_mma_efficiency {e1:.3f} fp8_block_stream_efficiency {e2:.3f} "
+          f"fp8_block_prologue {prologue * 1e6:.2f} us")
+    for name, sel in (("fit shapes", True), ("held-out shapes", False)):
+        e = sorted(abs(pred(c, *best[0]) / c["measured_s"] - 1) for c in cases if is_fit(c) == sel)
         print(f"  {name}: n={len(e)} median {100 * statistics.median(e):.1f}% p90 {100 * e[int(0.9 * (len(e) - 1))]:.1f}%")
 
 

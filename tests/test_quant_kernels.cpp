@@ -1,0 +1,91 @@
+// The mechanisms of quant5 (quant_gemm_cost.cpp): torch._int_mm's sm80 kernels (cuBLAS's tile
+// pick as a rule, the SM's resident CTAs sharing its MMA and fill, the zero-filled rows) and
+// cuBLASLt's block-scaled FP8 split-K. The figures quoted are h200-quant2's measurements.
+#include <doctest/doctest.h>
+
+#include "perfmodel/calibration.hpp"
+#include "perfmodel/ops.hpp"
+#include "perfmodel/price.hpp"
+#include "test_support.hpp"
+
+using namespace perfmodel;
+
+namespace {
+
+struct H200 {
+  Card card = test::catalogue().card("h200");
+  Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+  Roofs eager = make_roofs(card, &cal, Impl::eager);
+  Roofs fused = make_roofs(card, &cal);
+};
+
+const H200& h200() {
+  static const H200 h;
+  return h;
+}
+
+double int_mm(int64_t m, int64_t n, int64_t k) {
+  Op op = ops::gemm_scaled("g", m, n, k, DType::bf16, DType::int8, Scaling::tensor);
+  op.bytes_written = 4.0 * static_cast<double>(m * n);  // int32 out
+  return price(op, h200().eager, Impl::fused).time_s;
+}
+
+OpCost int_mm_cost(int64_t m, int64_t n, int64_t k) {
+  Op op = ops::gemm_scaled("g", m, n, k, DType::bf16, DType::int8, Scaling::tensor);
+  return price(op, h200().eager, Impl::fused);
+}
+
+double block(int64_t m, int64_t n, int64_t k) {
+  return price(ops::gemm_scaled("b", m, n, k, DType::bf16, DType::fp8, Scaling::block), h200().fused, Impl::fused).time_s;
+}
+
+}  // namespace
+
+TEST_CASE("torch._int_mm: cuBLAS's tile as a rule in M, N, K") {
+  auto tile = [](int64_t m, int64_t n, int64_t k) {
+    const OpCost c = int_mm_cost(m, n, k);
+    REQUIRE(c.tiling);
+    return std::make_pair(c.tiling->tile.m, c.tiling->tile.n);
+  };
+  // 64x64 while its CTAs fit about once (Llama-3-70B qkv at 64 rows: 160 CTAs), not at 192.
+  CHECK(tile(64, 10240, 8192) == std::make_pair<int64_t, int64_t>(64, 64));
+  CHECK(tile(128, 6144, 4096) == std::make_pair<int64_t, int64_t>(128, 64));
+  // Qwen's K = 3584 stays on 128x64 up to 4096 rows; deep K takes 128x128, then 128x256.
+  CHECK(tile(4096, 4608, 3584) == std::make_pair<int64_t, int64_t>(128, 64));
+  CHECK(tile(256, 8192, 28672) == std::make_pair<int64_t, int64_t>(128, 128));
+  CHECK(tile(1024, 8192, 28672) == std::make_pair<int64_t, int64_t>(128, 256));
+}
+
+TEST_CASE("torch._int_mm: resident CTAs share the SM; zero-filled rows cost no fill") {
+  // Llama-3-70B qkv at 32 rows: 160 64x64 CTAs, two per SM on 28 SMs: one round, not two waves
+  // (33.4 us measured against 22.7 for o's 128 CTAs: 1.47x, not 2x).
+  const double qkv = int_mm(32, 10240, 8192), o = int_mm(32, 8192, 8192);
+  CHECK(qkv > 1.15 * o);
+  CHECK(qkv < 1.6 * o);
+  // Llama-3-8B gate/up, 448 128x64 CTAs, three resident per SM: 128 rows 55.7 us, 32 rows 35.4.
+  CHECK(int_mm(128, 28672, 4096) > 1.2 * int_mm(32, 28672, 4096));
+  CHECK(int_mm(128, 28672, 4096) == doctest::Approx(55.7e-6).epsilon(0.12));
+  // A lone 64x64 CTA per SM is not faster with fewer rows (Llama-3-8B o: 11.7 / 11.9 / 12.0 us).
+  CHECK(int_mm(32, 4096, 4096) == doctest::Approx(int_mm(64, 4096, 4096)).epsilon(0.02));
+  CHECK(int_mm(64, 4096, 4096) == doctest::Approx(11.9e-6).epsilon(0.08));
+  // At 4096 rows the 128x256 kernel at ~935 TOP/s (Llama-3-70B gate/up 4116 us).
+  CHECK(int_mm(4096, 57344, 8192) == doctest::Approx(4115.8e-6).epsilon(0.05));
+}
+
+TEST_CASE("block-scaled FP8: split-K at small outputs and long K, no padded-row term") {
+  // Llama-3-8B down: 25.7 us at 16 rows (split in two + splitKreduce), 41.1 at 32 (one pass).
+  CHECK(block(16, 4096, 14336) < 0.75 * block(32, 4096, 14336));
+  CHECK(block(16, 4096, 14336) == doctest::Approx(25.7e-6).epsilon(0.10));
+  CHECK(block(32, 4096, 14336) == doctest::Approx(41.1e-6).epsilon(0.10));
+  // No split at K <= 8192 or at 16 x 8192 outputs (Llama-3-70B o, down: M = 16 as M = 128).
+  CHECK(block(16, 8192, 8192) == doctest::Approx(block(128, 8192, 8192)).epsilon(0.03));
+  CHECK(block(16, 8192, 28672) == doctest::Approx(block(128, 8192, 28672)).epsilon(0.03));
+  // Without the block keys the kernel is priced as the row-scaled one (padded-row term included).
+  Calibration without = h200().cal;
+  without.quant.fp8_block = {};
+  const Roofs r = make_roofs(h200().card, &without);
+  const double as_row = price(ops::gemm_scaled("b", 16, 8192, 8192, DType::bf16, DType::fp8, Scaling::block), r, Impl::fused).time_s;
+  const double as_row_scaled = price(ops::gemm_scaled("r", 16, 8192, 8192, DType::bf16, DType::fp8, Scaling::row), r, Impl::fused).time_s;
+  CHECK(as_row > 1.2 * block(16, 8192, 8192));
+  CHECK(as_row == doctest::Approx(as_row_scaled).epsilon(0.05));
+}
