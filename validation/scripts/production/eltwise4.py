@@ -110,7 +110,7 @@ def main():
                 tar.add(f"{root}/{rel}", arcname=rel)
     log("inductor sources saved")
 
-    code = {"meta": meta, "cases": []}
+    code = {"meta": meta, "reductions": []}  # not "cases": no result file (results.cpp)
 
     def save_code():
         with open(f"{a.out}/inductor_code.json.tmp", "w") as f:
@@ -122,8 +122,8 @@ def main():
             if time.perf_counter() - t0 > a.budget * 0.3:
                 break
             try:
-                code["cases"].append(code_of(kernel, rows, cols))
-                log(f"code {kernel} {rows}x{cols}: {len(code['cases'][-1]['best_configs'])} best configs")
+                code["reductions"].append(code_of(kernel, rows, cols))
+                log(f"code {kernel} {rows}x{cols}: {len(code['reductions'][-1]['best_configs'])} best configs")
             except Exception:
                 log(f"code {kernel} {rows}x{cols} raised:\n{traceback.format_exc()}")
     save_code()
@@ -161,7 +161,7 @@ def main():
                 from torch._inductor.utils import run_and_get_code
                 _, sources = run_and_get_code(fn, *make_set())
                 torch.cuda.synchronize()
-                code["cases"].append({"name": case["name"], "kernel": facts[0], "rows": facts[1], "cols": facts[2],
+                code["reductions"].append({"name": case["name"], "kernel": facts[0], "rows": facts[1], "cols": facts[2],
                                       "sources": sources, "best_configs": best_configs(since), "held_out": True})
                 save_code()
             r = harness.run_case(case, make_set, fn, check, set_bytes, 0.25)
