@@ -1,12 +1,13 @@
-// Issue 10 item 5, the fused profile's whole steps: validation/results/h200-fused-step/results.jsonl,
-// 60 steps (TinyLlama-1.1B, Llama-3-8B, Qwen2.5-7B, Mistral-7B; decode batch 1/8/32/64 x ctx
+// Issue 10 item 5, the fused profile's whole steps: validation/results/h200-fused-step-cudnn/results.jsonl,
+// 72 steps (TinyLlama-1.1B, Llama-3-8B, Qwen2.5-7B, Mistral-7B; decode batch 1/8/32/64/128 x ctx
 // 512/2048/4096, prefill batch 1 x 512/2048/4096) built by fused_step.py from the production kernels
-// the profile is calibrated on, one CUDA graph each, on the H200. Re-priced here as
+// the profile is calibrated on (decode attention: cuDNN's GQA-packed kernel), one CUDA graph each, on
+// the H200. Re-priced here as
 // compare_fused_step.py prices them (perfmodel decode|prefill --impl fused --card h200 at the
 // measured ctx; TinyLlama past its 2048 positions through a raised max_position_embeddings).
-// The kernel prices were fitted on none of these steps; the profile's graph_kernel_gap (the GPU's
-// idle time per launch inside the graph) on the even decode points (tests/test_graph_gap_accuracy.cpp
-// guards the held-out ones apart). The figures are those the results README and
+// Nothing was fitted on these steps: the kernel prices on kernel cases, the profile's
+// graph_kernel_gap (the GPU's idle time per launch inside the graph) on the even decode points of
+// the earlier set, h200-fused-step (tests/test_graph_gap_accuracy.cpp). The figures are those the results README and
 // docs/accuracy-notes.md report; a change that moves them past these bounds fails here.
 #include <doctest/doctest.h>
 #include <yaml-cpp/yaml.h>
@@ -35,7 +36,7 @@ const std::vector<StepError>& step_errors() {
   static const std::vector<StepError> errors = [] {
     const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
     const Card card = test::catalogue().card("h200");
-    std::ifstream in(test::root() + "/validation/results/h200-fused-step/results.jsonl");
+    std::ifstream in(test::root() + "/validation/results/h200-fused-step-cudnn/results.jsonl");
     std::vector<StepError> out;
     for (std::string line; std::getline(in, line);) {
       const YAML::Node r = YAML::Load(line);  // one JSON record a line
@@ -70,34 +71,37 @@ std::vector<double> abs_errors(double StepError::*field, const std::string& phas
 
 }  // namespace
 
-TEST_CASE("fused steps on production kernels: 60 measured, within the achieved error") {
-  REQUIRE(step_errors().size() == 60);
+TEST_CASE("fused steps on production kernels: 72 measured, within the achieved error") {
+  REQUIRE(step_errors().size() == 72);
   const std::vector<double> graph = abs_errors(&StepError::graph, ""), kernels = abs_errors(&StepError::kernels, "");
   CAPTURE(quantile(graph, 0.5));
   CAPTURE(quantile(graph, 0.9));
   CAPTURE(quantile(kernels, 0.5));
   CAPTURE(quantile(kernels, 0.9));
-  // compare_fused_step.py: graph replay 3.1 % / 6.0 % (5.3 % / 13.0 % before the in-graph gap was
-  // priced), kernel sum 3.4 % / 6.8 % (median / p90).
+  // compare_fused_step.py on h200-fused-step-cudnn: graph replay 3.3 % / 7.5 %, kernel sum 3.5 % /
+  // 7.8 % (median / p90). The earlier set (h200-fused-step, PyTorch's FlashAttention-2 decode, priced
+  // with FlashAttention-2's kernel model): 3.1 % / 6.0 % and 3.4 % / 6.8 %.
   CHECK(quantile(graph, 0.5) <= 0.034);
-  CHECK(quantile(graph, 0.9) <= 0.065);
-  CHECK(quantile(kernels, 0.5) <= 0.039);
-  CHECK(quantile(kernels, 0.9) <= 0.073);
+  CHECK(quantile(graph, 0.9) <= 0.076);
+  CHECK(quantile(kernels, 0.5) <= 0.036);
+  CHECK(quantile(kernels, 0.9) <= 0.079);
   for (const StepError& e : step_errors()) {
     CHECK(std::isfinite(e.graph));
-    CHECK(std::fabs(e.graph) <= 0.13);    // the worst: TinyLlama decode b1 ctx512, +12.0 % (was b64 ctx512, -16.9 %)
-    CHECK(std::fabs(e.kernels) <= 0.16);  // the worst: Qwen2.5-7B prefill 2048, -15.7 % (one profiled replay)
+    // The worst: TinyLlama decode b1 ctx512, +18.4 % (22 layers of 1-4 us kernels: the kernel floors,
+    // fitted on one call each, and the in-graph gap both count the idle after a kernel).
+    CHECK(std::fabs(e.graph) <= 0.19);
+    CHECK(std::fabs(e.kernels) <= 0.16);
   }
 }
 
 TEST_CASE("fused decode and prefill apart") {
   const std::vector<double> dec = abs_errors(&StepError::graph, "decode"), pre = abs_errors(&StepError::graph, "prefill");
-  REQUIRE(dec.size() == 48);
+  REQUIRE(dec.size() == 60);
   REQUIRE(pre.size() == 12);
   CAPTURE(quantile(dec, 0.5));
   CAPTURE(quantile(pre, 0.5));
-  CHECK(quantile(dec, 0.5) <= 0.027);  // 2.4 % (5.2 % before the in-graph gap)
-  CHECK(quantile(pre, 0.5) <= 0.05);   // 4.5 % (5.5 %)
+  CHECK(quantile(dec, 0.5) <= 0.032);  // 3.1 %
+  CHECK(quantile(pre, 0.5) <= 0.04);   // 3.7 %
   const std::vector<double> dec_k = abs_errors(&StepError::kernels, "decode");
   CHECK(quantile(dec_k, 0.5) <= 0.034);  // 2.9 %
 }

@@ -6,9 +6,9 @@
 //   4, 6 of h200-compiled; cudnn_decode: kernel cases). Compared on the wall time per step (what a
 //   user waits), as compare_compiled.py does.
 // - the per-boundary gaps of their profiled replays: what sets the gap (fit_graph_gap.py).
-// - the fused profile's graph_kernel_gap, fitted on the even decode points of h200-fused-step; the
-//   odd decode points and every prefill point held out (tests/test_fused_step_accuracy.cpp guards
-//   all 60; here the held-out ones and the fit itself).
+// - the fused profile's graph_kernel_gap, fitted on the even decode points of h200-fused-step; every
+//   step of h200-fused-step-cudnn (the engine's GQA-packed decode) held out
+//   (tests/test_fused_step_accuracy.cpp guards them too; here the fit itself).
 #include <doctest/doctest.h>
 #include <yaml-cpp/yaml.h>
 
@@ -108,27 +108,32 @@ TEST_CASE("inside a graph the gap is per kernel, not per CTA; a split-K reduce w
   CHECK(quantile(reduce, 0.5) > 1.8 * quantile(plain, 0.5));
 }
 
-TEST_CASE("fused graph_kernel_gap: fitted on the even decode steps of h200-fused-step, the rest held out") {
+TEST_CASE("fused graph_kernel_gap: fitted on the even decode steps of h200-fused-step, h200-fused-step-cudnn held out") {
+  // The fit: the even decode points of h200-fused-step (its decode attention was PyTorch's
+  // FlashAttention-2; the gap is measured times over predicted launches, whatever the kernels).
   std::vector<double> fit_gaps, held;
   int decode = 0;
   for (const YAML::Node& r : jsonl("/validation/results/h200-fused-step/results.jsonl")) {
+    if (r["kind"].as<std::string>() != "point" || r["phase"].as<std::string>() != "decode") continue;
+    const Evaluation e = price(r, Impl::fused, r["ctx"].as<int64_t>());
+    if (decode++ % 2 == 0)
+      fit_gaps.push_back((r["device_s"].as<double>() - r["kernel_s"].as<double>()) / static_cast<double>(launches(e)));
+  }
+  REQUIRE(fit_gaps.size() == 24);
+  CHECK(quantile(fit_gaps, 0.5) * 1e6 == doctest::Approx(0.971).epsilon(0.002));  // what the calibration holds
+  // Held out: every step of h200-fused-step-cudnn, the engine's GQA-packed decode (cuDNN's kernel),
+  // measured after the fit.
+  for (const YAML::Node& r : jsonl("/validation/results/h200-fused-step-cudnn/results.jsonl")) {
     if (r["kind"].as<std::string>() != "point") continue;
     const Evaluation e = price(r, Impl::fused, r["ctx"].as<int64_t>());
-    const bool is_decode = r["phase"].as<std::string>() == "decode";
-    const bool fitted = is_decode && decode++ % 2 == 0;
-    if (fitted)
-      fit_gaps.push_back((r["device_s"].as<double>() - r["kernel_s"].as<double>()) / static_cast<double>(launches(e)));
-    else
-      held.push_back(std::fabs(e.cost.time_s / r["device_s"].as<double>() - 1));
+    held.push_back(std::fabs(e.cost.time_s / r["device_s"].as<double>() - 1));
     // The gap is wall time inside the replay: the kernel sum stays the ops' device time.
     CHECK(e.cost.time_s - e.cost.device_time_s ==
           doctest::Approx(0.971e-6 * static_cast<double>(launches(e))).epsilon(1e-6));
   }
-  REQUIRE(fit_gaps.size() == 24);
-  REQUIRE(held.size() == 36);
-  CHECK(quantile(fit_gaps, 0.5) * 1e6 == doctest::Approx(0.971).epsilon(0.002));  // what the calibration holds
+  REQUIRE(held.size() == 72);
   CAPTURE(quantile(held, 0.5));
   CAPTURE(quantile(held, 0.9));
-  CHECK(quantile(held, 0.5) <= 0.04);  // 3.7 % (5.3 % over all 60 before the gap was priced)
-  CHECK(quantile(held, 0.9) <= 0.065);  // 5.9 % (13.0 %)
+  CHECK(quantile(held, 0.5) <= 0.034);  // 3.3 % (h200-fused-step's held-out 36: 3.7 %)
+  CHECK(quantile(held, 0.9) <= 0.076);  // 7.5 % (5.9 %; the b1-b8 steps over-priced 7-9 %, +18 % at TinyLlama b1 ctx512)
 }

@@ -151,13 +151,21 @@ TEST_CASE("prefill step time never drops as the batch grows") {
   CHECK(drops == 0);
 }
 
-// The fused profile's decode attention (production_decode_cost.cpp: FlashAttention-2's split
-// rule). Regression: over head counts a TP split produces (20 and 40 heads) ctx 4096 cost 108 us
-// and 8192 31 us while the rule's best efficiency counted ineligible splits.
-TEST_CASE("fused decode attention: 20 and 40 heads at batch 1 grow with the context") {
+// PyTorch's FlashAttention-2 decode as the fused profile's FlashAttention-2 keys price it
+// (production_decode_cost.cpp): the profile's own decode is the GQA-packed kernel (cuDNN's,
+// engine_decode_cost), so its cudnn_decode block is taken off.
+static Roofs flash_decode_roofs() {
   const Card h200 = test::catalogue().card("h200");
   const Calibration cal = load_calibration(test::catalogue().calibration_path("h200"));
-  const Roofs roofs = make_roofs(h200, &cal, Impl::fused);
+  Roofs roofs = make_roofs(h200, &cal, Impl::fused);
+  roofs.cudnn_decode = {};
+  return roofs;
+}
+
+// FlashAttention-2's split rule (production_decode_cost.cpp). Regression: over head counts a TP split produces (20 and 40 heads) ctx 4096 cost 108 us
+// and 8192 31 us while the rule's best efficiency counted ineligible splits.
+TEST_CASE("FlashAttention-2 decode (the fused profile's keys): 20 and 40 heads at batch 1 grow with the context") {
+  const Roofs roofs = flash_decode_roofs();
   for (int64_t heads : {20, 40}) {
     double last = 0;
     for (int64_t l : {1024, 2048, 4096, 8192}) {
@@ -181,10 +189,8 @@ TEST_CASE("fused decode attention: 20 and 40 heads at batch 1 grow with the cont
 // instead, on the measured grid: the kernel's clear drops (> 5 %) are all predicted, the model's
 // own drops where the kernel does not drop stay small, and the times stay within the fused
 // profile's decode error (python3 validation/scripts/production/compare_decode_monotone.py).
-TEST_CASE("fused decode attention drops where FlashAttention-2 drops (h200-decode-monotone)") {
-  const Card h200 = test::catalogue().card("h200");
-  const Calibration cal = load_calibration(test::catalogue().calibration_path("h200"));
-  const Roofs roofs = make_roofs(h200, &cal, Impl::fused);
+TEST_CASE("the FlashAttention-2 decode model drops where the kernel drops (h200-decode-monotone)") {
+  const Roofs roofs = flash_decode_roofs();
   std::ifstream f(test::root() + "/validation/results/h200-decode-monotone/kernels.json");
   REQUIRE(f.good());
   using Key = std::array<int64_t, 4>;  // KV heads, head dim, batch, keys
@@ -236,9 +242,7 @@ TEST_CASE("fused decode attention drops where FlashAttention-2 drops (h200-decod
 // through SDPA flash drops too, 31.00 us at batch 1 to 26.13 us at batch 2 (h200-decode-monotone,
 // kernels-qwen.json): FA2's split rule runs 96 splits at batch 1 and 48 at batch 2.
 TEST_CASE("the issue's Qwen2.5-0.5B example: FlashAttention-2 is faster at batch 2, and so is the model") {
-  const Card h200 = test::catalogue().card("h200");
-  const Calibration cal = load_calibration(test::catalogue().calibration_path("h200"));
-  const Roofs roofs = make_roofs(h200, &cal, Impl::fused);
+  const Roofs roofs = flash_decode_roofs();
   std::ifstream f(test::root() + "/validation/results/h200-decode-monotone/kernels-qwen.json");
   REQUIRE(f.good());
   const nlohmann::json doc = nlohmann::json::parse(f);

@@ -28,7 +28,8 @@ using namespace perfmodel;
 namespace {
 
 // Today's levels, guarded (set from the committed data; see the test cases' comments).
-constexpr double FP8_MEDIAN = 0.17, RATIO_MEDIAN = 0.105, RATIO_P90 = 0.19, EAGER_MEDIAN = 0.15, EAGER_P90 = 0.23;
+constexpr double FP8_MEDIAN = 0.12, FP8_P90 = 0.28, BF16_MEDIAN = 0.06, BF16_P90 = 0.13, RATIO_MEDIAN = 0.09,
+                 RATIO_P90 = 0.26, EAGER_MEDIAN = 0.15, EAGER_P90 = 0.23;
 
 using quant_test::Stats;
 using quant_test::stats;
@@ -133,12 +134,15 @@ TEST_CASE("the committed FP8-KV attention measurements are all there") {
   CHECK(all().at("eager_quant2_fp8").size() == 9);
 }
 
-// Held out (48 fp8 cases): 16.9 % / 77 % absolute, NOT the attention target; the same model's
-// bf16 prices of the same kernel are 19.4 % / 68 % off: the fused profile's decode keys are
-// FlashAttention-2's (its non-split path walks 128-key tiles at 3.2 us each, the Triton kernel
-// streams at ~4.4 TB/s there), which is the base model's miss, not the cache dtype's. The
-// fp8 / bf16 ratio, shape by shape, isolates the KV-dtype handling: 10.2 % / 18.2 % (p90 within
-// 20 %, median over 8 %).
+// Held out (48 fp8 cases): 11.3 % / 27.5 % absolute; the same model's bf16 prices of the same kernel
+// 5.9 % / 12.4 %. The fused profile prices the engine's decode as cuDNN's GQA-packed kernel
+// (engine_decode_cost), the design of this vLLM-style Triton kernel: before, its decode keys were
+// FlashAttention-2's, whose non-split path walks 128-key tiles at 3.2 us each, and the same cases
+// were 16.9 % / 77 % (fp8) and 19.4 % / 68 % (bf16) off. The fp8 / bf16 ratio, shape by shape,
+// isolates the KV-dtype handling: 8.4 % / 25.7 % (it was 10.2 % / 18.2 % over the FlashAttention-2
+// model): at small shapes the Triton kernel's fp8 form is 10-25 % slower than its bf16 form (the
+// conversion on each CTA's chain of tiles) where the model, floor-bound there, prices it faster. The
+// ratio's p90 bound moved with the base model (0.19 -> 0.26); the absolute bounds are new.
 TEST_CASE("fused FP8-KV decode attention against the Triton kernel (held out: GQA 1 and 8, head dim 64)") {
   report("triton_fit_fp8");
   const Stats fp8 = report("triton_fp8");
@@ -146,9 +150,11 @@ TEST_CASE("fused FP8-KV decode attention against the Triton kernel (held out: GQ
   const Stats ratio = report_ratio("triton");
   CHECK(fp8.n == 48);
   CHECK(fp8.median <= FP8_MEDIAN);
+  CHECK(fp8.p90 <= FP8_P90);
+  CHECK(bf16.median <= BF16_MEDIAN);
+  CHECK(bf16.p90 <= BF16_P90);
   CHECK(ratio.median <= RATIO_MEDIAN);
   CHECK(ratio.p90 <= RATIO_P90);
-  (void)bf16;
 }
 
 // h200-quant3 (group 4, 16 shapes): 14.4 % / 22.3 %; h200-quant2 (9 shapes): 12.6 % / 20.9 %. Before

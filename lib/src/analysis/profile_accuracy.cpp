@@ -19,10 +19,10 @@ std::vector<Impl> profiles_measured_by(const std::string& impl, KernelId kernel)
     // runs it (the static cache's masked SDPA is cuDNN's: validation/results/h200-compiled kernel names).
     if (impl == "torch.sdpa.efficient") return {};
     if (kernel == KernelId::attention_decode) {
-      // The serving engine runs FlashAttention's split-KV decode. transformers' SDPA call runs
-      // cuDNN's decode kernel (eager and compiled), a kernel of its own (attention_decode_cudnn),
-      // whose cases profile_tables.py reports apart (fit_compiled.py).
-      if (impl == "torch.sdpa.flash") return {Impl::fused};
+      // Every profile's decode runs a GQA-packed kernel priced as cuDNN's (attention_decode_cudnn:
+      // the serving engine's FlashAttention-3 / FlashInfer class, transformers' SDPA call eager and
+      // compiled), whose cases profile_tables.py reports apart (fit_compiled.py). PyTorch's
+      // FlashAttention-2 decode (torch.sdpa.flash) is what no profile runs.
       return {};
     }
     // Prefill: cuDNN's fused SDPA in the engine and in transformers' eager call (PyTorch 2.11 on

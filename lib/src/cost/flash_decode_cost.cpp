@@ -9,6 +9,12 @@ namespace perfmodel {
 
 KernelTimes flash_decode_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
   if (op.attention.batch <= 0) return stream_cost(op, r, force_tile);
+  // The serving engine (fused profile) packs the GQA group into the query tile and streams each KV
+  // head once, as cuDNN's decode kernel does (FlashAttention-3's pack_gqa, FlashInfer, XQA);
+  // PyTorch's FlashAttention-2 walks its 128-key tiles at 3.2 us each past 80 % of the SMs' slots,
+  // 1.4-1.7x slower at batch 64 (validation/results/h200-quant3, h200-fused-step-cudnn).
+  if (r.profile == "fused" && r.cudnn_decode.measured() && op.kernel == KernelId::attention_decode)
+    return engine_decode_cost(op, r);
   // A profile measured on production decode kernels prices them as they run (issue 10).
   if (r.production_decode.measured()) return production_decode_cost(op, r);
   const AttentionShape& a = op.attention;

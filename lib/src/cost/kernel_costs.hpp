@@ -41,6 +41,11 @@ KernelTimes flash_decode_cost(const Op& op, const Roofs& r, const Tile* force_ti
 // cache, so bf16 decode prices are unchanged.
 double kv_convert_s(const Op& op, const Roofs& r);
 
+// A serving engine's GQA-packed decode (FlashAttention-3, FlashInfer, XQA) priced as cuDNN's decode
+// kernel with the engine's split choice (attention_decode_cudnn.cpp): the fused profile's decode
+// where the profile measured cuDNN's kernel.
+KernelTimes engine_decode_cost(const Op& op, const Roofs& r);
+
 // Production decode attention (production_decode_cost.cpp): the split rule of FlashAttention's
 // split-KV kernels with GQA query heads packed into one tile, and the call's cost.
 KernelTimes production_decode_cost(const Op& op, const Roofs& r);

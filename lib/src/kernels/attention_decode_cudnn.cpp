@@ -3,6 +3,9 @@
 // 9.19 through PyTorch 2.11; the kernel names are in validation/results/h200-production/kernels.json
 // and validation/results/h200-compiled/hf.json). What PyTorch's SDPA picks when it gets an attention
 // mask (FlashAttention refuses one), so what transformers' StaticCache runs under torch.compile.
+// The fused profile prices a serving engine's decode with it too: the same design (GQA group in the
+// query tile, each KV head's cache streamed once) as FlashAttention-3's pack_gqa path, FlashInfer and
+// TensorRT-LLM's XQA, with the engine's split choice (engine_decode_cost).
 //
 // The kernel's query tile is 16 rows (the `16x128x<d>` of its name: 16 queries, 128 keys, head
 // dim d), so one decode query pads it 16-fold, not 64-fold as the memory-efficient kernel's 64-row
@@ -44,7 +47,8 @@ constexpr int64_t kQueryTileRows = 16;
 constexpr int64_t kKeyTile = 128;         // the `x128x` of the kernel's name
 constexpr int64_t kSplitMinKeyTiles = 5;  // no split at 512 keys or fewer
 
-KernelTimes cudnn_decode_cost(const Op& op, const Roofs& r, const Tile*) {
+// The kernel's time with or without the split (no split: CTAs in waves, one per SM).
+KernelTimes decode_times(const Op& op, const Roofs& r, int64_t ctas, bool split) {
   const AttentionShape& a = op.attention;
   const CudnnDecode& c = r.cudnn_decode;
   // Unmeasured: the card's launch floor and read rate; the merge as a launch and two dependent sweeps.
@@ -52,11 +56,7 @@ KernelTimes cudnn_decode_cost(const Op& op, const Roofs& r, const Tile*) {
   const double floor = measured ? c.kernel_floor_s : r.kernel_floor_s;
   const double merge = measured ? c.reduction_floor_s : r.kernel_floor_s + 2 * r.pass_latency_s;
   const double bandwidth = measured ? c.stream_bandwidth : r.read_bandwidth;
-  const int64_t kv_heads = std::max<int64_t>(1, a.kv_heads);
-  const int64_t group = std::max<int64_t>(1, a.heads / kv_heads);
-  const int64_t ctas = std::max<int64_t>(1, a.batch) * kv_heads * ceil_div(group, kQueryTileRows);
   const double sms = static_cast<double>(std::max(1, r.card.sm_count));
-  const bool split = 2.0 * static_cast<double>(ctas) <= sms && ceil_div(a.kv_len, kKeyTile) >= kSplitMinKeyTiles;
   // One CTA per SM at a time (its double-buffered 128 x d K and V tiles take most of an SM's shared
   // memory), each streaming at an SM's share of the read rate: the CTAs run in waves and the last
   // wave's idle SMs stream nothing (224 CTAs: two waves at 85 %).
@@ -72,7 +72,24 @@ KernelTimes cudnn_decode_cost(const Op& op, const Roofs& r, const Tile*) {
                         static_cast<double>(a.head_dim);
   const double peak = effective_peak(r, op.precision);
   t.compute_s = peak > 0 ? padded / peak : 0.0;
+  t.compute_s = std::max(t.compute_s, kv_convert_s(op, r));  // an fp8 cache's conversion (0 otherwise)
   return t;
+}
+
+double total(const KernelTimes& t) { return t.fixed_s + std::max(t.compute_s, t.memory_s); }
+
+int64_t decode_ctas(const AttentionShape& a) {
+  const int64_t kv_heads = std::max<int64_t>(1, a.kv_heads);
+  const int64_t group = std::max<int64_t>(1, a.heads / kv_heads);
+  return std::max<int64_t>(1, a.batch) * kv_heads * ceil_div(group, kQueryTileRows);
+}
+
+// cuDNN's own rule (measured through PyTorch's SDPA): split when half the SMs or more sit idle and
+// the walk is over 4 key tiles.
+KernelTimes cudnn_decode_cost(const Op& op, const Roofs& r, const Tile*) {
+  const int64_t ctas = decode_ctas(op.attention);
+  const bool split = 2 * ctas <= std::max(1, r.card.sm_count) && ceil_div(op.attention.kv_len, kKeyTile) >= kSplitMinKeyTiles;
+  return decode_times(op, r, ctas, split);
 }
 
 Op from_case(const KernelCase& c, bool) {
@@ -80,6 +97,17 @@ Op from_case(const KernelCase& c, bool) {
 }
 
 }  // namespace
+
+// A serving engine's scheduler splits the keys whenever the CTAs leave SMs idle and the split is
+// faster (FlashAttention-3's num_splits heuristic, FlashInfer's balanced split-KV): no cliff where
+// cuDNN's rule starts splitting at 5 key tiles, so the time never drops as the context grows.
+KernelTimes engine_decode_cost(const Op& op, const Roofs& r) {
+  const int64_t ctas = decode_ctas(op.attention);
+  const KernelTimes whole = decode_times(op, r, ctas, false);
+  if (ctas >= std::max(1, r.card.sm_count)) return whole;
+  const KernelTimes split = decode_times(op, r, ctas, true);
+  return total(split) < total(whole) ? split : whole;
+}
 
 const KernelDef& kernel_def_attention_decode_cudnn() {
   static const KernelDef d{.id = KernelId::attention_decode_cudnn,
