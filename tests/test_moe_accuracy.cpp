@@ -11,6 +11,7 @@
 #include <doctest/doctest.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <tuple>
@@ -106,12 +107,13 @@ TEST_CASE("MoE/MLA eager steps, held out (Mixtral, every prefill): kernel and wa
   // clones over T k (hidden + I) and the generic path priced per operand element); wall 7.7 %
   // (28.0 %). Branch moe3 (torch._grouped_mm's per-CTA + shared stream, fitted on Qwen3 and
   // Mixtral kernel cases): kernel 4.6 % median, 11.3 % p90.
-  CHECK(quantile(h.kernel, 0.5) <= 0.065);  // 6.1 % with branch eagercudnn merged (cuDNN prefill priced)
-  CHECK(quantile(h.kernel, 0.9) <= 0.12);
+  // 6.1 % with branch eagercudnn merged (cuDNN prefill priced); 3.0 % / 7.4 % p90 after moe5.
+  CHECK(quantile(h.kernel, 0.5) <= 0.035);
+  CHECK(quantile(h.kernel, 0.9) <= 0.08);
   // Wall 7.7 -> 9.1 % when the eager attention became cuDNN's kernels (what every step's kernel
   // names show): the device time fell by the +42 ms the FlashAttention-2 rates over-priced, and
   // the host-bound steps' wall is now under-predicted by the launch deficit alone.
-  CHECK(quantile(h.wall, 0.5) <= 0.095);
+  CHECK(quantile(h.wall, 0.5) <= 0.075);  // 6.9 % after moe5
 }
 
 TEST_CASE("MoE/MLA eager prefill (6 steps): GPU kernel time within the issue's 10 % median") {
@@ -124,8 +126,10 @@ TEST_CASE("MoE/MLA eager prefill (6 steps): GPU kernel time within the issue's 1
   // measure (h200-eltwise3 kernel_split.json), which no longer offsets torch._grouped_mm's
   // over-price at 128 rows per expert (Qwen3 b1: the step's grouped GEMMs 25.2 ms predicted, 18.7
   // measured). The bound follows that by 0.5 point; the issue's 10 % is the target.
-  CHECK(quantile(p.kernel, 0.5) <= 0.075);
-  CHECK(quantile(p.wall, 0.5) <= 0.085);  // 8.3 % with cuDNN's prefill priced (was 7.5 % on FA2's rates)
+  // Branch moe5 (h200-moe5): GroupMM.cu's two kernels at their own MMA shares, and each expert's
+  // tiles over a router's binomial rows (Mixtral b1 -15 % -> -3 %): 4.5 % kernel, 3.8 % wall.
+  CHECK(quantile(p.kernel, 0.5) <= 0.05);
+  CHECK(quantile(p.wall, 0.5) <= 0.045);  // 8.3 % with cuDNN's prefill priced (was 7.5 % on FA2's rates)
   // Every prefill step still launches fewer kernels than measured, within 10 % (cub's radix
   // sort past 4096 routed rows: 24 kernels for the two argsorts).
   for (double l : p.launches) {
@@ -166,13 +170,15 @@ TEST_CASE("MoE/MLA eager steps re-measured with a synchronized wall (h200-moe-sy
   CAPTURE(quantile(wall, 0.5));
   CAPTURE(quantile(wall, 0.9));
   CAPTURE(quantile(kernel, 0.5));
+  CAPTURE(quantile(kernel, 0.9));
   // Achieved: wall 7.0 % median / 20.2 % p90 (two host-noise outliers, README), kernel time 5.4 %
   // median / 10.2 % p90 over 23 steps of a later lease (h200-moe-sync/README.md); kernel time
   // 3.6 % / 7.8 % after moe3 (its grouped_mm fit used 4 Mixtral and 4 Qwen3 kernel cases of this
   // run, none of its steps).
-  CHECK(quantile(wall, 0.5) <= 0.075);
-  CHECK(quantile(kernel, 0.5) <= 0.04);
-  CHECK(quantile(kernel, 0.9) <= 0.085);
+  // After moe5 (GroupMM.cu's kernels, binomial rows per expert): wall 5.8 %, kernel 2.0 % / 6.5 %.
+  CHECK(quantile(wall, 0.5) <= 0.065);
+  CHECK(quantile(kernel, 0.5) <= 0.025);
+  CHECK(quantile(kernel, 0.9) <= 0.07);
 }
 
 namespace {
@@ -236,6 +242,8 @@ namespace {
 // fused profile, as validation/scripts/moe/compare_fused.py compares them. Nothing fitted.
 struct FusedStandIns {
   std::vector<double> mla_lite_best, mla_v3_best_signed, moe_decode, moe_grouped;
+  // Mixtral at T > E = 8 (T = 16, 64): vLLM's default 64 x 64 x 32 tile, BLOCK_K 32 (h200-moe5).
+  std::vector<double> half_line_decode, half_line_grouped;
   FusedStandIns() {
     const Card card = test::catalogue().card("h200");
     const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
@@ -270,6 +278,10 @@ struct FusedStandIns {
       }
       moe_decode.push_back(layer / c["median_s"].as<double>() - 1);
       moe_grouped.push_back(grouped / measured_grouped - 1);
+      if (c["model"].as<std::string>() == "mixtral-8x7b" && c["tokens"].as<int64_t>() > 8) {
+        half_line_decode.push_back(moe_decode.back());
+        half_line_grouped.push_back(moe_grouped.back());
+      }
     }
   }
 };
@@ -298,8 +310,22 @@ TEST_CASE("fused profile against the production stand-ins (h200-moe-fused): MLA 
   // (27.9 % over all 15 layers, prefill included: comparison.md). Since branch moe4 the fused
   // profile prices vLLM's fused_moe kernel (fused_moe_cost.cpp, fitted on h200-moe-fused2, where
   // test_moe_fused2_accuracy.cpp guards it): against this other engine 43.8 % and 29.9 %.
-  for (double e : f.moe_decode) CHECK(e < 0);
-  for (double e : f.moe_grouped) CHECK(e < 0);
+  // Except Mixtral past T = 8 (T = 16, 64): since h200-moe5 the fused profile prices vLLM's
+  // 64 x 64 x 32 tile at its half-line stream (BLOCK_K 32: 2.6-3.0 TB/s, measured), the rate
+  // torch._grouped_mm's CUTLASS kernel also reaches at Mixtral's decode shapes (h200-moe-sync:
+  // 2.6-2.7 TB/s), so there the two engines meet: within 10 % of the stand-in, either side.
+  REQUIRE(f.half_line_decode.size() == 2);
+  for (size_t i = 0; i < f.moe_decode.size(); ++i) {
+    const bool half_line = std::find(f.half_line_decode.begin(), f.half_line_decode.end(), f.moe_decode[i]) !=
+                           f.half_line_decode.end();
+    if (half_line) {
+      CHECK(std::fabs(f.moe_decode[i]) <= 0.10);
+      CHECK(std::fabs(f.moe_grouped[i]) <= 0.10);
+    } else {
+      CHECK(f.moe_decode[i] < 0);
+      CHECK(f.moe_grouped[i] < 0);
+    }
+  }
   std::vector<double> layer_abs, grouped_abs;
   for (double e : f.moe_decode) layer_abs.push_back(std::fabs(e));
   for (double e : f.moe_grouped) grouped_abs.push_back(std::fabs(e));

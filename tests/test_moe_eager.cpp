@@ -151,7 +151,10 @@ TEST_CASE("torch._grouped_mm: each CTA's own stream plus the card's shared one; 
   CHECK(one.bytes() == test::approx(8.0 * 1536 * 2048 * 2 + 8.0 * (2048 + 1536) * 2));
   const OpCost c = price(one, r, Impl::eager);
   CHECK(c.memory_time_s == test::approx(one.bytes() / 96 / cta + one.bytes() / stream));
-  CHECK(c.compute_time_s == test::approx(2.0 * 1 * 128 * 2048 / (r.peak[size_t(Precision::bf16)] / 132)));
+  // One row's MMAs on the pingpong kernel (the mean over 128 experts is far under 128 rows), at
+  // that kernel's share of the peak; memory-bound all the same.
+  const double ping_peak = r.peak[size_t(Precision::bf16)] * r.aten.grouped_mm_pingpong_mma_share;
+  CHECK(c.compute_time_s == test::approx(2.0 * 1 * 128 * 2048 / (ping_peak / 132)));
   CHECK(c.device_time_s == test::approx(r.aten.grouped_mm_floor_s + c.memory_time_s));
   // Measured 32.4 us (h200-moe) and 31.9 us (h200-moe-sync, in the fit): within 5 %.
   CHECK(c.device_time_s == test::approx(32.4e-6).epsilon(0.05));
@@ -165,19 +168,49 @@ TEST_CASE("torch._grouped_mm: each CTA's own stream plus the card's shared one; 
   CHECK(tiles == 624);
   const double tile_bytes = eight.bytes() / tiles;
   CHECK(price(eight, r, Impl::eager).memory_time_s == test::approx(5 * (tile_bytes / cta + tile_bytes * 132 / stream)));
-  // Two row tiles per expert (65 rows): the 2 x 1 cluster's CTAs share each weight slab
-  // (multicast), so a CTA fetches half of it per tile; twice the tiles, the same DRAM bytes.
-  const Op rows65 = ops::grouped_gemm("w", 260, 2, 8, 4096, 4096, DType::bf16, DType::bf16, Precision::bf16);
+  // Two row tiles per expert (65 rows; set by hand as the routing sweep does: 65 tokens each
+  // picking all 8 experts, so every expert has exactly 65 rows): the 2 x 1 cluster's CTAs share
+  // each weight slab (multicast), so a CTA fetches half of it per tile; twice the tiles, the same
+  // DRAM bytes.
+  const Op rows65 = ops::grouped_gemm("w", 65, 8, 8, 4096, 4096, DType::bf16, DType::bf16, Precision::bf16);
   REQUIRE(rows65.gemm.m == 65);
   const double t65 = rows65.bytes() / (8.0 * 2 * 32);
   CHECK(price(rows65, r, Impl::eager).memory_time_s == test::approx(4 * (2 * t65 / 2 / cta + t65 * 132 / stream)));
-  // Mixtral prefill, 8192 tokens x 2 picks over 8 experts: 2048 rows each, 32 x 224 tiles each,
-  // far more than the SMs: MMA-bound.
-  const Op big = ops::grouped_gemm("w13", 8192, 2, 8, 28672, 4096, DType::bf16, DType::bf16, Precision::bf16);
-  const double waves = std::ceil(8.0 * 32 * 224 / 132);
+  // Mixtral prefill, 2048 rows on each of 8 experts (set by hand): a mean of 2048 rows over the
+  // experts (> 128) with N > 128, so GroupMM.cu runs its 128 x 256 cooperative kernel: 16 x 112
+  // tiles each, far more than the SMs: MMA-bound at the cooperative kernel's share.
+  const Op big = ops::grouped_gemm("w13", 2048, 8, 8, 28672, 4096, DType::bf16, DType::bf16, Precision::bf16);
+  const double waves = std::ceil(8.0 * 16 * 112 / 132);
   const OpCost p = price(big, r, Impl::eager);
   CHECK(p.compute_time_s > p.memory_time_s);
-  CHECK(p.compute_time_s == test::approx(waves * 2.0 * 64 * 128 * 4096 / (r.peak[size_t(Precision::bf16)] / 132)));
+  const double coop_peak = r.peak[size_t(Precision::bf16)] * r.aten.grouped_mm_cooperative_mma_share;
+  CHECK(p.compute_time_s == test::approx(waves * 2.0 * 128 * 256 * 4096 / (coop_peak / 132)));
+  REQUIRE(p.tiling.has_value());
+  CHECK(p.tiling->tile.name() == "128x256");
+  // The mean over ALL the weight's experts decides: 2048 tokens x 8 picks over 128 experts (Qwen3
+  // prefill, mean 128) run the pingpong kernel at 64 x 128, 4096 tokens (mean 256) the cooperative.
+  const Op qwen = ops::grouped_gemm("gate_up", 2048, 8, 128, 1536, 2048, DType::bf16, DType::bf16, Precision::bf16);
+  REQUIRE(price(qwen, r, Impl::eager).tiling.has_value());
+  CHECK(price(qwen, r, Impl::eager).tiling->tile.name() == "64x128");
+  const Op qwen4k = ops::grouped_gemm("gate_up", 4096, 8, 128, 1536, 2048, DType::bf16, DType::bf16, Precision::bf16);
+  CHECK(price(qwen4k, r, Impl::eager).tiling->tile.name() == "128x256");
+  // N <= 128 keeps the pingpong kernel whatever the rows.
+  const Op narrow = ops::grouped_gemm("w", 2048, 8, 8, 128, 4096, DType::bf16, DType::bf16, Precision::bf16);
+  CHECK(price(narrow, r, Impl::eager).tiling->tile.name() == "64x128");
+  // A third M tile brings the 2 x 1 cluster's partner: 384 rows (DeepSeek-V2-Lite's T = 4096) on
+  // the cooperative kernel cost four 128-row tiles, not three; 129 rows two.
+  const Op rows384 = ops::grouped_gemm("w", 384, 8, 8, 4096, 4096, DType::bf16, DType::bf16, Precision::bf16);
+  CHECK(price(rows384, r, Impl::eager).tiling->tiles == 8 * 4 * 16);
+  const Op rows129 = ops::grouped_gemm("w", 129, 8, 8, 4096, 4096, DType::bf16, DType::bf16, Precision::bf16);
+  CHECK(price(rows129, r, Impl::eager).tiling->tiles == 8 * 2 * 16);
+  // A step's router: each expert's rows are Binomial(T, k / E). Mixtral prefill at 2048 tokens,
+  // top-2 of 8: 512 rows on average, but P(rows > 512) = 0.49, and those experts take a third
+  // 256-row cluster pair (six 128-row tiles): 8 x (4 + 2 x 0.49) = 39.8 -> 40 x 112 tiles, where
+  // balanced rows would give 32 x 112 (h200-moe5: the random router's case 1.29x the balanced).
+  const Op routed = ops::grouped_gemm("w13", 2048, 2, 8, 28672, 4096, DType::bf16, DType::bf16, Precision::bf16);
+  REQUIRE(routed.gemm.m == 512);
+  CHECK(price(routed, r, Impl::eager).tiling->tiles == 40 * 112);
+  // At decode every touched expert has one tile: a few rows each (Qwen3 T = 8 above, 624 tiles).
   // Without the eager profile's measurement (datasheet roofs) it stays a tiled GEMM with tiles
   // and waves (gemm_cost).
   const Roofs plain = make_roofs(card, nullptr);

@@ -91,10 +91,12 @@ TEST_CASE("fused_moe grouped GEMM (h200-moe-fused2): 10 fitted layers, 14 held o
   CAPTURE(quantile(f.gemm_held, 0.5));
   CAPTURE(quantile(f.gemm_held, 1.0));
   // Achieved (compare_fused2.py): fit 5.4 %, held out 5.9 % median, 21.4 % largest (Mixtral's
-  // 64 x 64 x 32 decode tiles, under-predicted: README).
-  CHECK(quantile(f.gemm_fit, 0.5) <= 0.06);
-  CHECK(quantile(f.gemm_held, 0.5) <= 0.065);
-  CHECK(quantile(f.gemm_held, 1.0) <= 0.22);
+  // 64 x 64 x 32 decode tiles, under-predicted: README). Since h200-moe5 (BLOCK_K 32 streams half
+  // lines: half_line_stream, fitted after the four on the fit layers and two h200-moe5 kernels):
+  // fit 3.9 %, held out 4.4 %, 19.3 % largest (DeepSeek T = 4; Mixtral T = 16-64 -21 % -> +4 %).
+  CHECK(quantile(f.gemm_fit, 0.5) <= 0.045);
+  CHECK(quantile(f.gemm_held, 0.5) <= 0.05);
+  CHECK(quantile(f.gemm_held, 1.0) <= 0.20);
 }
 
 TEST_CASE("fused MoE layers (h200-moe-fused2): the fused profile's router + experts ops against the graph replay") {
@@ -106,10 +108,11 @@ TEST_CASE("fused MoE layers (h200-moe-fused2): the fused profile's router + expe
   // Achieved on kernel time alone: 13.4 % decode, 13.9 % held out, 13.1 % all (every layer but
   // Mixtral's prefill under-predicted: the graph's gaps between kernels and the stand-in's
   // one-CTA align kernel). With the fused profile's in-graph gap (branch graph), nothing refitted:
-  // 6.7 % all, 7.9 % held out (compare_fused2.py).
-  CHECK(quantile(f.layer_decode, 0.5) <= 0.08);
-  CHECK(quantile(f.layer_held, 0.5) <= 0.08);
-  CHECK(quantile(f.layer_all, 0.5) <= 0.07);
+  // 6.7 % all, 7.9 % held out (compare_fused2.py); with half_line_stream (h200-moe5) 5.8 % all
+  // and decode, 6.7 % held out.
+  CHECK(quantile(f.layer_decode, 0.5) <= 0.065);
+  CHECK(quantile(f.layer_held, 0.5) <= 0.075);
+  CHECK(quantile(f.layer_all, 0.5) <= 0.065);
 }
 
 TEST_CASE("MLA decode with 64-head tiles (h200-moe-fused2) against attention_mla_decode (fused)") {

@@ -97,6 +97,10 @@ struct AtenKernels {
   double grouped_mm_floor_s = -1;
   double grouped_mm_cta_rate = 0;  // B/s
   double grouped_mm_stream = 0;    // B/s
+  // The share of the GEMM peak a tile's MMAs reach in each of GroupMM.cu's two kernels (64 x 128
+  // pingpong, 128 x 256 cooperative; h200-moe5); 1 when not measured.
+  double grouped_mm_pingpong_mma_share = 1;
+  double grouped_mm_cooperative_mma_share = 1;
   bool grouped_mm_measured() const {
     return grouped_mm_floor_s >= 0 && grouped_mm_cta_rate > 0 && grouped_mm_stream > 0;
   }
@@ -144,6 +148,9 @@ struct FusedMoeGemm {
   Measured floor_s;
   Measured cta_rate;        // B/s
   Measured stream;          // B/s
+  // The stream when a K step loads half a 128-byte line of each weight row (BLOCK_K 32 in bf16:
+  // h200-moe5, the same kernel at BLOCK_K 64 streams 1.6x faster); absent: `stream`.
+  Measured half_line_stream;  // B/s
   Measured mma_efficiency;  // of the card's gemm peak at the op's precision
   bool measured() const { return floor_s && cta_rate && stream && mma_efficiency; }
 };

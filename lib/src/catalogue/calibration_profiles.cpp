@@ -68,6 +68,12 @@ AtenKernels read_aten(MapReader& m) {
   a.grouped_mm_floor_s = time("grouped_mm_floor");
   a.grouped_mm_cta_rate = m.opt_quantity("grouped_mm_cta_rate", Dimension::bytes_per_s).value_or(0);
   a.grouped_mm_stream = m.opt_quantity("grouped_mm_stream", Dimension::bytes_per_s).value_or(0);
+  for (auto [key, field] : {std::pair{"grouped_mm_pingpong_mma_share", &a.grouped_mm_pingpong_mma_share},
+                            std::pair{"grouped_mm_cooperative_mma_share", &a.grouped_mm_cooperative_mma_share}})
+    if (const Measured v = share(m, key)) {
+      if (!(*v > 0)) m.fail(key, "must be a share above 0");
+      *field = *v;
+    }
   m.finish();
   return a;
 }
@@ -123,6 +129,7 @@ ProfileCalibration read_one(MapReader r, const std::string& name) {
     x.floor_s = g->quantity("floor", Dimension::seconds);
     x.cta_rate = g->quantity("cta_rate", Dimension::bytes_per_s);
     x.stream = g->quantity("stream", Dimension::bytes_per_s);
+    x.half_line_stream = g->opt_quantity("half_line_stream", Dimension::bytes_per_s);
     x.mma_efficiency = share(*g, "mma_efficiency");
     if (!x.mma_efficiency || !(*x.mma_efficiency > 0)) g->fail("mma_efficiency", "must be a share above 0, at most 1");
     g->finish();
@@ -175,6 +182,10 @@ void write_aten(std::ostream& o, const AtenKernels& a) {
   if (a.generic_operand_rate > 0) o << "      generic_operand_elements_per_s: " << a.generic_operand_rate << "\n";
   if (a.grouped_mm_cta_rate > 0) o << "      grouped_mm_cta_rate: " << q(a.grouped_mm_cta_rate, "GB/s", 1e9) << "\n";
   if (a.grouped_mm_stream > 0) o << "      grouped_mm_stream: " << q(a.grouped_mm_stream, "GB/s", 1e9) << "\n";
+  if (a.grouped_mm_pingpong_mma_share != 1)
+    o << "      grouped_mm_pingpong_mma_share: " << a.grouped_mm_pingpong_mma_share << "\n";
+  if (a.grouped_mm_cooperative_mma_share != 1)
+    o << "      grouped_mm_cooperative_mma_share: " << a.grouped_mm_cooperative_mma_share << "\n";
 }
 
 }  // namespace
@@ -229,6 +240,7 @@ void write_profiles(std::ostream& o, const std::vector<ProfileCalibration>& prof
       o << "      floor: " << q(*g.floor_s, "us", 1e-6) << "\n";
       o << "      cta_rate: " << q(*g.cta_rate, "GB/s", 1e9) << "\n";
       o << "      stream: " << q(*g.stream, "GB/s", 1e9) << "\n";
+      if (g.half_line_stream) o << "      half_line_stream: " << q(*g.half_line_stream, "GB/s", 1e9) << "\n";
       o << "      mma_efficiency: " << *g.mma_efficiency << "\n";
     }
     if (p.cudnn_decode.measured()) {

@@ -60,6 +60,7 @@ Calibration transfer_calibration(const Calibration& cal, const Card& from, const
     // the memory latency (Little's law), the same on both HBM generations to first order.
     p.aten.grouped_mm_stream *= stream;
     if (p.fused_moe.stream) *p.fused_moe.stream *= stream;  // likewise vLLM's fused_moe (cta_rate carries)
+    if (p.fused_moe.half_line_stream) *p.fused_moe.half_line_stream *= stream;  // its half-line stream too
   }
   // NCCL's link latencies and bus bandwidths belong to the NVLink; another NVLink has none measured.
   if (!same_nvlink(from, to)) c.collectives = CollectiveCalibration{};

@@ -6,8 +6,12 @@
 // pipeline (every row block of an expert re-reads the slab). Not persistent: many small CTAs
 // per SM, so the resident CTAs of a wave share the card's stream.
 //   memory: waves x slab / cta_rate + the op's bytes / stream: one CTA's K-loop is latency-bound
-//     (Mixtral T = 1's down projection: 256 CTAs walk K = 14336 at ~20 GB/s each), and all the
-//     bytes share the card's stream (h200-moe-fused2: 4.1 TB/s at many experts);
+//     (Mixtral T = 1's down projection: 256 CTAs walk K = 14336 at ~32 GB/s each), and all the
+//     bytes share the card's stream (h200-moe-fused2: 4.1 TB/s at many experts). At BLOCK_K 32
+//     a K step loads 64 bytes of each weight row, half a 128-byte line, and the stream falls to
+//     `half_line_stream` (h200-moe5: Mixtral's decode GEMMs at 64 x 64 x 32 stream 2.6-3.0 TB/s,
+//     the same kernel at BLOCK_K 64 4.2-4.3; more stages, 8 warps or BLOCK_N 128 do not move
+//     it, and the 64 x 64 x 32 kernel keeps 8 CTAs an SM by its 64 registers a thread);
 //   compute: the padded rows' tiles over the SMs at a share of the GEMM peak (prefill: ~270
 //     TFLOP/s over the padded rows at all three models' 64 x 64 x 32 tiles);
 //   fixed: the launch floor, once.
@@ -57,7 +61,8 @@ KernelTimes fused_moe_gemm_cost(const Op& op, const Roofs& r) {
   const double sm_rate = effective_peak(r, op.precision) * *f.mma_efficiency / r.card.sm_count;
   KernelTimes t;
   t.fixed_s = *f.floor_s;
-  t.memory_s = waves * slab / *f.cta_rate + op.bytes() / *f.stream;
+  const bool half_line = c.block_k * bytes_of(op.dtype) < 128 && f.half_line_stream;
+  t.memory_s = waves * slab / *f.cta_rate + op.bytes() / (half_line ? *f.half_line_stream : *f.stream);
   t.compute_s = static_cast<double>(ceil_div(tiles, r.card.sm_count)) * tile_flops / sm_rate;
   TilePlan plan;  // what `perfmodel ops` reports: the config's tiles over the padded rows
   plan.tile = {c.block_m, c.block_n};

@@ -23,6 +23,9 @@ KernelTimes gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile);
 // (grouped_mm_cost.cpp): tiles over at most one CTA per SM, each CTA's weight stream; else gemm_cost.
 struct GroupedMmTiles {
   int64_t tiles = 0, ctas = 0, waves = 0, rows_per_tile = 0, cols_per_tile = 0;
+  int64_t tile_m = 64, tile_n = 128;  // the kernel's tile
+  double row_tiles = 1;               // expected M tiles per touched expert (cluster pairs)
+  bool cooperative = false;           // GroupMM.cu's 128 x 256 cooperative kernel
 };
 GroupedMmTiles grouped_mm_tiles(const Op& op, int64_t sm_count);
 KernelTimes grouped_gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile);
