@@ -197,51 +197,58 @@ TEST_CASE("production attention: the calibrated profiles never predict worse tha
 }
 
 // cuBLASLt through PyTorch as a profile's `gemm:` block (docs/calibration.md): the values
-// validation/scripts/production/fit_gemm.py fits on h200-production's even GEMM cases. They are
-// not in hardware/h200.calibration.yaml: laid over every profile they move whole steps out of their
-// guards (TP=2 decode 7.0 -> 9.7 % median, the compiled decode graph replay 14.3 -> 17.2 %;
-// docs/accuracy-notes.md). These tests hold the held-out figures the block reaches, so the
-// mechanism cannot get worse unseen. The issue's GEMM target is 5 % / 15 %.
+// validation/scripts/production/fit_gemm.py --kernel-only fits on the kernels alone of
+// h200-production's even GEMM cases, h200-gemm-chain's Llama-3-8B and Qwen2.5-7B GEMMs and
+// h200-gemm-small's even cases (cta_walk_latency_share: a K step's pace scales with the tile's
+// operand rows, cuBLASLt's skinny tiles priced). A profile with a block is compared with the
+// kernels alone (profile_accuracy.cpp, gemm_kernel_time_s). The block is not in
+// hardware/h200.calibration.yaml: docs/accuracy-notes.md ("GEMMs inside a step") says which step
+// guards it moves. These tests hold the held-out figures it reaches; the target is 5 % / 15 %.
 namespace {
 
 Calibration with_fitted_gemm() {
   Calibration c = fx().cal;
   for (ProfileCalibration& p : c.profiles) {
     p.gemm.fixed_s = 1.5e-6;
-    p.gemm.split_k_reduce_s = 5e-6;
-    p.gemm.cta_walk_per_1024_k_s = 0.3e-6;
-    p.gemm.stream_efficiency = 0.9;
+    p.gemm.split_k_reduce_s = 3.5e-6;
+    p.gemm.cta_walk_per_1024_k_s = 3.8e-6;
+    p.gemm.stream_efficiency = 0.86;
     p.gemm.fp8_peak = 1460e12;
+    p.gemm.cta_walk_latency_share = 0.35;
   }
   return c;
 }
 
 }  // namespace
 
-TEST_CASE("production GEMMs with the fitted gemm block, held out: torch.linear and torch._scaled_mm on the fused profile") {
+TEST_CASE("production GEMMs with the fitted gemm block, held out, kernels alone: torch.linear and torch._scaled_mm") {
   const Calibration cal = with_fitted_gemm();
   const auto rows = summarize_profiles(evaluate_profiles(production().m, fx().card, &cal));
-  const ProfileSetStats linear = row(rows, Impl::fused, "gemm", "torch.linear");
-  CAPTURE(linear.held_out_median_abs);
-  CAPTURE(linear.held_out_p90_abs);
-  CHECK(linear.held_out_cases == 30);
-  CHECK(linear.held_out_median_abs <= 0.053);
-  CHECK(linear.held_out_p90_abs <= 0.123);
+  for (Impl p : {Impl::fused, Impl::eager, Impl::compiled}) {
+    const ProfileSetStats linear = row(rows, p, "gemm", "torch.linear");
+    CAPTURE(to_string(p));
+    CAPTURE(linear.held_out_median_abs);
+    CAPTURE(linear.held_out_p90_abs);
+    CHECK(linear.held_out_cases == 30);
+    // 4.1 % / 9.4 % (the target met); the kernel-only block of gemm4 on its fit subset: 4.4 / 9.6 %.
+    CHECK(linear.held_out_median_abs <= 0.042);
+    CHECK(linear.held_out_p90_abs <= 0.095);
+  }
   const ProfileSetStats fp8 = row(rows, Impl::fused, "gemm", "torch.scaled_mm");
   CAPTURE(fp8.held_out_median_abs);
   CAPTURE(fp8.held_out_p90_abs);
   CHECK(fp8.held_out_cases == 6);
-  CHECK(fp8.held_out_median_abs <= 0.033);
-  CHECK(fp8.held_out_p90_abs <= 0.113);
-  // Against the committed calibration (no gemm block): the held-out tail is better (12.2 %
-  // against 17.4 %), and so is the median (5.1 % against 8.3 %).
+  CHECK(fp8.held_out_median_abs <= 0.028);  // 2.7 % / 8.9 %
+  CHECK(fp8.held_out_p90_abs <= 0.090);
+  // Against the committed calibration's card-level GEMM keys (compared with the harness time, what
+  // they were fitted on): 8.3 % / 17.4 % held out.
   const ProfileSetStats with = row(rows, Impl::fused, "all gemm");
   const ProfileSetStats without = row(production().calibrated, Impl::fused, "all gemm");
   CHECK(with.held_out_median_abs < without.held_out_median_abs);
   CHECK(with.held_out_p90_abs < without.held_out_p90_abs);
 }
 
-TEST_CASE("held-out small-M GEMMs of other models through PyTorch (validation/results/h200-gemm-small, never fitted)") {
+TEST_CASE("held-out small-M GEMMs of other models through PyTorch (validation/results/h200-gemm-small, odd cases)") {
   Measurements held;
   load_measurements(test::root() + "/validation/results/h200-gemm-small", held);
   REQUIRE(held.cases.size() == 140);
@@ -252,16 +259,15 @@ TEST_CASE("held-out small-M GEMMs of other models through PyTorch (validation/re
     const ProfileSetStats s = row(fitted, p, "gemm", "torch.linear");
     const ProfileSetStats c = row(committed, p, "gemm", "torch.linear");
     CAPTURE(to_string(p));
-    CAPTURE(s.all_median_abs);
-    CAPTURE(s.all_p90_abs);
-    CHECK(s.fitted_cases + s.held_out_cases == 140);
-    // With the block: 7.7 % / 21.7 % (the target is not met); without: 17.4 % / 43.3 %.
-    CHECK(s.all_median_abs <= 0.077);
-    CHECK(s.all_p90_abs <= 0.218);
-    CHECK(c.all_median_abs <= 0.175);
-    CHECK(c.all_p90_abs <= 0.434);
-    CHECK(s.all_median_abs < c.all_median_abs);
-    CHECK(s.all_p90_abs < c.all_p90_abs);
+    CAPTURE(s.held_out_median_abs);
+    CAPTURE(s.held_out_p90_abs);
+    CHECK(s.held_out_cases == 70);
+    // With the block, kernels alone: 5.8 % / 12.8 % (the median just misses the 5 % target);
+    // the card-level keys against the harness time: 17.4 % / 43.3 % over all 140.
+    CHECK(s.held_out_median_abs <= 0.059);
+    CHECK(s.held_out_p90_abs <= 0.129);
+    CHECK(s.held_out_median_abs < 0.5 * c.held_out_median_abs);
+    CHECK(s.held_out_p90_abs < 0.5 * c.held_out_p90_abs);
   }
 }
 

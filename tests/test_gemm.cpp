@@ -212,3 +212,38 @@ TEST_CASE("per-CTA K loop (Little's law): few CTAs walk K slowly, so short K run
   CHECK(cheapest_plan(1, 512, 2048, 1, 132, peak, fixup_rate, costs).split_k > 1);
   CHECK(cheapest_plan(1, 512, 2048, 1, 132, peak, fixup_rate, costs).cta_walk_s == 0);
 }
+
+TEST_CASE("skinny tiles: a K step's pace scales with the tile's operand rows, offered only where that is priced") {
+  // cuBLASLt at M <= 64 runs 64x8 / 128x8 / 64x16 tiles (h200-gemm-chain's TinyLlama projections:
+  // N = 2048, K = 2048 unsplit on 32 CTAs of 64x8 in 5.6 us). Costs of the order the fit finds.
+  const double peak = 1e16, fixup_rate = 64.0 * 1.98e9;
+  PlanCosts costs;
+  costs.fixed_s = 1.3e-6;
+  costs.split_k_s = 3.5e-6;
+  costs.cta_walk_per_1024_k_s = 3.8e-6;
+  costs.memory_s = 2.0 * 2048 * 2048 / 4.3e12;
+  // Every tile at one pace: no skinny tile is a candidate.
+  const TilePlan same = cheapest_plan(1, 2048, 2048, 1, 132, peak, fixup_rate, costs);
+  CHECK(same.tile.m >= 64);
+  costs.cta_walk_latency_share = 0.35;
+  const TilePlan skinny = cheapest_plan(1, 2048, 2048, 1, 132, peak, fixup_rate, costs);
+  CHECK(skinny.tile.m < 64);
+  CHECK(skinny.split_k == 1);
+  // Its pace: 0.35 + 0.65 x (tm + tn) / 256 of a 128x128 tile's, per 1024 of the K it walks.
+  const double rows = static_cast<double>(skinny.tile.m + skinny.tile.n) / 256.0;
+  CHECK(skinny.cta_walk_s == test::approx(std::ceil(skinny.tiles / 132.0) * 2.0 * 3.8e-6 * (0.35 + 0.65 * rows)));
+  CHECK(costs.priced_s(skinny) < costs.priced_s(same));
+  // A 128x128 tile keeps its pace; a 256x128 one walks slower.
+  TilePlan wide = plan_tile(1024, 1024, 2048, 1, Tile{256, 128}, 132, peak);
+  const double pace_wide = costs.cta_walk_of(wide, 132);
+  costs.cta_walk_latency_share = -1;
+  CHECK(pace_wide > costs.cta_walk_of(wide, 132));
+  // Past 2048 of K per CTA cuBLASLt splits instead (N = 512, K = 3584: split-K + splitKreduce).
+  costs.cta_walk_latency_share = 0.35;
+  costs.memory_s = 2.0 * 512 * 8192 / 4.3e12;
+  const TilePlan long_k = cheapest_plan(1, 512, 8192, 1, 132, peak, fixup_rate, costs);
+  CHECK((long_k.tile.m >= 64 || long_k.k_per_cta <= 2048));
+  // Not at M past the skinny tiles' rows.
+  CHECK(cheapest_plan(256, 2048, 2048, 1, 132, peak, fixup_rate, costs).tile.m >= 64);
+}
+

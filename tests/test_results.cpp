@@ -7,6 +7,7 @@
 
 #include "perfmodel/accuracy.hpp"
 #include "perfmodel/errors.hpp"
+#include "perfmodel/profile_accuracy.hpp"
 #include "perfmodel/results.hpp"
 #include "test_support.hpp"
 
@@ -122,6 +123,31 @@ TEST_CASE("kernel suite: missing field, wrong type and wrong schema_version name
   const std::string no_device = write_tmp("suite-device.json", with(kSuite, R"({"name": "NVIDIA H200"})", "{}"));
   CHECK(error_of([&] { read_kernel_suite(no_device); }) ==
         no_device + ":2:20: meta.device.name: missing required field 'name'");
+}
+
+TEST_CASE("kernel suite: a GEMM's kernels alone (kernel_s) and its kernel count; the kernel-only time compared") {
+  const std::string base = with(kSuite, R"("ok": true, "correct": true, "measured_s": 1.5e-06, "rotated_bytes": null)",
+                                R"("ok": true, "correct": true, "measured_s": 1.5e-06, "kernel_s": 1.1e-06, "kernels_per_launch": 1)");
+  const KernelSuite s = read_kernel_suite(write_tmp("suite-kernel-s.json", base));
+  REQUIRE(s.cases[0].kernel_s);
+  CHECK(*s.cases[0].kernel_s == test::approx(1.1e-6));
+  CHECK(s.cases[0].kernels_per_launch == 1);
+  CHECK_FALSE(s.cases[1].kernel_s);
+  CHECK(s.cases[1].kernels_per_launch == 0);
+  // The profiled kernel durations where measured; else the harness's replay less the idle it holds
+  // after one kernel (0.46 us) or two (1.06 us): validation/results/h200-gemm-chain.
+  MeasuredCase c;
+  c.measured_s = 10e-6;
+  c.kernels_per_launch = 2;
+  CHECK(gemm_kernel_time_s(c) == test::approx(10e-6 - 1.06e-6));
+  c.kernels_per_launch = 1;
+  CHECK(gemm_kernel_time_s(c) == test::approx(10e-6 - 0.46e-6));
+  c.kernel_s = 9e-6;
+  CHECK(gemm_kernel_time_s(c) == test::approx(9e-6));
+  const std::string zero = write_tmp("suite-kernel-zero.json", with(base, "1.1e-06", "0"));
+  CHECK(error_of([&] { read_kernel_suite(zero); }).find("cases[0].kernel_s: must be > 0 seconds") != std::string::npos);
+  const std::string count = write_tmp("suite-kernels-neg.json", with(base, R"("kernels_per_launch": 1)", R"("kernels_per_launch": -1)"));
+  CHECK(error_of([&] { read_kernel_suite(count); }).find("cases[0].kernels_per_launch: must be 0..1000") != std::string::npos);
 }
 
 TEST_CASE("step validation: the workload and the graph's time; bad values named") {

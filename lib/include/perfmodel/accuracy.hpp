@@ -19,6 +19,8 @@ struct MeasuredCase {
   double measured_s = 0;  // hot median per launch
   std::string implementation;  // production kernels: torch.sdpa.cudnn, torch.eager, ... (empty: this backend's)
   int index = -1;              // position in its file's `cases`
+  double kernel_s = 0;         // its kernels alone (profiler durations; 0: not measured)
+  int kernels_per_launch = 0;  // kernels one call launched (0: not recorded)
 };
 
 struct MeasuredStep {

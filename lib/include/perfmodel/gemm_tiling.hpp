@@ -75,7 +75,12 @@ struct PlanCosts {
   // (h200-gemm-small: 8 CTAs of a 512 x 2048 weight take 6 us, 2 of a 128 x 896 one 4 us).
   // Priced per plan, it is what tells cuBLASLt's unsplit small grids from split-K.
   double cta_walk_per_1024_k_s = 0;
-  // The busiest SM's tiles one after another, each walking its K at that pace.
+  // The share of that pace (a 128x128 tile's) every tile pays whatever its width, the rest
+  // scaling with the operand rows it loads per K step, tm + tn (the SM's load port: a 64x8 tile
+  // walks K at about a third of a 128x128 tile's time, h200-gemm-chain's TinyLlama projections).
+  // Below 0: not priced (the walk is the same for every tile and no skinny tile is offered).
+  double cta_walk_latency_share = -1;
+  // The busiest SM's tiles one after another, each walking its K at its tile's pace.
   double cta_walk_of(const TilePlan& p, int sm_count) const;
   double fixed_of(const TilePlan& p) const;
   double priced_s(const TilePlan& p) const;
@@ -89,8 +94,12 @@ struct PlanCosts {
 // idle being split instead unless `costs` prices one CTA's K loop (gemm_tiling.cpp says why). The least priced_s wins (ties: the earlier
 // candidate: larger tiles, fewer splits). Each candidate's price is non-decreasing in M, so the
 // least of them is too, except where that one rule adds the unsplit grid as M grows.
+// Where `costs` prices the walk per tile (cta_walk_latency_share), cuBLASLt's skinny tiles are
+// candidates too: 8, 16 or 32 token rows by 64 or 128 weight rows (its nvjet_*_64x8, 128x8,
+// 64x16, 128x32 kernels of h200-gemm-chain and h200-gemm-small at M <= 64).
 TilePlan cheapest_plan(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_count, double peak_flops,
                        double fixup_rate, const PlanCosts& costs);
+const std::vector<Tile>& skinny_tiles();
 
 // Largest power-of-two square tile t with three t x t tiles (A, B and the accumulator C) in
 // `smem_bytes` (seed 000 practice: 128 for bf16 in 100 KB).

@@ -20,6 +20,12 @@ namespace perfmodel {
 // PyTorch's eager ops (torch.eager, hf.eager).
 std::vector<Impl> profiles_measured_by(const std::string& implementation, KernelId kernel);
 
+// A GEMM case's kernels alone: the profiler's kernel durations where the file has them
+// (h200-gemm-chain's kernel_s), else the harness's graph replay / launches less the idle it holds
+// after the call's kernels (harness_idle_s: measured in validation/results/h200-gemm-chain).
+double harness_idle_s(int kernels_per_launch);
+double gemm_kernel_time_s(const MeasuredCase& c);
+
 struct ProfileCaseError {
   Impl profile = Impl::fused;
   std::string implementation;

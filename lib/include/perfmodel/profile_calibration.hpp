@@ -136,6 +136,9 @@ struct ProductionGemm {
   Measured cta_walk_per_1024_k_s;
   Measured stream_efficiency;
   Measured fp8_peak;  // FLOP/s: cuBLASLt's fp8 kernels (optional; else the card's gemm_peak.fp8)
+  // Optional: the share of one CTA's K-loop pace that does not scale with the tile's operand
+  // rows (PlanCosts::cta_walk_latency_share); present, the skinny tiles are priced too.
+  Measured cta_walk_latency_share;
   bool measured() const { return fixed_s && split_k_reduce_s && cta_walk_per_1024_k_s && stream_efficiency; }
 };
 

@@ -42,6 +42,10 @@ struct SuiteCase {
   // empty: this backend's), and the case's place in its file (the profile fit takes the even ones).
   std::string implementation;
   int index = -1;
+  // Production GEMMs: the case's kernels alone (profiler durations, h200-gemm-chain), where
+  // measured, and how many kernels one call launched (0: not recorded).
+  std::optional<double> kernel_s;
+  int kernels_per_launch = 0;
 };
 
 struct KernelSuite {

@@ -122,6 +122,7 @@ ProfileCalibration read_one(MapReader r, const std::string& name) {
     x.stream_efficiency = share(*g, "stream_efficiency");
     if (!x.stream_efficiency || !(*x.stream_efficiency > 0)) g->fail("stream_efficiency", "must be a share above 0, at most 1");
     x.fp8_peak = g->opt_quantity("fp8_peak", Dimension::flop_per_s);
+    x.cta_walk_latency_share = share(*g, "cta_walk_latency_share");  // optional
     g->finish();
   }
   if (auto g = r.opt_map("fused_moe")) {
@@ -233,6 +234,7 @@ void write_profiles(std::ostream& o, const std::vector<ProfileCalibration>& prof
       o << "      cta_walk_per_1024_k: " << q(*g.cta_walk_per_1024_k_s, "us", 1e-6) << "\n";
       o << "      stream_efficiency: " << *g.stream_efficiency << "\n";
       if (g.fp8_peak) o << "      fp8_peak: " << q(*g.fp8_peak, "TFLOP/s", 1e12) << "\n";
+      if (g.cta_walk_latency_share) o << "      cta_walk_latency_share: " << *g.cta_walk_latency_share << "\n";
     }
     if (p.fused_moe.measured()) {
       const FusedMoeGemm& g = p.fused_moe;

@@ -45,6 +45,7 @@ KernelTimes gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
   costs.split_k_s = r.gemm_split_k_s >= 0 ? r.gemm_split_k_s : r.kernel_floor_s + r.pass_latency_s;
   // A profile that measured one CTA's K loop (cuBLASLt through PyTorch: profiles.*.gemm) prices it per plan.
   costs.cta_walk_per_1024_k_s = r.gemm_cta_walk_s;
+  costs.cta_walk_latency_share = r.gemm_cta_walk_share;
   KernelTimes t;
   // The plan is the one whose price is least (issue 14: chosen by compute time alone, prefill
   // steps got faster as the batch grew).

@@ -153,7 +153,20 @@ double PlanCosts::cta_walk_of(const TilePlan& p, int sm_count) const {
   if (!(cta_walk_per_1024_k_s > 0)) return 0;
   // The SM runs ceil(tiles / SMs) tiles one after another (cuBLASLt's nvjet kernels: one CTA per SM).
   const double per_sm = std::ceil(static_cast<double>(p.tiles) / sm_count);
-  return per_sm * p.k_per_cta / 1024.0 * cta_walk_per_1024_k_s;
+  // A K step waits on its loads: a latency every tile pays, and (tm + tn) rows through the SM's
+  // load port, relative to a 128x128 tile's 256 rows.
+  const double rows = static_cast<double>(p.tile.m + p.tile.n) / 256.0;
+  const double pace = cta_walk_latency_share >= 0 ? cta_walk_latency_share + (1 - cta_walk_latency_share) * rows : 1.0;
+  return per_sm * p.k_per_cta / 1024.0 * cta_walk_per_1024_k_s * pace;
+}
+
+namespace {
+constexpr double kSkinnyMaxK = 2048;
+}  // namespace
+
+const std::vector<Tile>& skinny_tiles() {
+  static const std::vector<Tile> tiles{{32, 128}, {32, 64}, {16, 128}, {16, 64}, {8, 128}, {8, 64}};
+  return tiles;
 }
 
 double PlanCosts::priced_s(const TilePlan& p) const {
@@ -174,9 +187,18 @@ TilePlan cheapest_plan(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_co
       best_s = t;
     }
   };
-  for (const Tile& t : default_tiles())
+  std::vector<Tile> tiles = default_tiles();
+  // Skinny tiles only where they fit the rows (cuBLASLt picks them at M <= 64) and the walk is
+  // priced per tile: a plan of few wide CTAs is what tells them apart.
+  if (costs.cta_walk_latency_share >= 0 && costs.cta_walk_per_1024_k_s > 0)
+    for (const Tile& t : skinny_tiles())
+      if (m <= 2 * t.m || (t.m == 32 && m <= 64)) tiles.push_back(t);
+  for (const Tile& t : tiles)
     for (int64_t split = 1; split <= max_split; split *= 2) {
       const TilePlan p = plan_tile(m, n, k, batch, t, sm_count, peak_flops, split);
+      // cuBLASLt runs a skinny tile's K loop at most 2048 deep (h200-gemm-small and h200-gemm-chain
+      // kernel names: K <= 2048 unsplit on 64x8 / 128x8 / 64x16 tiles, K >= 3584 split-K).
+      if (t.m < 64 && p.k_per_cta > kSkinnyMaxK) continue;
       // cuBLAS on Hopper splits a grid that leaves SMs idle along K and reduces it with
       // splitKreduce (h200-production's skinny GEMMs; h200x2-tp's K-halved decode projections,
       // where the unsplit 64x64 grid priced 1-2 us under them). The model's stream runs at one

@@ -35,6 +35,11 @@ SuiteCase suite_case(const Record& r) {
   if (!r.has("measured_s")) r.fail("measured_s", "missing required field 'measured_s' (null when not measured)");
   s.measured_s = r.nullable_number("measured_s");
   s.implementation = r.opt_str("implementation");
+  s.kernel_s = r.nullable_number("kernel_s");
+  if (s.kernel_s && !(*s.kernel_s > 0)) r.fail("kernel_s", "must be > 0 seconds (null when not measured)");
+  const int64_t launches = r.opt_integer("kernels_per_launch");
+  if (launches < 0 || launches > 1000) r.fail("kernels_per_launch", "must be 0..1000");
+  s.kernels_per_launch = static_cast<int>(launches);
   const auto k = kernel_from_string(s.kernel_name);
   const auto dt = dtype_from_string(s.dtype_name);
   if (k && dt) {

@@ -20,7 +20,8 @@ void add_suite(const KernelSuite& s, Measurements& into) {
     // Only cases that ran, matched the reference and were timed; kernels or dtypes this build
     // does not know cannot be predicted.
     if (!c.ok || !c.correct || !c.kernel || !c.measured_s || !(*c.measured_s > 0)) continue;
-    into.cases.push_back(MeasuredCase{*c.kernel, *c.measured_s, c.implementation, c.index});
+    into.cases.push_back(MeasuredCase{*c.kernel, *c.measured_s, c.implementation, c.index,
+                                      c.kernel_s && *c.kernel_s > 0 ? *c.kernel_s : 0, c.kernels_per_launch});
   }
 }
 
