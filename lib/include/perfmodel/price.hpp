@@ -68,6 +68,7 @@ struct Roofs {
   CollectiveCalibration collectives;   // NCCL between cards of this kind (unmeasured: NCCL's model values)
   QuantCalibration quant;              // weight-only GEMMs: measured, else QuantDefaults
   AtenKernels aten;                    // eager: PyTorch's own kernels (unmeasured: the card's costs)
+  InductorKernels inductor;            // compiled and fused: Inductor's looped row reductions (unmeasured: stream model)
   FusedMoeGemm fused_moe;              // fused: vLLM's fused_moe grouped GEMM (unmeasured: gemm_cost)
   CudnnDecode cudnn_decode;            // compiled: cuDNN's decode SDPA (unmeasured: the card's floor and read rate)
   double graph_call_host_s = 0;        // compiled: host time before each step's graph starts

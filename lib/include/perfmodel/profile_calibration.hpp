@@ -70,6 +70,12 @@ struct AtenKernels {
   double softmax_warp_chain_s = -1;
   double softmax_reg_chain_s = -1;
   double softmax_smem_chain_s = -1;
+  // The warp softmax over many rows is issue-bound, not latency-bound: elements per second over
+  // all SMs of the power-of-two padded row (softmax_warp_forward's WARP_ITERATIONS x 32), for rows
+  // of at most 1024 columns (<= 32 values a thread) and for wider ones (64 a thread); 0: the chain
+  // alone.
+  double softmax_warp_rate = 0;
+  double softmax_warp_wide_rate = 0;
   // TensorIterator's generic path (elementwise_kernel<128, 4>, CatArrayBatchedCopy): elements per
   // second over all SMs, and its floor per kernel.
   double strided_rate = 0;
@@ -103,6 +109,20 @@ struct AtenKernels {
     return softmax_floor_s >= 0 && softmax_warp_chain_s > 0 && softmax_reg_chain_s > 0 && softmax_smem_chain_s > 0;
   }
   bool strided_measured() const { return strided_rate > 0 && strided_floor_s >= 0; }
+};
+
+// Inductor's row reductions (torch.compile; the fused profile's stand-in for a serving engine's
+// fused norms and softmax; inductor_row_cost in stream_cost.cpp). A row of more than 1024 columns
+// is a looped reduction (triton_red_*: XBLOCK 1, R0_BLOCK 2048, 16 warps, one CTA per row), which
+// walks the row twice in 2048-column blocks, the last block masked but issued in full; its
+// per-element work (Welford's division, the online softmax's exps and divide) is issue-bound on
+// the SM. Elements per second over all SMs, of the padded row; 0: not measured (the generic
+// stream model alone). validation/results/h200-eltwise4/inductor_code.json holds the generated code.
+struct InductorKernels {
+  double rmsnorm_rate = 0;
+  double layernorm_rate = 0;
+  double softmax_rate = 0;
+  bool measured() const { return rmsnorm_rate > 0 || layernorm_rate > 0 || softmax_rate > 0; }
 };
 
 // cuBLASLt as PyTorch calls it (F.linear, torch._scaled_mm: nvjet kernels, split-K with a
@@ -153,6 +173,7 @@ struct ProfileCalibration {
   // calls, dispatcher, launch); not measured: the card's eager_dispatch.
   Measured host_per_kernel_s;
   AtenKernels aten;  // eager: PyTorch's own kernels
+  InductorKernels inductor;  // compiled (and the fused profile's stand-in): Inductor's row reductions
   CudnnDecode cudnn_decode;  // compiled: cuDNN's decode SDPA (attention_decode_cudnn)
   // compiled: host time of one call of the compiled step before its CUDA graph starts (dynamo's
   // guards, the cudagraph tree's checks and input copies), during which the GPU idles; 0: none.

@@ -41,6 +41,13 @@ AtenKernels read_aten(MapReader& m) {
   a.softmax_warp_chain_s = time("softmax_warp_chain");
   a.softmax_reg_chain_s = time("softmax_reg_chain");
   a.softmax_smem_chain_s = time("softmax_smem_chain");
+  auto rate = [&](const char* key) {
+    const Measured v = m.opt_number(key);
+    if (v && (!(*v > 0) || !std::isfinite(*v))) m.fail(key, "must be a positive number (elements per second)");
+    return v.value_or(0);
+  };
+  a.softmax_warp_rate = rate("softmax_warp_elements_per_s");
+  a.softmax_warp_wide_rate = rate("softmax_warp_wide_elements_per_s");
   if (auto rate = m.opt_number("strided_elements_per_s")) {
     if (!(*rate > 0) || !std::isfinite(*rate)) m.fail("strided_elements_per_s", "must be a positive number");
     a.strided_rate = *rate;
@@ -132,6 +139,17 @@ ProfileCalibration read_one(MapReader r, const std::string& name) {
   p.graph_call_host_s = r.opt_quantity("graph_call_host", Dimension::seconds, true).value_or(0);
   p.graph_kernel_gap_s = r.opt_quantity("graph_kernel_gap", Dimension::seconds, true).value_or(0);
   if (auto m = r.opt_map("aten")) p.aten = read_aten(*m);
+  if (auto m = r.opt_map("inductor")) {
+    auto rate = [&](const char* key) {
+      const Measured v = m->opt_number(key);
+      if (v && (!(*v > 0) || !std::isfinite(*v))) m->fail(key, "must be a positive number (elements per second)");
+      return v.value_or(0);
+    };
+    p.inductor.rmsnorm_rate = rate("rmsnorm_elements_per_s");
+    p.inductor.layernorm_rate = rate("layernorm_elements_per_s");
+    p.inductor.softmax_rate = rate("softmax_elements_per_s");
+    m->finish();
+  }
   r.finish();
   return p;
 }
@@ -149,7 +167,7 @@ void write_aten(std::ostream& o, const AtenKernels& a) {
       {"softmax_warp_chain", a.softmax_warp_chain_s}, {"softmax_reg_chain", a.softmax_reg_chain_s},
       {"softmax_smem_chain", a.softmax_smem_chain_s}, {"strided_floor", a.strided_floor_s},
       {"grouped_mm_floor", a.grouped_mm_floor_s}};
-  bool any = a.strided_rate > 0 || a.cat_rate > 0 || a.cast_rate > 0 || a.generic_operand_rate > 0 || a.grouped_mm_cta_rate > 0 ||
+  bool any = a.strided_rate > 0 || a.softmax_warp_rate > 0 || a.softmax_warp_wide_rate > 0 || a.cat_rate > 0 || a.cast_rate > 0 || a.generic_operand_rate > 0 || a.grouped_mm_cta_rate > 0 ||
              a.grouped_mm_stream > 0;
   for (const auto& [k, v] : times) any = any || v >= 0;
   if (!any) return;
@@ -157,6 +175,8 @@ void write_aten(std::ostream& o, const AtenKernels& a) {
   for (const auto& [k, v] : times)
     if (v >= 0) o << "      " << k << ": " << q(v, "us", 1e-6) << "\n";
   if (a.rows_measured()) o << "      norm_ctas_per_sm: " << a.norm_ctas_per_sm << "\n";
+  if (a.softmax_warp_rate > 0) o << "      softmax_warp_elements_per_s: " << a.softmax_warp_rate << "\n";
+  if (a.softmax_warp_wide_rate > 0) o << "      softmax_warp_wide_elements_per_s: " << a.softmax_warp_wide_rate << "\n";
   if (a.strided_rate > 0) o << "      strided_elements_per_s: " << a.strided_rate << "\n";
   if (a.cat_rate > 0) o << "      cat_elements_per_s: " << a.cat_rate << "\n";
   if (a.cast_rate > 0) o << "      cast_elements_per_s: " << a.cast_rate << "\n";
@@ -237,6 +257,14 @@ void write_profiles(std::ostream& o, const std::vector<ProfileCalibration>& prof
     if (p.graph_kernel_gap_s > 0) o << "    graph_kernel_gap: " << q(p.graph_kernel_gap_s, "us", 1e-6) << "\n";
     if (p.host_per_kernel_s) o << "    host_per_kernel: " << q(*p.host_per_kernel_s, "us", 1e-6) << "\n";
     write_aten(o, p.aten);
+    if (p.inductor.measured()) {
+      o << "    inductor:\n";
+      const std::pair<const char*, double> rates[] = {{"rmsnorm_elements_per_s", p.inductor.rmsnorm_rate},
+                                                      {"layernorm_elements_per_s", p.inductor.layernorm_rate},
+                                                      {"softmax_elements_per_s", p.inductor.softmax_rate}};
+      for (const auto& [k, v] : rates)
+        if (v > 0) o << "      " << k << ": " << v << "\n";
+    }
   }
 }
 

@@ -37,8 +37,17 @@ KernelTimes row_kernel(const Op& op, const Roofs& r, double floor_s, double row_
 KernelTimes softmax(const Op& op, const Roofs& r, const AtenKernels& a) {
   const double k_cols = static_cast<double>(op.cols) / 1024.0;
   const double sms = r.card.sm_count;
-  if (op.cols * bytes_of(op.dtype) <= 4096 && op.cols <= 2048)
-    return row_kernel(op, r, a.softmax_floor_s, a.softmax_warp_chain_s * k_cols, sms * 64);
+  if (op.cols * bytes_of(op.dtype) <= 4096 && op.cols <= 2048) {
+    KernelTimes t = row_kernel(op, r, a.softmax_floor_s, a.softmax_warp_chain_s * k_cols, sms * 64);
+    // Many rows: issue-bound over the row padded to the warp's power of two (softmax_warp_forward
+    // holds next_pow2(cols) / 32 values a thread), at its own rate past 1024 columns (64 values a
+    // thread). validation/results/h200-eltwise4: 16384-65536 rows (fit_aten.py says which fit).
+    int64_t padded = 1;
+    while (padded < op.cols) padded *= 2;
+    const double rate = padded > 1024 ? a.softmax_warp_wide_rate : a.softmax_warp_rate;
+    if (rate > 0) t.compute_s = std::max(t.compute_s, static_cast<double>(op.rows) * static_cast<double>(padded) / rate);
+    return t;
+  }
   const double chain = (op.cols + 1023) / 1024 < 10 ? a.softmax_reg_chain_s : a.softmax_smem_chain_s;
   return row_kernel(op, r, a.softmax_floor_s, chain * k_cols, sms);
 }

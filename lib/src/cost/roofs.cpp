@@ -33,6 +33,10 @@ void apply_profile(Roofs& r, const ProfileCalibration& p, const std::string& fil
   }
   r.host_per_kernel_s = p.host_per_kernel_s;
   r.aten = p.aten;
+  if (p.inductor.measured()) {
+    r.inductor = p.inductor;
+    r.sources["inductor"] = file + ": profiles." + p.name + ".inductor";
+  }
   r.fused_moe = p.fused_moe;
   r.cudnn_decode = p.cudnn_decode;
   r.graph_call_host_s = p.graph_call_host_s;
@@ -195,6 +199,14 @@ Roofs make_roofs(const Card& card, const Calibration* cal, std::optional<Impl> p
   if (profile) {
     r.profile = to_string(*profile);
     if (const ProfileCalibration* p = cal ? find_profile(cal->profiles, r.profile) : nullptr) apply_profile(r, *p, cal->source_file);
+    // The fused profile's norms and softmax are measured through Inductor's kernels (its stand-in
+    // for a serving engine's, profile_accuracy.cpp): without its own values it takes the compiled
+    // profile's Inductor rates.
+    const ProfileCalibration* c = cal ? find_profile(cal->profiles, to_string(Impl::compiled)) : nullptr;
+    if (profile == Impl::fused && !r.inductor.measured() && c && c->inductor.measured()) {
+      r.inductor = c->inductor;
+      r.sources["inductor"] = cal->source_file + ": profiles.compiled.inductor (the fused profile's stand-in)";
+    }
   }
   // The compiled profile's prefill runs uncompiled (runs_as, step.hpp): priced with eager's roofs.
   if (profile == Impl::compiled) r.uncompiled = std::make_shared<const Roofs>(make_roofs(card, cal, Impl::eager));

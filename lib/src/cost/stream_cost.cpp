@@ -2,6 +2,7 @@
 // (unfused GELU, naive softmax), rotary, KV append, embedding (docs/model.md, "small kernels").
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "kernel_costs.hpp"
 #include "perfmodel/instructions.hpp"
@@ -29,6 +30,32 @@ double thread_chain_time(const Op& op, const Roofs& r) {
   return std::max(0.0, extra) * r.decode.cpi / r.card.cuda_clock_hz;
 }
 
+// Inductor's row reductions (InductorKernels, profile_calibration.hpp; the generated code:
+// validation/results/h200-eltwise4/inductor_code.json). Up to 1024 columns a persistent reduction
+// reads the row once into registers, several rows a CTA: stream-bound, no issue roof (the
+// 32768 x 1024 calls of all three ops take the stream's 35.5-35.8 us; the backend's instruction
+// count priced softmax there 69 % over). Wider rows a looped
+// reduction: one 16-warp CTA per row walks it twice in 2048-column blocks (statistics, then the
+// normalized write), the last block masked but issued in full, so the SM's issue time counts the
+// padded row. An SM holds ceil(rows / SMs) rows; the first one's issue hides under its own round
+// trips (the fixed latency below), each further row queues behind. Empty when the profile has no
+// Inductor rate for the op (the backend's kernels: the issue roof of their instruction count).
+constexpr int64_t inductor_persistent_cols = 1024;
+
+std::optional<double> inductor_issue_s(const Op& op, const Roofs& r) {
+  const InductorKernels& k = r.inductor;
+  const double rate = op.kernel == KernelId::rmsnorm     ? k.rmsnorm_rate
+                      : op.kernel == KernelId::layernorm ? k.layernorm_rate
+                      : op.kernel == KernelId::softmax_fused ? k.softmax_rate
+                                                             : 0.0;
+  constexpr int64_t block = 2048;
+  if (rate <= 0 || op.launches != 1 || op.rows <= 0) return std::nullopt;
+  if (op.cols <= inductor_persistent_cols) return 0.0;
+  const double sms = static_cast<double>(r.card.sm_count);
+  const double padded = static_cast<double>((op.cols + block - 1) / block * block);
+  return (std::ceil(static_cast<double>(op.rows) / sms) - 1) * padded / (rate / sms);
+}
+
 }  // namespace
 
 KernelTimes stream_cost(const Op& op, const Roofs& r, const Tile*) {
@@ -47,9 +74,13 @@ KernelTimes stream_cost(const Op& op, const Roofs& r, const Tile*) {
   const double chain_hit = chain ? cyclic_l2_hit(2 * elems * bytes_of(op.dtype), r.l2_cyclic_capacity) : 0.0;
 
   if (has_flops) t.compute_s = op.flops / peak;
-  // Issue roof: the kernel's warp instructions at the SMs' issue rate.
-  if (op.instructions > 0 && r.issue_rate > 0)
+  // Issue roof: the kernel's warp instructions at the SMs' issue rate. Inductor's persistent
+  // reductions have none (stream-bound); its looped ones are bound by it and by their padded walks.
+  const std::optional<double> inductor = inductor_issue_s(op, r);
+  const bool persistent = inductor && op.cols <= inductor_persistent_cols;
+  if (!persistent && op.instructions > 0 && r.issue_rate > 0)
     t.compute_s = std::max(t.compute_s, op.instructions / card.limits.warp_size / r.issue_rate);
+  if (inductor) t.compute_s = std::max(t.compute_s, *inductor);
   // One round trip per dependent sweep, to where its data is: first touches wait on DRAM, or
   // on L2 for the share of a re-run working set that is still there; re-reads of what an
   // earlier sweep brought in on L2; a chain's later kernels on L2 for the share of the last

@@ -104,6 +104,18 @@ def main(path, cal_path):
     out.update(softmax_floor=best[1], softmax_warp_chain=best[2]["warp"], softmax_reg_chain=best[2]["reg"],
                softmax_smem_chain=best[2]["smem"])
 
+    # The warp softmax over many rows is issue-bound (aten_kernel_cost.cpp): padded elements per
+    # second beyond the floor, median over the EVEN eager softmax cases of
+    # validation/results/h200-eltwise4 (its warp-softmax cases at 4096-65536 rows: h200-production
+    # has none past 256 rows), narrow (<= 1024 columns) and wide apart; its odd cases held out.
+    warp = json.load(open(path.replace("h200-production", "h200-eltwise4")))["cases"]
+    pow2 = lambda n: 1 << (n - 1).bit_length()
+    for key, wide in (("softmax_warp_elements_per_s", False), ("softmax_warp_wide_elements_per_s", True)):
+        r = sorted(c["rows"] * pow2(c["cols"]) / (c["measured_s"] - out["softmax_floor"])
+                   for i, c in enumerate(warp) if i % 2 == 0 and c.get("implementation") == "torch.eager"
+                   and c["kernel"] == "softmax_fused" and c["cols"] <= 2048 and (pow2(c["cols"]) > 1024) == wide)
+        out[key] = (r[(len(r) - 1) // 2] + r[len(r) // 2]) / 2
+
     # DynamicCache's torch.cat of the whole K/V cache (CatArrayBatchedCopy over the cropped,
     # strided cache): elements per second from the even hf.json decode steps whose copy_cat
     # category is dominated by it (>= 1 ms; the rest of the category, RMSNorm's casts, is a few

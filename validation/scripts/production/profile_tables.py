@@ -4,8 +4,8 @@
 Usage: python3 validation/scripts/production/profile_tables.py [perfmodel binary]
 
 Runs `perfmodel accuracy --format json` on validation/results/h200-production/kernels.json,
-validation/results/h200-eager-heldout/kernels.json and validation/results/h200-eltwise3/kernels.json
-and compare_hf.py on hf.json, and writes the
+validation/results/h200-eager-heldout/kernels.json, validation/results/h200-eltwise3/kernels.json and
+validation/results/h200-eltwise4/kernels.json (fit = its even cases, see its README) and compare_hf.py on hf.json, and writes the
 tables between the markers in docs/accuracy-notes.md (appended to docs/accuracy.md when that is
 regenerated with --notes) and in docs/accuracy.md itself. Held out = odd case index in
 h200-production (the profile calibration is fitted on the even ones); every case of
@@ -72,6 +72,7 @@ def main(binary):
     prod = accuracy(binary, "validation/results/h200-production/kernels.json")
     held = accuracy(binary, "validation/results/h200-eager-heldout/kernels.json")
     held3 = accuracy(binary, "validation/results/h200-eltwise3/kernels.json")
+    set4 = accuracy(binary, "validation/results/h200-eltwise4/kernels.json")
     hf = subprocess.run([sys.executable, "validation/scripts/production/compare_hf.py",
                          "validation/results/h200-production/hf.json", binary],
                         capture_output=True, text=True, check=True).stdout
@@ -81,7 +82,10 @@ def main(binary):
              "`profiles:` in hardware/h200.calibration.yaml, is fitted on the even ones by fit_profiles.py "
              "and fit_aten.py) and `validation/results/h200-eager-heldout` (31 PyTorch eager cases at new "
              "shapes, none fitted on) and `validation/results/h200-eltwise3` (90 eager and torch.compile cases at "
-             "a third set of shapes, none fitted on). |error| = |predicted / measured - 1| of the profile's "
+             "a third set of shapes, none fitted on) and `validation/results/h200-eltwise4` (44 compiled and eager row ops "
+             "at a fourth set of shapes: its even compiled cases fit the compiled profile's `inductor:` rates "
+             "(fit_inductor.py) and its even eager softmax cases the warp softmax's rates (fit_aten.py); held out: the "
+             "odd cases). |error| = |predicted / measured - 1| of the profile's "
              "kernel(s) for one call, device time.", ""]
     for p in ("fused", "eager", "compiled"):
         lines += [f"### `{p}`: {WHAT[p]}", "",
@@ -95,6 +99,10 @@ def main(binary):
             n = r["fitted_cases"] + r["held_out_cases"]
             lines.append(f"| {r['kernel']} (h200-eltwise3) | {r['implementation'] or '—'} | 0 | {n} | "
                          f"{pct(r['all_median_abs_error'])} | {pct(r['all_p90_abs_error'])} | — |")
+        for r in set4[f"profile_{p}"]:
+            lines.append(f"| {r['kernel']} (h200-eltwise4) | {r['implementation'] or '—'} | {r['fitted_cases']} | "
+                         f"{r['held_out_cases']} | {pct(r['held_out_median_abs_error'])} | "
+                         f"{pct(r['held_out_p90_abs_error'])} | {pct(r['held_out_mean_signed_error'])} |")
         if p == "eager":
             for r in held["profile_eager"]:
                 n = r["fitted_cases"] + r["held_out_cases"]
