@@ -38,19 +38,24 @@ double thread_chain_time(const Op& op, const Roofs& r) {
 // reduction: one 16-warp CTA per row walks it twice in 2048-column blocks (statistics, then the
 // normalized write), the last block masked but issued in full, so the SM's issue time counts the
 // padded row. An SM holds ceil(rows / SMs) rows; the first one's issue hides under its own round
-// trips (the fixed latency below), each further row queues behind. Empty when the profile has no
-// Inductor rate for the op (the backend's kernels: the issue roof of their instruction count).
+// trips (the fixed latency below), each further row queues behind. An op whose fit cases follow
+// the bytes, not the padded walk, has no rate (rms_norm's cheap loop: fit_inductor.py) and streams.
+// Empty when the profile has no Inductor rates (the backend's kernels: the issue roof of their
+// instruction count).
 constexpr int64_t inductor_persistent_cols = 1024;
+
+double inductor_rate(const Op& op, const InductorKernels& k) {
+  return op.kernel == KernelId::rmsnorm ? k.rmsnorm_rate : op.kernel == KernelId::layernorm ? k.layernorm_rate : k.softmax_rate;
+}
 
 std::optional<double> inductor_issue_s(const Op& op, const Roofs& r) {
   const InductorKernels& k = r.inductor;
-  const double rate = op.kernel == KernelId::rmsnorm     ? k.rmsnorm_rate
-                      : op.kernel == KernelId::layernorm ? k.layernorm_rate
-                      : op.kernel == KernelId::softmax_fused ? k.softmax_rate
-                                                             : 0.0;
+  const bool row_op = op.kernel == KernelId::rmsnorm || op.kernel == KernelId::layernorm ||
+                      op.kernel == KernelId::softmax_fused;
+  if (!row_op || !k.measured() || op.launches != 1 || op.rows <= 0) return std::nullopt;
+  const double rate = inductor_rate(op, k);
   constexpr int64_t block = 2048;
-  if (rate <= 0 || op.launches != 1 || op.rows <= 0) return std::nullopt;
-  if (op.cols <= inductor_persistent_cols) return 0.0;
+  if (op.cols <= inductor_persistent_cols || rate <= 0) return 0.0;
   const double sms = static_cast<double>(r.card.sm_count);
   const double padded = static_cast<double>((op.cols + block - 1) / block * block);
   return (std::ceil(static_cast<double>(op.rows) / sms) - 1) * padded / (rate / sms);
@@ -78,7 +83,8 @@ KernelTimes stream_cost(const Op& op, const Roofs& r, const Tile*) {
   // reductions have none (stream-bound); its looped ones are bound by it and by their padded walks.
   const std::optional<double> inductor = inductor_issue_s(op, r);
   const bool persistent = inductor && op.cols <= inductor_persistent_cols;
-  if (!persistent && op.instructions > 0 && r.issue_rate > 0)
+  const bool streams = persistent || (inductor && inductor_rate(op, r.inductor) <= 0);  // no issue roof
+  if (!streams && op.instructions > 0 && r.issue_rate > 0)
     t.compute_s = std::max(t.compute_s, op.instructions / card.limits.warp_size / r.issue_rate);
   if (inductor) t.compute_s = std::max(t.compute_s, *inductor);
   // One round trip per dependent sweep, to where its data is: first touches wait on DRAM, or
@@ -87,9 +93,20 @@ KernelTimes stream_cost(const Op& op, const Roofs& r, const Tile*) {
   // kernel's output that is still there.
   const double l2 = r.l2_pass_latency_s, dram = r.pass_latency_s;
   const double first = op.l2_hit * l2 + (1 - op.l2_hit) * dram;
-  const int reread = std::clamp(op.reread_passes, 0, std::max(0, op.passes - 1));
+  // Inductor's persistent reductions load the row and the weight once, together, into registers
+  // (inductor_code.json: one tl.load of each at the top), reduce, then store: one DRAM round trip
+  // and the store's drain, an L2 one, where the backend's rms_norm sweeps twice with the weight a
+  // first touch: h200-eltwise4's 2048 x 768 rms_norm +16 -> +3 % (validation/results/
+  // h200-eltwise5/README.md). layer_norm keeps the backend's three sweeps: its Welford combine
+  // tree (a division a step) is a longer chain than one sweep stands for (one load sweep priced
+  // h200-eltwise3's 1 x 896 -16 % and h200-eltwise5's 640 x 1000 -20 %, where 2048 x 768 went
+  // +22 -> -3 %: not adopted). Looped reductions keep the backend's sweeps too: their block loop
+  // runs unpipelined (num_stages 1), each block's load a round trip, which those sweeps stand for.
+  const bool one_load = persistent && op.kernel == KernelId::rmsnorm;
+  const int passes = one_load ? 2 : op.passes;
+  const int reread = one_load ? 1 : std::clamp(op.reread_passes, 0, std::max(0, op.passes - 1));
   t.fixed_s += chain ? first + (op.passes - 1) * (chain_hit * l2 + (1 - chain_hit) * dram)
-                     : (op.passes - reread) * first + reread * l2;
+                     : (passes - reread) * first + reread * l2;
   t.fixed_s += thread_chain_time(op, r);
 
   t.memory_s = stream_memory_s(op, r);

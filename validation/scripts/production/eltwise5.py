@@ -17,6 +17,7 @@ Nothing here is fitted on unless fit_inductor.py says so (its docstring states t
 """
 import argparse
 import datetime
+import importlib
 import json
 import os
 import re
@@ -188,8 +189,8 @@ def main():
     from concurrent.futures import ThreadPoolExecutor
     entries = json.load(open(a.code))["reductions"]
     entries.sort(key=is_persistent)
-    import torch._inductor.runtime.triton_heuristics  # noqa: F401  (imported once, before the threads)
-    import torch._inductor.runtime.triton_helpers  # noqa: F401
+    for mod in ("torch._inductor.runtime.triton_heuristics", "torch._inductor.runtime.triton_helpers"):
+        importlib.import_module(mod)  # once, before the threads
     pool = ThreadPoolExecutor(max_workers=12)
     futures = [pool.submit(prepare, e) for e in entries]
     configs = {"meta": meta, "reductions": []}  # not "cases": no result file (results.cpp)
