@@ -5,7 +5,8 @@ Usage: python3 validation/scripts/production/profile_tables.py [perfmodel binary
 
 Runs `perfmodel accuracy --format json` on validation/results/h200-production/kernels.json,
 validation/results/h200-eager-heldout/kernels.json, validation/results/h200-eltwise3/kernels.json and
-validation/results/h200-eltwise4/kernels.json (fit = its even cases, see its README) and compare_hf.py on hf.json, and writes the
+validation/results/h200-eltwise4/kernels.json (fit = its even cases, see its README),
+validation/results/h200-eltwise5/kernels.json (none fitted) and compare_hf.py on hf.json, and writes the
 tables between the markers in docs/accuracy-notes.md (appended to docs/accuracy.md when that is
 regenerated with --notes) and in docs/accuracy.md itself. Held out = odd case index in
 h200-production (the profile calibration is fitted on the even ones); every case of
@@ -73,6 +74,7 @@ def main(binary):
     held = accuracy(binary, "validation/results/h200-eager-heldout/kernels.json")
     held3 = accuracy(binary, "validation/results/h200-eltwise3/kernels.json")
     set4 = accuracy(binary, "validation/results/h200-eltwise4/kernels.json")
+    set5 = accuracy(binary, "validation/results/h200-eltwise5/kernels.json")
     hf = subprocess.run([sys.executable, "validation/scripts/production/compare_hf.py",
                          "validation/results/h200-production/hf.json", binary],
                         capture_output=True, text=True, check=True).stdout
@@ -85,7 +87,8 @@ def main(binary):
              "a third set of shapes, none fitted on) and `validation/results/h200-eltwise4` (44 compiled and eager row ops "
              "at a fourth set of shapes: its even compiled cases fit the compiled profile's `inductor:` rates "
              "(fit_inductor.py) and its even eager softmax cases the warp softmax's rates (fit_aten.py); held out: the "
-             "odd cases). |error| = |predicted / measured - 1| of the profile's "
+             "odd cases) and `validation/results/h200-eltwise5` (23 torch.compile row ops at a fifth set of shapes, "
+             "none fitted on). |error| = |predicted / measured - 1| of the profile's "
              "kernel(s) for one call, device time.", ""]
     for p in ("fused", "eager", "compiled"):
         lines += [f"### `{p}`: {WHAT[p]}", "",
@@ -103,6 +106,10 @@ def main(binary):
             lines.append(f"| {r['kernel']} (h200-eltwise4) | {r['implementation'] or '—'} | {r['fitted_cases']} | "
                          f"{r['held_out_cases']} | {pct(r['held_out_median_abs_error'])} | "
                          f"{pct(r['held_out_p90_abs_error'])} | {pct(r['held_out_mean_signed_error'])} |")
+        for r in set5[f"profile_{p}"]:
+            n = r["fitted_cases"] + r["held_out_cases"]
+            lines.append(f"| {r['kernel']} (h200-eltwise5) | {r['implementation'] or '—'} | 0 | {n} | "
+                         f"{pct(r['all_median_abs_error'])} | {pct(r['all_p90_abs_error'])} | — |")
         if p == "eager":
             for r in held["profile_eager"]:
                 n = r["fitted_cases"] + r["held_out_cases"]
