@@ -132,6 +132,9 @@ TEST_CASE("eager and compiled: a third set at new shapes (h200-eltwise3), none o
     const ProfileSetStats sm = row(sets().eltwise3, p, "softmax_fused", "torch.compile");
     CHECK(sm.all_median_abs <= 0.063);  // 6.2 %
     CHECK(sm.all_p90_abs <= 0.336);     // 33.5 %: 24 x 1536 and 384 x 6144 still -32 / -35 %
+    const ProfileSetStats rms = row(sets().eltwise3, p, "rmsnorm", "torch.compile");
+    CHECK(rms.all_median_abs <= 0.011);  // 1.0 % (2.0 % before branch eltwise5)
+    CHECK(rms.all_p90_abs <= 0.049);     // 4.8 % (6.8 %)
     const ProfileSetStats r = row(sets().eltwise3, p, "rotary", "torch.compile");
     CHECK(r.all_median_abs <= 0.104);
     CHECK(r.all_p90_abs <= 0.162);
