@@ -23,11 +23,9 @@ graph, rotating sets > 2x L2). Writes OUT_DIR/hf.json after every case; stops at
 """
 import argparse
 import datetime
-import json
 import os
 import sys
 import time
-import traceback
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -37,7 +35,7 @@ import triton  # noqa: E402
 
 import harness  # noqa: E402
 import vllm_style_moe as vmoe  # noqa: E402
-from run_moe5 import kernel_family  # noqa: E402
+from run_moe5 import kernel_family, run_parts  # noqa: E402
 
 # (label, experts, N, K, weight stored N-contiguous)
 PAIR_SHAPES = (("mixtral_gate_up", 8, 28672, 4096, False), ("qwen3_gate_up", 128, 1536, 2048, False),
@@ -155,33 +153,9 @@ def main():
     data = dict(meta=dict(harness.device_meta(), torch=torch.__version__, triton=triton.__version__,
                           started=datetime.datetime.now(datetime.timezone.utc).isoformat()),
                 pair_cases=[], fmoe_cases=[])
-    logf = open(os.path.join(a.out, "run.log"), "a")
-
-    def log(s):
-        line = f"[{time.perf_counter() - t0:7.1f}s] {s}"
-        print(line, flush=True)
-        logf.write(line + "\n")
-        logf.flush()
-
-    def emit(part, r):
-        data[part].append(r)
-        t = r.get("median_s")
-        log(f"{r.get('name')}: ok={r.get('ok')} {t * 1e6 if t else float('nan'):.1f} us "
-            f"{r.get('kernel_family', '')} clk {r.get('sm_clock_mhz_min')}-{r.get('sm_clock_mhz_max')} {r.get('error', '')}")
-        with open(os.path.join(a.out, "hf.json"), "w") as f:
-            json.dump(data, f, indent=1)
-    for name, part, share in (("pair", pair_part, 0.68), ("fmoe", fmoe_part, 0.32)):
-        deadline = min(t0 + a.budget, time.perf_counter() + share * a.budget * 1.2)
-        try:
-            part(deadline, emit, log)
-        except Exception:
-            log(f"{name} failed: {traceback.format_exc()[-800:]}")
-        torch.cuda.empty_cache()
-    data["meta"]["seconds"] = time.perf_counter() - t0
-    with open(os.path.join(a.out, "hf.json"), "w") as f:
-        json.dump(data, f, indent=1)
-    log(f"done in {time.perf_counter() - t0:.1f} s")
-
+    def describe(part, r):
+        return f" {r.get('kernel_family', '')} clk {r.get('sm_clock_mhz_min')}-{r.get('sm_clock_mhz_max')}"
+    run_parts(a.out, data, (("pair", pair_part, 0.68), ("fmoe", fmoe_part, 0.32)), a.budget, t0, 1.2, describe)
 
 if __name__ == "__main__":
     main()
