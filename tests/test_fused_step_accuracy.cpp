@@ -133,13 +133,7 @@ Calibration fused_alone(bool gemm_block) {
   for (ProfileCalibration& p : c.profiles) {
     if (p.name != "fused") continue;
     p.harness_idle_s = 0.46e-6;
-    if (!gemm_block) continue;
-    p.gemm.fixed_s = 1.5e-6;
-    p.gemm.split_k_reduce_s = 3.5e-6;
-    p.gemm.cta_walk_per_1024_k_s = 3.8e-6;
-    p.gemm.stream_efficiency = 0.86;
-    p.gemm.fp8_peak = 1460e12;
-    p.gemm.cta_walk_latency_share = 0.35;
+    if (gemm_block) test::lay_fitted_gemm_block(p);
   }
   return c;
 }
