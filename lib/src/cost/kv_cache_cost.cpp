@@ -10,6 +10,13 @@
 // call's floors. The calibration's `quant: fp8_kv_convert_per_element` (fit_kv_fp8.py) carries
 // that cost as warp instructions per element at the card's issue rate; a third bound beside the
 // kernel's compute and its stream.
+//
+// That card-wide share is not what small shapes pay: there the Triton kernel's fp8 form is 10-29 %
+// SLOWER than its bf16 form (h200-quant3: 1.0-2.4 us more over 512-2048 keys with 8-64 CTAs), as
+// each CTA converts a tile before that tile's MMAs can start, so the conversion sits on the CTA's
+// dependent chain of tiles while most SMs idle. `quant: fp8_kv_convert_latency` is that latency
+// per K/V element walked; the busiest SM's chain (kv_convert_chain_s, its keys given by the
+// kernel's plan) is a fourth bound. Both keys are fitted together by fit_kv_fp8.py.
 #include "kernel_costs.hpp"
 
 namespace perfmodel {
@@ -20,6 +27,12 @@ double kv_convert_s(const Op& op, const Roofs& r) {
   const double elements = 2.0 * static_cast<double>(a.batch) * static_cast<double>(a.kv_heads) *
                           static_cast<double>(a.kv_len) * static_cast<double>(a.head_dim);
   return elements * r.quant.fp8_kv_convert_per_element / r.issue_rate;
+}
+
+double kv_convert_chain_s(const Op& op, const Roofs& r, double chain_keys) {
+  if (op.kv_cache != DType::fp8) return 0;
+  // K and V: 2 x head_dim elements per key of the CTA's KV head.
+  return 2.0 * static_cast<double>(op.attention.head_dim) * chain_keys * r.quant.fp8_kv_convert_latency_s;
 }
 
 }  // namespace perfmodel
