@@ -254,8 +254,9 @@ TEST_CASE("every committed result file reads as its kind") {
   // (quant-0/1.json, one suite per GPU of the run), h200-quant2 (quant2.json),
   // h200-decode-monotone (kernels.json, kernels-qwen.json), h200-gemm-small (kernels.json),
   // h200-cudnn-decode (kernels.json), h200-quant3 (quant3.json), h200-gemm-chain (kernels.json,
-  // hf/kernels.json), h200-eltwise3 and h200-eltwise4 (kernels.json), h200-quant5 (quant5.json).
-  CHECK(suites == 22);
+  // hf/kernels.json), h200-eltwise3 and h200-eltwise4 (kernels.json), h200-quant5 (quant5.json),
+  // h200-quant6 (quant6.json).
+  CHECK(suites == 23);
   CHECK(steps == 42);
   CHECK(raws == 8);
   CHECK(eager == 2);

@@ -64,11 +64,6 @@ struct QuantCalibration {
   // bf16 in registers before its MMAs: warp instructions per element at the card's issue rate
   // (kv_cache_cost.cpp). 0 = not measured (QuantDefaults).
   double fp8_kv_convert_per_element = 0;
-  // The same conversion's latency on one CTA's dependent chain, seconds per K/V element it walks:
-  // a CTA converts its tile before the tile's MMAs can start, so with few CTAs on the card the
-  // walk itself, not the card's issue share, sets the time (kv_cache_cost.cpp). 0 = not measured
-  // (no chain term).
-  double fp8_kv_convert_latency_s = 0;
   std::string source;             // the measurements and the fit the section comes from
 };
 

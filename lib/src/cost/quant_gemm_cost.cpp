@@ -130,23 +130,28 @@ KernelTimes mma_sync_int8_cost(const Op& op, const Roofs& r) {
 }
 
 // cuBLASLt's block-scaled kernel splits K (a "_splitK" kernel then cublasLt::splitKreduce) to
-// give idle SMs work when the output is small and K long. The kernel grids of h200-quant5 give
-// the counts (grid (4, 18) against (4, 6) unsplit: Llama-3.2-3B down, 3-way at 16 rows, 2-way at
-// 32, none at 48; Qwen2.5-32B down 3-way at 16 rows, none at 32), h200-quant2's times where it
-// splits (Llama-3-8B down at 16 rows, Qwen2.5-7B down at 16 and 32):
-//  - only while the output is under 2^17 elements (Llama-3-8B down at 32 x 4096 and Llama-3-70B
-//    / Qwen2.5-72B down at 16 x 8192 run unsplit) and K is at least 8192 (no split at any
-//    K <= 5120, whatever the output; Llama-3.2-3B down splits at 8192);
-//  - into as many parts as bring the rows the splits hold together to 48 (3 at 16 rows, 2 at 32),
-//  - and no more than fill the SMs once (Qwen2.5-32B down's 40 tiles: 3).
-// Rows count in multiples of 16 (cuBLASLt's, and the engines' padding). The count rule is read off
-// three recorded counts (h200-quant5's grids); h200-quant6 checks it on new shapes.
+// give idle SMs work when the output is small and K long. Its launch grids give the counts (grid
+// over the unsplit tiles: h200-quant5's 3 shapes, h200-quant6's 10), h200-quant2's times where it
+// splits. The most parts s such that
+//  - the parts' CTAs fill the SMs at most once: s x tiles <= SMs (Qwen2.5-32B and -14B down's 40
+//    tiles at 16 rows: 3);
+//  - their fp32 partials stay under 2^18 elements (1 MiB): s x rows x N < 2^18 (Llama-3.2-1B down:
+//    3 at 16 and 32 rows, 2 at 48, none at 64; Qwen3-8B down: 3 at 16 rows where the SMs allow 4;
+//    none at 16 x 8192 outputs: Llama-3-70B, Qwen2.5-72B down);
+//  - each part walks more than 20 of the 128-deep K blocks: s < K / 2560 (K = 5120: no split,
+//    whatever the output; 6144: 2; 8192: 3; 9728: 3; 11008: 4).
+// Rows count in multiples of 16 (cuBLASLt's, and the engines' padding). It names every recorded
+// count (h200-quant5: 70 of 70 grids, h200-quant6: 48 of 48, 18 of them split); it was set AFTER
+// h200-quant6 was measured: the rule set before it (K >= 8192, parts bringing the rows to 48)
+// named 35 of its 48 grids. Our reading of the three bounds (fill the SMs once, a 1 MiB
+// workspace, a least depth a part) was not checked against cuBLASLt's source.
 int64_t block_fp8_split(const Op& op, int sms) {
   const int64_t rows = 16 * ((op.gemm.m + 15) / 16);
-  if (op.gemm.k < 8192 || static_cast<double>(rows) * static_cast<double>(op.gemm.n) >= 131072.0) return 1;
   const int64_t tiles = (rows + 127) / 128 * ((op.gemm.n + 127) / 128) * std::max<int64_t>(1, op.gemm.batch);
-  const int64_t fill = std::max<int64_t>(1, sms / tiles);
-  return std::max<int64_t>(1, std::min((48 + rows - 1) / rows, fill));
+  const double outputs = static_cast<double>(rows) * static_cast<double>(op.gemm.n);
+  int64_t s = 1;
+  while ((s + 1) * tiles <= sms && static_cast<double>(s + 1) * outputs < 262144.0 && op.gemm.k > 2560 * (s + 1)) ++s;
+  return s;
 }
 
 // The padded-row effect of the row-scaled kernel (h200-quant, h200-quant2; docs/model.md

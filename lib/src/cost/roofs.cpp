@@ -193,11 +193,6 @@ Roofs make_roofs(const Card& card, const Calibration* cal, std::optional<Impl> p
   take.note("quant.fp8_kv_convert_per_element",
             kv_convert > 0 ? (quant_from.empty() ? cal->source_file + ": quant" : quant_from)
                            : "not measured: 2 thread instructions per element (cvt e4m3x2 -> f16x2 -> bf16x2)");
-  // Its latency on a CTA's chain: measured only (a card without it has no chain term).
-  r.quant.fp8_kv_convert_latency_s = cal ? cal->quant.fp8_kv_convert_latency_s : 0;
-  take.note("quant.fp8_kv_convert_latency", r.quant.fp8_kv_convert_latency_s > 0
-                                                ? (quant_from.empty() ? cal->source_file + ": quant" : quant_from)
-                                                : "not measured: no chain term");
   take.note("quant.fp8_row", row.cta_mma_efficiency > 0 || row.stream_efficiency > 0
                                  ? (quant_from.empty() ? cal->source_file + ": quant" : quant_from)
                                  : "not measured: the datasheet fp8 rate per SM and the full read rate");

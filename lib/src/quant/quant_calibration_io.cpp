@@ -69,7 +69,6 @@ QuantCalibration parse_quant_calibration(MapReader m) {
     if (!(*v > 0 && *v < 1e3)) m.fail("fp8_kv_convert_per_element", "must be a positive count of warp instructions");
     c.fp8_kv_convert_per_element = *v;
   }
-  c.fp8_kv_convert_latency_s = m.opt_quantity("fp8_kv_convert_latency", Dimension::seconds, false, 1e-6).value_or(0);
   m.finish();
   return c;
 }
@@ -105,9 +104,6 @@ std::string quant_calibration_yaml(const QuantCalibration& c) {
   if (c.fp8_kv_convert_per_element > 0)
     o << "  fp8_kv_convert_per_element: " << c.fp8_kv_convert_per_element
       << "   # fp8 KV cache: warp instructions per K/V element converted in registers\n";
-  if (c.fp8_kv_convert_latency_s > 0)
-    o << "  fp8_kv_convert_latency: " << c.fp8_kv_convert_latency_s * 1e9
-      << " ns   # ... and per K/V element on a CTA's dependent chain\n";
   std::string body = o.str();
   if (!body.empty() && !c.source.empty()) body = "  source: \"" + c.source + "\"\n" + body;
   if (body.empty()) return "";
