@@ -187,6 +187,25 @@ TEST_CASE("op --explain, fused and unfused attention and an eager op with severa
   CHECK(eager.get("explain")->arr.size() >= 2);  // the op summed, then each of its kernels
 }
 
+TEST_CASE("decode attention's fixed time names the floors its price used: the profile's, not the card's launch floor") {
+  // The fused and eager profiles price decode attention with cuDNN's measured decode floors
+  // (profiles.<impl>.cudnn_decode); the card's kernel_floor is not part of that price.
+  const Run fused = cli("decode --model llama3-8b --card h200 --ctx 4096 --batch 32 --explain");
+  REQUIRE(fused.rc == 0);
+  CHECK(test::contains(fused.out, "fixed = decode kernel floor "));
+  CHECK(test::contains(fused.out, "h200.calibration.yaml: profiles.fused.cudnn_decode)"));
+  // batch 2 x 8 KV heads: 16 CTAs leave SMs idle, cuDNN's own rule splits and adds its merge kernel.
+  const Run eager = cli("decode --model llama3-8b --card h200 --ctx 4096 --batch 2 --impl eager --explain");
+  REQUIRE(eager.rc == 0);
+  CHECK(test::contains(eager.out, "reduction kernel floor (the split's merge)"));
+  CHECK(test::contains(eager.out, "profiles.eager.cudnn_decode)"));
+  // Uncalibrated: flash-decoding's model on the card's launch floor, named as such.
+  const Run datasheet = cli("decode --model llama3-8b --card h200 --ctx 4096 --batch 2 --no-calibration --explain");
+  REQUIRE(datasheet.rc == 0);
+  CHECK(test::contains(datasheet.out, "fixed = split kernel's launch floor "));
+  CHECK_FALSE(test::contains(datasheet.out, "cudnn_decode"));
+}
+
 TEST_CASE("without --explain nothing is added") {
   const Run r = cli("decode --model llama2-7b --card a100 --ctx 2048 --format json");
   REQUIRE(r.rc == 0);

@@ -105,10 +105,12 @@ TEST_CASE("h200-moe5 torch._grouped_mm prefill: GroupMM.cu's kernel rule and the
   CAPTURE(quantile(g.skewed, 0.5));
   // Achieved (fit_grouped_mm.py): fit 0.6 %; held out, balanced, 10.4 % median (14.4 % before:
   // one 64 x 128 kernel at the full peak), forced pingpong 2.1 % (15.9 % before, Mixtral -34 %).
-  // Left: exactly 128 rows per expert +25-35 % (Qwen3 T = 2048, Mixtral T = 512).
+  // Exactly 128 rows per expert were +25-35 % (Qwen3 T = 2048, Mixtral T = 512): since h200-moe6
+  // a full cluster pair streams at grouped_mm_full_pair_stream, held out here 6.8 % median,
+  // 14.5 % p90 interpolated (13.9 % nearest rank; 10.4 % / 26.1 % before).
   CHECK(quantile(g.share_fit, 0.5) <= 0.02);
-  CHECK(quantile(g.held, 0.5) <= 0.11);
-  CHECK(quantile(g.held, 0.9) <= 0.27);  // 26.1 % interpolated (24.9 % nearest rank)
+  CHECK(quantile(g.held, 0.5) <= 0.075);
+  CHECK(quantile(g.held, 0.9) <= 0.155);
   CHECK(quantile(g.forced_held, 0.5) <= 0.03);
   CHECK(quantile(g.forced_held, 0.9) <= 0.15);
   // A random router's routing priced as a step's op (binomial rows per expert): 8.1 % median,
@@ -146,11 +148,12 @@ TEST_CASE("h200-moe5 fused_moe at Mixtral decode: BLOCK_K 32 streams half lines"
   CAPTURE(quantile(fit, 0.5));
   CAPTURE(quantile(held, 0.5));
   // Achieved: fit 13.9 % (w13 -4.7 %, w2 +23.0 %), held out 14.9 % median, 22.8 % max; without
-  // half_line_stream the four-parameter model gave w13 -28 .. -31 %, w2 -5 %. Left: w2 (K =
-  // 14336, 512 CTAs, under one wave of resident CTAs) over-predicted, w13 within 8 %.
-  CHECK(quantile(fit, 0.5) <= 0.145);
-  CHECK(quantile(held, 0.5) <= 0.155);
-  CHECK(quantile(held, 1.0) <= 0.235);
+  // half_line_stream the four-parameter model gave w13 -28 .. -31 %, w2 -5 %. Since h200-moe6
+  // (the per-CTA term by the SM slots in use, 8 an SM, half_line_stream refitted): fit 6.7 %
+  // (w13 +0.8 %, w2 +12.6 %), held out 7.1 % median, 12.3 % max. Left: w2 (~4 CTAs an SM) +12 %.
+  CHECK(quantile(fit, 0.5) <= 0.07);
+  CHECK(quantile(held, 0.5) <= 0.075);
+  CHECK(quantile(held, 1.0) <= 0.13);
 }
 
 TEST_CASE("h200-moe5 MLA stand-in split sweep: the combine's walk and the best split per point") {

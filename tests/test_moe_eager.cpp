@@ -175,7 +175,21 @@ TEST_CASE("torch._grouped_mm: each CTA's own stream plus the card's shared one; 
   const Op rows65 = ops::grouped_gemm("w", 65, 8, 8, 4096, 4096, DType::bf16, DType::bf16, Precision::bf16);
   REQUIRE(rows65.gemm.m == 65);
   const double t65 = rows65.bytes() / (8.0 * 2 * 32);
-  CHECK(price(rows65, r, Impl::eager).memory_time_s == test::approx(4 * (2 * t65 / 2 / cta + t65 * 132 / stream)));
+  const double two_terms = 4 * (2 * t65 / 2 / cta + t65 * 132 / stream);
+  // Since h200-moe6 a pair streams as a full pair in the share (rows / 128 - 1/2) / (1/4), from 65
+  // rows (1/32 here) to 96 (all): those tiles at grouped_mm_full_pair_stream, no per-CTA term.
+  const double full = r.aten.grouped_mm_full_pair_stream;
+  REQUIRE(full > stream);
+  CHECK(price(rows65, r, Impl::eager).memory_time_s ==
+        test::approx((1 - 1.0 / 32) * two_terms + rows65.bytes() / 32 / full));
+  for (int64_t rows : {96, 128}) {  // a full pair: the op's bytes at the full-pair stream
+    const Op op = ops::grouped_gemm("w", rows, 8, 8, 4096, 4096, DType::bf16, DType::bf16, Precision::bf16);
+    CHECK(price(op, r, Impl::eager).memory_time_s == test::approx(op.bytes() / full));
+  }
+  // A router's rows (binomial: T = 512 tokens, top-2 of 8, 128 an expert on average) keep the two
+  // terms: h200-moe5's random-router cases at that mean ran at the partial-pair rate.
+  const Op router_rows = ops::grouped_gemm("w", 512, 2, 8, 4096, 4096, DType::bf16, DType::bf16, Precision::bf16);
+  CHECK(price(router_rows, r, Impl::eager).memory_time_s > 1.2 * router_rows.bytes() / full);
   // Mixtral prefill, 2048 rows on each of 8 experts (set by hand): a mean of 2048 rows over the
   // experts (> 128) with N > 128, so GroupMM.cu runs its 128 x 256 cooperative kernel: 16 x 112
   // tiles each, far more than the SMs: MMA-bound at the cooperative kernel's share.

@@ -10,6 +10,7 @@
 #include <string_view>
 #include <vector>
 
+#include "perfmodel/fixed_part.hpp"
 #include "perfmodel/gemm_tiling.hpp"
 #include "perfmodel/kernel_case.hpp"
 #include "perfmodel/op.hpp"
@@ -36,6 +37,7 @@ struct KernelTimes {
   double memory_s = 0;
   double fixed_s = 0;
   std::optional<TilePlan> tiling;
+  std::vector<FixedPart> fixed_parts;  // fixed_s term by term where the kernel's floors are its own (else empty)
 };
 
 struct KernelDef {

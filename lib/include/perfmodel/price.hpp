@@ -10,11 +10,13 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "perfmodel/calibration.hpp"
 #include "perfmodel/quant_calibration.hpp"
 #include "perfmodel/card.hpp"
 #include "perfmodel/error_band.hpp"
+#include "perfmodel/fixed_part.hpp"
 #include "perfmodel/gemm_tiling.hpp"
 #include "perfmodel/op.hpp"
 #include "perfmodel/workload.hpp"
@@ -130,6 +132,7 @@ struct OpCost {
   double distance_to_ridge = 1;  // ridge / AI when below the ridge, else 1
   double roof_gap = 1;           // nominal peak / effective peak
   std::optional<TilePlan> tiling;  // GEMMs
+  std::vector<FixedPart> fixed_parts;  // the fixed time term by term, where the kernel names them
   // Per instance: where the measured time fell for predictions of this op's set (p10-p90).
   TimeBand time_band;
 };

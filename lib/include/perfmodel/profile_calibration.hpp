@@ -101,6 +101,10 @@ struct AtenKernels {
   // pingpong, 128 x 256 cooperative; h200-moe5); 1 when not measured.
   double grouped_mm_pingpong_mma_share = 1;
   double grouped_mm_cooperative_mma_share = 1;
+  // The pingpong kernel's DRAM stream when every expert's rows fill its 2 x 1 cluster pairs
+  // (h200-moe6: 96-128 balanced rows stream at ~3.7 TB/s, 64 and fewer at the partial-pair rate
+  // of the two terms above); 0 when not measured.
+  double grouped_mm_full_pair_stream = 0;  // B/s
   bool grouped_mm_measured() const {
     return grouped_mm_floor_s >= 0 && grouped_mm_cta_rate > 0 && grouped_mm_stream > 0;
   }

@@ -83,6 +83,12 @@ std::vector<Explained> explain_op(const Op& op, const OpCost& c, const Roofs& r)
     dev.inputs.push_back("memory = M / " + num(op.bytes() / c.memory_time_s) + " B/s effective; the roofs: read " +
                          num(r.read_bandwidth) + " B/s (" + r.source("read_bandwidth") + "), write " +
                          num(r.write_bandwidth) + " B/s (" + r.source("write_bandwidth") + ")");
+  if (!c.fixed_parts.empty()) {  // the kernel's own floors (a profile's measured ones), term by term
+    std::string terms;
+    for (const FixedPart& f : c.fixed_parts)
+      terms += (terms.empty() ? "" : " + ") + f.what + " " + num(f.seconds) + " s (" + r.source(f.source_key) + ")";
+    dev.inputs.push_back("fixed = " + terms);
+  } else
   dev.inputs.push_back("fixed = launch floor and dependent-sweep latencies: kernel floor " + num(r.kernel_floor_s) +
                        " s (" + r.source("kernel_floor") + "), pass latency " + num(r.pass_latency_s) + " s (" +
                        r.source("pass_latency") + ")" +

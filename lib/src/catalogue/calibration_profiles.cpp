@@ -68,6 +68,7 @@ AtenKernels read_aten(MapReader& m) {
   a.grouped_mm_floor_s = time("grouped_mm_floor");
   a.grouped_mm_cta_rate = m.opt_quantity("grouped_mm_cta_rate", Dimension::bytes_per_s).value_or(0);
   a.grouped_mm_stream = m.opt_quantity("grouped_mm_stream", Dimension::bytes_per_s).value_or(0);
+  a.grouped_mm_full_pair_stream = m.opt_quantity("grouped_mm_full_pair_stream", Dimension::bytes_per_s).value_or(0);
   for (auto [key, field] : {std::pair{"grouped_mm_pingpong_mma_share", &a.grouped_mm_pingpong_mma_share},
                             std::pair{"grouped_mm_cooperative_mma_share", &a.grouped_mm_cooperative_mma_share}})
     if (const Measured v = share(m, key)) {
@@ -187,6 +188,8 @@ void write_aten(std::ostream& o, const AtenKernels& a) {
     o << "      grouped_mm_pingpong_mma_share: " << a.grouped_mm_pingpong_mma_share << "\n";
   if (a.grouped_mm_cooperative_mma_share != 1)
     o << "      grouped_mm_cooperative_mma_share: " << a.grouped_mm_cooperative_mma_share << "\n";
+  if (a.grouped_mm_full_pair_stream > 0)
+    o << "      grouped_mm_full_pair_stream: " << q(a.grouped_mm_full_pair_stream, "GB/s", 1e9) << "\n";
 }
 
 }  // namespace

@@ -59,6 +59,7 @@ Calibration transfer_calibration(const Calibration& cal, const Card& from, const
     // The grouped GEMM's shared stream is DRAM's; one CTA's own stream is its loads in flight over
     // the memory latency (Little's law), the same on both HBM generations to first order.
     p.aten.grouped_mm_stream *= stream;
+    p.aten.grouped_mm_full_pair_stream *= stream;  // the full pairs' stream is DRAM's too
     if (p.fused_moe.stream) *p.fused_moe.stream *= stream;  // likewise vLLM's fused_moe (cta_rate carries)
     if (p.fused_moe.half_line_stream) *p.fused_moe.half_line_stream *= stream;  // its half-line stream too
   }

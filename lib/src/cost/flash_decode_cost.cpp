@@ -30,7 +30,13 @@ KernelTimes flash_decode_cost(const Op& op, const Roofs& r, const Tile* force_ti
   const double chains_s = decode_split_time(d, op.bytes_read, r.read_bandwidth, r.card, r.decode);
   // The split kernel, and the combine only when there is more than one split.
   t.fixed_s = r.kernel_floor_s;
-  if (d.splits > 1) t.fixed_s += r.kernel_floor_s + decode_combine_time(d, r.pass_latency_s, r.decode);
+  t.fixed_parts = {{"split kernel's launch floor", r.kernel_floor_s, "kernel_floor"}};
+  if (d.splits > 1) {
+    const double combine = decode_combine_time(d, r.pass_latency_s, r.decode);
+    t.fixed_s += r.kernel_floor_s + combine;
+    t.fixed_parts.push_back({"combine kernel's launch floor", r.kernel_floor_s, "kernel_floor"});
+    t.fixed_parts.push_back({"combine walk over " + std::to_string(d.splits) + " splits", combine, "decode_combine_per_split"});
+  }
   t.memory_s = with_l2_hit(op, r, std::max(stream_memory_s(op, r), chains_s));
   return t;
 }

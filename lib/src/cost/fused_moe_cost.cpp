@@ -11,7 +11,12 @@
 //     a K step loads 64 bytes of each weight row, half a 128-byte line, and the stream falls to
 //     `half_line_stream` (h200-moe5: Mixtral's decode GEMMs at 64 x 64 x 32 stream 2.6-3.0 TB/s,
 //     the same kernel at BLOCK_K 64 4.2-4.3; more stages, 8 warps or BLOCK_N 128 do not move
-//     it, and the 64 x 64 x 32 kernel keeps 8 CTAs an SM by its 64 registers a thread);
+//     it, and the 64 x 64 x 32 kernel keeps 8 CTAs an SM by its 64 registers a thread). At
+//     BLOCK_K 32 the per-CTA term scales with the SMs' CTA slots in use (h200-moe6: the same
+//     kernel streams 3.0-3.1 TB/s with ~4 CTAs an SM, Mixtral's w2 at K = 14336 and K = 4096,
+//     and 2.7-2.9 with all 8 slots full at any K; Nsight Compute: the same DRAM bytes, the L2
+//     80-86 % busy in both): the half-line streams' cost grows with how many walk at once, which
+//     the per-CTA term carries; a single K walk alone (w2 under half the slots) was +22-27 %;
 //   compute: the padded rows' tiles over the SMs at a share of the GEMM peak (prefill: ~270
 //     TFLOP/s over the padded rows at all three models' 64 x 64 x 32 tiles);
 //   fixed: the launch floor, once.
@@ -32,11 +37,11 @@ struct FusedMoeConfig {
 
 // vLLM's default: 16 x 32 x 64 while the tokens are at most the experts (decode: a few rows per
 // expert), 64 x 64 x 32 beyond; 4 warps and 3 stages both. The small tile's stages are 18 KiB
-// (16 per SM by warps); the large one's 24 KiB of stages and its 64 x 64 fp32 accumulator
-// leave about 9 per SM of 227 KiB.
+// (16 per SM by warps); the large one's 64 registers a thread leave 8 per SM (Nsight Compute,
+// h200-moe6: block limit 8 by registers, 9 by its 24 KiB of shared memory).
 FusedMoeConfig vllm_default_config(int64_t tokens, int64_t experts) {
   if (tokens <= experts) return {16, 32, 64, 16};
-  return {64, 64, 32, 9};
+  return {64, 64, 32, 8};
 }
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -62,7 +67,9 @@ KernelTimes fused_moe_gemm_cost(const Op& op, const Roofs& r) {
   KernelTimes t;
   t.fixed_s = *f.floor_s;
   const bool half_line = c.block_k * bytes_of(op.dtype) < 128 && f.half_line_stream;
-  t.memory_s = waves * slab / *f.cta_rate + op.bytes() / (half_line ? *f.half_line_stream : *f.stream);
+  // Half lines: the per-CTA term in proportion to the slots in use (see the header).
+  const double slots_in_use = half_line ? std::min(1.0, static_cast<double>(tiles) / static_cast<double>(resident)) : 1.0;
+  t.memory_s = waves * slab / *f.cta_rate * slots_in_use + op.bytes() / (half_line ? *f.half_line_stream : *f.stream);
   t.compute_s = static_cast<double>(ceil_div(tiles, r.card.sm_count)) * tile_flops / sm_rate;
   TilePlan plan;  // what `perfmodel ops` reports: the config's tiles over the padded rows
   plan.tile = {c.block_m, c.block_n};

@@ -26,6 +26,16 @@
 // Or its MMA work at the SM's share of the GEMM peak. Waves of 132 SMs follow the tiles per
 // expert; few CTAs (decode's few touched experts) leave the per-CTA term alone: Mixtral's T = 1
 // down projection walks K = 14336 on 64 CTAs at ~45 GB/s each, Qwen3's full card at ~23.
+// Full pairs (h200-moe6): CUTLASS's group scheduler rounds an expert's M tiles up to the cluster
+// (sm90_tile_scheduler_group.hpp: problem_blocks_m = round_up(ctas_along_m, 2)), so 1-64 rows run
+// the same CTA pairs as 128, the partner's A rows out of bounds. At the same DRAM bytes (Nsight
+// Compute: 1.88-1.90 GB at 8, 64 and 128 rows on Mixtral's gate_up) pairs whose rows fill them
+// keep DRAM 78-81 % busy, pairs with 64 rows or fewer 57-63 %: 128 rows run 1.28x faster than 8
+// at Mixtral's shapes, 96 nearly as fast, 65 as slow as 64. The pingpong kernel's tiles in full
+// pairs therefore stream the op's bytes at `grouped_mm_full_pair_stream` with no per-CTA term. A
+// router's rows do not: h200-moe5's random-router cases at a mean of 128 rows per expert run at
+// the partial-pair rate (Qwen3's 1.36x the balanced time), so only exact rows (the same on every
+// expert) earn the credit; why a mixture of full and partial pairs does not was not isolated.
 #include <algorithm>
 #include <cmath>
 
@@ -66,6 +76,23 @@ double expected_row_tiles(int64_t tokens, int64_t top_k, int64_t experts, int64_
   return mass > 0 ? tiles / mass : pair_tiles(rows, tile_m);
 }
 
+// The share of an expert's tiles that stream as a full pair, for r rows on the pingpong kernel:
+// its one pair (2 x 64 rows) counts in full from 3/4 of its rows real, not below 1/2, linearly
+// between (h200-moe6's rows sweep: 96 rows stream within 6 % of 128, 65 within 4 % of 64). Experts
+// of two or more pairs (192-1024 rows: h200-moe5's forced-pingpong cases, MMA-heavy) keep the two
+// terms and the fitted MMA share: the credit moved their 256-384-row cases from -3 % to -17 %.
+double full_pair_share(int64_t r, int64_t tile_m) {
+  if (pair_tiles(r, tile_m) != 2) return 0;  // one tile (its partner out of bounds), or several pairs
+  const double fill = static_cast<double>(r) / (2.0 * static_cast<double>(tile_m));
+  return std::clamp((fill - 0.5) / 0.25, 0.0, 1.0);
+}
+
+// Whether every expert's rows are the op's rows exactly: no router (a plain grouped GEMM), or
+// the balanced construction (each of `tokens` rows picking all experts, p = 1).
+bool exact_rows(const Op& op) {
+  return op.moe.tokens < 1 || op.moe.top_k < 1 || op.moe.experts < 1 || op.moe.top_k >= op.moe.experts;
+}
+
 }  // namespace
 
 GroupedMmTiles grouped_mm_tiles(const Op& op, int64_t sm_count) {
@@ -79,6 +106,7 @@ GroupedMmTiles grouped_mm_tiles(const Op& op, int64_t sm_count) {
   t.tile_m = t.cooperative ? 128 : 64;
   t.tile_n = t.cooperative ? 256 : 128;
   t.row_tiles = expected_row_tiles(op.moe.tokens, op.moe.top_k, op.moe.experts, rows, t.tile_m);
+  if (!t.cooperative && exact_rows(op)) t.full_pair_share = full_pair_share(rows, t.tile_m);
   t.tiles = static_cast<int64_t>(std::ceil(static_cast<double>(op.gemm.batch) * t.row_tiles - 1e-9)) *
             ((op.gemm.n + t.tile_n - 1) / t.tile_n);
   t.ctas = std::max<int64_t>(1, std::min(t.tiles, sm_count));
@@ -108,6 +136,8 @@ KernelTimes grouped_gemm_cost(const Op& op, const Roofs& r, const Tile* force_ti
   t.fixed_s = a.grouped_mm_floor_s;
   t.memory_s =
       waves * (fetched / a.grouped_mm_cta_rate + tile_bytes * static_cast<double>(g.ctas) / a.grouped_mm_stream);
+  if (g.full_pair_share > 0 && a.grouped_mm_full_pair_stream > 0)  // full pairs: the stream alone
+    t.memory_s = (1 - g.full_pair_share) * t.memory_s + g.full_pair_share * op.bytes() / a.grouped_mm_full_pair_stream;
   t.compute_s = waves * tile_flops / sm_peak;
   TilePlan plan;  // what `perfmodel ops` reports: the kernel's tiles and their waves
   plan.tile = {g.tile_m, g.tile_n};

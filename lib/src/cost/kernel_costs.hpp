@@ -25,6 +25,7 @@ struct GroupedMmTiles {
   int64_t tiles = 0, ctas = 0, waves = 0, rows_per_tile = 0, cols_per_tile = 0;
   int64_t tile_m = 64, tile_n = 128;  // the kernel's tile
   double row_tiles = 1;               // expected M tiles per touched expert (cluster pairs)
+  double full_pair_share = 0;         // the share of the tiles in full pairs (exact rows only)
   bool cooperative = false;           // GroupMM.cu's 128 x 256 cooperative kernel
 };
 GroupedMmTiles grouped_mm_tiles(const Op& op, int64_t sm_count);

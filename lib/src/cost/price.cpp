@@ -47,6 +47,7 @@ OpCost price(const Op& op, const Roofs& r, Impl impl, const Tile* force_tile) {
   c.compute_time_s = k.compute_s;
   c.memory_time_s = k.memory_s;
   c.tiling = k.tiling;
+  c.fixed_parts = k.fixed_parts;
   // t = fixed + max(compute, memory): the launch floor and each dependent sweep's latency do
   // not overlap the streaming (docs/model.md, "fixed costs").
   double time = k.fixed_s + std::max(c.compute_time_s, c.memory_time_s);

@@ -62,11 +62,15 @@ KernelTimes production_decode_cost(const Op& op, const Roofs& r) {
   KernelTimes t;
   if (p.splits > 1) {
     t.fixed_s = d.call_floor_s + static_cast<double>(p.splits) * d.combine_per_split_s;
+    t.fixed_parts = {{"split-KV call floor (split kernel and combine)", d.call_floor_s, "decode"},
+                     {"combine walk: " + std::to_string(p.splits) + " splits", static_cast<double>(p.splits) * d.combine_per_split_s,
+                      "decode"}};
     t.memory_s = with_l2_hit(op, r, op.bytes() / d.stream_bandwidth);
     t.compute_s = kv_convert_s(op, r);  // fp8 KV (0 otherwise)
     return t;
   }
   t.fixed_s = d.nonsplit_floor_s >= 0 ? d.nonsplit_floor_s : d.call_floor_s;
+  t.fixed_parts = {{"non-split call floor", t.fixed_s, "decode"}};
   const double s = d.nonsplit_softmax_share;
   const double tile = d.nonsplit_tile_s * ((1 - s) * static_cast<double>(a.head_dim) / 128.0 + s);
   // Fewer CTAs than SMs: each walks its cache alone, the slowest one sets the time.

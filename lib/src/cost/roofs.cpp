@@ -39,6 +39,8 @@ void apply_profile(Roofs& r, const ProfileCalibration& p, const std::string& fil
   }
   r.fused_moe = p.fused_moe;
   r.cudnn_decode = p.cudnn_decode;
+  if (p.cudnn_decode.measured()) r.sources["cudnn_decode"] = file + ": profiles." + p.name + ".cudnn_decode";
+  if (p.decode.measured()) r.sources["decode"] = file + ": profiles." + p.name + ".decode";
   r.graph_call_host_s = p.graph_call_host_s;
   r.graph_kernel_gap_s = p.graph_kernel_gap_s;
 }

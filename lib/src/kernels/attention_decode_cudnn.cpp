@@ -64,6 +64,11 @@ KernelTimes decode_times(const Op& op, const Roofs& r, int64_t ctas, bool split)
   const double fill = split ? 1.0 : static_cast<double>(ctas) / (waves * sms);
   KernelTimes t;
   t.fixed_s = floor + (split ? merge : 0.0);
+  const char* key = measured ? "cudnn_decode" : "kernel_floor";
+  t.fixed_parts.push_back({measured ? "decode kernel floor" : "decode kernel: the card's launch floor", floor, key});
+  if (split)
+    t.fixed_parts.push_back({measured ? "reduction kernel floor (the split's merge)" : "merge: a launch and two dependent sweeps",
+                             merge, measured ? key : "pass_latency"});
   t.memory_s = with_l2_hit(op, r, op.bytes() / (bandwidth * fill));
   if (!split && measured && c.cta_latency_s)
     t.memory_s = std::max(t.memory_s, waves * *c.cta_latency_s * static_cast<double>(a.head_dim) / 128.0);

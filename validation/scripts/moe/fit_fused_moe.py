@@ -38,7 +38,16 @@ def is_fit_point(c):
 
 
 def config(T, E):
-    return (16, 32, 64, 16) if T <= E else (64, 64, 32, 9)
+    """(BLOCK_M, BLOCK_N, BLOCK_K, resident CTAs an SM): the large tile keeps 8 by its registers
+    (Nsight Compute, h200-moe6; 9 until branch moe6)."""
+    return (16, 32, 64, 16) if T <= E else (64, 64, 32, 8)
+
+
+def tiles_of(T, k, E, N):
+    touched = E * (1 - (1 - k / E) ** T)
+    groups = max(1, math.ceil(touched - 1e-9))
+    bm, bn, _, _ = config(T, E)
+    return groups * math.ceil(math.ceil(T * k / groups) / bm) * math.ceil(N / bn)
 
 
 def gemm_time(T, k, E, N, K, p, half_line=None):
@@ -49,14 +58,16 @@ def gemm_time(T, k, E, N, K, p, half_line=None):
     groups = max(1, math.ceil(touched - 1e-9))
     rows = math.ceil(T * k / groups)
     bm, bn, bk, occ = config(T, E)
+    slots = 1.0
     if half_line and bk * 2 < 128:
         stream = half_line
+        slots = min(1.0, tiles_of(T, k, E, N) / (SMS * occ))  # h200-moe6: the per-CTA term by the slots in use
     op_bytes = 2 * (T * k * K + touched * N * K + T * k * N)
     col = math.ceil(N / bn)
     tiles = groups * math.ceil(rows / bm) * col
     waves = max(1.0, tiles / (SMS * occ))
     slab = op_bytes / (groups * col)
-    mem = waves * slab / cta_rate + op_bytes / stream
+    mem = waves * slab / cta_rate * slots + op_bytes / stream
     comp = math.ceil(tiles / SMS) * 2 * bm * bn * K / (PEAK * eff / SMS)
     return floor + max(mem, comp)
 
@@ -86,6 +97,15 @@ def moe5_kernels(results):
     return [c for c in json.load(open(path))["fused_moe_cases"] if c.get("ok") and "variant" in c]
 
 
+def moe6_kernels(results):
+    """h200-moe6: the same GEMM (w2 form, T = 32, default tile) over (N, K): 512-3584 CTAs, K
+    4096-14336."""
+    path = os.path.join(results, "h200-moe6", "hf.json")
+    if not os.path.exists(path):
+        return []
+    return [c for c in json.load(open(path))["fmoe_cases"] if c.get("ok") and c["variant"] == "default"]
+
+
 def kernel_error(c, p, half_line):
     return gemm_time(c["tokens"], c["top_k"], c["experts"], c["n"], c["k"], p, half_line) / c["median_s"] - 1
 
@@ -110,7 +130,7 @@ def main(folder):
           f"mma_efficiency {p[3]:.2f}")
     if kfit:  # then half_line_stream alone, the four kept, on the same layers plus the T = 32 kernels
         best = None
-        for x in range(2000, 4601, 100):
+        for x in range(2000, 4601, 50):
             e = [abs(y) for y in errors(fit, p, x * 1e9)] + [abs(kernel_error(c, p, x * 1e9)) for c in kfit]
             s = statistics.median(e) + 0.3 * max(e)
             if best is None or s < best[0]:
@@ -120,6 +140,12 @@ def main(folder):
     for c in (c for c in kernels if c["variant"] == "default"):  # the model prices vLLM's default tile
         print(f"  {'fit ' if c in kfit else 'held'} h200-moe5 {c['name']:40s} {c['median_s'] * 1e6:7.1f} us "
               f"({c['bytes'] / c['median_s'] / 1e12:.2f} TB/s), {kernel_error(c, p, hl):+.1%}")
+    k6 = moe6_kernels(os.path.dirname(os.path.normpath(folder)))
+    for c in k6:  # h200-moe6's (N, K) sweep of the same kernel (w2 form, T = 32), held out
+        print(f"  held h200-moe6 {c['name']:40s} {c['median_s'] * 1e6:7.1f} us, {kernel_error(c, p, hl):+.1%}")
+    if k6:
+        e = [abs(kernel_error(c, p, hl)) for c in k6]
+        print(f"h200-moe6 (N, K) kernels held out: {len(k6)}, median |err| {statistics.median(e):.1%}, max {max(e):.1%}")
     kheld = [c for c in kernels if c["variant"] == "default" and c["tokens"] != 32]
     if kheld:
         e = [abs(kernel_error(c, p, hl)) for c in kheld]

@@ -263,7 +263,17 @@ def main():
     data = dict(meta=dict(harness.device_meta(), torch=torch.__version__, triton=triton.__version__,
                           started=datetime.datetime.now(datetime.timezone.utc).isoformat()),
                 grouped_cases=[], fused_moe_cases=[], fused_moe_compiled=[], mla_cases=[])
-    logf = open(os.path.join(a.out, "run.log"), "a")
+    shares = (("grouped", grouped_part, 0.55), ("fused_moe", fused_moe_part, 0.17), ("mla", mla_part, 0.28))
+
+    def describe(part, r):
+        return f" {r.get('kernel_family', '')} {r.get('mma_tile', '')}" if part == "grouped_cases" else ""
+    run_parts(a.out, data, shares, a.budget, t0, 1.3, describe)
+
+
+def run_parts(out, data, parts, budget, t0, slack, describe):
+    """Runs each (name, part, share) within its share of the budget (times slack), logging every
+    case to out/run.log and rewriting out/hf.json after each; describe(part, case) adds to a line."""
+    logf = open(os.path.join(out, "run.log"), "a")
 
     def log(s):
         line = f"[{time.perf_counter() - t0:7.1f}s] {s}"
@@ -273,24 +283,22 @@ def main():
 
     def emit(part, r):
         data[part].append(r)
-        fam = f" {r.get('kernel_family', '')} {r.get('mma_tile', '')}" if part == "grouped_cases" else ""
         t = r.get("median_s")
-        log(f"{r.get('name')}: ok={r.get('ok')} {t * 1e6 if t else float('nan'):.1f} us{fam} {r.get('error', '')}")
-        with open(os.path.join(a.out, "hf.json"), "w") as f:
+        log(f"{r.get('name')}: ok={r.get('ok')} {t * 1e6 if t else float('nan'):.1f} us{describe(part, r)} "
+            f"{r.get('error', '')}")
+        with open(os.path.join(out, "hf.json"), "w") as f:
             json.dump(data, f, indent=1)
-    shares = (("grouped", grouped_part, 0.55), ("fused_moe", fused_moe_part, 0.17), ("mla", mla_part, 0.28))
-    for name, part, share in shares:
-        deadline = min(t0 + a.budget, time.perf_counter() + share * a.budget * 1.3)
+    for name, part, share in parts:
+        deadline = min(t0 + budget, time.perf_counter() + share * budget * slack)
         try:
             part(deadline, emit, log)
         except Exception:
             log(f"{name} failed: {traceback.format_exc()[-800:]}")
         torch.cuda.empty_cache()
     data["meta"]["seconds"] = time.perf_counter() - t0
-    with open(os.path.join(a.out, "hf.json"), "w") as f:
+    with open(os.path.join(out, "hf.json"), "w") as f:
         json.dump(data, f, indent=1)
     log(f"done in {time.perf_counter() - t0:.1f} s")
-
 
 if __name__ == "__main__":
     main()
