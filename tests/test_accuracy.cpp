@@ -208,14 +208,7 @@ namespace {
 
 Calibration with_fitted_gemm() {
   Calibration c = fx().cal;
-  for (ProfileCalibration& p : c.profiles) {
-    p.gemm.fixed_s = 1.5e-6;
-    p.gemm.split_k_reduce_s = 3.5e-6;
-    p.gemm.cta_walk_per_1024_k_s = 3.8e-6;
-    p.gemm.stream_efficiency = 0.86;
-    p.gemm.fp8_peak = 1460e12;
-    p.gemm.cta_walk_latency_share = 0.35;
-  }
+  for (ProfileCalibration& p : c.profiles) test::lay_fitted_gemm_block(p);
   return c;
 }
 

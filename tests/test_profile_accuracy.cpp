@@ -333,3 +333,32 @@ TEST_CASE("eager: Hugging Face steps over the issue's grid (h200-hf-grid, nothin
   REQUIRE(attention.size() >= 10);
   CHECK(quantile(attention, 0.5) <= 0.15);
 }
+
+TEST_CASE("a graph profile's small kernels priced alone: floor less the harness idle, tables like with like") {
+  Calibration alone = sets().cal;
+  for (ProfileCalibration& p : alone.profiles)
+    if (p.name == "fused") p.harness_idle_s = 0.46e-6;
+  const Roofs with = make_roofs(sets().card, &alone, Impl::fused), without = make_roofs(sets().card, &sets().cal, Impl::fused);
+  REQUIRE(with.harness_idle_s == test::approx(0.46e-6));
+  REQUIRE(with.kernel_floor_s > with.harness_idle_s);
+  // A one-kernel norm and a chain of kernels (unfused GELU, 8): the idle comes off each launch.
+  const Op norm = ops::rmsnorm("n", 1, 4096, DType::bf16, true);
+  CHECK(price(norm, without, Impl::fused).time_s - price(norm, with, Impl::fused).time_s == test::approx(0.46e-6).epsilon(1e-6));
+  const Op gelu = ops::gelu("g", 8, 4096, DType::bf16, /*fused=*/false);
+  REQUIRE(gelu.launches == 8);
+  CHECK(price(gelu, without, Impl::fused).time_s - price(gelu, with, Impl::fused).time_s == test::approx(8 * 0.46e-6).epsilon(1e-6));
+  // cuDNN's decode: the SDPA kernel, and at batch 1 over 2088 keys the lean_reduction kernel too.
+  const Op split = ops::attention_decode_cudnn("a", 1, 32, 32, 2088, 128, DType::bf16, DType::bf16);
+  CHECK(price(split, without, Impl::fused).time_s - price(split, with, Impl::fused).time_s == test::approx(0.92e-6).epsilon(1e-6));
+  // The single-call tables compare price + the idle after each kernel with the harness time: the
+  // same figures as the floors as fitted.
+  Measurements prod;
+  load_measurements(test::root() + "/validation/results/h200-production/kernels.json", prod);
+  const std::vector<ProfileSetStats> rows = summarize_profiles(evaluate_profiles(prod, sets().card, &alone));
+  const ProfileSetStats a = row(rows, Impl::fused, "all elementwise"), b = row(sets().production, Impl::fused, "all elementwise");
+  CHECK(a.all_median_abs == test::approx(b.all_median_abs));
+  CHECK(a.all_p90_abs == test::approx(b.all_p90_abs));
+  // The calibration file carries the key and writes it back.
+  const std::string text = to_yaml(alone);
+  CHECK(text.find("harness_idle: 0.46 us") != std::string::npos);
+}

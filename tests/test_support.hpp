@@ -22,6 +22,17 @@ namespace test {
 inline doctest::Approx approx(double v) { return doctest::Approx(v).scale(std::numeric_limits<double>::min()); }
 
 inline std::string root() { return PERFMODEL_TEST_ROOT; }
+// gemm5's kernel-only `gemm:` block (fit_gemm.py --kernel-only; not in the committed calibration,
+// docs/accuracy-notes.md), laid over one profile's calibration.
+template <class Profile>
+void lay_fitted_gemm_block(Profile& p) {
+  p.gemm.fixed_s = 1.5e-6;
+  p.gemm.split_k_reduce_s = 3.5e-6;
+  p.gemm.cta_walk_per_1024_k_s = 3.8e-6;
+  p.gemm.stream_efficiency = 0.86;
+  p.gemm.fp8_peak = 1460e12;
+  p.gemm.cta_walk_latency_share = 0.35;
+}
 inline std::string data(const std::string& rel) { return std::string(PERFMODEL_TEST_DATA) + "/" + rel; }
 inline const perfmodel::Catalogue& catalogue() {
   static const perfmodel::Catalogue cat(root());

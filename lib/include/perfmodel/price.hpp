@@ -75,6 +75,7 @@ struct Roofs {
   CudnnDecode cudnn_decode;            // compiled: cuDNN's decode SDPA (unmeasured: the card's floor and read rate)
   double graph_call_host_s = 0;        // compiled: host time before each step's graph starts
   double graph_kernel_gap_s = 0;       // compiled: GPU time between two kernels inside the graph replay
+  double harness_idle_s = 0;           // graph profiles: the harness idle taken off small kernels' floors
   // compiled: the eager roofs its prefill is priced with (that step runs uncompiled: runs_as).
   std::shared_ptr<const Roofs> uncompiled;
   // Where each roof above comes from, by its calibration key ("read_bandwidth", "gemm_peak.bf16",

@@ -61,6 +61,10 @@ KernelTimes production_decode_cost(const Op& op, const Roofs& r);
 double effective_peak(const Roofs& r, Precision p);
 // Reads and writes at their own DRAM rates.
 double stream_memory_s(const Op& op, const Roofs& r);
+// A floor fitted on single-call harness times (graph replay / launches: the kernel plus the GPU
+// idle after it), as the kernel alone where the profile prices kernels alone (Roofs::
+// harness_idle_s: a graph profile, whose step adds graph_kernel_gap per launch); else as fitted.
+double kernel_alone_s(double harness_floor_s, const Roofs& r);
 // The share of a re-run working set still in L2 (op.l2_hit) streams at the L2 rate.
 double with_l2_hit(const Op& op, const Roofs& r, double memory_s);
 

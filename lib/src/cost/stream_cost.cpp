@@ -58,13 +58,19 @@ std::optional<double> inductor_issue_s(const Op& op, const Roofs& r) {
 
 }  // namespace
 
+double kernel_alone_s(double harness_floor_s, const Roofs& r) {
+  return std::max(0.0, harness_floor_s - r.harness_idle_s);
+}
+
 KernelTimes stream_cost(const Op& op, const Roofs& r, const Tile*) {
   if (const std::optional<KernelTimes> aten = aten_kernel_cost(op, r)) return *aten;  // PyTorch's own kernels
   KernelTimes t;
   const Card& card = r.card;
   const bool has_flops = op.flops > 0;
   const double peak = has_flops ? effective_peak(r, op.precision) : 0;
-  t.fixed_s = op.launches * r.kernel_floor_s;
+  // The card's floor is an empty kernel's graph replay / launches, the idle after it included:
+  // a graph profile prices the kernel alone and its step adds the gap (kernel_alone_s).
+  t.fixed_s = op.launches * kernel_alone_s(r.kernel_floor_s, r);
   // Multi-kernel chains (unfused GELU, naive softmax): each kernel after the first reads what the
   // previous one just wrote. Between the write and the read of a line pass the rest of that
   // tensor and of the one being written: the share still in L2 after twice the tensor's bytes

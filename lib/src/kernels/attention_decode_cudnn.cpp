@@ -53,8 +53,11 @@ KernelTimes decode_times(const Op& op, const Roofs& r, int64_t ctas, bool split)
   const CudnnDecode& c = r.cudnn_decode;
   // Unmeasured: the card's launch floor and read rate; the merge as a launch and two dependent sweeps.
   const bool measured = c.measured();
-  const double floor = measured ? c.kernel_floor_s : r.kernel_floor_s;
-  const double merge = measured ? c.reduction_floor_s : r.kernel_floor_s + 2 * r.pass_latency_s;
+  // Both floors fitted on single-call harness times (fit_compiled.py): each kernel alone in a
+  // graph profile (kernel_alone_s), whose step adds its own gap per launch.
+  const double floor = kernel_alone_s(measured ? c.kernel_floor_s : r.kernel_floor_s, r);
+  const double merge = measured ? kernel_alone_s(c.reduction_floor_s, r)
+                                : kernel_alone_s(r.kernel_floor_s, r) + 2 * r.pass_latency_s;
   const double bandwidth = measured ? c.stream_bandwidth : r.read_bandwidth;
   const double sms = static_cast<double>(std::max(1, r.card.sm_count));
   // One CTA per SM at a time (its double-buffered 128 x d K and V tiles take most of an SM's shared

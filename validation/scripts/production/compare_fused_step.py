@@ -3,7 +3,10 @@
 `perfmodel decode|prefill --impl fused --card h200` at the same model, batch and ctx (the script's
 cache holds exactly ctx slots and decode attends over all ctx keys, so --ctx is the measured ctx).
 
-Usage: python3 validation/scripts/production/compare_fused_step.py [results.jsonl] [perfmodel binary]
+Usage: python3 validation/scripts/production/compare_fused_step.py [results.jsonl] [perfmodel binary] [calibration.yaml]
+
+(the calibration: hardware/h200.calibration.yaml unless given, e.g. a variant of it with a key laid
+over, validation/results/h200-gemm6/)
 
 Compared per point: the CUDA-graph replay (device_s, CUDA events around one replay, median) against
 step.time_s; the profiler's kernel sum (kernel_s) against step.device_time_s; kernels per step
@@ -51,10 +54,13 @@ def model_arg(key, ctx, folder):
     return path
 
 
+CALIBRATION = []  # ["--calibration", path] when a third argument names one
+
+
 def predict(binary, p, folder):
     model = model_arg(p["model"], p["ctx"], folder)
     out = subprocess.run([binary, p["phase"], "--model", model, "--card", "h200", "--batch", str(p["batch"]),
-                          "--ctx", str(p["ctx"]), "--impl", "fused", "--format", "json"],
+                          "--ctx", str(p["ctx"]), "--impl", "fused", "--format", "json"] + CALIBRATION,
                          capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
 
@@ -140,5 +146,7 @@ def main(path, binary):
 
 if __name__ == "__main__":
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    if len(sys.argv) > 3:
+        CALIBRATION[:] = ["--calibration", sys.argv[3]]
     main(sys.argv[1] if len(sys.argv) > 1 else "validation/results/h200-fused-step/results.jsonl",
          sys.argv[2] if len(sys.argv) > 2 else "build/tools/perfmodel/perfmodel")
