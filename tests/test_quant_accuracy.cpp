@@ -32,7 +32,8 @@ const std::set<std::pair<std::string, std::string>> kFitShapes{
 // Today's levels of the sets that miss the target or are not targets (regression guards).
 constexpr double SWEEP_ROW_MEDIAN = 0.07, SWEEP_ROW_P90 = 0.22, SWEEP_TENSOR_MEDIAN = 0.10;
 constexpr double INT8_MEDIAN = 0.05, INT8_P90 = 0.14, INT8_SCALED_MEDIAN = 0.09, INT8_SCALED_P90 = 0.18;
-constexpr double BLOCK_MEDIAN = 0.04, BLOCK_P90 = 0.085;
+constexpr double BLOCK_MEDIAN = 0.04, BLOCK_P90 = 0.07;
+constexpr double Q6_INT8_MEDIAN = 0.06, Q6_INT8_P90 = 0.14, Q6_BLOCK_MEDIAN = 0.03, Q6_BLOCK_P90 = 0.11;
 
 using quant_test::Stats;
 using quant_test::stats;
@@ -48,15 +49,18 @@ std::map<std::string, std::vector<double>> errors() {
   const Roofs eager_roofs = make_roofs(card, &cal, Impl::eager);
   std::map<std::string, std::vector<double>> out;
   for (const char* part : {"h200-quant/quant-0.json", "h200-quant/quant-1.json", "h200-quant2/quant2.json",
-                           "h200-quant5/quant5.json"}) {
-    // h200-quant5: new shapes and row counts, held out (nothing of it in FIT_SHAPES): sets "q5_*".
-    const std::string prefix = std::string(part).rfind("h200-quant5", 0) == 0 ? "q5_" : "";
+                           "h200-quant5/quant5.json", "h200-quant6/quant6.json"}) {
+    // h200-quant5, h200-quant6: new shapes and row counts, held out (nothing of them in
+    // FIT_SHAPES): sets "q5_*", "q6_*" (quant6's decode-attention cases: test_quant_kv_accuracy).
+    const std::string file = part;
+    const std::string prefix = file.rfind("h200-quant5", 0) == 0 ? "q5_" : file.rfind("h200-quant6", 0) == 0 ? "q6_" : "";
     std::ifstream f(test::root() + "/validation/results/" + part);
     REQUIRE(f.good());
     const nlohmann::json doc = nlohmann::json::parse(f);
     for (const auto& c : doc.at("cases")) {
       if (!c.value("ok", false) || !c.value("correct", false)) continue;
       const std::string kernel = c.at("kernel");
+      if (kernel == "attention_decode") continue;  // h200-quant6's KV cases: test_quant_kv_accuracy.cpp
       const int64_t m = c.at("m"), n = c.value("n", 0), k = c.at("k");
       const bool int_mm = kernel == "gemm_scaled" && c.at("dtype") == "int8";
       const Roofs& r = int_mm ? eager_roofs : card_roofs;
@@ -145,6 +149,10 @@ TEST_CASE("the committed quantized-GEMM measurements are all there") {
   // (K = 29568 = 231 x 128) and are left out.
   CHECK(errs().at("q5_int8_mm").size() == 70);
   CHECK(errs().at("q5_scaled_block").size() == 63);
+  // h200-quant6: 6 INT8 shapes x 8 row counts; 10 block-scaled shapes, of which Qwen2.5-1.5B and
+  // -3B down (K = 8960, 11008: K / 128 not a multiple of 4) fail their check (12 cases).
+  CHECK(errs().at("q6_int8_mm").size() == 48);
+  CHECK(errs().at("q6_scaled_block").size() == 36);
 }
 
 Stats report(const char* set) {
@@ -194,11 +202,12 @@ TEST_CASE("row-scaled FP8 on held-out shapes: <= 8 % median, <= 20 % p90 (issue 
 }
 
 // h200-quant2: DeepSeek-style block-scaled FP8 (1x128 x 128x128 scales; cuBLASLt's Ablk128 128x128
-// kernel): its own three keys (fp8_block_*: one-wave efficiency 0.79, stream 0.707, prologue 1.83
+// kernel): its own three keys (fp8_block_*: one-wave efficiency 0.801, stream 0.698, prologue 2.06
 // us) fitted by fit_quant.py on FIT_SHAPES, no padded-row term (its M = 16 is as fast as M = 128)
-// and K split in two with the splitKreduce kernel where cuBLASLt splits (M x N < 2^17, K > 8192;
-// quant_gemm_cost.cpp block_fp8_split). Held out: 3.5 % / 7.9 % (7.2 % / 47 % priced as the
-// row-scaled kernel, the misses the split shapes and the padded-row term). The tensor-scaled K/N
+// and K split with the splitKreduce kernel where cuBLASLt splits (quant_gemm_cost.cpp
+// block_fp8_split: the count from the kernel grids of h200-quant5 and h200-quant6, quant6).
+// Held out: 3.4 % / 6.8 % (3.5 % / 7.9 % with quant5's rule, two parts at M x N < 2^17 and
+// K > 8192, and its keys; 7.2 % / 47 % priced as the row-scaled kernel). The tensor-scaled K/N
 // sweeps: nothing fitted, guarded at today's level.
 TEST_CASE("block-scaled FP8 on held-out shapes: <= 8 % median, <= 20 % p90 (issue 12)") {
   const Stats held = held_out_on_target("scaled_block", "scaled_block_fit", 54);
@@ -214,15 +223,17 @@ TEST_CASE("block-scaled FP8 on held-out shapes: <= 8 % median, <= 20 % p90 (issu
 // the datasheet rate plus each tile's fill into shared memory shared by the SM's resident CTAs,
 // a lone CTA's load latency, the weight stream: three calibration keys (int8_mma_sync_fill_rate,
 // _latency, _stream_efficiency) fitted by fit_quant.py on FIT_SHAPES; the other six shapes (54
-// cases per kind, M = 1..4096) held out: 4.4 % / 13.7 % (8.7 % / 17.8 % with one CTA per SM and
-// the least-time tile; 37 % / 53 % at the int8 peak).
+// cases per kind, M = 1..4096) held out: 4.7 % / 13.7 % (4.4 % / 13.7 % before quant6 bounded
+// 128x256 to 128 rows and more, which names 53 of the 54 held-out kernels, not 48, but prices them
+// no closer; 8.7 % / 17.8 % with one CTA per SM and the least-time tile; 37 % / 53 % at the int8
+// peak).
 TEST_CASE("INT8 torch._int_mm on held-out shapes: <= 8 % median, <= 20 % p90 (issue 12)") {
   const Stats held = held_out_on_target("int8_mm", "int8_mm_fit", 54);
   CHECK(held.median <= INT8_MEDIAN);
   CHECK(held.p90 <= INT8_P90);
   // With the eager scale epilogue (four TensorIterator kernels over the int32 output, priced by
-  // the elementwise model, not fitted here): 8.5 % / 17.6 % held out (14.3 % / 18.7 % before,
-  // 33.7 % / 43.5 % at the int8 peak), guarded at that level.
+  // the elementwise model, not fitted here): 8.1 % / 17.6 % held out (8.5 % before quant6; 14.3 % /
+  // 18.7 % before quant5, 33.7 % / 43.5 % at the int8 peak), guarded at that level.
   const Stats scaled = report("int8_mm_scaled");
   report("int8_mm_scaled_fit");
   CHECK(scaled.median <= INT8_SCALED_MEDIAN);
@@ -231,13 +242,27 @@ TEST_CASE("INT8 torch._int_mm on held-out shapes: <= 8 % median, <= 20 % p90 (is
 
 // h200-quant5 (quant5's device run, after the fit): Qwen2.5-32B, Llama-3.2-3B and Qwen2.5-72B's
 // gate/up and down at M = 1..2048, with 48, 96 and 192 rows, none of them in any fit. INT8
-// `_int_mm` 7.7 % / 14.9 % (the tile rule names 58 of 70 kernels; its misses, the widest gate/ups
-// at <= 96 rows where cuBLAS keeps 128x64 / 128x128, are those of h200-quant2's held-out half),
-// block-scaled FP8 5.7 % / 12.1 % (the split rule misses Llama-3.2-3B down at K = 8192, which
-// cuBLASLt splits 3-way at 16 rows and 2-way at 32: the kernel grids in quant5.json).
+// `_int_mm` 7.9 % / 14.9 %: the tile rule names 66 of 70 kernels since quant6 took 128x256 from
+// 128 rows on (58 before, at 7.7 % / 14.9 %: the right tile is not priced closer at the widest
+// gate/ups' 32-96 rows). Block-scaled FP8 5.7 % / 12.0 % (5.7 % / 12.1 % before quant6's split
+// count; its grids were used to set that count, so this set is no longer held out for it).
 TEST_CASE("h200-quant5's new shapes, held out: INT8 _int_mm and block-scaled FP8 (issue 12)") {
   held_out_on_target("q5_int8_mm", nullptr, 70);
   held_out_on_target("q5_scaled_block", nullptr, 63);
+}
+
+// h200-quant6 (measured after quant6 set the INT8 tile rule's 128-row bound and before it set the
+// block-scaled split count; nothing of it fitted): INT8 `_int_mm` on Qwen2.5-14B, Qwen3-8B and
+// Qwen3-32B gate/up, down and o at M = 1..1024 (the rule names 45 of 48 kernels; 41 before
+// quant6), block-scaled FP8 on ten down / o / qkv / gate-up shapes at M = 1..128 around the split
+// rule's edges (its split counts were read off this set's grids: not held out for the count).
+TEST_CASE("h200-quant6's new shapes: INT8 _int_mm held out, block-scaled FP8 (issue 12)") {
+  const Stats int8 = held_out_on_target("q6_int8_mm", nullptr, 48);
+  CHECK(int8.median <= Q6_INT8_MEDIAN);
+  CHECK(int8.p90 <= Q6_INT8_P90);
+  const Stats block = held_out_on_target("q6_scaled_block", nullptr, 36);
+  CHECK(block.median <= Q6_BLOCK_MEDIAN);
+  CHECK(block.p90 <= Q6_BLOCK_P90);
 }
 
 // The activation-quantization cases were measured as torch.compile(dynamic=True) kernels, not the

@@ -54,6 +54,14 @@ TEST_CASE("torch._int_mm: cuBLAS's tile as a rule in M, N, K") {
   CHECK(tile(4096, 4608, 3584) == std::make_pair<int64_t, int64_t>(128, 64));
   CHECK(tile(256, 8192, 28672) == std::make_pair<int64_t, int64_t>(128, 128));
   CHECK(tile(1024, 8192, 28672) == std::make_pair<int64_t, int64_t>(128, 256));
+  // 128x256 only from 128 rows on (quant6): the widest gate/ups keep 128x128 / 128x64 below it
+  // (Llama-3-70B gate/up at 32 and 64 rows: 128x128, 5 stages; Qwen2.5-32B gate/up at 96 rows:
+  // 128x64), and take 128x256 at 128 (Llama-3-70B) and 192 rows (Qwen2.5-32B).
+  CHECK(tile(32, 57344, 8192) == std::make_pair<int64_t, int64_t>(128, 128));
+  CHECK(tile(64, 57344, 8192) == std::make_pair<int64_t, int64_t>(128, 128));
+  CHECK(tile(96, 55296, 5120) == std::make_pair<int64_t, int64_t>(128, 64));
+  CHECK(tile(128, 57344, 8192) == std::make_pair<int64_t, int64_t>(128, 256));
+  CHECK(tile(192, 55296, 5120) == std::make_pair<int64_t, int64_t>(128, 256));
 }
 
 TEST_CASE("torch._int_mm: resident CTAs share the SM; zero-filled rows cost no fill") {
@@ -80,6 +88,20 @@ TEST_CASE("block-scaled FP8: split-K at small outputs and long K, no padded-row 
   // No split at K <= 8192 or at 16 x 8192 outputs (Llama-3-70B o, down: M = 16 as M = 128).
   CHECK(block(16, 8192, 8192) == doctest::Approx(block(128, 8192, 8192)).epsilon(0.03));
   CHECK(block(16, 8192, 28672) == doctest::Approx(block(128, 8192, 28672)).epsilon(0.03));
+  // The split count (quant6, h200-quant5's kernel grids): Llama-3.2-3B down (K = 8192) 3-way at 16
+  // rows, 16.4 us; 2-way at 32, 19.6 us; unsplit at 48, 26.3 us (the old rule, K > 8192 and two
+  // parts, priced 16 and 32 rows unsplit: +61 % / +35 %).
+  CHECK(block(16, 3072, 8192) == doctest::Approx(16.4e-6).epsilon(0.15));
+  CHECK(block(32, 3072, 8192) == doctest::Approx(19.6e-6).epsilon(0.15));
+  CHECK(block(48, 3072, 8192) == doctest::Approx(26.3e-6).epsilon(0.15));
+  CHECK(block(16, 3072, 8192) < block(32, 3072, 8192));
+  CHECK(block(32, 3072, 8192) < 0.85 * block(48, 3072, 8192));
+  // Qwen2.5-32B down (40 tiles): 3-way at 16 rows (45.5 us), which fills the SMs; unsplit at 32
+  // (78.1 us, 32 x 5120 outputs are past 2^17).
+  CHECK(block(16, 5120, 27648) == doctest::Approx(45.5e-6).epsilon(0.15));
+  CHECK(block(32, 5120, 27648) == doctest::Approx(78.1e-6).epsilon(0.15));
+  // No split below K = 8192 whatever the output (Qwen2.5-32B o at 16 rows: 18.4 us; M = 16 as 96).
+  CHECK(block(16, 5120, 5120) == doctest::Approx(block(96, 5120, 5120)).epsilon(0.05));
   // Without the block keys the kernel is priced as the row-scaled one (padded-row term included).
   Calibration without = h200().cal;
   without.quant.fp8_block = {};

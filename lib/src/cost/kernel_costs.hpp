@@ -44,6 +44,9 @@ KernelTimes flash_decode_cost(const Op& op, const Roofs& r, const Tile* force_ti
 // The conversion of an fp8 KV cache's elements in registers (kv_cache_cost.cpp): 0 for any other
 // cache, so bf16 decode prices are unchanged.
 double kv_convert_s(const Op& op, const Roofs& r);
+// ... on the busiest SM's chain of `chain_keys` keys of one KV head, at one SM's issue rate (0
+// likewise).
+double kv_convert_chain_s(const Op& op, const Roofs& r, double chain_keys);
 
 // A serving engine's GQA-packed decode (FlashAttention-3, FlashInfer, XQA) priced as cuDNN's decode
 // kernel with the engine's split choice (attention_decode_cudnn.cpp): the fused profile's decode

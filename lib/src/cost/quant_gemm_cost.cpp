@@ -71,10 +71,13 @@ bool runs_pytorch_int_mm(const Roofs& r) { return r.profile == "eager" || r.prof
 // its thresholds read off the fit half of the shapes (fit_quant.py FIT_SHAPES; it names the
 // profiled kernel in 53 of 54 fit cases and 48 of 54 held-out ones; the held-out misses are
 // 128x256 where cuBLAS keeps 128x64 or 128x128 at 32-256 rows of the widest gate/up, within 12 %
-// in time; h200-quant5's new shapes: 58 of 70, cuBLAS taking 128x256 only from 128 rows on):
+// in time; h200-quant5's new shapes: 58 of 70, cuBLAS taking 128x256 only from 128 rows on,
+// which the rule now says: 53 / 54 fit, 53 / 54 held out, 66 / 70 h200-quant5):
 //  - 64x64 while its CTAs fill the SMs about once (<= 1.25 x SMs: two fit per SM);
 //  - K < 4096: 128x64 (Qwen's K = 3584 never leaves it);
-//  - 128x256 once its CTAs are more than 1.5 waves;
+//  - 128x256 once its CTAs are more than 1.5 waves, and only from 128 rows on (a whole M tile:
+//    in every case of h200-quant2 and h200-quant5 cuBLAS keeps 128x64 / 128x128 below 128 rows,
+//    the widest gate/ups at 32-96 rows included, where this rule took 128x256 before quant6);
 //  - else 128x128 for deep K (>= 8192), 128x64 below.
 MmaSyncTile int8_heuristic_tile(int64_t m, int64_t n, int64_t k, int64_t batch, int sms) {
   auto ctas = [&](const MmaSyncTile& t) {
@@ -82,7 +85,7 @@ MmaSyncTile int8_heuristic_tile(int64_t m, int64_t n, int64_t k, int64_t batch, 
   };
   if (ctas(kInt8Small) <= 1.25 * sms) return kInt8Small;
   if (k < 4096) return kInt8Narrow;
-  if (ctas(kInt8Wide) > 1.5 * sms) return kInt8Wide;
+  if (m >= 128 && ctas(kInt8Wide) > 1.5 * sms) return kInt8Wide;
   return k >= 8192 ? kInt8Square : kInt8Narrow;
 }
 
@@ -126,16 +129,29 @@ KernelTimes mma_sync_int8_cost(const Op& op, const Roofs& r) {
   return t;
 }
 
-// cuBLASLt's block-scaled kernel splits K in two (a "_splitK" kernel then cublasLt::splitKreduce)
-// when the output is small and K long: h200-quant2 at M x N < 2^17 with K > 8192 (Llama-3-8B down
-// at 16 rows, Qwen2.5-7B down at 16-32; not Llama-3-70B down at 16 x 8192, nor any K <= 8192).
-// The threshold and the split count are read off the fit half (Llama-3-8B down: 25.7 us at 16
-// rows, 41.1 at 32; two halves of its 112 steps plus the reduce); the kernel's grid was not
-// recorded, so the count is the smallest that matches. h200-quant5 (measured after the fit) has
-// the grids: 3-way at 16 rows, 2-way at 32, and a split at K = 8192 too (Llama-3.2-3B down,
-// which this rule prices unsplit, +61 % / +35 %); left as fitted until another set checks it.
-int64_t block_fp8_split(const Op& op) {
-  return static_cast<double>(op.gemm.m) * static_cast<double>(op.gemm.n) < 131072.0 && op.gemm.k > 8192 ? 2 : 1;
+// cuBLASLt's block-scaled kernel splits K (a "_splitK" kernel then cublasLt::splitKreduce) to
+// give idle SMs work when the output is small and K long. Its launch grids give the counts (grid
+// over the unsplit tiles: h200-quant5's 3 shapes, h200-quant6's 10), h200-quant2's times where it
+// splits. The most parts s such that
+//  - the parts' CTAs fill the SMs at most once: s x tiles <= SMs (Qwen2.5-32B and -14B down's 40
+//    tiles at 16 rows: 3);
+//  - their fp32 partials stay under 2^18 elements (1 MiB): s x rows x N < 2^18 (Llama-3.2-1B down:
+//    3 at 16 and 32 rows, 2 at 48, none at 64; Qwen3-8B down: 3 at 16 rows where the SMs allow 4;
+//    none at 16 x 8192 outputs: Llama-3-70B, Qwen2.5-72B down);
+//  - each part walks more than 20 of the 128-deep K blocks: s < K / 2560 (K = 5120: no split,
+//    whatever the output; 6144: 2; 8192: 3; 9728: 3; 11008: 4).
+// Rows count in multiples of 16 (cuBLASLt's, and the engines' padding). It names every recorded
+// count (h200-quant5: 70 of 70 grids, h200-quant6: 48 of 48, 18 of them split); it was set AFTER
+// h200-quant6 was measured: the rule set before it (K >= 8192, parts bringing the rows to 48)
+// named 35 of its 48 grids. Our reading of the three bounds (fill the SMs once, a 1 MiB
+// workspace, a least depth a part) was not checked against cuBLASLt's source.
+int64_t block_fp8_split(const Op& op, int sms) {
+  const int64_t rows = 16 * ((op.gemm.m + 15) / 16);
+  const int64_t tiles = (rows + 127) / 128 * ((op.gemm.n + 127) / 128) * std::max<int64_t>(1, op.gemm.batch);
+  const double outputs = static_cast<double>(rows) * static_cast<double>(op.gemm.n);
+  int64_t s = 1;
+  while ((s + 1) * tiles <= sms && static_cast<double>(s + 1) * outputs < 262144.0 && op.gemm.k > 2560 * (s + 1)) ++s;
+  return s;
 }
 
 // The padded-row effect of the row-scaled kernel (h200-quant, h200-quant2; docs/model.md
@@ -178,7 +194,7 @@ KernelTimes scaled_gemm_cost(const Op& op, const Roofs& r, const Tile* force_til
   // M = 16 is M = 128's), split-K at small outputs and long K (block_fp8_split) with its reduce.
   if (op.scaling == Scaling::block && r.quant.fp8_block.measured()) {
     const BlockScaledFp8Cost& b = r.quant.fp8_block;
-    const int64_t split = block_fp8_split(op);
+    const int64_t split = block_fp8_split(op, r.card.sm_count);
     const double tiles = std::ceil(static_cast<double>(op.gemm.m) / row_tile.m) *
                          std::ceil(static_cast<double>(op.gemm.n) / row_tile.n) * static_cast<double>(op.gemm.batch);
     if (tiles * static_cast<double>(split) <= r.card.sm_count) {

@@ -80,7 +80,13 @@ KernelTimes decode_times(const Op& op, const Roofs& r, int64_t ctas, bool split)
                         static_cast<double>(a.head_dim);
   const double peak = effective_peak(r, op.precision);
   t.compute_s = peak > 0 ? padded / peak : 0.0;
-  t.compute_s = std::max(t.compute_s, kv_convert_s(op, r));  // an fp8 cache's conversion (0 otherwise)
+  // An fp8 cache's conversion (0 otherwise), on the busiest SM's chain of keys (kv_cache_cost.cpp):
+  // split, the keys spread over the SMs, at least one key tile a CTA; whole, each wave's CTA walks
+  // the whole cache (never less than the card-wide share, kv_convert_s).
+  const double keys = static_cast<double>(a.kv_len);
+  const double chain_keys = split ? std::max(static_cast<double>(ctas) * keys / sms, std::min(keys, double{kKeyTile}))
+                                  : waves * keys;
+  t.compute_s = std::max(t.compute_s, kv_convert_chain_s(op, r, chain_keys));
   return t;
 }
 

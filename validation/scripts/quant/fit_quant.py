@@ -40,8 +40,9 @@ six shapes held out. With --int8-actual the kernel each case ran (its name) repl
 the rule's own share of the error.
 
 Block-scaled FP8 (h200-quant2's `block` cases: cuBLASLt's Ablk128_Bvec128 128x128 kernel), on
-the same fit shapes: the row-scaled form without the padded-row term, K split in two when
-M x N < 2^17 and K > 8192 (block_fp8_split) plus the splitKreduce kernel; three parameters
+the same fit shapes: the row-scaled form without the padded-row term, K split where cuBLASLt
+splits it (block_fp8_split, its count from the kernel grids of h200-quant5 and h200-quant6) plus
+the splitKreduce kernel; three parameters
 (fp8_block_cta_mma_efficiency, _stream_efficiency, _prologue).
 """
 import argparse
@@ -205,7 +206,7 @@ def int8_tile(mp, n, k, sms=132):
         return INT8_TILES["64x64"]
     if k < 4096:
         return INT8_TILES["128x64"]
-    if ctas(INT8_TILES["128x256"]) > 1.5 * sms:
+    if mp >= 128 and ctas(INT8_TILES["128x256"]) > 1.5 * sms:
         return INT8_TILES["128x256"]
     return INT8_TILES["128x128"] if k >= 8192 else INT8_TILES["128x64"]
 
@@ -263,9 +264,15 @@ def fit_int8(results, cal, actual=False):
     print(f"  the rule names the profiled kernel in {named} of {len(cases)} cases")
 
 
-def block_fp8_split(mp, n, k):
-    """quant_gemm_cost.cpp block_fp8_split."""
-    return 2 if mp * n < 131072 and k > 8192 else 1
+def block_fp8_split(mp, n, k, sms=132):
+    """quant_gemm_cost.cpp block_fp8_split: the most parts that fill the SMs at most once, keep
+    their fp32 partials under 2^18 elements and walk more than 20 K blocks each."""
+    rows = -(-mp // 16) * 16
+    tiles = -(-rows // 128) * -(-n // 128)
+    s = 1
+    while (s + 1) * tiles <= sms and (s + 1) * rows * n < 262144 and k > 2560 * (s + 1):
+        s += 1
+    return s
 
 
 def fit_block(results, cal):

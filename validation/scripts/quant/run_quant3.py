@@ -38,15 +38,15 @@ HEADS = 32
 K_SCALE, V_SCALE = 0.5, 0.25  # per-tensor cache scales (exercised, not 1)
 
 
-def triton_case(b, ctx, group, hd, kv, sm_count):
+def triton_case(b, ctx, group, hd, kv, sm_count, heads=HEADS):
     """(case, make_set, fn, check, set_bytes, tol) for triton_decode.decode_attention."""
-    hkv = HEADS // group
+    hkv = heads // group
     esz = 1 if kv == "fp8" else 2
     ks, vs = (K_SCALE, V_SCALE) if kv == "fp8" else (1.0, 1.0)
     splits, chunk = triton_decode.plan_splits(b, hkv, ctx, sm_count)
 
     def make_set():
-        q = torch.randn(b, HEADS, hd, device="cuda", dtype=torch.bfloat16)
+        q = torch.randn(b, heads, hd, device="cuda", dtype=torch.bfloat16)
         k = torch.randn(b, hkv, ctx, hd, device="cuda", dtype=torch.bfloat16)
         v = torch.randn(b, hkv, ctx, hd, device="cuda", dtype=torch.bfloat16)
         if kv == "fp8":
@@ -63,13 +63,14 @@ def triton_case(b, ctx, group, hd, kv, sm_count):
         kd = k[:1].double() * ks
         vd = v[:1].double() * vs
         att = torch.softmax(qd @ kd.transpose(-1, -2) / math.sqrt(hd), -1) @ vd  # 1, hkv, group, hd
-        return harness.rel_error(out, att.reshape(1, HEADS, hd))
+        return harness.rel_error(out, att.reshape(1, heads, hd))
     kv_bytes = 2 * b * hkv * ctx * hd * esz
-    set_bytes = kv_bytes + 2 * b * HEADS * hd * 2
-    case = dict(name=f"triton_decode_kv{kv}_b{b}_ctx{ctx}_g{group}_d{hd}", kernel="attention_decode", dtype="bf16",
-                kv_dtype=kv, implementation="triton split-KV (triton_decode.py)", batch=b, heads=HEADS,
+    set_bytes = kv_bytes + 2 * b * heads * hd * 2
+    tag = "" if heads == HEADS else f"_h{heads}"
+    case = dict(name=f"triton_decode_kv{kv}_b{b}_ctx{ctx}_g{group}_d{hd}{tag}", kernel="attention_decode", dtype="bf16",
+                kv_dtype=kv, implementation="triton split-KV (triton_decode.py)", batch=b, heads=heads,
                 kv_heads=hkv, q_len=1, kv_len=ctx, head_dim=hd, bytes=set_bytes, kv_bytes=kv_bytes,
-                flops=4 * b * HEADS * ctx * hd, splits=splits, chunk=chunk, block_n=triton_decode.BLOCK_N,
+                flops=4 * b * heads * ctx * hd, splits=splits, chunk=chunk, block_n=triton_decode.BLOCK_N,
                 k_scale=ks, v_scale=vs)
     return case, make_set, fn, check, set_bytes, quant_gemm.TOL["bf16"]
 
