@@ -11,7 +11,7 @@ cd "$(dirname "$0")"
 mode="${1:-run}"
 jobs="$(nproc 2>/dev/null || echo 2)"
 
-packages=(build-essential cmake libyaml-cpp-dev libboost-program-options-dev libeigen3-dev doctest-dev libbenchmark-dev)
+packages=(build-essential cmake libyaml-cpp-dev libboost-program-options-dev libeigen3-dev doctest-dev libbenchmark-dev nlohmann-json3-dev)
 [ "$mode" = fuzz ] && packages+=(clang)
 missing=()
 for p in "${packages[@]}"; do
