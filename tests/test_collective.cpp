@@ -274,8 +274,18 @@ TEST_CASE("the fit on the 2 x H200 measurements: held-out sizes within 10 % (med
   }
   CHECK(cal.collectives.p2p.latency_s == doctest::Approx(fit.calibration.p2p.latency_s).epsilon(1e-3));
   CHECK(cal.collectives.p2p.bus_bandwidth == doctest::Approx(fit.calibration.p2p.bus_bandwidth).epsilon(1e-3));
+  // The held-out sizes' signed errors give the band every collective's time carries.
+  REQUIRE(fit.calibration.held_out_errors);
+  CHECK(fit.calibration.held_out_errors->cases == 50);  // five collectives x ten odd sizes
+  CHECK(fit.calibration.held_out_errors->p10 < 0);
+  CHECK(fit.calibration.held_out_errors->p90 > 0);
+  REQUIRE(cal.collectives.held_out_errors);
+  CHECK(cal.collectives.held_out_errors->p10 == doctest::Approx(fit.calibration.held_out_errors->p10).epsilon(1e-3));
+  CHECK(cal.collectives.held_out_errors->p90 == doctest::Approx(fit.calibration.held_out_errors->p90).epsilon(1e-3));
+  CHECK(cal.collectives.held_out_errors->cases == fit.calibration.held_out_errors->cases);
   // And it round-trips through to_yaml.
   CHECK(test::contains(to_yaml(cal.collectives), "ring_simple:"));
+  CHECK(test::contains(to_yaml(cal.collectives), "held_out_errors: {p10: "));
 }
 
 TEST_CASE("bad measurement files name file and line") {

@@ -46,6 +46,36 @@ TEST_CASE("time bands: measured = predicted / (1 + e); every op and the step car
   CHECK_FALSE(e.band_source.empty());
 }
 
+TEST_CASE("collectives carry the collective fit's held-out band; a kind never measured carries none") {
+  Catalogue cat(test::root());
+  const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+  REQUIRE(cal.collectives.held_out_errors);
+  Workload w;
+  w.batch = 8;
+  w.ctx = 1024;
+  w.parallel.tp = 2;
+  auto collective_bands = [&](const Card& card, const Calibration* c) {
+    const Evaluation e = evaluate(cat.model("llama3-8b"), w, card, c);
+    std::vector<TimeBand> out;
+    for (size_t i = 0; i < e.step.ops.size(); ++i)
+      if (e.step.ops[i].kind == OpKind::collective) out.push_back(e.cost.ops[i].time_band);
+    REQUIRE_FALSE(out.empty());
+    CHECK(e.cost.time_band.low_s < e.cost.time_s);  // the step keeps its band either way
+    CHECK(e.cost.time_band.high_s > e.cost.time_s);
+    return out;
+  };
+  const ErrorQuantiles& q = *cal.collectives.held_out_errors;
+  for (const TimeBand& b : collective_bands(cat.card("h200"), &cal)) {
+    CHECK(b.low_s > 0);
+    CHECK(b.high_s / b.low_s == doctest::Approx((1 + q.p90) / (1 + q.p10)));
+  }
+  // No collective was measured on an A100: no band, not a zero-width one that would read as exact.
+  for (const TimeBand& b : collective_bands(cat.card("a100"), nullptr)) {
+    CHECK(b.low_s == 0);
+    CHECK(b.high_s == 0);
+  }
+}
+
 TEST_CASE("a calibration's error_bands load and replace the uncalibrated ones for that profile") {
   Catalogue cat(test::root());
   Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");

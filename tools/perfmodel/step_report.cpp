@@ -34,6 +34,7 @@ std::string op_shape(const Op& op) {
 // The p10-p90 band as JSON [low, high] and as the table's text (measured time relative to the
 // prediction, e.g. "-7% / +12%"; error_band.hpp).
 Node band_node(const TimeBand& b) {
+  if (!(b.high_s > 0)) return Node();  // null: no measurements of this kind
   Node a = Node::array();
   a.push(Node::number(b.low_s, Hint::time));
   a.push(Node::number(b.high_s, Hint::time));
@@ -42,6 +43,7 @@ Node band_node(const TimeBand& b) {
 
 std::string band_text(const TimeBand& b, double time_s) {
   if (!(time_s > 0)) return "-";
+  if (!(b.high_s > 0)) return "n/a";  // no measurements of this kind
   char buf[48];
   std::snprintf(buf, sizeof buf, "%+.0f%% / %+.0f%%", (b.low_s / time_s - 1) * 100, (b.high_s / time_s - 1) * 100);
   return buf;

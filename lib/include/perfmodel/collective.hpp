@@ -13,6 +13,7 @@
 
 #include "perfmodel/card.hpp"
 #include "perfmodel/collective_op.hpp"
+#include "perfmodel/error_band.hpp"
 
 namespace perfmodel {
 
@@ -41,6 +42,9 @@ struct CollectiveCalibration {
   Cost p2p;                                         // all_to_all, send_recv
   int gpus = 0;                                     // measured with this many GPUs
   std::string source;                               // what it was fitted on
+  // p10 / p90 of predicted / measured - 1 on the sizes the fit held out: the band every
+  // collective's time carries (set "collective", error_band.hpp). Absent: no band is shown.
+  std::optional<ErrorQuantiles> held_out_errors;
   bool any() const;
 };
 // The calibration file's `collectives:` section for `c` ("" when nothing is measured).

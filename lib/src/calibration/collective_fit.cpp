@@ -120,12 +120,13 @@ CollectiveFit fit_collectives(const Card& card, const std::vector<CollectiveSamp
   }
   double lat = 0, inv_bw = 0;
   if (p2p.solve(lat, inv_bw)) fit.calibration.p2p = {lat, 1 / inv_bw};
-  std::vector<double> err, err_nccl;
+  std::vector<double> err, err_nccl, signed_err;
   for (const auto& s : samples) {
     const CollectiveEstimate e = estimate_collective(card, s.op, gpus, s.bytes, &fit.calibration);
     CollectiveCheck c{s, e.time_s, held_out(s.bytes), e.protocol};
     if (c.held_out) {
       err.push_back(std::abs(c.error()));
+      signed_err.push_back(c.error());
       err_nccl.push_back(std::abs(estimate_collective(card, s.op, gpus, s.bytes).time_s / s.time_s - 1));
     }
     fit.checks.push_back(c);
@@ -133,6 +134,7 @@ CollectiveFit fit_collectives(const Card& card, const std::vector<CollectiveSamp
   fit.held_out_median_abs_error = quantile(err, 0.5);
   fit.held_out_max_abs_error = err.empty() ? 0 : *std::max_element(err.begin(), err.end());
   fit.uncalibrated_median_abs_error = quantile(err_nccl, 0.5);
+  if (!signed_err.empty()) fit.calibration.held_out_errors = error_quantiles(signed_err);
   return fit;
 }
 

@@ -19,6 +19,28 @@ bool listed(const List& list, const std::string& key) {
 
 }  // namespace
 
+ErrorQuantiles read_error_quantiles(MapReader q) {
+  ErrorQuantiles e;
+  // A prediction's signed error lies in (-1, inf); a band past 10x either way is a broken file.
+  auto number = [&](const char* key) {
+    const auto v = q.opt_number(key, -0.99, 10.0);
+    if (!v) q.fail(key, "missing required field");
+    return *v;
+  };
+  e.p10 = number("p10");
+  e.p90 = number("p90");
+  e.cases = static_cast<int>(q.opt_integer("cases", 1, 1 << 30).value_or(0));
+  if (e.p10 > e.p90) q.fail("p10", "must not exceed p90");
+  q.finish();
+  return e;
+}
+
+std::string error_quantiles_yaml(const ErrorQuantiles& q) {
+  char buf[96];
+  std::snprintf(buf, sizeof buf, "{p10: %.4f, p90: %.4f, cases: %d}", q.p10, q.p90, q.cases);
+  return buf;
+}
+
 std::map<std::string, ErrorBands> read_error_bands(MapReader& calibration) {
   std::map<std::string, ErrorBands> out;
   auto section = calibration.opt_map("error_bands");
@@ -31,20 +53,7 @@ std::map<std::string, ErrorBands> read_error_bands(MapReader& calibration) {
     for (const std::string& set : p.keys()) {
       if (set == "source") continue;
       if (!listed(kSets, set)) p.fail(set, "unknown set (expected gemm, elementwise, attention or step)");
-      MapReader q = p.map(set);
-      ErrorQuantiles e;
-      // A prediction's signed error lies in (-1, inf); a band past 10x either way is a broken file.
-      auto number = [&](const char* key) {
-        const auto v = q.opt_number(key, -0.99, 10.0);
-        if (!v) q.fail(key, "missing required field");
-        return *v;
-      };
-      e.p10 = number("p10");
-      e.p90 = number("p90");
-      e.cases = static_cast<int>(q.opt_integer("cases", 1, 1 << 30).value_or(0));
-      if (e.p10 > e.p90) q.fail("p10", "must not exceed p90");
-      q.finish();
-      b.sets[set] = e;
+      b.sets[set] = read_error_quantiles(p.map(set));
     }
     p.finish();
     out[profile] = b;
@@ -56,14 +65,10 @@ std::map<std::string, ErrorBands> read_error_bands(MapReader& calibration) {
 void write_error_bands(std::ostream& o, const std::map<std::string, ErrorBands>& bands) {
   if (bands.empty()) return;
   o << "error_bands:   # p10 / p90 of predicted / measured - 1 per profile and set (perfmodel accuracy --bands)\n";
-  char buf[160];
   for (const auto& [profile, b] : bands) {
     o << "  " << profile << ":\n";
     if (!b.source.empty()) o << "    source: \"" << b.source << "\"\n";
-    for (const auto& [set, q] : b.sets) {
-      std::snprintf(buf, sizeof buf, "    %s: {p10: %.4f, p90: %.4f, cases: %d}\n", set.c_str(), q.p10, q.p90, q.cases);
-      o << buf;
-    }
+    for (const auto& [set, q] : b.sets) o << "    " << set << ": " << error_quantiles_yaml(q) << "\n";
   }
 }
 

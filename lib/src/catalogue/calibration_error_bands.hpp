@@ -16,4 +16,8 @@ namespace perfmodel::detail {
 std::map<std::string, ErrorBands> read_error_bands(MapReader& calibration);
 void write_error_bands(std::ostream& o, const std::map<std::string, ErrorBands>& bands);
 
+// One set's `{p10: .., p90: .., cases: ..}` (also the collectives' held-out band).
+ErrorQuantiles read_error_quantiles(MapReader q);
+std::string error_quantiles_yaml(const ErrorQuantiles& q);
+
 }  // namespace perfmodel::detail

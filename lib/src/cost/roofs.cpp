@@ -167,6 +167,8 @@ Roofs make_roofs(const Card& card, const Calibration* cal, std::optional<Impl> p
   const std::string band_key = profile ? to_string(*profile) : "backend";
   const auto bands = cal ? cal->error_bands.find(band_key) : decltype(cal->error_bands)::const_iterator{};
   r.error_bands = cal && bands != cal->error_bands.end() ? bands->second : uncalibrated_error_bands();
+  // Collectives are NCCL's whatever the profile: their band is the collective fit's held-out one.
+  if (r.collectives.held_out_errors) r.error_bands.sets["collective"] = *r.collectives.held_out_errors;
   auto pick = [](double measured, double fallback) { return measured > 0 ? measured : fallback; };
   auto weight_only = [&](const WeightOnlyCost& m, const WeightOnlyCost& d) {
     return WeightOnlyCost{pick(m.stream_efficiency, d.stream_efficiency), pick(m.issue_per_row_element, d.issue_per_row_element)};

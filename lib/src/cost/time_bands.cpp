@@ -7,7 +7,7 @@ namespace perfmodel {
 
 TimeBand op_time_band(const Op& op, double time_s, const Roofs& r) {
   const auto it = r.error_bands.sets.find(std::string(kernel_def(op.kernel).accuracy_set));
-  if (it == r.error_bands.sets.end()) return {time_s, time_s};  // no data: no spread to show
+  if (it == r.error_bands.sets.end()) return {};  // no measurements of this kind: no band (reported "n/a")
   return time_band(time_s, it->second);
 }
 
@@ -16,9 +16,11 @@ TimeBand step_time_band(const std::vector<const Op*>& ops, const StepCost& s, co
   double sum = 0, low = 0, high = 0;
   for (size_t i = 0; i < ops.size(); ++i) {
     const double n = static_cast<double>(ops[i]->count);
+    const TimeBand& b = s.ops[i].time_band;
+    const bool known = b.high_s > 0;  // an op without a band adds its time to both ends
     sum += n * s.ops[i].time_s;
-    low += n * s.ops[i].time_band.low_s;
-    high += n * s.ops[i].time_band.high_s;
+    low += n * (known ? b.low_s : s.ops[i].time_s);
+    high += n * (known ? b.high_s : s.ops[i].time_s);
   }
   if (!(sum > 0)) return {};
   // Scaled onto the step's time (an eager step's wall time is not the sum of its ops).
