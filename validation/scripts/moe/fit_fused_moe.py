@@ -9,6 +9,10 @@ Since h200-moe5 a fifth parameter, half_line_stream (the stream at BLOCK_K 32), 
 four (kept as fitted) on the same layers plus h200-moe5's Mixtral T = 32 default-tile kernels
 (moe5_kernels).
 
+Since h200-moe7 the half-line memory time is max(a CTA's loaded K-loop, bytes / the stream by the
+CTAs resident an SM) (fused_moe_cost.cpp): half_line_stream and the code's two ratios are fitted
+last, on h200-moe7's six K = 4096 kernels alone (fit_moe7); everything else is held out.
+
 The data: each layer's two _fused_moe_gemm_kernel launches (w13 and w2, torch.profiler device
 time per layer call). The model is lib/src/cost/fused_moe_cost.cpp's, over the op geometry of
 lib/src/kernels/grouped_gemm.cpp (ceil(expected touched experts) groups of ceil(T k / groups)
