@@ -17,6 +17,13 @@
 //     and 2.7-2.9 with all 8 slots full at any K; Nsight Compute: the same DRAM bytes, the L2
 //     80-86 % busy in both): the half-line streams' cost grows with how many walk at once, which
 //     the per-CTA term carries; a single K walk alone (w2 under half the slots) was +22-27 %;
+//     since h200-moe7 (the same GEMM over N at K 4096 and 14336: 256-1536 CTAs; the moe6 form
+//     above is gone, its per-CTA term scaled by the slots in use): the half-line stream falls
+//     with the CTAs resident an SM, 1 / stream linear in them (3.1 TB/s at ~4 an SM, 2.7-2.8 with
+//     all 8), and few CTAs (~2 an SM: 2.0-2.1 TB/s at either K) are bound by their own K-loops,
+//     each ~8 GB/s under load (Little's law at the loaded latency): memory = max(waves x slab /
+//     loaded CTA rate, bytes / stream(CTAs an SM)), no sum (the per-CTA walks overlap the
+//     card's stream once ~4 an SM are resident: moe6's w2 streams 1.84 MB a CTA at 6 GB/s);
 //   compute: the padded rows' tiles over the SMs at a share of the GEMM peak (prefill: ~270
 //     TFLOP/s over the padded rows at all three models' 64 x 64 x 32 tiles);
 //   fixed: the launch floor, once.
@@ -46,6 +53,17 @@ FusedMoeConfig vllm_default_config(int64_t tokens, int64_t experts) {
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
+// The h200-moe7 form at half lines, two ratios to the calibrated keys (fit_fused_moe.py, fitted
+// with half_line_stream on h200-moe7's six w2-form kernels at K 4096, 256-1536 CTAs; its K 14336,
+// h200-moe6's and h200-moe5's kernels and the fused2 layers held out). Ratios, not keys of their
+// own, so a sibling card's transfer (the streams by DRAM, cta_rate as is) carries them:
+//   - the half-line stream as the resident CTAs an SM go to none, over half_line_stream (all 8):
+//     3275 against 2775 GB/s;
+//   - one CTA's half-line K-loop under load over its idle cta_rate: 7.5 against 20 GB/s (the
+//     loaded DRAM latency ~2.7x the idle one, by Little's law at the same bytes in flight).
+constexpr double kHalfLineLightStream = 1.18;
+constexpr double kHalfLineLoadedCtaRate = 0.375;
+
 }  // namespace
 
 KernelTimes fused_moe_gemm_cost(const Op& op, const Roofs& r) {
@@ -67,9 +85,15 @@ KernelTimes fused_moe_gemm_cost(const Op& op, const Roofs& r) {
   KernelTimes t;
   t.fixed_s = *f.floor_s;
   const bool half_line = c.block_k * bytes_of(op.dtype) < 128 && f.half_line_stream;
-  // Half lines: the per-CTA term in proportion to the slots in use (see the header).
+  // Half lines: the slots in use (tiles over the resident CTAs, at most all of them).
   const double slots_in_use = half_line ? std::min(1.0, static_cast<double>(tiles) / static_cast<double>(resident)) : 1.0;
-  t.memory_s = waves * slab / *f.cta_rate * slots_in_use + op.bytes() / (half_line ? *f.half_line_stream : *f.stream);
+  t.memory_s = waves * slab / *f.cta_rate + op.bytes() / *f.stream;
+  if (half_line) {
+    // h200-moe7 (see the header): the stream by the CTAs resident an SM, the K-loop's floor beside it.
+    const double light = kHalfLineLightStream * *f.half_line_stream;
+    const double inv = 1 / light + slots_in_use * (1 / *f.half_line_stream - 1 / light);
+    t.memory_s = std::max(waves * slab / (kHalfLineLoadedCtaRate * *f.cta_rate), op.bytes() * inv);
+  }
   t.compute_s = static_cast<double>(ceil_div(tiles, r.card.sm_count)) * tile_flops / sm_rate;
   TilePlan plan;  // what `perfmodel ops` reports: the config's tiles over the padded rows
   plan.tile = {c.block_m, c.block_n};

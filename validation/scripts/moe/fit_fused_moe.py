@@ -9,6 +9,10 @@ Since h200-moe5 a fifth parameter, half_line_stream (the stream at BLOCK_K 32), 
 four (kept as fitted) on the same layers plus h200-moe5's Mixtral T = 32 default-tile kernels
 (moe5_kernels).
 
+Since h200-moe7 the half-line memory time is max(a CTA's loaded K-loop, bytes / the stream by the
+CTAs resident an SM) (fused_moe_cost.cpp): half_line_stream and the code's two ratios are fitted
+last, on h200-moe7's six K = 4096 kernels alone (fit_moe7); everything else is held out.
+
 The data: each layer's two _fused_moe_gemm_kernel launches (w13 and w2, torch.profiler device
 time per layer call). The model is lib/src/cost/fused_moe_cost.cpp's, over the op geometry of
 lib/src/kernels/grouped_gemm.cpp (ceil(expected touched experts) groups of ceil(T k / groups)
@@ -50,9 +54,10 @@ def tiles_of(T, k, E, N):
     return groups * math.ceil(math.ceil(T * k / groups) / bm) * math.ceil(N / bn)
 
 
-def gemm_time(T, k, E, N, K, p, half_line=None):
+def gemm_time(T, k, E, N, K, p, half_line=None, moe7=None):
     """half_line: the stream when BLOCK_K x 2 bytes is half a 128-byte line (h200-moe5); None: the
-    four-parameter model as h200-moe-fused2 fitted it."""
+    four-parameter model as h200-moe-fused2 fitted it. moe7: (the light stream, the loaded CTA
+    rate), h200-moe7's form of the half-line memory time (fused_moe_cost.cpp)."""
     floor, cta_rate, stream, eff = p
     touched = E * (1 - (1 - k / E) ** T)
     groups = max(1, math.ceil(touched - 1e-9))
@@ -68,14 +73,18 @@ def gemm_time(T, k, E, N, K, p, half_line=None):
     waves = max(1.0, tiles / (SMS * occ))
     slab = op_bytes / (groups * col)
     mem = waves * slab / cta_rate * slots + op_bytes / stream
+    if moe7 and half_line and bk * 2 < 128:  # the stream by the CTAs an SM, the loaded K-loop's floor
+        light, hl_cta = moe7
+        inv = 1 / light + slots * (1 / half_line - 1 / light)
+        mem = max(waves * slab / hl_cta, op_bytes * inv)
     comp = math.ceil(tiles / SMS) * 2 * bm * bn * K / (PEAK * eff / SMS)
     return floor + max(mem, comp)
 
 
-def layer_gemms(c, p, half_line=None):
+def layer_gemms(c, p, half_line=None, moe7=None):
     E, k, d, I = c["experts"], c["top_k"], c["hidden"], c["expert_intermediate"]
     T = c["tokens"]
-    return gemm_time(T, k, E, 2 * I, d, p, half_line) + gemm_time(T, k, E, d, I, p, half_line)
+    return gemm_time(T, k, E, 2 * I, d, p, half_line, moe7) + gemm_time(T, k, E, d, I, p, half_line, moe7)
 
 
 def measured(c):
@@ -106,8 +115,33 @@ def moe6_kernels(results):
     return [c for c in json.load(open(path))["fmoe_cases"] if c.get("ok") and c["variant"] == "default"]
 
 
-def kernel_error(c, p, half_line):
-    return gemm_time(c["tokens"], c["top_k"], c["experts"], c["n"], c["k"], p, half_line) / c["median_s"] - 1
+def kernel_error(c, p, half_line, moe7=None):
+    return gemm_time(c["tokens"], c["top_k"], c["experts"], c["n"], c["k"], p, half_line, moe7) / c["median_s"] - 1
+
+
+def moe7_kernels(results):
+    """h200-moe7: the same GEMM (w2 form, T = 32, default tile) over N at K = 4096 (fit) and 14336."""
+    path = os.path.join(results, "h200-moe7", "hf.json")
+    if not os.path.exists(path):
+        return []
+    return [c for c in json.load(open(path))["fmoe_cases"] if c.get("ok")]
+
+
+def fit_moe7(p, kernels7):
+    """h200-moe7's three half-line parameters (half_line_stream at all slots, and fused_moe_cost.cpp's
+    two ratios: the light stream, the loaded CTA rate, given here as rates), the four kept, on the K = 4096 sweep alone (6 kernels, 256-1536 CTAs);
+    every other kernel and layer held out."""
+    fit = [c for c in kernels7 if c["k"] == 4096]
+    best = None
+    for full in range(2500, 3301, 25):
+        for light in range(full, 4001, 50):
+            for cta in range(40, 161, 5):
+                hl, m7 = full * 1e9, (light * 1e9, cta * 1e8)
+                e = [abs(kernel_error(c, p, hl, m7)) for c in fit]
+                s = statistics.median(e) + 0.3 * max(e)
+                if best is None or s < best[0]:
+                    best = (s, hl, m7)
+    return best[1], best[2], fit
 
 
 def main(folder):
@@ -151,13 +185,28 @@ def main(folder):
         e = [abs(kernel_error(c, p, hl)) for c in kheld]
         print(f"h200-moe5 default-tile kernels held out (T = 16, 64): {len(kheld)}, median |err| "
               f"{statistics.median(e):.1%}, max {max(e):.1%}")
+    k7 = moe7_kernels(os.path.dirname(os.path.normpath(folder)))
+    m7 = None
+    if k7:  # h200-moe7: the half-line stream by the CTAs an SM (fitted on its K = 4096 sweep alone)
+        hl, m7, fit7 = fit_moe7(p, k7)
+        print(f"h200-moe7 form: half_line_stream {hl / 1e9:.0f} GB/s (all slots), the light stream "
+              f"{m7[0] / 1e9:.0f} GB/s ({m7[0] / hl:.3f}x: fused_moe_cost.cpp's kHalfLineLightStream), the loaded "
+              f"CTA rate {m7[1] / 1e9:.1f} GB/s ({m7[1] / p[1]:.3f} cta_rate: kHalfLineLoadedCtaRate; "
+              f"on {len(fit7)} h200-moe7 kernels)")
+        for name, ks in (("h200-moe7 fit (K 4096)", fit7), ("h200-moe7 held out (K 14336)", [c for c in k7 if c not in fit7]),
+                         ("h200-moe6 held out", k6), ("h200-moe5 default tile, held out",
+                                                      [c for c in kernels if c["variant"] == "default"])):
+            e = [abs(kernel_error(c, p, hl, m7)) for c in ks]
+            for c in ks:
+                print(f"    {c['name']:40s} {c['median_s'] * 1e6:7.1f} us, {kernel_error(c, p, hl, m7):+.1%}")
+            print(f"  {name}: {len(ks)}, median |err| {statistics.median(e):.1%}, max {max(e):.1%}")
     for name, sub in (("fit", fit), ("held out", held)):
-        e = errors(sub, p, hl)
+        e = [layer_gemms(c, p, hl, m7) / measured(c) - 1 for c in sub]
         print(f"{name}: {len(sub)} layers, grouped GEMMs median |err| {statistics.median([abs(x) for x in e]):.1%}, "
               f"max {max(abs(x) for x in e):.1%}")
         for c, x in zip(sub, e):
             print(f"  {c['model']:18s} {c['phase']:7s} T {c['tokens']:5d}: measured {measured(c) * 1e6:8.1f} us "
-                  f"predicted {layer_gemms(c, p, hl) * 1e6:8.1f} us {x:+.1%}")
+                  f"predicted {layer_gemms(c, p, hl, m7) * 1e6:8.1f} us {x:+.1%}")
 
 
 if __name__ == "__main__":

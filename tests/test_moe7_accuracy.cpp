@@ -1,0 +1,159 @@
+// Issue 11: validation/results/h200-moe7 (validation/scripts/moe/run_moe7.py) against perfmodel.
+// (a) torch._grouped_mm's pingpong kernel with the rows set per expert: mixtures of full and
+//     partial cluster pairs, two-pair experts (160 rows) and a router's binomial rows at a mean of
+//     128 (eager profile; nothing fitted on this set);
+// (b) the vLLM-style fused_moe GEMM (w2 form, T = 32) over N at K = 4096 and 14336 (fused
+//     profile): half_line_stream and fused_moe_cost.cpp's two ratios (the light stream, the loaded
+//     CTA rate) fitted on the six K = 4096 kernels (fit_fused_moe.py); K = 14336 and h200-moe6's /
+//     h200-moe5's kernels held out.
+// Bounds are the achieved figures (h200-moe7/README.md) with a little room.
+#include <doctest/doctest.h>
+#include <yaml-cpp/yaml.h>
+
+#include <cmath>
+#include <map>
+#include <string>
+
+#include "perfmodel/calibration.hpp"
+#include "perfmodel/ops.hpp"
+#include "perfmodel/price.hpp"
+#include "perfmodel/stats.hpp"
+#include "test_support.hpp"
+
+using namespace perfmodel;
+
+namespace {
+
+const YAML::Node& load(const std::string& set) {
+  static std::map<std::string, YAML::Node> roots;
+  auto it = roots.find(set);
+  if (it == roots.end()) it = roots.emplace(set, YAML::LoadFile(test::root() + "/validation/results/" + set + "/hf.json")).first;
+  return it->second;
+}
+
+Roofs roofs(Impl impl) {
+  const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+  return make_roofs(test::catalogue().card("h200"), &cal, impl);
+}
+
+// The experts of a moe7 shape (its weight's own; the case may list padded zero-row experts).
+int64_t experts_of(const std::string& name) { return name.find("mixtral") != std::string::npos ? 8 : 128; }
+
+// A moe7 pair case as an op: equal rows r set by hand (r tokens each picking every expert; past a
+// mean of 128 the weight carried zero-row experts so GroupMM.cu kept the pingpong kernel, as
+// h200-moe5's forced-pingpong cases), or the binomial rows as a step's op (E x 128 tokens, top-1).
+Op pair7_op(const YAML::Node& c) {
+  const std::string name = c["name"].as<std::string>();
+  const int64_t E = experts_of(name), n = c["n"].as<int64_t>(), k = c["k"].as<int64_t>();
+  if (name.find("binom") != std::string::npos)
+    return ops::grouped_gemm(name, E * 128, 1, E, n, k, DType::bf16, DType::bf16, Precision::bf16);
+  const int64_t r = c["rows_per_expert"][0].as<int64_t>();
+  Op op = ops::grouped_gemm(name, r, E, E, n, k, DType::bf16, DType::bf16, Precision::bf16);
+  if (r > 128) {
+    const int64_t groups = E * r / 128;
+    op.moe = {128, groups, groups, op.moe.experts_touched};
+  }
+  return op;
+}
+
+std::map<std::string, double> pair_times() {
+  std::map<std::string, double> t;
+  for (const auto& c : load("h200-moe7")["pair_cases"]) {
+    REQUIRE(c["ok"].as<bool>());
+    CHECK(c["kernel_family"].as<std::string>() == "pingpong");
+    t[c["name"].as<std::string>()] = c["median_s"].as<double>();
+  }
+  return t;
+}
+
+double fused_error(const YAML::Node& c, const Roofs& r) {
+  const Op op = ops::grouped_gemm(c["name"].as<std::string>(), c["tokens"].as<int64_t>(), c["top_k"].as<int64_t>(),
+                                  c["experts"].as<int64_t>(), c["n"].as<int64_t>(), c["k"].as<int64_t>(), DType::bf16,
+                                  DType::bf16, Precision::bf16);
+  return price(op, r, Impl::fused).device_time_s / c["median_s"].as<double>() - 1;
+}
+
+}  // namespace
+
+TEST_CASE("h200-moe7 torch._grouped_mm: a mixture of pairs runs at its experts' average") {
+  const auto t = pair_times();
+  REQUIRE(t.size() == 28);
+  // Experts alternating 128 and 64 rows (full and partial pairs) and 128 and 160 (one pair and
+  // two) run within 3.2 % of the mean of the two balanced times: each expert at its own rate, not
+  // the partial rate throughout (what branch moe6 read off h200-moe5's routers).
+  for (const char* shape : {"qwen3_gate_up", "mixtral_gate_up"}) {
+    CAPTURE(shape);
+    const std::string p = std::string("pair7_") + shape + "_";
+    CHECK(std::fabs(t.at(p + "mix128_64") / (0.5 * (t.at(p + "r128") + t.at(p + "r64"))) - 1) < 0.04);
+    CHECK(std::fabs(t.at(p + "mix128_160") / (0.5 * (t.at(p + "r128") + t.at(p + "r160"))) - 1) < 0.04);
+    // 96-128 rows on every expert (all one pair, 3/4 full or more) run as 128 rows do.
+    CHECK(std::fabs(t.at(p + "spread96_128") / t.at(p + "r128") - 1) < 0.025);
+    // Two pairs of which the second holds 32 rows cost 1.8-2.3x one full pair: the partial pair
+    // is as slow inside a two-pair expert as alone (h200-moe5's 256 rows, two full pairs on the
+    // same kernel: 1.72x at Mixtral's gate_up).
+    CHECK(t.at(p + "r160") / t.at(p + "r128") > 1.75);
+  }
+  CHECK(std::fabs(t.at("pair7_qwen3_down_mix128_64") / (0.5 * (t.at("pair7_qwen3_down_r128") + t.at("pair7_qwen3_down_r64"))) - 1) < 0.03);
+}
+
+TEST_CASE("h200-moe7 torch._grouped_mm against the model (held out)") {
+  const Roofs r = roofs(Impl::eager);
+  std::vector<double> exact, binom, two_pairs;
+  for (const auto& c : load("h200-moe7")["pair_cases"]) {
+    const std::string name = c["name"].as<std::string>();
+    if (name.find("_mix128") != std::string::npos || name.find("spread") != std::string::npos) continue;  // not one op
+    const double e = price(pair7_op(c), r, Impl::eager).device_time_s / c["median_s"].as<double>() - 1;
+    CAPTURE(name);
+    CAPTURE(e);
+    if (name.find("binom") != std::string::npos) binom.push_back(e);
+    else if (name.find("r160") != std::string::npos) two_pairs.push_back(e);
+    else exact.push_back(std::fabs(e));
+  }
+  REQUIRE(exact.size() == 14);
+  REQUIRE(binom.size() == 3);
+  REQUIRE(two_pairs.size() == 2);
+  CAPTURE(quantile(exact, 0.5));
+  CAPTURE(quantile(exact, 1.0));
+  // Equal rows 8-128 (h200-moe6's model: full pairs at grouped_mm_full_pair_stream): 7.8 % median,
+  // 18.3 % max; Qwen3's partial pairs still +12-18 % (the decode-fitted two terms), the rest within
+  // 9.1 % (Mixtral's 64 rows).
+  CHECK(quantile(exact, 0.5) <= 0.085);
+  CHECK(quantile(exact, 1.0) <= 0.19);
+  // A router's binomial rows at a mean of 128 as a step's op (no full-pair credit, expected
+  // tiles over the binomial): -6 to -10 %. Two opposite misses cancel there: the experts of one
+  // full pair priced at the partial rate (slow), and those past 128 rows priced too fast: equal
+  // rows of 160 (two pairs, the second a quarter full) are -12 % (Qwen3) and -22 % (Mixtral).
+  for (double e : binom) CHECK(std::fabs(e) <= 0.11);
+  for (double e : two_pairs) CHECK(e < -0.08);
+}
+
+TEST_CASE("h200-moe7 fused_moe over N: the half-line stream by the CTAs an SM") {
+  const Roofs r = roofs(Impl::fused);
+  REQUIRE(r.fused_moe.half_line_stream.has_value());
+  std::vector<double> fit, held7, held6, held5;
+  for (const auto& c : load("h200-moe7")["fmoe_cases"]) {
+    REQUIRE(c["ok"].as<bool>());
+    (c["k"].as<int64_t>() == 4096 ? fit : held7).push_back(std::fabs(fused_error(c, r)));
+  }
+  for (const auto& c : load("h200-moe6")["fmoe_cases"])
+    if (c["variant"].as<std::string>() == "default") held6.push_back(std::fabs(fused_error(c, r)));
+  for (const auto& c : load("h200-moe5")["fused_moe_cases"])
+    if (c["ok"].as<bool>() && c["variant"] && c["variant"].as<std::string>() == "default")
+      held5.push_back(std::fabs(fused_error(c, r)));
+  REQUIRE(fit.size() == 6);
+  REQUIRE(held7.size() == 2);
+  REQUIRE(held6.size() == 6);
+  REQUIRE(held5.size() == 6);
+  CAPTURE(quantile(fit, 1.0));
+  CAPTURE(quantile(held7, 1.0));
+  CAPTURE(quantile(held6, 1.0));
+  CAPTURE(quantile(held5, 1.0));
+  // Achieved (fit_fused_moe.py): fit 1.5 % median, 8.3 % max (256 CTAs, ~2 an SM, on the K-loop
+  // floor); held out: K = 14336 5.7 % / 11.1 % max (256 CTAs again); h200-moe6's six 2.6 % / 3.5 %
+  // (16.6 % max before: Mixtral's w2 at ~4 CTAs an SM); h200-moe5's default tile 2.0 % / 6.3 %
+  // (12.6 % max before).
+  CHECK(quantile(fit, 1.0) <= 0.09);
+  CHECK(quantile(held7, 1.0) <= 0.12);
+  CHECK(quantile(held6, 1.0) <= 0.04);
+  CHECK(quantile(held5, 1.0) <= 0.07);
+}
