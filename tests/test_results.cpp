@@ -219,7 +219,7 @@ TEST_CASE("every committed result file reads as its kind") {
     // Data files read by their own scripts, not result files: a run's versions (meta.json), the
     // Hugging Face steps compare_hf.py compares, the baselines fit_profiles.py writes, the
     // per-kernel profiler splits of h200-eltwise3, Inductor's generated code of h200-eltwise4 and
-    // h200-eltwise5, the autotune candidates timed alone of h200-eltwise5.
+    // h200-eltwise5 and h200-eltwise6, the autotune candidates timed alone of h200-eltwise5 and h200-eltwise6.
     const std::string name = e.path().filename().string();
     if (name == "meta.json" || name == "hf.json" || name == "baseline.json" || name == "kernel_split.json" ||
         name == "inductor_code.json" || name == "configs.json") {
@@ -255,9 +255,9 @@ TEST_CASE("every committed result file reads as its kind") {
   // (quant-0/1.json, one suite per GPU of the run), h200-quant2 (quant2.json),
   // h200-decode-monotone (kernels.json, kernels-qwen.json), h200-gemm-small (kernels.json),
   // h200-cudnn-decode (kernels.json), h200-quant3 (quant3.json), h200-gemm-chain (kernels.json,
-  // hf/kernels.json), h200-eltwise3, h200-eltwise4 and h200-eltwise5 (kernels.json), h200-quant5
-  // (quant5.json), h200-quant6 (quant6.json).
-  CHECK(suites == 24);
+  // hf/kernels.json), h200-eltwise3, h200-eltwise4, h200-eltwise5 and h200-eltwise6 (kernels.json),
+  // h200-quant5 (quant5.json), h200-quant6 (quant6.json).
+  CHECK(suites == 25);
   CHECK(steps == 42);
   CHECK(raws == 8);
   CHECK(eager == 2);

@@ -126,7 +126,14 @@ struct InductorKernels {
   double rmsnorm_rate = 0;
   double layernorm_rate = 0;
   double softmax_rate = 0;
-  bool measured() const { return rmsnorm_rate > 0 || layernorm_rate > 0 || softmax_rate > 0; }
+  // The looped reduction's walk (stream_cost.cpp, inductor_walk_s): a row's fixed chain and each
+  // 2048-column block's dependent time, per op (num_stages 1: a block's loads wait on the last).
+  double looped_row_s = 0;
+  double rmsnorm_block_s = 0;
+  double layernorm_block_s = 0;
+  double softmax_block_s = 0;
+  bool walk_measured() const { return looped_row_s > 0; }
+  bool measured() const { return rmsnorm_rate > 0 || layernorm_rate > 0 || softmax_rate > 0 || walk_measured(); }
 };
 
 // cuBLASLt as PyTorch calls it (F.linear, torch._scaled_mm: nvjet kernels, split-K with a

@@ -150,6 +150,11 @@ ProfileCalibration read_one(MapReader r, const std::string& name) {
     p.inductor.rmsnorm_rate = rate("rmsnorm_elements_per_s");
     p.inductor.layernorm_rate = rate("layernorm_elements_per_s");
     p.inductor.softmax_rate = rate("softmax_elements_per_s");
+    auto walk = [&](const char* key) { return m->opt_quantity(key, Dimension::seconds, true).value_or(0); };
+    p.inductor.looped_row_s = walk("looped_row");
+    p.inductor.rmsnorm_block_s = walk("rmsnorm_block");
+    p.inductor.layernorm_block_s = walk("layernorm_block");
+    p.inductor.softmax_block_s = walk("softmax_block");
     m->finish();
   }
   r.finish();
@@ -269,6 +274,12 @@ void write_profiles(std::ostream& o, const std::vector<ProfileCalibration>& prof
                                                       {"softmax_elements_per_s", p.inductor.softmax_rate}};
       for (const auto& [k, v] : rates)
         if (v > 0) o << "      " << k << ": " << v << "\n";
+      const std::pair<const char*, double> walks[] = {{"looped_row", p.inductor.looped_row_s},
+                                                      {"rmsnorm_block", p.inductor.rmsnorm_block_s},
+                                                      {"layernorm_block", p.inductor.layernorm_block_s},
+                                                      {"softmax_block", p.inductor.softmax_block_s}};
+      for (const auto& [k, v] : walks)
+        if (v > 0) o << "      " << k << ": " << q(v, "us", 1e-6) << "\n";
     }
   }
 }

@@ -61,6 +61,31 @@ std::optional<double> inductor_issue_s(const Op& op, const Roofs& r) {
   return (std::ceil(static_cast<double>(op.rows) / sms) - 1) * padded / (rate / sms);
 }
 
+// The looped reduction's walk (branch eltwise6, validation/results/h200-eltwise6): Inductor runs it
+// with num_stages 1 (inductor_code.json: every candidate), so each 2048-column block's loads wait on
+// the block before: a row takes a fixed chain (its first touch, the cross-warp reductions between
+// the sweeps, the store's drain: looped_row_s, one for all ops) and each block of the padded row
+// a dependent time of its op (the block's loads, math and accumulation in both sweeps, one block
+// waiting on the last: *_block_s). 33 to 132 rows of 8192 columns take 4.1-5.7 us, 2048 to 8192
+// columns at one row per SM grow ~0.5-0.8 us a block: the walk, not the bytes, sets the time at
+// few rows per SM. Replaces the backend's sweeps, thread chain and row window (their loop is not
+// Inductor's). Fitted by fit_inductor.py into the opt-in calibration
+// validation/results/h200-eltwise6/h200.calibration.walk.yaml; empty without its keys (the default).
+std::optional<double> inductor_walk_s(const Op& op, const Roofs& r) {
+  const InductorKernels& k = r.inductor;
+  // An op that streams (no rate: rms_norm) keeps the backend's sweeps: its light loop hides the walk.
+  if (!k.walk_measured() || op.cols <= inductor_persistent_cols || !inductor_issue_s(op, r) ||
+      inductor_rate(op, k) <= 0)
+    return std::nullopt;
+  const double block = op.kernel == KernelId::layernorm ? k.layernorm_block_s : k.softmax_block_s;
+  const double blocks = static_cast<double>((op.cols + 2047) / 2048);
+  // Fitted on DRAM-fed rows. The row's first touch waits on L2 for the share of a re-run working
+  // set still there; the blocks' chains do not shorten (h200-production's 1 x 4096 calls rotate
+  // 16-33 MB: +40-70 % with the whole walk DRAM-fed, -20 % with all of it scaled to L2's latency).
+  const double scale = r.pass_latency_s > 0 ? op.l2_hit * r.l2_pass_latency_s / r.pass_latency_s + (1 - op.l2_hit) : 1;
+  return k.looped_row_s * scale + blocks * block;
+}
+
 }  // namespace
 
 double kernel_alone_s(double harness_floor_s, const Roofs& r) {
@@ -71,6 +96,15 @@ KernelTimes stream_cost(const Op& op, const Roofs& r, const Tile*) {
   if (const std::optional<KernelTimes> aten = aten_kernel_cost(op, r)) return *aten;  // PyTorch's own kernels
   KernelTimes t;
   const Card& card = r.card;
+  if (const std::optional<double> walk = inductor_walk_s(op, r)) {
+    // Inductor's looped reduction: the floor and the first row's walk, then the further rows'
+    // queue or the DRAM stream, whichever is longer. The stream adds to the walk: each block's
+    // loads of all the rows in flight at once cross DRAM together.
+    t.fixed_s = kernel_alone_s(r.kernel_floor_s, r) + *walk;
+    t.compute_s = inductor_issue_s(op, r).value_or(0);
+    t.memory_s = with_l2_hit(op, r, stream_memory_s(op, r));
+    return t;
+  }
   const bool has_flops = op.flops > 0;
   const double peak = has_flops ? effective_peak(r, op.precision) : 0;
   // The card's floor is an empty kernel's graph replay / launches, the idle after it included:

@@ -6,7 +6,8 @@ Usage: python3 validation/scripts/production/profile_tables.py [perfmodel binary
 Runs `perfmodel accuracy --format json` on validation/results/h200-production/kernels.json,
 validation/results/h200-eager-heldout/kernels.json, validation/results/h200-eltwise3/kernels.json and
 validation/results/h200-eltwise4/kernels.json (fit = its even cases, see its README),
-validation/results/h200-eltwise5/kernels.json (none fitted) and compare_hf.py on hf.json, and writes the
+validation/results/h200-eltwise5/kernels.json (none fitted), validation/results/h200-eltwise6/kernels.json
+(odd cases held out) and compare_hf.py on hf.json, and writes the
 tables between the markers in docs/accuracy-notes.md (appended to docs/accuracy.md when that is
 regenerated with --notes) and in docs/accuracy.md itself. Held out = odd case index in
 h200-production (the profile calibration is fitted on the even ones); every case of
@@ -75,6 +76,7 @@ def main(binary):
     held3 = accuracy(binary, "validation/results/h200-eltwise3/kernels.json")
     set4 = accuracy(binary, "validation/results/h200-eltwise4/kernels.json")
     set5 = accuracy(binary, "validation/results/h200-eltwise5/kernels.json")
+    set6 = accuracy(binary, "validation/results/h200-eltwise6/kernels.json")
     hf = subprocess.run([sys.executable, "validation/scripts/production/compare_hf.py",
                          "validation/results/h200-production/hf.json", binary],
                         capture_output=True, text=True, check=True).stdout
@@ -88,7 +90,10 @@ def main(binary):
              "at a fourth set of shapes: its even compiled cases fit the compiled profile's `inductor:` rates "
              "(fit_inductor.py) and its even eager softmax cases the warp softmax's rates (fit_aten.py); held out: the "
              "odd cases) and `validation/results/h200-eltwise5` (23 torch.compile row ops at a fifth set of shapes, "
-             "none fitted on). |error| = |predicted / measured - 1| of the profile's "
+             "none fitted on) and `validation/results/h200-eltwise6` (38 torch.compile row ops and SiLU*mul, 1/4 to 8 "
+             "rows per SM: nothing of it is fitted in the default calibration; its even cases fit the opt-in "
+             "walk of validation/results/h200-eltwise6/h200.calibration.walk.yaml (fit_inductor.py); held out: the "
+             "odd cases). |error| = |predicted / measured - 1| of the profile's "
              "kernel(s) for one call, device time.", ""]
     for p in ("fused", "eager", "compiled"):
         lines += [f"### `{p}`: {WHAT[p]}", "",
@@ -110,6 +115,10 @@ def main(binary):
             n = r["fitted_cases"] + r["held_out_cases"]
             lines.append(f"| {r['kernel']} (h200-eltwise5) | {r['implementation'] or '—'} | 0 | {n} | "
                          f"{pct(r['all_median_abs_error'])} | {pct(r['all_p90_abs_error'])} | — |")
+        for r in set6[f"profile_{p}"]:
+            lines.append(f"| {r['kernel']} (h200-eltwise6) | {r['implementation'] or '—'} | {r['fitted_cases']} | "
+                         f"{r['held_out_cases']} | {pct(r['held_out_median_abs_error'])} | "
+                         f"{pct(r['held_out_p90_abs_error'])} | {pct(r['held_out_mean_signed_error'])} |")
         if p == "eager":
             for r in held["profile_eager"]:
                 n = r["fitted_cases"] + r["held_out_cases"]
