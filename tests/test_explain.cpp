@@ -206,6 +206,25 @@ TEST_CASE("decode attention's fixed time names the floors its price used: the pr
   CHECK_FALSE(test::contains(datasheet.out, "cudnn_decode"));
 }
 
+TEST_CASE("PyTorch's own kernels and the MoE GEMMs name their measured floors too") {
+  // F.layer_norm and torch.softmax as eager runs them: ATen's kernels, floors from profiles.eager.aten.
+  for (const char* kind : {"layernorm", "softmax"}) {
+    CAPTURE(kind);
+    const Run r = cli(std::string("op --kind ") + kind + " --rows 64 --cols 4096 --card h200 --impl eager --explain");
+    REQUIRE(r.rc == 0);
+    CHECK(test::contains(r.out, std::string("fixed = ATen ") + (std::string(kind) == "softmax" ? "softmax_fused" : kind) + " kernel floor "));
+    CHECK(test::contains(r.out, "h200.calibration.yaml: profiles.eager.aten)"));
+  }
+  // Mixtral's experts: torch._grouped_mm in eager, vLLM's fused_moe in the fused profile.
+  const Run eager = cli("decode --model mixtral-8x7b --card h200 --ctx 1024 --batch 8 --impl eager --explain");
+  REQUIRE(eager.rc == 0);
+  CHECK(test::contains(eager.out, "fixed = grouped GEMM floor "));
+  const Run fused = cli("decode --model mixtral-8x7b --card h200 --ctx 1024 --batch 8 --explain");
+  REQUIRE(fused.rc == 0);
+  CHECK(test::contains(fused.out, "fixed = fused_moe kernel floor "));
+  CHECK(test::contains(fused.out, "h200.calibration.yaml: profiles.fused.fused_moe)"));
+}
+
 TEST_CASE("without --explain nothing is added") {
   const Run r = cli("decode --model llama2-7b --card a100 --ctx 2048 --format json");
   REQUIRE(r.rc == 0);

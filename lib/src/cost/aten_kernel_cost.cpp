@@ -22,6 +22,7 @@ double chain_scale(const Op& op, const Roofs& r) {
 KernelTimes row_kernel(const Op& op, const Roofs& r, double floor_s, double row_s, double slots) {
   KernelTimes t;
   t.fixed_s = floor_s;
+  t.fixed_parts = {{"ATen " + to_string(op.kernel) + " kernel floor", floor_s, "aten"}};
   const double waves = std::max(1.0, std::ceil(static_cast<double>(op.rows) / std::max(1.0, slots)));
   t.compute_s = waves * row_s * chain_scale(op, r);
   t.memory_s = with_l2_hit(op, r, stream_memory_s(op, r));
@@ -74,6 +75,8 @@ KernelTimes row_reduce(const Op& op, const Roofs& r) {
   const double waves = std::max(1.0, std::ceil(ctas / static_cast<double>(r.card.sm_count * ctas_per_sm)));
   KernelTimes t;
   t.fixed_s = r.kernel_floor_s + r.pass_latency_s;
+  t.fixed_parts = {{"launch floor", r.kernel_floor_s, "kernel_floor"},
+                   {"the cross-warp combine's round trip", r.pass_latency_s, "pass_latency"}};
   t.compute_s = waves * rounds * r.pass_latency_s * chain_scale(op, r);
   t.memory_s = with_l2_hit(op, r, stream_memory_s(op, r));
   return t;
@@ -96,6 +99,7 @@ std::optional<KernelTimes> aten_kernel_cost(const Op& op, const Roofs& r) {
     // divisions per dimension), issue-bound far below the DRAM stream.
     KernelTimes t;
     t.fixed_s = op.launches * a.strided_floor_s;
+    t.fixed_parts = {{std::to_string(op.launches) + " x TensorIterator generic kernel floor", t.fixed_s, "aten"}};
     double rate = op.kernel == KernelId::copy && a.cat_rate > 0 ? a.cat_rate : a.strided_rate;
     if (op.kernel == KernelId::cast && a.cast_rate > 0) rate = a.cast_rate;
     // The MoE glue's large tensors: each operand's offset and access per element (h200-moe

@@ -84,6 +84,7 @@ KernelTimes fused_moe_gemm_cost(const Op& op, const Roofs& r) {
   const double sm_rate = effective_peak(r, op.precision) * *f.mma_efficiency / r.card.sm_count;
   KernelTimes t;
   t.fixed_s = *f.floor_s;
+  t.fixed_parts = {{"fused_moe kernel floor", t.fixed_s, "fused_moe"}};
   const bool half_line = c.block_k * bytes_of(op.dtype) < 128 && f.half_line_stream;
   // Half lines: the slots in use (tiles over the resident CTAs, at most all of them).
   const double slots_in_use = half_line ? std::min(1.0, static_cast<double>(tiles) / static_cast<double>(resident)) : 1.0;

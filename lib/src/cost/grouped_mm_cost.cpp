@@ -134,6 +134,7 @@ KernelTimes grouped_gemm_cost(const Op& op, const Roofs& r, const Tile* force_ti
   const double waves = static_cast<double>(g.waves);
   KernelTimes t;
   t.fixed_s = a.grouped_mm_floor_s;
+  t.fixed_parts = {{"grouped GEMM floor (prepare_grouped_gemm_data and the persistent kernel's fill)", t.fixed_s, "aten"}};
   t.memory_s =
       waves * (fetched / a.grouped_mm_cta_rate + tile_bytes * static_cast<double>(g.ctas) / a.grouped_mm_stream);
   if (g.full_pair_share > 0 && a.grouped_mm_full_pair_stream > 0)  // full pairs: the stream alone

@@ -33,11 +33,14 @@ void apply_profile(Roofs& r, const ProfileCalibration& p, const std::string& fil
   }
   r.host_per_kernel_s = p.host_per_kernel_s;
   r.aten = p.aten;
+  if (p.aten.rows_measured() || p.aten.softmax_measured() || p.aten.strided_measured() || p.aten.grouped_mm_measured())
+    r.sources["aten"] = file + ": profiles." + p.name + ".aten";
   if (p.inductor.measured()) {
     r.inductor = p.inductor;
     r.sources["inductor"] = file + ": profiles." + p.name + ".inductor";
   }
   r.fused_moe = p.fused_moe;
+  if (p.fused_moe.measured()) r.sources["fused_moe"] = file + ": profiles." + p.name + ".fused_moe";
   r.cudnn_decode = p.cudnn_decode;
   if (p.cudnn_decode.measured()) r.sources["cudnn_decode"] = file + ": profiles." + p.name + ".cudnn_decode";
   if (p.decode.measured()) r.sources["decode"] = file + ": profiles." + p.name + ".decode";
