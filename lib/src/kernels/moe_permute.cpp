@@ -42,7 +42,8 @@ namespace {
 // CTA's walk, not a stream:
 //  - a cost per expert, once a launch: 124 cycles at the SM clock per expert of the padded row
 //    (next power of two), fitted (median over fit_fused_moe.py's 9 fit decode layers of (measured
-//    plan + scatter - the rest of this price) / experts; branch idle8). The stand-in's plan takes
+//    plan + scatter - the rest of this price, floors alone) / experts;
+//    validation/scripts/moe/fit_moe_routing.py, branch idle8). The stand-in's plan takes
 //    1.6 / 4.2 / 9.4 us at 8 / 64 / 128 experts whatever T at decode, while a loop iteration costs
 //    0.5-1.2 us at prefill: a one-time cost in the experts. Plausibly the cold fetch of its
 //    unrolled per-expert code (not measured);

@@ -33,9 +33,10 @@ namespace {
 // reduction of the best score and one of its lowest index, 5 shuffle steps each (vLLM's
 // topkGatingSoftmax, and the Triton stand-in of validation/results/h200-moe-fused2: a
 // tl.max and a tl.min a round). Latency, not throughput: 255 cycles a round at the SM clock,
-// fitted (median of (measured top-k kernel - the stream price) / k) on fit_fused_moe.py's 9 fit
-// decode layers (T = 1, 8, 64 of Qwen3-30B-A3B, Mixtral-8x7B, DeepSeek-V2-Lite; branch idle8);
-// held out: their other decode layers (within -7 / +18 %). The fused profile prices the serving
+// fitted (median of (measured top-k kernel - the stream price, floors alone) / k) on
+// fit_fused_moe.py's 9 fit decode layers (T = 1, 8, 64 of Qwen3-30B-A3B, Mixtral-8x7B,
+// DeepSeek-V2-Lite; validation/scripts/moe/fit_moe_routing.py, branch idle8); held out: their
+// other decode layers (within -7 / +18 %; the prefills' 2048 tokens -39 to -54 %, not this term). The fused profile prices the serving
 // engine's kernel; the other profiles run other kernels (torch.topk: its own launches).
 constexpr double kTopkRoundCycles = 255;
 
