@@ -16,8 +16,8 @@ Fit layers: fit_fused_moe.py's is_fit_point, decode only (T = 1, 8, 64 of the th
 other 15 layers are held out. The binary's price already holds the committed terms: the script
 takes them off with the committed constants, refits, and prints both. The profiler's kernel
 durations hold no idle, so the kernels are priced alone: with a calibration whose fused profile has
-`harness_idle` (default validation/results/h200-idle8/idle.calibration.yaml; without the key every
-floor holds the 0.46 us idle after it, 0.46 us a launch over these durations).
+`harness_idle` (hardware/h200.calibration.yaml since branch idle8; without the key every floor holds
+the 0.46 us idle after it, 0.46 us a launch over these durations).
 """
 import json
 import math
@@ -76,4 +76,4 @@ if __name__ == "__main__":
     root = os.path.normpath(os.path.join(here, "..", "..", ".."))
     main(sys.argv[1] if len(sys.argv) > 1 else os.path.join(root, "build/tools/perfmodel/perfmodel"),
          sys.argv[2] if len(sys.argv) > 2 else os.path.join(root, "validation/results/h200-moe-fused2"),
-         sys.argv[3] if len(sys.argv) > 3 else os.path.join(root, "validation/results/h200-idle8/idle.calibration.yaml"))
+         sys.argv[3] if len(sys.argv) > 3 else os.path.join(root, "hardware/h200.calibration.yaml"))
