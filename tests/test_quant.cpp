@@ -293,7 +293,7 @@ TEST_CASE("quant calibration keys: round trip, and bad values refused at their l
   CHECK(cal.quant.fp8_row.stream_efficiency == test::approx(0.642));
   CHECK(cal.quant.fp8_row.padded_row_step_s == test::approx(0.00889e-6));
   CHECK(cal.quant.fp8_row.one_wave_prologue_s == test::approx(3.69e-6));
-  CHECK(cal.quant.fp8_kv_convert_per_element == test::approx(0.382));
+  CHECK(cal.quant.fp8_kv_convert_per_element == test::approx(0.381));
   CHECK_FALSE(cal.quant.source.empty());
   const std::string written = write_quant_tmp("quant_rt.yaml", to_yaml(cal));
   const Calibration back = load_calibration(written);
@@ -326,7 +326,7 @@ TEST_CASE("quant calibration keys: round trip, and bad values refused at their l
     CHECK(what.find(f + ":") == 0);
     CHECK(what.find(key) != std::string::npos);
   };
-  refused("fp8_kv_convert_per_element: 0.382", "fp8_kv_convert_per_element: -1", "fp8_kv_convert_per_element");
+  refused("fp8_kv_convert_per_element: 0.381", "fp8_kv_convert_per_element: -1", "fp8_kv_convert_per_element");
   refused("fp8_row_stream_efficiency: 0.642", "fp8_row_stream_efficiency: 1.5", "fp8_row_stream_efficiency");
   refused("fp8_row_padded_row_step: 0.00889 us", "fp8_row_padded_row_step: -1 us", "fp8_row_padded_row_step");
   refused("fp8_row_prologue: 3.69 us", "fp8_row_prologue: inf us", "fp8_row_prologue");

@@ -24,6 +24,7 @@
 #include <cmath>
 
 #include "../cost/kernel_costs.hpp"
+#include "perfmodel/engine_decode.hpp"
 #include "op_builders.hpp"
 
 namespace perfmodel {
@@ -121,6 +122,12 @@ KernelTimes engine_decode_cost(const Op& op, const Roofs& r) {
   if (ctas >= std::max(1, r.card.sm_count)) return whole;
   const KernelTimes split = decode_times(op, r, ctas, true);
   return total(split) < total(whole) ? split : whole;
+}
+
+// The engine's decode with the split decision given (engine_decode.hpp): for a harness that ran
+// its own split plan.
+KernelTimes engine_decode_cost_as(const Op& op, const Roofs& r, bool split) {
+  return decode_times(op, r, decode_ctas(op.attention), split);
 }
 
 const KernelDef& kernel_def_attention_decode_cudnn() {

@@ -34,13 +34,55 @@ Op ops::moe_permute(std::string name, int64_t tokens, int64_t top_k, int64_t exp
   return op;
 }
 
+namespace {
+
+// The align's plan (the counts per expert, their padded prefix sum, each row block's owner) is one
+// CTA: vLLM's moe_align_block_size kernel, and the Triton stand-in of
+// validation/results/h200-moe-fused2 (_align_plan_kernel, then a scatter grid). Its time is that
+// CTA's walk, not a stream:
+//  - a cost per expert, once a launch: 124 cycles at the SM clock per expert of the padded row
+//    (next power of two), fitted (median over fit_fused_moe.py's 9 fit decode layers of (measured
+//    plan + scatter - the rest of this price, floors alone) / experts;
+//    validation/scripts/moe/fit_moe_routing.py, branch idle8). The stand-in's plan takes
+//    1.6 / 4.2 / 9.4 us at 8 / 64 / 128 experts whatever T at decode, while a loop iteration costs
+//    0.5-1.2 us at prefill: a one-time cost in the experts. Plausibly the cold fetch of its
+//    unrolled per-expert code (not measured);
+//  - a loop iteration per 256 picks, and one for the owners: each waits on its ids (just written
+//    by the top-k: an L2 round trip) and compares 256 picks with every expert on the one SM's
+//    issue slots (3 instructions a compare: test, select, add).
+// Held out: the other 15 layers (align within -19 / +18 %, the three prefills -25 / -20 / -13 %).
+constexpr double kPlanCyclesPerExpert = 124;
+constexpr int64_t kPlanChunk = 256;
+constexpr double kPlanInstructionsPerCompare = 3;
+
+KernelTimes moe_permute_cost(const Op& op, const Roofs& r, const Tile* tile) {
+  KernelTimes t = stream_cost(op, r, tile);
+  // The fused profile's align (no row gather); the other profiles run PyTorch's sort and gather.
+  // Where the profile is measured on the vLLM-style MoE kernels (h200-moe-fused2), as the cycles were.
+  if (r.profile != "fused" || !r.fused_moe.measured() || op.cols != 1 || r.card.cuda_clock_hz <= 0 || r.card.sm_count <= 0)
+    return t;
+  int64_t padded = 1;
+  while (padded < op.moe.experts) padded *= 2;
+  const int64_t iterations = (op.rows + kPlanChunk - 1) / kPlanChunk + 1;
+  const double sm_issue = r.issue_rate / static_cast<double>(r.card.sm_count);  // warp instructions / s
+  const double compares = static_cast<double>(iterations * kPlanChunk * padded);
+  const double plan = kPlanCyclesPerExpert * static_cast<double>(padded) / r.card.cuda_clock_hz +
+                      compares * kPlanInstructionsPerCompare / r.card.limits.warp_size / sm_issue +
+                      static_cast<double>(iterations - 1) * r.l2_pass_latency_s;
+  t.fixed_s += plan;
+  if (!t.fixed_parts.empty()) t.fixed_parts.push_back({"align plan: one CTA's walk", plan, ""});
+  return t;
+}
+
+}  // namespace
+
 const KernelDef& kernel_def_moe_permute() {
   static const KernelDef d{.id = KernelId::moe_permute,
                            .name = "moe_permute",
                            .accuracy_set = "elementwise",
                            .from_case = nullptr,  // no validation launcher yet (issue 11, device side)
                            .instructions = {},
-                           .cost = stream_cost};
+                           .cost = moe_permute_cost};
   return d;
 }
 

@@ -27,13 +27,38 @@ Op ops::moe_topk(std::string name, int64_t tokens, int64_t experts, int64_t top_
   return op;
 }
 
+namespace {
+
+// The top-k itself is k dependent rounds, each one warp's arg-max over the row: a butterfly
+// reduction of the best score and one of its lowest index, 5 shuffle steps each (vLLM's
+// topkGatingSoftmax, and the Triton stand-in of validation/results/h200-moe-fused2: a
+// tl.max and a tl.min a round). Latency, not throughput: 255 cycles a round at the SM clock,
+// fitted (median of (measured top-k kernel - the stream price, floors alone) / k) on
+// fit_fused_moe.py's 9 fit decode layers (T = 1, 8, 64 of Qwen3-30B-A3B, Mixtral-8x7B,
+// DeepSeek-V2-Lite; validation/scripts/moe/fit_moe_routing.py, branch idle8); held out: their
+// other decode layers (within -7 / +18 %; the prefills' 2048 tokens -39 to -54 %, not this term). The fused profile prices the serving
+// engine's kernel; the other profiles run other kernels (torch.topk: its own launches).
+constexpr double kTopkRoundCycles = 255;
+
+KernelTimes moe_topk_cost(const Op& op, const Roofs& r, const Tile* tile) {
+  KernelTimes t = stream_cost(op, r, tile);
+  // Where the profile is measured on the vLLM-style MoE kernels (h200-moe-fused2), as the cycles were.
+  if (r.profile != "fused" || !r.fused_moe.measured() || r.card.cuda_clock_hz <= 0) return t;
+  const double rounds = kTopkRoundCycles * static_cast<double>(op.moe.top_k) / r.card.cuda_clock_hz;
+  t.fixed_s += rounds;
+  if (!t.fixed_parts.empty()) t.fixed_parts.push_back({"top-k: k dependent warp arg-max rounds", rounds, ""});
+  return t;
+}
+
+}  // namespace
+
 const KernelDef& kernel_def_moe_topk() {
   static const KernelDef d{.id = KernelId::moe_topk,
                            .name = "moe_topk",
                            .accuracy_set = "elementwise",
                            .from_case = nullptr,  // no validation launcher yet (issue 11, device side)
                            .instructions = {},
-                           .cost = stream_cost};
+                           .cost = moe_topk_cost};
   return d;
 }
 

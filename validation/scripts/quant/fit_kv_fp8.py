@@ -8,7 +8,9 @@ errors of both halves.
 The model mirrors the fused profile's decode (engine_decode_cost in
 lib/src/kernels/attention_decode_cudnn.cpp: cuDNN's GQA-packed decode kernel, 16-row query tile,
 one CTA per (sequence, KV head), split over all SMs when that is faster and the CTAs leave SMs
-idle) on the cache's own bytes (fp8: half of bf16's), with the conversion as a bound beside the
+idle) on the cache's own bytes (fp8: half of bf16's), with the split decision the Triton kernel made
+(triton_decode.py's plan_splits; since branch idle8, as the test prices it: the engine's own choice
+with --engine-plan), with the conversion as a bound beside the
 kernel's compute and its stream (lib/src/cost/kv_cache_cost.cpp), run by the SMs that hold the
 CTAs, each on its own chain of keys:
     convert = 2 x head_dim x chain_keys x c / (issue_rate / SMs)
@@ -32,6 +34,7 @@ import os
 import re
 import statistics
 
+ENGINE_PLAN = False  # --engine-plan
 KEY_TILE = 128  # cuDNN decode kernel's key tile (attention_decode_cudnn.cpp kKeyTile)
 QUERY_ROWS = 16  # its query tile
 
@@ -108,10 +111,17 @@ class Model:
         return fixed + max(comp, mem)
 
     def predict(self, c, k, lat=None):
-        """engine_decode_cost: the whole kernel, or the split when the CTAs leave SMs idle and it is faster."""
-        ctas = c["batch"] * c["kv_heads"] * -(-(c["heads"] // c["kv_heads"]) // QUERY_ROWS)
-        whole = self.times(c, False, k, lat)
-        return whole if ctas >= self.sms else min(whole, self.times(c, True, k, lat))
+        """The plan the Triton kernel ran (triton_decode.py's plan_splits: split when it cuts the keys,
+        as tests/test_quant_kv_accuracy.cpp prices it since branch idle8); with ENGINE_PLAN,
+        engine_decode_cost's: the whole kernel, or the split when the CTAs leave SMs idle and it is
+        faster (0.382 fitted so; 0.381 on the plan as run)."""
+        if ENGINE_PLAN:
+            ctas = c["batch"] * c["kv_heads"] * -(-(c["heads"] // c["kv_heads"]) // QUERY_ROWS)
+            whole = self.times(c, False, k, lat)
+            return whole if ctas >= self.sms else min(whole, self.times(c, True, k, lat))
+        base = c["batch"] * c["kv_heads"]
+        splits = max(1, min(math.ceil(2 * self.sms / base), math.ceil(c["kv_len"] / 256), 64))
+        return self.times(c, splits > 1, k, lat)
 
 
 def shape_key(c):
@@ -154,7 +164,10 @@ def main():
     ap.add_argument("--calibration", default="hardware/h200.calibration.yaml")
     ap.add_argument("--held-out", default="", help="another results folder of Triton decode cases (e.g. h200-quant6)")
     ap.add_argument("--free-latency", action="store_true", help="also fit a free chain latency beside a card-wide c")
+    ap.add_argument("--engine-plan", action="store_true", help="price with the engine's split choice, not the Triton kernel's")
     a = ap.parse_args()
+    global ENGINE_PLAN
+    ENGINE_PLAN = a.engine_plan
     model = Model(open(a.calibration).read())
     cases = load(a.results, "quant3.json")
 
