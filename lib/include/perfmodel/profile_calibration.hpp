@@ -132,6 +132,10 @@ struct InductorKernels {
   double rmsnorm_block_s = 0;
   double layernorm_block_s = 0;
   double softmax_block_s = 0;
+  // The autotuner's other candidate (branch eltwise7, stream_cost.cpp): the whole row in one block
+  // of 4096 (16 warps), up to 4096 columns: the round trips it saves against the 2048-column walk
+  // of two blocks. 0: not priced (the walk alone).
+  double whole_row_saved_s = 0;
   bool walk_measured() const { return looped_row_s > 0; }
   bool measured() const { return rmsnorm_rate > 0 || layernorm_rate > 0 || softmax_rate > 0 || walk_measured(); }
 };

@@ -155,6 +155,7 @@ ProfileCalibration read_one(MapReader r, const std::string& name) {
     p.inductor.rmsnorm_block_s = walk("rmsnorm_block");
     p.inductor.layernorm_block_s = walk("layernorm_block");
     p.inductor.softmax_block_s = walk("softmax_block");
+    p.inductor.whole_row_saved_s = walk("whole_row_saved");
     m->finish();
   }
   r.finish();
@@ -277,7 +278,8 @@ void write_profiles(std::ostream& o, const std::vector<ProfileCalibration>& prof
       const std::pair<const char*, double> walks[] = {{"looped_row", p.inductor.looped_row_s},
                                                       {"rmsnorm_block", p.inductor.rmsnorm_block_s},
                                                       {"layernorm_block", p.inductor.layernorm_block_s},
-                                                      {"softmax_block", p.inductor.softmax_block_s}};
+                                                      {"softmax_block", p.inductor.softmax_block_s},
+                                                      {"whole_row_saved", p.inductor.whole_row_saved_s}};
       for (const auto& [k, v] : walks)
         if (v > 0) o << "      " << k << ": " << q(v, "us", 1e-6) << "\n";
     }

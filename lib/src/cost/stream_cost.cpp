@@ -79,11 +79,22 @@ std::optional<double> inductor_walk_s(const Op& op, const Roofs& r) {
     return std::nullopt;
   const double block = op.kernel == KernelId::layernorm ? k.layernorm_block_s : k.softmax_block_s;
   const double blocks = static_cast<double>((op.cols + 2047) / 2048);
+  // The autotuner times two candidates and keeps the faster (branch eltwise7): the 2048-column walk
+  // above, and the whole row in one block (R0_BLOCK the power of two at or above the columns). Up to
+  // 4096 columns that block is 16 warps of 8 elements a thread: the row's loads in one round trip a
+  // sweep where the walk waits two, the same padded row issued. Both candidates timed alone
+  // (validation/results/h200-eltwise5/configs.json, h200-eltwise7/configs.json): the whole row is
+  // 0.3-0.45 us faster at 2560-4096 columns and few rows, and Inductor's own benchmark ranks them
+  // so. whole_row_saved: the round trips saved, one figure for both ops (fit_inductor.py). Wider,
+  // the whole row holds 16-32 elements a thread in per-lane accumulators (Welford's three, softmax's
+  // two) and alone is never faster at few rows (384 x 6144: layer_norm 7.07 against 5.98 us,
+  // softmax 10.27 against 8.29): not priced.
+  const double saved = op.cols > 2048 && op.cols <= 4096 ? k.whole_row_saved_s : 0.0;
   // Fitted on DRAM-fed rows. The row's first touch waits on L2 for the share of a re-run working
   // set still there; the blocks' chains do not shorten (h200-production's 1 x 4096 calls rotate
   // 16-33 MB: +40-70 % with the whole walk DRAM-fed, -20 % with all of it scaled to L2's latency).
   const double scale = r.pass_latency_s > 0 ? op.l2_hit * r.l2_pass_latency_s / r.pass_latency_s + (1 - op.l2_hit) : 1;
-  return k.looped_row_s * scale + blocks * block;
+  return k.looped_row_s * scale + blocks * block - saved;
 }
 
 }  // namespace

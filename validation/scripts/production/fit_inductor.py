@@ -22,11 +22,23 @@ per op. Each further row per SM queues behind on the SM's issue (or the stream, 
 rate is then the least-squares slope through the origin of t - floor - walk over (ceil(rows / SMs) - 1) x padded cols, over the fit
 set's looped cases with at least 4 rows per SM (as before).
 
+The autotuner's other candidate (branch eltwise7): the whole row in one block (R0_BLOCK the power of
+two at or above the columns; 16 warps, 8 elements a thread up to 4096 columns). Both candidates of a
+pair in validation/results/h200-eltwise5/configs.json (each launched alone, DRAM-fed) share the floor,
+the row's fixed chain and the stream, so their difference is what the whole row saves against the
+two-block walk at 2049-4096 columns: whole_row_saved, the mean of the WHOLE_FIT_COLS pairs (layer_norm
+and softmax 128 x 4096, h200-production's shape); held out: the 64 x 2560 pairs and all of
+validation/results/h200-eltwise7/configs.json (14 pairs, with Inductor's own ranking). The walk's fit
+cases of 2049-4096 columns ran the walk (their times are the walk candidate's; their kernels reused
+the config tuned at another shape), so they fit the walk as measured.
+
 Where it goes (branch eltwise6): its output is the `inductor:` block of the opt-in calibration
 validation/results/h200-eltwise6/h200.calibration.walk.yaml. hardware/h200.calibration.yaml keeps
 branch eltwise5's block (the rates fitted on the even cases of h200-production and h200-eltwise4
 with no walk), because the walk moves three guards of tests/test_profile_accuracy.cpp out
-(docs/accuracy-notes.md, "The looped reduction's walk").
+(docs/accuracy-notes.md, "The looped reduction's walk"). Branch eltwise7: its output with
+whole_row_saved is validation/results/h200-eltwise7/h200.calibration.whole.yaml, opt-in too
+(docs/accuracy-notes.md, "Both autotune candidates").
 
 Fit set, stated: the EVEN case indices of validation/results/h200-production, of
 validation/results/h200-eltwise4 and of validation/results/h200-eltwise6 (their torch.compile
@@ -46,6 +58,10 @@ import sys
 SMS, BLOCK, PERSISTENT = 132, 2048, 1024
 STREAM_SHARE = 0.75
 L2_DRAM_FED = 100e6  # harness.py rotates >= 2 x L2 (126 MB) unless 1000 sets are less: those run from L2
+WHOLE_ROW_COLS = 4096  # the whole-row candidate priced: one 16-warp block of 8 elements a thread
+CONFIGS = "validation/results/h200-eltwise5/configs.json"
+CONFIGS7 = "validation/results/h200-eltwise7/configs.json"  # held out: the same pairs' kind, 14 more
+WHOLE_FIT_COLS = (4096,)  # configs.json's pairs the whole row is fitted on (h200-production's 128 x 4096); the rest held out
 OPS = {"rmsnorm": "rmsnorm_elements_per_s", "layernorm": "layernorm_elements_per_s",
        "softmax_fused": "softmax_elements_per_s"}
 
@@ -58,6 +74,20 @@ def even_compiled(path):
 
 def blocks(c):
     return math.ceil(c["cols"] / BLOCK)
+
+
+def candidate_pairs(path, rows_max=SMS):
+    """configs.json's looped reductions of 2049-4096 columns at most rows_max rows, DRAM-fed, with
+    both candidates timed alone: (kernel, rows, cols, whole-row time, 2048-column time)."""
+    out = []
+    for r in json.load(open(path))["reductions"]:
+        if r["kernel"] == "rmsnorm" or r["persistent"] or not BLOCK < r["cols"] <= WHOLE_ROW_COLS or r["rows"] > rows_max:
+            continue
+        t = {c["config"]["R0_BLOCK"]: c for c in r["candidates"] if c["correct"]}
+        whole = t.get(1 << (r["cols"] - 1).bit_length())
+        if whole and BLOCK in t and whole["rotated_bytes"] >= L2_DRAM_FED:
+            out.append((r["kernel"], r["rows"], r["cols"], whole["measured_s"], t[BLOCK]["measured_s"]))
+    return out
 
 
 def main(paths, calibration="hardware/h200.calibration.yaml"):
@@ -87,7 +117,18 @@ def main(paths, calibration="hardware/h200.calibration.yaml"):
             walked.append(kernel)
     # the walk: t - floor - stream = looped_row + blocks x block[op], least squares (shared intercept)
     few = [c for c in cases if c["kernel"] in walked and c["rows"] <= SMS and c["rotated_bytes"] >= L2_DRAM_FED]
-    # relative least squares: each case weighted by 1 / its time
+    # The whole-row candidate (branch eltwise7): both candidates of a configs.json pair share the
+    # floor, the row's fixed chain and the stream, so whole - walk = (whole_row_blocks - 2) x block[op].
+    # It and the walk depend on each other (the walk's fit cases of 2049-4096 columns ran the faster
+    # candidate): alternate until they settle.
+    pairs = [p for p in candidate_pairs(CONFIGS) if p[0] in walked]
+    fit_pairs = [p for p in pairs if p[2] in WHOLE_FIT_COLS]
+    saved = statistics.mean(t2 - tw for *_, tw, t2 in fit_pairs)
+    # relative least squares: each case weighted by 1 / its time. The fit cases of 2049-4096 columns
+    # (layer_norm 128 x 4096 and 132 x 2049, softmax 96 x 3072) ran the walk: their compiled kernel
+    # reused the config tuned at the shape that first compiled it (dynamic shapes: one best_config
+    # file for several shapes, h200-eltwise4/inductor_code.json), and their times are the walk
+    # candidate's alone (h200-eltwise7/configs.json), so they fit the walk as measured.
     x = [[1.0 / c["measured_s"]] + [blocks(c) * (c["kernel"] == o) / c["measured_s"] for o in walked] for c in few]
     y = [(c["measured_s"] - floor - stream(c)) / c["measured_s"] for c in few]
     sol = solve(x, y)
@@ -96,6 +137,11 @@ def main(paths, calibration="hardware/h200.calibration.yaml"):
           + ", ".join(f'{c["kernel"]} {c["rows"]}x{c["cols"]}' for c in few))
     for o in walked:
         print(f"    {o.replace('_fused', '')}_block: {block[o] * 1e6:.3f} us")
+    print(f"    whole_row_saved: {saved * 1e6:.3f} us   # configs.json pairs (2048-column walk - whole row, alone) fitted: "
+          + ", ".join(f"{k} {r}x{c} {(t2 - tw) * 1e6:.2f} us" for k, r, c, tw, t2 in fit_pairs) + "; held out: "
+          + ", ".join(f"{k} {r}x{c} {(t2 - tw) * 1e6:.2f} us" for k, r, c, tw, t2 in pairs if (k, r, c, tw, t2) not in fit_pairs))
+    for k, r, c, tw, t2 in candidate_pairs(CONFIGS7):
+        print(f"    #   held out (h200-eltwise7) {k} {r}x{c}: walk - whole {(t2 - tw) * 1e6:+.2f} us alone, {saved * 1e6:.2f} priced")
     for kernel in walked:
         own = [c for c in cases if c["kernel"] == kernel and c["rows"] >= 4 * SMS]
         names = ", ".join(f'{c["rows"]}x{c["cols"]}' for c in own)
