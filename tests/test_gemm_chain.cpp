@@ -2,7 +2,7 @@
 // what a GEMM costs inside a step against the same GEMM alone, and the kernel-only `gemm:` block
 // fit_gemm.py --kernel-only fits with these chains in its fit set (Llama-3-8B and Qwen2.5-7B;
 // Llama-2-7B and TinyLlama held out), compared with the chains' profiled kernel durations. The
-// block is not in hardware/h200.calibration.yaml: docs/accuracy-notes.md ("GEMMs inside a step")
+// block is not in hardware/h200.calibration.yaml: docs/accuracy-notes.md ("GEMMs inside a step", "Branch gemm8")
 // says which whole-step guards it moves and why.
 #include <doctest/doctest.h>
 
@@ -14,6 +14,8 @@
 
 #include "perfmodel/accuracy.hpp"
 #include "perfmodel/calibration.hpp"
+#include "perfmodel/errors.hpp"
+#include "perfmodel/evaluate.hpp"
 #include "perfmodel/profile_accuracy.hpp"
 #include "quant_stats.hpp"
 #include "test_support.hpp"
@@ -118,4 +120,75 @@ TEST_CASE("the kernel-only gemm block, held out: Llama-2-7B and TinyLlama chains
     CHECK(s.held_out_median_abs <= 0.042);
     CHECK(s.held_out_p90_abs <= 0.095);
   }
+}
+
+namespace {
+
+// Signed predicted / measured - 1 of the GEMM category of transformers' eager steps (the profiler's
+// cuBLASLt kernels, i.e. kernels alone; validation/scripts/production/compare_gemm_category.py) under
+// the eager profile of `cal`: hf.json (h200-production), h200-hf-grid, h200-moe-sync. None of these
+// steps is in the block's fit set (h200-production's single calls, h200-gemm-chain, h200-gemm-small).
+std::vector<double> eager_step_gemm_errors(const Calibration& cal) {
+  const Card card = test::catalogue().card("h200");
+  std::vector<double> e;
+  for (const char* set : {"h200-production", "h200-hf-grid", "h200-moe-sync"}) {
+    const YAML::Node root = YAML::LoadFile(test::root() + "/validation/results/" + set + "/hf.json");
+    for (const YAML::Node& s : root["steps"]) {
+      if (!s["ok"].as<bool>() || !s["kernel_by_category_s"] || !s["kernel_by_category_s"]["gemm"]) continue;
+      Workload w;
+      w.phase = s["phase"].as<std::string>() == "decode" ? Phase::decode : Phase::prefill;
+      w.batch = s["batch"].as<int64_t>();
+      w.ctx = s["ctx"].as<int64_t>();
+      w.impl = Impl::eager;
+      w.eager_cache_cropped = !(s["cache_layout"] && s["cache_layout"].as<std::string>() == "contiguous");
+      Evaluation ev;
+      try {
+        ev = evaluate(test::catalogue().model(s["model"].as<std::string>()), w, card, &cal);
+      } catch (const InputError&) {
+        continue;  // refused (Llama-2-7B at ctx 8192: beyond its positions)
+      }
+      double gemm = 0;
+      for (size_t i = 0; i < ev.step.ops.size(); ++i)
+        if (ev.step.ops[i].kernel == KernelId::gemm)
+          gemm += static_cast<double>(ev.step.ops[i].count) * ev.cost.ops[i].device_time_s;
+      e.push_back(gemm / s["kernel_by_category_s"]["gemm"].as<double>() - 1);
+    }
+  }
+  return e;
+}
+
+quant_test::Stats abs_stats(const std::vector<double>& e) {
+  std::vector<double> a;
+  for (double x : e) a.push_back(std::fabs(x));
+  return quant_test::stats(a);
+}
+
+double mean(const std::vector<double>& e) {
+  double s = 0;
+  for (double x : e) s += x;
+  return e.empty() ? 0 : s / static_cast<double>(e.size());
+}
+
+}  // namespace
+
+TEST_CASE("the kernel-only gemm block on transformers' eager steps: the GEMM category, held out (branch gemm8)") {
+  // An eager step's kernel time is the profiler's sum, kernels alone: like with like for the block.
+  // Measured (branch gemm8), 65 steps: the card-level keys 7.2 % / 15.3 % (mean -7.4 %; every MoE
+  // decode step 7-17 % under), gemm5's block 4.2 % / 11.4 % (mean -1.5 %). The block is still not
+  // in the eager profile: docs/accuracy-notes.md ("Branch gemm8") says which guards it moves and why.
+  Calibration card_keys = committed();  // the card-level GEMM keys: no profile's block
+  for (ProfileCalibration& p : card_keys.profiles) p.gemm = ProductionGemm{};
+  const std::vector<double> card = eager_step_gemm_errors(card_keys);
+  const std::vector<double> block = eager_step_gemm_errors(with_gemm_block(1.5, 3.5, 3.8, 0.86, 0.35));
+  const quant_test::Stats c = abs_stats(card), b = abs_stats(block);
+  MESSAGE("eager steps' GEMM category, " << b.n << " steps: card-level keys " << 100 * c.median << " / " << 100 * c.p90
+          << " % (mean " << 100 * mean(card) << " %), block " << 100 * b.median << " / " << 100 * b.p90 << " % (mean "
+          << 100 * mean(block) << " %)");
+  CHECK(b.n == c.n);
+  CHECK(b.n == 65);
+  CHECK(b.median <= 0.045);
+  CHECK(b.p90 <= 0.12);
+  CHECK(b.median < c.median);
+  CHECK(b.p90 < c.p90);
+  CHECK(std::fabs(mean(block)) < std::fabs(mean(card)));
 }

@@ -44,6 +44,7 @@ struct Roofs {
   double pass_latency_s = 0;   // fixed cost of one dependent sweep over memory
   double l2_pass_latency_s = 0;  // ... over data that is in L2
   double gemm_fixed_s = 0;     // fixed cost of a GEMM (prologue, first tiles, epilogue)
+  double card_gemm_fixed_s = 0;  // the card-level gemm_fixed, kept when a profile's gemm block replaces it (cuBLASLt alone): what the other GEMM kernels' keys were fitted with (quant_gemm_cost.cpp)
   double gemm_fixed_per_k_s = 0;      // ... plus this per 1024 of K one CTA walks
   double gemm_stream_efficiency = 1;  // small-M GEMMs stream weights at this share of the read rate
   double gemm_split_k_s = -1;         // a split-K plan's reduction kernel (< 0: floor + one pass)

@@ -124,7 +124,9 @@ KernelTimes mma_sync_int8_cost(const Op& op, const Roofs& r) {
   KernelTimes t;
   t.compute_s = std::max(per_sm * steps * shared_step, rounds * steps * lone_step) + rounds * r.pass_latency_s;
   t.memory_s = with_l2_hit(op, r, stream_memory_s(op, r) / c.stream_efficiency);
-  t.fixed_s = op.launches * r.kernel_floor_s + r.gemm_fixed_s;
+  // The card-level fixed the int8 keys were fitted with (fit_quant.py, harness times): a profile's
+  // kernel-only gemm block prices cuBLASLt's kernels, not CUTLASS's (validation/results/h200-gemm8).
+  t.fixed_s = op.launches * r.kernel_floor_s + r.card_gemm_fixed_s;
   t.tiling = plan_tile(op.gemm.m, op.gemm.n, op.gemm.k, op.gemm.batch, Tile{tile.m, tile.n}, sms, sm_rate * sms);
   return t;
 }

@@ -139,6 +139,7 @@ Roofs make_roofs(const Card& card, const Calibration* cal, std::optional<Impl> p
                                   DefaultEfficiency::l2_pass_latency_s, "default 0.4 us: about one L2 round trip");
   r.gemm_fixed_s = take.take("gemm_fixed", cal ? cal->gemm_fixed_s : Measured{}, DefaultEfficiency::gemm_fixed_s,
                              "default 2 us: cuBLAS prologue and epilogue");
+  r.card_gemm_fixed_s = r.gemm_fixed_s;  // before a profile's gemm block (apply_profile) replaces it
   r.gemm_fixed_per_k_s = take.take("gemm_fixed_per_1024_k", cal ? cal->gemm_fixed_per_k_s : Measured{},
                                    DefaultEfficiency::gemm_fixed_per_k_s, "default 0.5 us per 1024 of K");
   r.gemm_stream_efficiency = take.take("gemm_stream_efficiency", cal ? cal->gemm_stream_efficiency : Measured{},
