@@ -2,6 +2,7 @@
 // (unfused GELU, naive softmax), rotary, KV append, embedding (docs/model.md, "small kernels").
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <optional>
 
 #include "kernel_costs.hpp"
@@ -89,12 +90,96 @@ std::optional<double> inductor_walk_s(const Op& op, const Roofs& r) {
   // the whole row holds 16-32 elements a thread in per-lane accumulators (Welford's three, softmax's
   // two) and alone is never faster at few rows (384 x 6144: layer_norm 7.07 against 5.98 us,
   // softmax 10.27 against 8.29): not priced.
-  const double saved = op.cols > 2048 && op.cols <= 4096 ? k.whole_row_saved_s : 0.0;
+  const double saved = op.cols > 2048 && op.cols <= 4096 && op.passes > 1 ? k.whole_row_saved_s : 0.0;
+  // A split reduction's partial kernel (inductor_split_cost) walks its blocks once: the statistics'
+  // sweep, half of each block's two-sweep time.
+  const double sweeps = op.passes == 1 ? 0.5 : 1.0;
   // Fitted on DRAM-fed rows. The row's first touch waits on L2 for the share of a re-run working
   // set still there; the blocks' chains do not shorten (h200-production's 1 x 4096 calls rotate
   // 16-33 MB: +40-70 % with the whole walk DRAM-fed, -20 % with all of it scaled to L2's latency).
   const double scale = r.pass_latency_s > 0 ? op.l2_hit * r.l2_pass_latency_s / r.pass_latency_s + (1 - op.l2_hit) : 1;
-  return k.looped_row_s * scale + blocks * block - saved;
+  return k.looped_row_s * scale + sweeps * blocks * block - saved;
+}
+
+// Inductor splits a row reduction whose rows cannot fill the card (torch/_inductor/ir.py,
+// Reduction.num_splits -> inner_reduction_splits, PyTorch 2.11): fewer than 2 x SMs rows of more
+// than 8192 columns are reduced in `splits` chunks a row by 256-thread-sized shares of 32 to 512
+// elements a thread. h200-eltwise6/inductor_code.json, 16 x 16384: 2 splits, three kernels for
+// rms_norm / layer_norm (the partial statistics of 32 rows of 8192, their combine over 2, the
+// pointwise normalize) and five for softmax (max and sum of exps each partial + combine, then the
+// pointwise exp / divide); 1: not split.
+int64_t inductor_splits(const Op& op, const Roofs& r) {
+  const bool row_op = op.kernel == KernelId::rmsnorm || op.kernel == KernelId::layernorm ||
+                      op.kernel == KernelId::softmax_fused;
+  const int64_t sms = r.card.sm_count;
+  if (!row_op || !r.inductor.measured() || op.launches != 1 || op.passes < 2 || sms <= 0 || op.rows <= 0 ||
+      op.rows >= 2 * sms || op.cols <= 8192)
+    return 1;
+  constexpr int64_t threads = 32 * 8, threads_per_sm = 2048, min_per_thread = 32, max_per_thread = 512;
+  const double elements = static_cast<double>(op.rows) * static_cast<double>(op.cols);
+  int64_t split_size = max_per_thread;
+  if (elements <= static_cast<double>(min_per_thread * sms * threads_per_sm)) {
+    split_size = min_per_thread;
+  } else if (elements < static_cast<double>(max_per_thread * sms * threads_per_sm)) {
+    const int64_t target_blocks = sms * threads_per_sm / (2 * threads);
+    const int64_t per_row = (target_blocks + op.rows - 1) / op.rows;
+    const int64_t want = (op.cols + threads * per_row - 1) / (threads * per_row);
+    int64_t closest = 1;  // the divisor of the columns nearest the wanted split size
+    for (int64_t d = 1; d <= op.cols; ++d)
+      if (op.cols % d == 0 && std::llabs(d - want) < std::llabs(closest - want)) closest = d;
+    split_size = std::llabs(closest - want) < 30 ? std::max(closest, min_per_thread) : want;
+  }
+  return (op.cols + split_size * threads - 1) / (split_size * threads);
+}
+
+// The split reduction's kernels one after another, each priced by what it is (no parameter of its
+// own): the partial statistics (rows x splits rows of cols / splits, one sweep, fp32 partials out)
+// as Inductor's row reduction, the combine (a persistent reduction of the partials: its floor and
+// one round trip to L2, where they were just written), and the pointwise normalize (the floor, a
+// round trip and the stream of the row in and out). The row's later reads hit L2 for the share of
+// the input still there (l2_residency.hpp).
+std::optional<KernelTimes> inductor_split_cost(const Op& op, const Roofs& r) {
+  const int64_t splits = inductor_splits(op, r);
+  if (splits <= 1) return std::nullopt;
+  const double input = static_cast<double>(op.rows) * static_cast<double>(op.cols) * bytes_of(op.dtype);
+  const double reread_hit = cyclic_l2_hit(2 * input, r.l2_cyclic_capacity);
+  auto whole = [](const KernelTimes& t) { return t.fixed_s + std::max(t.compute_s, t.memory_s); };
+  Op part = op;
+  part.name += ".partial";
+  part.rows = op.rows * splits;
+  part.cols = (op.cols + splits - 1) / splits;
+  part.bytes_read = input;
+  part.bytes_written = static_cast<double>(part.rows) * 4;
+  part.instructions = op.instructions / op.passes;
+  part.passes = 1;
+  part.reread_passes = 0;
+  part.row_reads_per_sweep = {1, 0, 0, 0};
+  // The combine is Inductor's persistent reduction of the op (up to 1024 columns) over the fp32
+  // partials, just written: priced as that kernel, its first touches in L2.
+  Op merge = op;
+  merge.name += ".combine";
+  merge.cols = splits;
+  merge.dtype = DType::fp32;
+  merge.bytes_read = static_cast<double>(op.rows * splits) * 4;
+  merge.bytes_written = static_cast<double>(op.rows) * 4;
+  merge.instructions = 0;
+  merge.l2_hit = 1;
+  const double combine = whole(stream_cost(merge, r, nullptr));
+  const int reductions = op.kernel == KernelId::softmax_fused ? 2 : 1;  // max, then the sum of exps
+  double total = 0;
+  for (int i = 0; i < reductions; ++i) {
+    if (i > 0) part.l2_hit = reread_hit + (1 - reread_hit) * op.l2_hit;
+    total += whole(stream_cost(part, r, nullptr)) + combine;
+  }
+  Op normalize = op;
+  normalize.l2_hit = reread_hit + (1 - reread_hit) * op.l2_hit;
+  KernelTimes pointwise;
+  pointwise.fixed_s = kernel_alone_s(r.kernel_floor_s, r) +
+                      normalize.l2_hit * r.l2_pass_latency_s + (1 - normalize.l2_hit) * r.pass_latency_s;
+  pointwise.memory_s = with_l2_hit(normalize, r, stream_memory_s(normalize, r));
+  KernelTimes t;
+  t.fixed_s = total + whole(pointwise);
+  return t;
 }
 
 }  // namespace
@@ -105,6 +190,7 @@ double kernel_alone_s(double harness_floor_s, const Roofs& r) {
 
 KernelTimes stream_cost(const Op& op, const Roofs& r, const Tile*) {
   if (const std::optional<KernelTimes> aten = aten_kernel_cost(op, r)) return *aten;  // PyTorch's own kernels
+  if (const std::optional<KernelTimes> split = inductor_split_cost(op, r)) return *split;
   KernelTimes t;
   const Card& card = r.card;
   if (const std::optional<double> walk = inductor_walk_s(op, r)) {
