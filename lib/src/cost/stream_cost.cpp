@@ -177,8 +177,14 @@ std::optional<KernelTimes> inductor_split_cost(const Op& op, const Roofs& r) {
   pointwise.fixed_s = kernel_alone_s(r.kernel_floor_s, r) +
                       normalize.l2_hit * r.l2_pass_latency_s + (1 - normalize.l2_hit) * r.pass_latency_s;
   pointwise.memory_s = with_l2_hit(normalize, r, stream_memory_s(normalize, r));
+  // The op counts one launch (Op::launches: the step's graph gap and the harness comparison's idle
+  // are added once, profile_accuracy.cpp), so each further kernel of the split keeps the GPU idle a
+  // graph replay holds after a kernel, which kernel_alone_s took out of its floor (harness_idle_s;
+  // 0 where the floor still holds it: the compiled profile). In a step that idle stands for the
+  // graph's own gap between kernels.
+  const int kernels = 2 * reductions + 1;
   KernelTimes t;
-  t.fixed_s = total + whole(pointwise);
+  t.fixed_s = total + whole(pointwise) + (kernels - 1) * r.harness_idle_s;
   return t;
 }
 
