@@ -301,7 +301,7 @@ TEST_CASE("compiled: Inductor's row reductions as generated (inductor_code.json)
 }
 
 TEST_CASE("compiled: Inductor splits a row reduction whose rows cannot fill the card (branch eltwise8)") {
-  // torch/_inductor/ir.py, inner_reduction_splits: fewer than 2 x SMs rows of more than 8192 columns
+  // torch/_inductor/choices.py, reduction_split_factor: fewer than 2 x SMs rows of more than 8192 columns
   // are reduced in parts (h200-eltwise6/inductor_code.json, 16 x 16384: 2 splits; 3 kernels for
   // rms_norm / layer_norm, 5 for softmax), each kernel priced as what it is, no parameter of its own.
   const Roofs c = make_roofs(sets().card, &sets().cal, Impl::compiled);

@@ -102,9 +102,9 @@ std::optional<double> inductor_walk_s(const Op& op, const Roofs& r) {
 }
 
 // Inductor splits a row reduction whose rows cannot fill the card (torch/_inductor/ir.py,
-// Reduction.num_splits -> inner_reduction_splits, PyTorch 2.11): fewer than 2 x SMs rows of more
-// than 8192 columns are reduced in `splits` chunks a row by 256-thread-sized shares of 32 to 512
-// elements a thread. h200-eltwise6/inductor_code.json, 16 x 16384: 2 splits, three kernels for
+// Reduction.num_splits -> torch/_inductor/choices.py, InductorChoices.reduction_split_factor, its
+// inner-reduction branch, PyTorch 2.11): fewer than 2 x SMs rows of more than 8192 columns are
+// reduced in `splits` chunks a row by 256-thread shares of 32 to 512 elements a thread. h200-eltwise6/inductor_code.json, 16 x 16384: 2 splits, three kernels for
 // rms_norm / layer_norm (the partial statistics of 32 rows of 8192, their combine over 2, the
 // pointwise normalize) and five for softmax (max and sum of exps each partial + combine, then the
 // pointwise exp / divide); 1: not split.
@@ -117,16 +117,21 @@ int64_t inductor_splits(const Op& op, const Roofs& r) {
     return 1;
   constexpr int64_t threads = 32 * 8, threads_per_sm = 2048, min_per_thread = 32, max_per_thread = 512;
   const double elements = static_cast<double>(op.rows) * static_cast<double>(op.cols);
-  int64_t split_size = max_per_thread;
-  if (elements <= static_cast<double>(min_per_thread * sms * threads_per_sm)) {
-    split_size = min_per_thread;
-  } else if (elements < static_cast<double>(max_per_thread * sms * threads_per_sm)) {
+  auto closest_divisor = [&](int64_t want) {  // of the columns, nearest the wanted split size
+    int64_t closest = 1;
+    for (int64_t d = 1; d <= op.cols; ++d)
+      if (op.cols % d == 0 && std::llabs(d - want) < std::llabs(closest - want)) closest = d;
+    return closest;
+  };
+  int64_t split_size = min_per_thread;
+  if (elements >= static_cast<double>(max_per_thread * sms * threads_per_sm)) {
+    const int64_t closest = closest_divisor(max_per_thread);
+    split_size = std::llabs(closest - max_per_thread) < 50 ? closest : max_per_thread;
+  } else if (elements > static_cast<double>(min_per_thread * sms * threads_per_sm)) {
     const int64_t target_blocks = sms * threads_per_sm / (2 * threads);
     const int64_t per_row = (target_blocks + op.rows - 1) / op.rows;
     const int64_t want = (op.cols + threads * per_row - 1) / (threads * per_row);
-    int64_t closest = 1;  // the divisor of the columns nearest the wanted split size
-    for (int64_t d = 1; d <= op.cols; ++d)
-      if (op.cols % d == 0 && std::llabs(d - want) < std::llabs(closest - want)) closest = d;
+    const int64_t closest = closest_divisor(want);
     split_size = std::llabs(closest - want) < 30 ? std::max(closest, min_per_thread) : want;
   }
   return (op.cols + split_size * threads - 1) / (split_size * threads);

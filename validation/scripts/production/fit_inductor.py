@@ -47,6 +47,9 @@ An op whose fit cases stream their bytes (read + write) at a median of at least 
 card's copy rate (dram_bandwidth in hardware/h200.calibration.yaml) is not issue-bound on the walk:
 it streams and gets no rate (rms_norm: 3.4 TB/s of 4.0, its 12288 x 5120 with a fifth of the walk
 masked at the stream's time; layer_norm and softmax 1.7 and 1.5 TB/s; branch eltwise5).
+Calls Inductor split into several kernels (kernels_per_launch > 1: fewer than 2 x SMs rows of more
+than 8192 columns, h200-eltwise6's 16 x 16384) are left out of every fit: stream_cost.cpp prices
+their kernels one by one with what is fitted here (branch eltwise8, inductor_split_cost).
 `perfmodel accuracy` recomputes every error with the C++ model.
 """
 import json
