@@ -147,18 +147,19 @@ std::optional<KernelTimes> inductor_split_cost(const Op& op, const Roofs& r) {
   const int64_t splits = inductor_splits(op, r);
   if (splits <= 1) return std::nullopt;
   const double input = static_cast<double>(op.rows) * static_cast<double>(op.cols) * bytes_of(op.dtype);
-  const double reread_hit = cyclic_l2_hit(2 * input, r.l2_cyclic_capacity);
+  const int tensors = op.residual ? 2 : 1;  // the fused residual add reads x and r for its statistics
+  const double reread_hit = cyclic_l2_hit(2 * tensors * input, r.l2_cyclic_capacity);
   auto whole = [](const KernelTimes& t) { return t.fixed_s + std::max(t.compute_s, t.memory_s); };
   Op part = op;
   part.name += ".partial";
   part.rows = op.rows * splits;
   part.cols = (op.cols + splits - 1) / splits;
-  part.bytes_read = input;
+  part.bytes_read = tensors * input;
   part.bytes_written = static_cast<double>(part.rows) * 4;
   part.instructions = op.instructions / op.passes;
   part.passes = 1;
   part.reread_passes = 0;
-  part.row_reads_per_sweep = {1, 0, 0, 0};
+  part.row_reads_per_sweep = {tensors, 0, 0, 0};
   // The combine is Inductor's persistent reduction of the op (up to 1024 columns) over the fp32
   // partials, just written: priced as that kernel, its first touches in L2.
   Op merge = op;
@@ -168,6 +169,8 @@ std::optional<KernelTimes> inductor_split_cost(const Op& op, const Roofs& r) {
   merge.bytes_read = static_cast<double>(op.rows * splits) * 4;
   merge.bytes_written = static_cast<double>(op.rows) * 4;
   merge.instructions = 0;
+  merge.residual = false;
+  merge.row_reads_per_sweep = {1, 1, 0, 0};
   merge.l2_hit = 1;
   const double combine = whole(stream_cost(merge, r, nullptr));
   const int reductions = op.kernel == KernelId::softmax_fused ? 2 : 1;  // max, then the sum of exps
