@@ -104,8 +104,8 @@ std::optional<double> inductor_walk_s(const Op& op, const Roofs& r) {
 // Inductor splits a row reduction whose rows cannot fill the card (torch/_inductor/ir.py,
 // Reduction.num_splits -> torch/_inductor/choices.py, InductorChoices.reduction_split_factor, its
 // inner-reduction branch, PyTorch 2.11): fewer than 2 x SMs rows of more than 8192 columns are
-// reduced in `splits` chunks a row by 256-thread shares of 32 to 512 elements a thread. h200-eltwise6/inductor_code.json, 16 x 16384: 2 splits, three kernels for
-// rms_norm / layer_norm (the partial statistics of 32 rows of 8192, their combine over 2, the
+// reduced in `splits` chunks a row by 256-thread shares of 32 to 512 elements a thread.
+// h200-eltwise6/inductor_code.json, 16 x 16384: 2 splits, three kernels for rms_norm / layer_norm (the partial statistics of 32 rows of 8192, their combine over 2, the
 // pointwise normalize) and five for softmax (max and sum of exps each partial + combine, then the
 // pointwise exp / divide); 1: not split.
 int64_t inductor_splits(const Op& op, const Roofs& r) {
@@ -119,7 +119,7 @@ int64_t inductor_splits(const Op& op, const Roofs& r) {
   const double elements = static_cast<double>(op.rows) * static_cast<double>(op.cols);
   auto closest_divisor = [&](int64_t want) {  // of the columns, nearest the wanted split size
     int64_t closest = 1;
-    for (int64_t d = 1; d <= op.cols; ++d)
+    for (int64_t d = 1; d <= std::min(op.cols, 2 * want); ++d)  // farther ones lose to 1
       if (op.cols % d == 0 && std::llabs(d - want) < std::llabs(closest - want)) closest = d;
     return closest;
   };
@@ -139,8 +139,8 @@ int64_t inductor_splits(const Op& op, const Roofs& r) {
 
 // The split reduction's kernels one after another, each priced by what it is (no parameter of its
 // own): the partial statistics (rows x splits rows of cols / splits, one sweep, fp32 partials out)
-// as Inductor's row reduction, the combine (a persistent reduction of the partials: its floor and
-// one round trip to L2, where they were just written), and the pointwise normalize (the floor, a
+// as Inductor's row reduction, the combine as its persistent reduction of the partials (first
+// touches in L2, where they were just written), and the pointwise normalize (the floor, a
 // round trip and the stream of the row in and out). The row's later reads hit L2 for the share of
 // the input still there (l2_residency.hpp).
 std::optional<KernelTimes> inductor_split_cost(const Op& op, const Roofs& r) {
