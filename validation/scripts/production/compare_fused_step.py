@@ -30,7 +30,7 @@ from fused_categories import fused_category
 # The fused profile's op names (lib/src/model/decoder.cpp, fused_profile.cpp) by measured category.
 OP_CATEGORY = {"qkv_proj": "gemm", "o_proj": "gemm", "gate_up_proj": "gemm", "down_proj": "gemm", "lm_head": "gemm",
                "attention": "attention", "input_norm": "norm", "post_attn_norm": "norm", "final_norm": "norm",
-               "act_mul": "act", "rotary": "rope_kv", "kv_write": "rope_kv", "embed_tokens": "embedding"}
+               "act_mul": "act", "rotary": "rope_kv", "rotary_q": "rope_kv", "rotary_k": "rope_kv", "kv_write": "rope_kv", "embed_tokens": "embedding"}
 CATEGORIES = ("gemm", "attention", "norm", "act", "rope_kv", "embedding")
 
 
