@@ -44,7 +44,10 @@ namespace {
 KernelTimes int8pack_cost(const Op& op, const Roofs& r, const WeightOnlyCost& c) {
   const int64_t m = op.gemm.m * std::max<int64_t>(1, op.gemm.batch), n = op.gemm.n;
   const int64_t col_blocks = (n + 15) / 16, blocks = col_blocks * ((m + 15) / 16);
-  const double warps = static_cast<double>(col_blocks * (8 * (m / 16) + ((m % 16) + 1) / 2));
+  // A warp spans warp_size / 16 rows of the 16 x 16 block (2 on NVIDIA's 32, 4 on a 64-wide wavefront).
+  const int64_t rows_per_warp = std::max<int64_t>(1, std::min<int64_t>(16, r.card.limits.warp_size / 16));
+  const int64_t full = 16 / rows_per_warp, rest = m % 16;
+  const double warps = static_cast<double>(col_blocks * (full * (m / 16) + (rest + rows_per_warp - 1) / rows_per_warp));
   const int sms = std::max(1, r.card.sm_count);
   const int threads = r.card.limits.max_threads_per_sm > 0 ? r.card.limits.max_threads_per_sm : 2048;
   int resident = std::max(1, threads / 256);
