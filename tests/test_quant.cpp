@@ -294,6 +294,8 @@ TEST_CASE("quant calibration keys: round trip, and bad values refused at their l
   CHECK(cal.quant.fp8_row.padded_row_step_s == test::approx(0.00889e-6));
   CHECK(cal.quant.fp8_row.one_wave_prologue_s == test::approx(3.69e-6));
   CHECK(cal.quant.fp8_kv_convert_per_element == test::approx(0.381));
+  CHECK(cal.quant.int8.thread_step_cycles == test::approx(75.9));
+  CHECK(cal.quant.int8.warp_step_cycles == test::approx(18.63));
   CHECK_FALSE(cal.quant.source.empty());
   const std::string written = write_quant_tmp("quant_rt.yaml", to_yaml(cal));
   const Calibration back = load_calibration(written);
@@ -307,6 +309,8 @@ TEST_CASE("quant calibration keys: round trip, and bad values refused at their l
   CHECK(back.quant.fp8_row.padded_row_step_s == test::approx(cal.quant.fp8_row.padded_row_step_s));
   CHECK(back.quant.fp8_row.one_wave_prologue_s == test::approx(cal.quant.fp8_row.one_wave_prologue_s));
   CHECK(back.quant.fp8_kv_convert_per_element == test::approx(cal.quant.fp8_kv_convert_per_element));
+  CHECK(back.quant.int8.thread_step_cycles == test::approx(cal.quant.int8.thread_step_cycles));
+  CHECK(back.quant.int8.warp_step_cycles == test::approx(cal.quant.int8.warp_step_cycles));
   CHECK(back.quant.source == cal.quant.source);
   std::ifstream in(path);
   const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -337,6 +341,8 @@ TEST_CASE("quant calibration keys: round trip, and bad values refused at their l
           "int8_mma_sync_stream_efficiency");
   refused("  fp8_block_stream_efficiency: 0.698", "", "fp8_block_cta_mma_efficiency");  // one without the other
   refused("  fp8_block_prologue: 2.06 us", "  fp8_block_prologue: -2 us", "fp8_block_prologue");
+  refused("  int8_thread_step_cycles: 75.9", "  int8_thread_step_cycles: 0", "int8_thread_step_cycles");
+  refused("  int8_warp_step_cycles: 18.63", "", "int8_thread_step_cycles");  // one without the other
 }
 
 // The fp8 KV cache (kv_cache_cost.cpp): bf16 caches keep their price exactly; an fp8 cache

@@ -34,6 +34,7 @@ constexpr double SWEEP_ROW_MEDIAN = 0.07, SWEEP_ROW_P90 = 0.22, SWEEP_TENSOR_MED
 constexpr double INT8_MEDIAN = 0.05, INT8_P90 = 0.14, INT8_SCALED_MEDIAN = 0.09, INT8_SCALED_P90 = 0.18;
 constexpr double BLOCK_MEDIAN = 0.04, BLOCK_P90 = 0.07;
 constexpr double Q6_INT8_MEDIAN = 0.06, Q6_INT8_P90 = 0.14, Q6_BLOCK_MEDIAN = 0.03, Q6_BLOCK_P90 = 0.11;
+constexpr double WONLY_INT8_MEDIAN = 0.03, WONLY_INT8_P90 = 0.07, Q8_ROUNDS_MEDIAN = 0.32, Q8_ROUNDS_P90 = 0.35;
 
 using quant_test::Stats;
 using quant_test::stats;
@@ -49,11 +50,15 @@ std::map<std::string, std::vector<double>> errors() {
   const Roofs eager_roofs = make_roofs(card, &cal, Impl::eager);
   std::map<std::string, std::vector<double>> out;
   for (const char* part : {"h200-quant/quant-0.json", "h200-quant/quant-1.json", "h200-quant2/quant2.json",
-                           "h200-quant5/quant5.json", "h200-quant6/quant6.json"}) {
+                           "h200-quant5/quant5.json", "h200-quant6/quant6.json", "h200-quant8/quant8.json"}) {
     // h200-quant5, h200-quant6: new shapes and row counts, held out (nothing of them in
     // FIT_SHAPES): sets "q5_*", "q6_*" (quant6's decode-attention cases: test_quant_kv_accuracy).
     const std::string file = part;
-    const std::string prefix = file.rfind("h200-quant5", 0) == 0 ? "q5_" : file.rfind("h200-quant6", 0) == 0 ? "q6_" : "";
+    // h200-quant8: torch int8pack's new shapes, measured after quant8 fitted its two keys: "q8_*".
+    const std::string prefix = file.rfind("h200-quant5", 0) == 0   ? "q5_"
+                               : file.rfind("h200-quant6", 0) == 0 ? "q6_"
+                               : file.rfind("h200-quant8", 0) == 0 ? "q8_"
+                                                                   : "";
     std::ifstream f(test::root() + "/validation/results/" + part);
     REQUIRE(f.good());
     const nlohmann::json doc = nlohmann::json::parse(f);
@@ -74,6 +79,9 @@ std::map<std::string, std::vector<double>> errors() {
         ops.push_back(ops::gemm_wonly("g", m, n, k, DType::bf16, w, c.at("group_size")));
         const bool fit = kFitShapes.count({c.at("model"), c.at("shape")}) > 0;
         set = std::string("wonly_") + (w == DType::int8 ? "int8" : "int4") + (fit ? "_fit" : "");
+        // int8pack at 1-4 rows with more blocks than one resident round (8 an SM): the effect
+        // quant_gemm_cost.cpp int8pack_cost does not price, kept apart in h200-quant8.
+        if (prefix == "q8_" && m <= 4 && (n + 15) / 16 > 8 * card.sm_count) set += "_rounds";
       } else if (kernel == "gemm_scaled" && c.at("dtype") == "int8") {
         // torch._int_mm alone (no scales), or with its eager epilogue: cast, x row scales, x column
         // scales, cast to bf16 (four TensorIterator kernels over the M x N output).
@@ -153,6 +161,9 @@ TEST_CASE("the committed quantized-GEMM measurements are all there") {
   // -3B down (K = 8960, 11008: K / 128 not a multiple of 4) fail their check (12 cases).
   CHECK(errs().at("q6_int8_mm").size() == 48);
   CHECK(errs().at("q6_scaled_block").size() == 36);
+  // h200-quant8: 23 int8pack cases, 5 of them at 1-4 rows past one resident round.
+  CHECK(errs().at("q8_wonly_int8").size() == 18);
+  CHECK(errs().at("q8_wonly_int8_rounds").size() == 5);
 }
 
 Stats report(const char* set) {
@@ -185,6 +196,23 @@ TEST_CASE("weight-only W4A16 / W8A16 and tensor-scaled FP8 on held-out shapes: <
   CHECK(s.p90 <= 0.20);
   CHECK(report("wonly_int4").median <= 0.08);
   CHECK(report("scaled_tensor").median <= 0.08);
+}
+
+// torch int8pack W8A16 (quant8): ATen's one-thread-per-output kernel priced from its launch shape
+// (quant_gemm_cost.cpp int8pack_cost: the busiest SM's blocks, a thread's K-step chain, a warp's
+// K step on the SM's load pipe; two keys fitted by fit_quant.py on FIT_SHAPES). Held out: the
+// other six shapes, 2.2 % / 6.4 % (3.0 % / 21.3 % with the stream-and-issue form before quant8),
+// and h200-quant8 (measured after the fit, new N, K): 18 cases within one resident round on
+// target, the 5 at 1-4 rows past one round (not priced: a later round's warps run about twice as
+// slow per step) guarded at today's level.
+TEST_CASE("W8A16 int8pack on held-out shapes and h200-quant8: <= 8 % median, <= 20 % p90 (issue 12)") {
+  const Stats held = held_out_on_target("wonly_int8", "wonly_int8_fit", 54);
+  CHECK(held.median <= WONLY_INT8_MEDIAN);
+  CHECK(held.p90 <= WONLY_INT8_P90);
+  held_out_on_target("q8_wonly_int8", nullptr, 18);
+  const Stats rounds = report("q8_wonly_int8_rounds");
+  CHECK(rounds.median <= Q8_ROUNDS_MEDIAN);
+  CHECK(rounds.p90 <= Q8_ROUNDS_P90);
 }
 
 // Row-scaled FP8 (_scaled_mm with per-token x per-channel scales): cuBLASLt's one-128x128-tile

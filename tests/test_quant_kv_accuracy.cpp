@@ -12,6 +12,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -157,6 +158,10 @@ Stats report_ratio(const std::string& set) {
     const auto it = bf16.find(k);
     REQUIRE(it != bf16.end());
     e.push_back(std::fabs((p.predicted / it->second.predicted) / (p.measured / it->second.measured) - 1));
+    if (std::getenv("QUANT_KV_DEBUG"))  // each shape's ratios, to find the worst ones
+      MESSAGE(set << " " << k << " ratio predicted " << p.predicted / it->second.predicted << " measured "
+                  << p.measured / it->second.measured << " fp8 " << p.predicted * 1e6 << " / " << p.measured * 1e6
+                  << " us bf16 " << it->second.predicted * 1e6 << " / " << it->second.measured * 1e6 << " us");
   }
   const Stats s = stats(e);
   MESSAGE(set << " fp8/bf16 ratio: n=" << s.n << " median " << 100 * s.median << " % p90 " << 100 * s.p90 << " %");

@@ -10,9 +10,15 @@ namespace perfmodel {
 // reaches `stream_efficiency` of the DRAM read rate, and the dequantization and MMA issue work,
 // repeated for every row of x, costs `issue_per_row_element` warp instructions per row and
 // weight element at the card's issue rate. 0 = not measured (the defaults below).
+// torch int8pack's own kernel (one thread per output, quant_gemm_cost.cpp int8pack_cost) takes
+// two other figures, in SM clock cycles per K step: a thread's dependent chain
+// (`thread_step_cycles`) and one warp's share of its SM's load pipe (`warp_step_cycles`); with
+// both > 0 they price it instead of the two above.
 struct WeightOnlyCost {
   double stream_efficiency = 0;
   double issue_per_row_element = 0;
+  double thread_step_cycles = 0;
+  double warp_step_cycles = 0;
 };
 
 // An INT8 GEMM built for an older tensor-core instruction than the card's own (docs/model.md,
@@ -72,7 +78,7 @@ struct QuantCalibration {
 // read rate and issue rate.
 struct QuantDefaults {
   static constexpr WeightOnlyCost int4{0.335, 0.0617};
-  static constexpr WeightOnlyCost int8{0.030, 2.0};
+  static constexpr WeightOnlyCost int8{0.030, 2.0, 75.9, 18.63};
   // A card without a measurement of the row-scaled kernel: its datasheet rates (full SM fp8 rate,
   // full read rate).
   static constexpr RowScaledFp8Cost fp8_row{1.0, 1.0};

@@ -7,7 +7,8 @@
 
 namespace perfmodel {
 
-// Weight-only W4A16 / W8A16 (tinygemm, torch int8pack): two pipelines.
+// Weight-only W4A16 (tinygemm; and torch int8pack W8A16 on a card without its two keys, see
+// int8pack_cost below): two pipelines.
 //  - The packed weights (and their scales and zeros) stream from DRAM at the kernel's own share
 //    of the read rate (its loads wait on the unpacking, not only on DRAM): at small M this bounds.
 //  - Every weight element is unpacked, scaled and shifted (and the scale/zero of its group
@@ -19,8 +20,54 @@ namespace perfmodel {
 // h200-quant M = 1..16 ramps lie on it; a plain max is 35 % fast at the crossing). The part of the
 // shorter pipeline that does not hide is carried as a fixed cost so that price() keeps
 // t = fixed + max(compute, memory) and the bound stays the longer pipeline.
+namespace {
+
+// torch._weight_int8pack_mm's own CUDA kernel (PyTorch 2.11, aten/src/ATen/native/cuda/int8mm.cu,
+// at::native::weight_int8pack_mm_kernel; the name h200-quant profiled): one thread per output,
+// blocks of 16 x 16 threads (16 output channels x 16 rows of x), each thread walking all of K
+// alone: acc += x[b][k] * float(w[n][k]), no tensor cores, no shared memory, no split of K. Its
+// time is the busiest SM's K loop, from the launch shape:
+//  - blocks = ceil(N/16) x ceil(M/16); rows past M exit at once, so a block runs ceil(rows/2)
+//    warps of its 8 (a warp is 16 channels x 2 rows): 1 at M = 1, 2 at M = 4, 8 from 16;
+//  - the busiest SM gets ceil(blocks / SMs) of them: the time steps with that count, not with
+//    M x N (h200-quant8: 2112 -> 2128 channels at 16 rows, 132 -> 133 blocks, 331 -> 622 us;
+//    h200-quant's Qwen2.5 N = 3584 / 4608 at 16-32 rows, 15-38 % slower per output than Llama);
+//  - every K step of a warp is 16 byte loads from 16 weight rows K apart (16 L1 wavefronts) and
+//    one or two of x: `warp_step_cycles` of the SM's load pipe, shared by the SM's warps;
+//  - a thread's K steps are one dependent chain (loads, convert, FMA) of `thread_step_cycles`;
+//    an SM holds max_threads / 256 blocks (8), further blocks wait a round.
+// The two overlap only in part, as in weight_only_gemm_cost: K x hypot(rounds x chain, pipe).
+// The two keys were fitted by fit_quant.py on FIT_SHAPES of h200-quant (75.9 and 18.63 cycles;
+// 18.63 is near the 17-18 wavefronts a warp's step issues). Not priced: warps of blocks past the
+// first resident round at 1-4 rows run about twice as slow per step as this says (h200-quant8's
+// N sweep at M = 1 and 4 jumps at 8 -> 9 blocks an SM; gate/up at M <= 4: 14-45 % fast).
+KernelTimes int8pack_cost(const Op& op, const Roofs& r, const WeightOnlyCost& c) {
+  const int64_t m = op.gemm.m * std::max<int64_t>(1, op.gemm.batch), n = op.gemm.n;
+  const int64_t col_blocks = (n + 15) / 16, blocks = col_blocks * ((m + 15) / 16);
+  // A warp spans warp_size / 16 rows of the 16 x 16 block (2 on NVIDIA's 32, 4 on a 64-wide wavefront).
+  const int64_t rows_per_warp = std::max<int64_t>(1, std::min<int64_t>(16, r.card.limits.warp_size / 16));
+  const int64_t full = 16 / rows_per_warp, rest = m % 16;
+  const double warps = static_cast<double>(col_blocks * (full * (m / 16) + (rest + rows_per_warp - 1) / rows_per_warp));
+  const int sms = std::max(1, r.card.sm_count);
+  const int threads = r.card.limits.max_threads_per_sm > 0 ? r.card.limits.max_threads_per_sm : 2048;
+  int resident = std::max(1, threads / 256);
+  if (r.card.limits.max_blocks_per_sm > 0) resident = std::min(resident, r.card.limits.max_blocks_per_sm);
+  const double per_sm = std::ceil(static_cast<double>(blocks) / sms);
+  const double rounds = std::ceil(per_sm / resident);
+  const double clock = r.card.cuda_clock_hz > 0 ? r.card.cuda_clock_hz : 1.98e9;
+  const double step = std::hypot(rounds * c.thread_step_cycles, per_sm * warps / static_cast<double>(blocks) * c.warp_step_cycles);
+  KernelTimes t;
+  t.compute_s = static_cast<double>(op.gemm.k) * step / clock;
+  t.memory_s = with_l2_hit(op, r, stream_memory_s(op, r));  // 0.1-0.2 TB/s here: never binds
+  t.fixed_s = op.launches * r.kernel_floor_s;  // x and scales to fp32, y back to bf16
+  return t;
+}
+
+}  // namespace
+
 KernelTimes weight_only_gemm_cost(const Op& op, const Roofs& r, const Tile*) {
   const WeightOnlyCost& c = op.quant_weight == DType::int8 ? r.quant.int8 : r.quant.int4;
+  if (op.quant_weight == DType::int8 && c.thread_step_cycles > 0 && c.warp_step_cycles > 0) return int8pack_cost(op, r, c);
   KernelTimes t;
   const double M = static_cast<double>(op.gemm.m), N = static_cast<double>(op.gemm.n),
                K = static_cast<double>(op.gemm.k);

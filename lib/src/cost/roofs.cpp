@@ -175,7 +175,8 @@ Roofs make_roofs(const Card& card, const Calibration* cal, std::optional<Impl> p
   if (r.collectives.held_out_errors) r.error_bands.sets["collective"] = *r.collectives.held_out_errors;
   auto pick = [](double measured, double fallback) { return measured > 0 ? measured : fallback; };
   auto weight_only = [&](const WeightOnlyCost& m, const WeightOnlyCost& d) {
-    return WeightOnlyCost{pick(m.stream_efficiency, d.stream_efficiency), pick(m.issue_per_row_element, d.issue_per_row_element)};
+    return WeightOnlyCost{pick(m.stream_efficiency, d.stream_efficiency), pick(m.issue_per_row_element, d.issue_per_row_element),
+                          pick(m.thread_step_cycles, d.thread_step_cycles), pick(m.warp_step_cycles, d.warp_step_cycles)};
   };
   r.quant.int4 = weight_only(cal ? cal->quant.int4 : WeightOnlyCost{}, QuantDefaults::int4);
   r.quant.int8 = weight_only(cal ? cal->quant.int8 : WeightOnlyCost{}, QuantDefaults::int8);

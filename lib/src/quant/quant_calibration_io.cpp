@@ -43,6 +43,16 @@ QuantCalibration parse_quant_calibration(MapReader m) {
   c.source = m.opt_str("source").value_or("");
   c.int4 = read_weight_only(m, "int4");
   c.int8 = read_weight_only(m, "int8");
+  // torch int8pack's thread-per-output kernel (quant_gemm_cost.cpp int8pack_cost): both or none.
+  for (const char* key : {"int8_thread_step_cycles", "int8_warp_step_cycles"}) {
+    if (auto v = m.opt_number(key)) {
+      if (!(*v > 0 && *v < 1e5)) m.fail(key, "must be a positive count of SM clock cycles");
+      (std::string(key) == "int8_thread_step_cycles" ? c.int8.thread_step_cycles : c.int8.warp_step_cycles) = *v;
+    }
+  }
+  if ((c.int8.thread_step_cycles > 0) != (c.int8.warp_step_cycles > 0))
+    m.fail(c.int8.thread_step_cycles > 0 ? "int8_thread_step_cycles" : "int8_warp_step_cycles",
+           "needs int8_thread_step_cycles and int8_warp_step_cycles together");
   c.int8_mma_sync.fill_rate =
       m.opt_quantity("int8_mma_sync_fill_rate", Dimension::bytes_per_s, false, 1e14).value_or(0);
   c.int8_mma_sync.latency_s = m.opt_quantity("int8_mma_sync_latency", Dimension::seconds, false, 1e-3).value_or(0);
@@ -77,6 +87,11 @@ std::string quant_calibration_yaml(const QuantCalibration& c) {
   std::ostringstream o;
   write_weight_only(o, "int4", c.int4, "tinygemm W4A16");
   write_weight_only(o, "int8", c.int8, "torch int8pack W8A16");
+  if (c.int8.thread_step_cycles > 0 && c.int8.warp_step_cycles > 0)
+    o << "  int8_thread_step_cycles: " << c.int8.thread_step_cycles
+      << "   # torch int8pack (one thread per output): a thread's dependent chain per K step, SM cycles\n"
+      << "  int8_warp_step_cycles: " << c.int8.warp_step_cycles
+      << "   # one warp's K step on its SM's load pipe, SM cycles\n";
   if (c.int8_mma_sync.measured())
     o << "  int8_mma_sync_fill_rate: " << c.int8_mma_sync.fill_rate / 1e9
       << " GB/s   # torch._int_mm's sm80 mma.sync kernel: one SM's L2-to-shared fill rate\n"

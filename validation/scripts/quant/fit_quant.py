@@ -15,6 +15,16 @@ schedulers x 1980 MHz). L2 hits of the small rotated cases are left out here (th
 tests/test_quant_accuracy.cpp, prices them as the model does).
 Fit shapes: even positions of the shape list (FIT_SHAPES below); the others are held out.
 
+torch int8pack W8A16 since quant8 (quant_gemm_cost.cpp int8pack_cost): ATen's
+weight_int8pack_mm_kernel runs one thread per output in 16 x 16 blocks (16 output channels x 16
+rows of x), each thread walking all of K alone:
+    blocks = ceil(N/16) x ceil(M/16); warps = ceil(N/16) x (8 per full 16 rows + ceil(rest/2))
+    per_sm = ceil(blocks / SMs)   (the busiest SM)   rounds = ceil(per_sm / 8)   (8 blocks of 256 threads resident)
+    t = 4 x floor + K x hypot(rounds x thread_step, per_sm x warps/blocks x warp_step) / SM clock
+Two parameters (int8_thread_step_cycles, int8_warp_step_cycles) by Nelder-Mead on the same loss;
+the int4 keys (and int8's old two, reported) by the grid search above. h200-quant8 (measured after
+this fit; every case held out) is reported when it is present beside the results folder.
+
 Row-scaled FP8 (torch._scaled_mm, per-token x per-channel: cuBLASLt's 128x128 ovscale kernel on
 Hopper; lib/src/cost/quant_gemm_cost.cpp scaled_gemm_cost), on the same fit shapes:
     t = floor + gemm_fixed + [prologue if tiles <= SMs] + max(compute, mem, padded)
@@ -110,11 +120,49 @@ def main():
         errs.sort()
         print(f"{dtype}: stream_efficiency {eff:.3f} issue_per_row_element {kk:.4g}  held-out n={len(errs)} "
               f"median {100 * statistics.median(errs):.1f}% p90 {100 * errs[int(0.9 * (len(errs) - 1))]:.1f}%")
+    fit_int8pack(a.results, cal)
     fit_row(a.results, cal)
     fit_int8(a.results, cal)
     if a.int8_actual:
         fit_int8(a.results, cal, actual=True)
     fit_block(a.results, cal)
+
+
+def int8pack_pred(c, thread_step, warp_step, floor, sms=132, clock=1.98e9, resident=8):
+    """quant_gemm_cost.cpp int8pack_cost: the busiest SM's K loop of ATen's thread-per-output kernel."""
+    m, n, k = c["m"], c["n"], c["k"]
+    col_blocks = -(-n // 16)
+    blocks = col_blocks * -(-m // 16)
+    warps = col_blocks * (8 * (m // 16) + -(-(m % 16) // 2))
+    per_sm = -(-blocks // sms)
+    rounds = -(-per_sm // resident)
+    return 4 * floor + k * math.hypot(rounds * thread_step, per_sm * warps / blocks * warp_step) / clock
+
+
+def fit_int8pack(results, cal):
+    """torch int8pack's two keys (the calibration's quant: int8_thread_step_cycles, int8_warp_step_cycles)."""
+    floor = calib_value(cal, "kernel_floor", 1e-6)
+    cases = [c for c in load(results) if c["kernel"] == "gemm_wonly" and c["dtype"] == "int8"]
+
+    def is_fit(c):
+        return (c["model"], c["shape"]) in FIT_SHAPES
+
+    def loss(p):
+        if min(p) <= 0:
+            return float("inf")
+        return sum(math.log(int8pack_pred(c, *p, floor) / c["measured_s"]) ** 2 for c in cases if is_fit(c))
+    best = min((nelder_mead(loss, x0) for x0 in ([80.0, 18.0], [40.0, 30.0])), key=lambda r: r[1])
+    p = best[0]
+    print(f"int8pack (thread per output): int8_thread_step_cycles {p[0]:.1f} int8_warp_step_cycles {p[1]:.2f} "
+          f"(L2 hits left out; loss {best[1]:.3f})")
+    q8 = os.path.join(os.path.dirname(results.rstrip("/")), "h200-quant8", "quant8.json")
+    sets = [("fit shapes", [c for c in cases if is_fit(c)]), ("held-out shapes", [c for c in cases if not is_fit(c)])]
+    if os.path.exists(q8):
+        sets.append(("h200-quant8", [c for c in json.load(open(q8))["cases"] if c.get("ok") and c.get("correct")]))
+    for name, cs in sets:
+        e = sorted(abs(int8pack_pred(c, *p, floor) / c["measured_s"] - 1) for c in cs)
+        if e:
+            print(f"  {name}: n={len(e)} median {100 * statistics.median(e):.1f}% p90 {100 * e[int(0.9 * (len(e) - 1))]:.1f}%")
 
 
 def fit_row(results, cal):
