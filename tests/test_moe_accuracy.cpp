@@ -44,7 +44,9 @@ struct MoeSteps {
       Workload w;
       w.phase = s["phase"].as<std::string>() == "decode" ? Phase::decode : Phase::prefill;
       w.batch = s["batch"].as<int64_t>();
-      w.ctx = s["ctx"].as<int64_t>();
+      // hf_decode.py's decode step runs at position ctx over a cache of ctx tokens: it attends
+      // ctx + 1 keys, what perfmodel's --ctx counts (the new one included); a prefill is ctx tokens.
+      w.ctx = s["ctx"].as<int64_t>() + (w.phase == Phase::decode ? 1 : 0);
       w.impl = Impl::eager;
       w.eager_cache_cropped = !(s["cache_layout"] && s["cache_layout"].as<std::string>() == "contiguous");
       const Evaluation e = evaluate(test::catalogue().model(model), w, card, &cal);

@@ -314,6 +314,9 @@ TEST_CASE("profiles: written and read back; laid over the card's roofs only for 
   g.cta_walk_per_1024_k_s = 0.3e-6;
   g.stream_efficiency = 0.9;
   g.fp8_peak = 1460e12;
+  // ... and none on the next, whatever the committed file carries: a profile written without a
+  // block reads back without one (the keys are per profile, not shared).
+  cal.profiles[1].gemm = ProductionGemm{};
   const auto tmp = std::filesystem::temp_directory_path() / "perfmodel_profiles_roundtrip.yaml";
   {
     std::ofstream f(tmp);

@@ -70,11 +70,21 @@ bool kernel_only_gemm(const Calibration* cal, Impl p) {
 std::vector<ProfileCaseError> evaluate_profiles(const Measurements& m, const Card& card, const Calibration* cal) {
   const Roofs fused = make_roofs(card, cal, Impl::fused), eager = make_roofs(card, cal, Impl::eager),
               compiled = make_roofs(card, cal, Impl::compiled);
+  // The same roofs with each floor as fitted on single-call harness times (harness_idle_s off):
+  // a floor the profile prices alone (kernel_alone_s: the card's kernel_floor, cudnn_decode's)
+  // gets the idle after its kernel back, a floor fitted with the idle in it (ATen's, fit_aten.py
+  // on these harness times) nothing. Per kernel, where the price took the idle off (branch gemm10).
+  auto as_fitted = [](Roofs r) {
+    r.harness_idle_s = 0;
+    return r;
+  };
+  const Roofs fused_h = as_fitted(fused), eager_h = as_fitted(eager), compiled_h = as_fitted(compiled);
   std::vector<ProfileCaseError> out;
   for (const MeasuredCase& c : m.cases) {
     if (c.implementation.empty()) continue;
     for (Impl p : profiles_measured_by(c.implementation, c.kernel.kernel)) {
       const Roofs& r = p == Impl::eager ? eager : p == Impl::compiled ? compiled : fused;
+      const Roofs& harness = p == Impl::eager ? eager_h : p == Impl::compiled ? compiled_h : fused_h;
       Op op;
       try {
         op = to_op_on(c.kernel, r.l2_cyclic_capacity);
@@ -92,19 +102,14 @@ std::vector<ProfileCaseError> evaluate_profiles(const Measurements& m, const Car
       const std::vector<Op> kernels = p == Impl::eager ? eager_form(op, c.implementation == "hf.eager")
                                       : inductor       ? compiled_form(op)
                                                        : std::vector{op};
-      int64_t launches = 0;
-      for (const Op& k : kernels) {
-        predicted += price(k, r, Impl::fused).time_s;
-        launches += k.launches;
-      }
       // Like with like. A GEMM block (kernel_only_gemm) prices the kernels alone: compared with
-      // the kernels alone. A graph profile's small kernels priced alone (Roofs::harness_idle_s)
-      // get the idle after each of their kernels back, as the harness time holds it (the same
-      // absolute error either way; on the smaller kernel-only time it would read larger).
+      // the kernels alone. Every other kernel compares with the harness time, which holds the
+      // idle after each kernel: priced with its floors as fitted on such times (`harness`), so
+      // a floor priced alone (Roofs::harness_idle_s) gets the idle back and no other does.
       const std::string set = accuracy_set(c.kernel.kernel);
-      double measured = c.measured_s;
-      if (set == "gemm" && kernel_only_gemm(cal, p)) measured = gemm_kernel_time_s(c);
-      else if (set == "elementwise") predicted += r.harness_idle_s * static_cast<double>(launches);
+      const bool gemm_alone = set == "gemm" && kernel_only_gemm(cal, p);
+      for (const Op& k : kernels) predicted += price(k, gemm_alone ? r : harness, Impl::fused).time_s;
+      const double measured = gemm_alone ? gemm_kernel_time_s(c) : c.measured_s;
       if (!(measured > 0)) continue;
       out.push_back({p, c.implementation, c.index % 2 == 1,
                      {set, c.kernel.name, to_string(c.kernel.kernel), predicted,

@@ -26,7 +26,11 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "production"))
-from compare_hf import pct  # noqa: E402
+import tempfile  # noqa: E402
+
+from compare_hf import model_arg, pct  # noqa: E402
+
+_TMP = tempfile.TemporaryDirectory()
 
 GROUPS = ("grouped", "gemm", "attn", "cat", "rest")
 
@@ -51,6 +55,11 @@ SPLITS = (("moe2 fit (Qwen3 + DeepSeek prefill b1)", moe2_fit),
 
 
 def predict(binary, phase, model, batch, ctx, cache="cropped"):
+    # hf_decode.py's decode step attends ctx + 1 keys (a cache of ctx, the new token): perfmodel's --ctx
+    # counts the new one (branch gemm10); a prefill is ctx tokens.
+    # hf_grid.py ran Llama-2-7B's decode at ctx 4096, one position past its config (model_arg).
+    model = model_arg({"model": model, "phase": phase, "ctx": ctx}, _TMP.name)
+    ctx = ctx + 1 if phase == "decode" else ctx
     out = subprocess.run([binary, phase, "--model", model, "--card", "h200", "--batch", str(batch), "--ctx", str(ctx),
                           "--impl", "eager", "--eager-cache", cache, "--format", "json"],
                          capture_output=True, text=True, check=True)

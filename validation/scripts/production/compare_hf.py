@@ -14,8 +14,32 @@ launch, the card's eager_dispatch).
 """
 import math
 import json
+import os
+import re
 import subprocess
 import sys
+import tempfile
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..")
+
+
+def priced_ctx(s):
+    """hf_decode.py's decode step runs at position ctx over a cache of ctx tokens: it attends ctx + 1
+    keys, what perfmodel's --ctx counts (the new token included; branch gemm10). A prefill is ctx."""
+    return s['ctx'] + (1 if s['phase'] == 'decode' else 0)
+
+
+def model_arg(s, folder):
+    """The model key, or a copy of its YAML whose positions reach priced_ctx(s) where the harness ran
+    one position past them (h200-hf-grid's Llama-2-7B decode at ctx 4096)."""
+    path = os.path.join(ROOT, 'models', f"{s['model']}.yaml")
+    text = open(path).read() if os.path.exists(path) else ''
+    m = re.search(r'^max_position_embeddings:\s*(\d+)', text, flags=re.M)
+    if not m or not int(m.group(1)) == s['ctx'] < priced_ctx(s):
+        return s['model']
+    out = os.path.join(folder, f"{s['model']}.yaml")
+    open(out, 'w').write(text[:m.start(1)] + str(priced_ctx(s)) + text[m.end(1):])
+    return out
 
 
 def pct(v):
@@ -35,14 +59,16 @@ def main(path, binary):
     print('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
     errs = {'fit': ([], []), 'held out': ([], [])}
     implied = []
+    tmp = tempfile.TemporaryDirectory()
     for i, s in enumerate(steps):
         if not s.get('ok'):
             continue
         # A contiguous cache (a generate() loop, hf_grid.py) is priced as one; the default is the
         # cropped cache the older runs measured.
         layout = ['--eager-cache', 'contiguous'] if s.get('cache_layout') == 'contiguous' else []
-        out = subprocess.run([binary, s['phase'], '--model', s['model'], '--card', 'h200', '--batch', str(s['batch']),
-                              '--ctx', str(s['ctx']), '--impl', 'eager', '--format', 'json'] + layout,
+        out = subprocess.run([binary, s['phase'], '--model', model_arg(s, tmp.name), '--card', 'h200',
+                              '--batch', str(s['batch']), '--ctx', str(priced_ctx(s)), '--impl', 'eager',
+                              '--format', 'json'] + layout,
                              capture_output=True, text=True)
         if out.returncode == 2:  # refused, e.g. a context beyond the model's positions
             print(f"| {s['model']} {s['phase']} b{s['batch']} ctx{s['ctx']} | refused: {out.stderr.strip()} |")
