@@ -48,7 +48,7 @@ std::optional<double> inductor_block_waves_s(const Op& op, const Roofs& r, doubl
   for (const double e : kernel_elements(op)) {
     // The autotuner times the block and its half at the compile's size (8 tokens), where the two
     // tie; which one a compile keeps is not modelled (h200-rope10: 5 of 9 kernels kept the half,
-    // the same ones in two processes): the mean of their waves.
+    // the sweep's fit the same picks): the mean of their waves.
     waves += 0.5 * (std::ceil(e / block / slots) + std::ceil(e / (block / 2) / slots));
   }
   return std::max(0.0, waves - 1) * wave_s;
