@@ -86,6 +86,10 @@ struct Op {
   // Eager MoE glue: the operands (output included) of a generic-path kernel priced per operand
   // element (AtenKernels::generic_operand_rate); 0: the strided rate per element.
   int generic_operands = 0;
+  // Fused prefill steps: the elements one CTA of an Inductor pointwise kernel covers, as the step's
+  // compile history fixed it (fused_step.py's rope_kv, made dynamic at decode sizes: the larger of
+  // the autotuner's two candidates, XBLOCK 256 / 128, 4 warps; inductor_waves.cpp). 0: not modelled.
+  int64_t inductor_block = 0;
   int64_t count = 1;           // instances per step
   // kind == collective (parallel.hpp): NCCL's operation among `collective_gpus` GPUs on
   // `collective_bytes` per GPU (nccl-tests' sizes, collective.hpp); `overlaps`: it runs beside

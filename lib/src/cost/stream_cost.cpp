@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <optional>
 
+#include "inductor_waves.hpp"
 #include "kernel_costs.hpp"
 #include "perfmodel/instructions.hpp"
 #include "perfmodel/l2_residency.hpp"
@@ -259,6 +260,12 @@ KernelTimes stream_cost(const Op& op, const Roofs& r, const Tile*) {
   t.fixed_s += chain ? first + (op.passes - 1) * (chain_hit * l2 + (1 - chain_hit) * dram)
                      : (passes - reread) * first + reread * l2;
   t.fixed_s += thread_chain_time(op, r);
+  // Inductor's small-block pointwise kernels (fused prefill rotary + KV write): each further wave
+  // of resident CTAs waits one CTA's chain, the sweep and the thread chain above (inductor_waves.cpp).
+  // Latency-bound issue work, it competes with the stream and slows with the capped clock.
+  if (const std::optional<double> waves =
+          inductor_block_waves_s(op, r, (passes - reread) * first + reread * l2 + thread_chain_time(op, r)))
+    t.compute_s = std::max(t.compute_s, *waves);
 
   t.memory_s = stream_memory_s(op, r);
   // Multi-kernel chains: the share of the intermediates still in L2 streams at the L2 rate; only

@@ -32,6 +32,16 @@ Op counted(Op op, int64_t count) {
   return op;
 }
 
+// Prefill: the stand-in's rotary + KV write (fused_step.py's rope_kv) runs Inductor's kernels as
+// compiled at decode sizes, XBLOCK 256 or half of it (lib/src/cost/inductor_waves.cpp,
+// validation/results/h200-rope10). Decode keeps its pricing (its grids are one or two waves).
+constexpr int64_t kRopeDecodeBlock = 256;
+
+Op inductor_rope(Op op, const Workload& w) {
+  if (w.phase == Phase::prefill) op.inductor_block = kRopeDecodeBlock;
+  return op;
+}
+
 // Attention for the layers that share one KV length (sliding windows split the layers).
 void add_attention(Step& s, const Model& m, const Workload& w, int64_t window, int64_t layers,
                    const std::string& name) {
@@ -89,7 +99,7 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
         if (m.mla.enabled())  // the queries' rope dims per head and the one shared rope key
           s.ops.push_back(counted(ops::rotary(n.name, T, m.heads, 1, m.mla.qk_rope_head_dim, act), n.count));
         else
-          s.ops.push_back(counted(ops::rotary(n.name, T, m.heads, m.kv_heads, m.head_dim, act), n.count));
+          s.ops.push_back(counted(inductor_rope(ops::rotary(n.name, T, m.heads, m.kv_heads, m.head_dim, act), w), n.count));
         break;
       case Kind::kv_write:
         if (m.mla.enabled()) {  // one [latent | rope key] row per token: a K/V append of half its width each
@@ -97,7 +107,7 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
           op.attention.head_dim = m.mla.cache_width();
           s.ops.push_back(counted(op, n.count));
         } else {
-          s.ops.push_back(counted(ops::kv_append(n.name, T, m.kv_heads, m.head_dim, act, w.kv_dtype), n.count));
+          s.ops.push_back(counted(inductor_rope(ops::kv_append(n.name, T, m.kv_heads, m.head_dim, act, w.kv_dtype), w), n.count));
         }
         break;
       case Kind::attention:
