@@ -40,12 +40,13 @@ namespace {
 // CTA: vLLM's moe_align_block_size kernel, and the Triton stand-in of
 // validation/results/h200-moe-fused2 (_align_plan_kernel, then a scatter grid). Its time is that
 // CTA's walk, not a stream:
-//  - a cost per expert, once a launch: 118 cycles at the SM clock per expert of the padded row
+//  - a cost per expert, once a launch: 116 cycles at the SM clock per expert of the padded row
 //    (next power of two), fitted (median over fit_fused_moe.py's 9 fit decode layers of (measured
 //    plan + scatter - the rest of this price, floors alone) / experts;
 //    validation/scripts/moe/fit_moe_routing.py, branches idle8, moe8). The stand-in's plan takes
 //    1.5 / 4.1 / 9.5 us at 8 / 64 / 128 experts at T = 1 (h200-moe8), nearly whatever T at decode:
-//    a one-time cost in the experts (124 cycles before the compare count below was corrected). Plausibly the cold fetch of its unrolled per-expert code (not measured);
+//    a one-time cost in the experts (124 cycles before the compare count below was corrected).
+//    Plausibly the cold fetch of its unrolled per-expert code (not measured);
 //  - the count loop, an iteration per 256 picks: each waits on its ids (just written by the top-k:
 //    an L2 round trip) and compares 256 picks with every expert on the one SM's issue slots;
 //  - the owners' loop, an iteration per 256 row blocks of BLOCK_M (vLLM's default: 16 while the
@@ -54,12 +55,14 @@ namespace {
 //    A compare is 4.7 instructions a thread: the count loop's PTX grows by 4.7 a thread per expert
 //    (73 / 329 / 636 / 1240 at 8 / 64 / 128 / 256 experts; h200-moe8/ptx.txt.gz, counted, not
 //    fitted). h200-moe8's token sweep (T = 64-32768) gives 5.5 ns an expert per count iteration,
-//    the issue slots' 5.6 at this count, and 0.41 us on top (the L2 round trip: 0.44 priced).
+//    the issue slots' 5.6 at this count, and 0.41 us on top (the L2 round trip: 0.44 priced). The
+//    sentinel fill's loop (7 instructions a thread an iteration, stores only) is left out;
 //  - the scatter kernel after it: every pick takes its slot by a returning atomic add on its
 //    expert's cursor; 0.20 ns a pick card-wide (median over Mixtral's and Qwen3's T = 256, 1024,
 //    4096, 16384 of the scatter's growth from T = 1 a pick; fit_moe8_routing.py), 0.17-0.29 at
 //    T >= 1024 for all four expert counts.
-// Held out: the other 15 fused2 layers and h200-moe8's sweep (fit_moe8_routing.py prints them).
+// Held out: the other 15 fused2 layers (the prefills -2 / -12 / +7 %) and h200-moe8's 24 held-out
+// prefill cases (4.2 % median, 11.3 % max; fit_moe8_routing.py prints them).
 constexpr double kPlanCyclesPerExpert = 116;
 constexpr int64_t kPlanChunk = 256;
 constexpr double kPlanInstructionsPerCompare = 4.7;
