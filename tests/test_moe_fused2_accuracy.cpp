@@ -131,3 +131,48 @@ TEST_CASE("MLA decode with 64-head tiles (h200-moe-fused2) against attention_mla
   // gap of the stand-in, not a measurement of FlashMLA (README).
   CHECK(quantile(f.mla_v3_signed, 0.5) < -0.5);
 }
+
+// Branch moe8 (validation/results/h200-moe8): the stand-in's routing kernels alone over a token
+// sweep, T = 1-32768, 8 / 64 / 128 / 256 experts. The fused profile prices the top-k's programs at
+// prefill as a throughput (kTopkCtaCycles) and the align as the plan's count and owner loops
+// (4.7 instructions a compare, counted in the PTX) plus the scatter's atomics (kScatterSecondsPerPick);
+// the two fitted terms on Mixtral's and Qwen3's T = 256, 1024, 4096, 16384 (fit_moe8_routing.py).
+TEST_CASE("vLLM-style routing kernels over tokens (h200-moe8): top-k and align at prefill, held out") {
+  const Card card = test::catalogue().card("h200");
+  const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+  const Roofs r = make_roofs(card, &cal, Impl::fused);
+  YAML::Node root = YAML::LoadFile(test::root() + "/validation/results/h200-moe8/hf.json");
+  std::vector<double> topk_fit, topk_held, align_fit, align_held, topk_held_128;
+  for (const auto& c : root["routing_cases"]) {
+    if (!c["ok"].as<bool>()) continue;
+    const std::string model = c["model"].as<std::string>();
+    const int64_t T = c["tokens"].as<int64_t>(), E = c["experts"].as<int64_t>(), k = c["top_k"].as<int64_t>();
+    if (T < 256) continue;  // prefill; decode is fitted and guarded on h200-moe-fused2's layers
+    const double m_topk = c["topk_softmax_s"]["median"].as<double>();
+    const double m_align = c["align_plan_s"]["median"].as<double>() + c["align_scatter_s"]["median"].as<double>();
+    const double p_topk = price(ops::moe_topk("router.topk", T, E, k, DType::bf16), r, Impl::fused).device_time_s;
+    const double p_align =
+        price(ops::moe_permute("experts.align", T, k, E, 0, DType::bf16, false), r, Impl::fused).device_time_s;
+    const bool fit = (model == "mixtral-8x7b" || model == "qwen3-30b-a3b") && (T == 256 || T == 1024 || T == 4096 || T == 16384);
+    (fit ? topk_fit : topk_held).push_back(std::fabs(p_topk / m_topk - 1));
+    (fit ? align_fit : align_held).push_back(std::fabs(p_align / m_align - 1));
+    if (!fit && E <= 128) topk_held_128.push_back(std::fabs(p_topk / m_topk - 1));
+  }
+  REQUIRE(topk_fit.size() == 8);
+  REQUIRE(topk_held.size() == 24);
+  CAPTURE(quantile(topk_fit, 0.5));
+  CAPTURE(quantile(topk_held, 0.5));
+  CAPTURE(quantile(topk_held_128, 1.0));
+  CAPTURE(quantile(align_fit, 0.5));
+  CAPTURE(quantile(align_held, 0.5));
+  CAPTURE(quantile(align_held, 1.0));
+  // Achieved (fit_moe8_routing.py): top-k fit 3.6 %, held out 3.7 % median (52.5 % before), at most
+  // 6.6 % up to 128 experts (the 256-expert top-k is -12 to -39 %: not explained, README);
+  // align fit 3.4 %, held out 4.2 % median, 11.3 % max (17.2 / 27.9 % before).
+  CHECK(quantile(topk_fit, 0.5) <= 0.05);
+  CHECK(quantile(topk_held, 0.5) <= 0.05);
+  CHECK(quantile(topk_held_128, 1.0) <= 0.10);
+  CHECK(quantile(align_fit, 0.5) <= 0.05);
+  CHECK(quantile(align_held, 0.5) <= 0.06);
+  CHECK(quantile(align_held, 1.0) <= 0.13);
+}

@@ -1,6 +1,8 @@
 // Kernel kind `moe_topk`: the router's scores and top-k selection in one kernel (vLLM
 // csrc/moe/topk_softmax_kernels.cu; grouped_topk for DeepSeek-V3's sigmoid + group-limited
 // routing). The router GEMM before it is a plain `gemm`.
+#include <algorithm>
+
 #include "../cost/kernel_costs.hpp"
 #include "op_builders.hpp"
 
@@ -32,21 +34,37 @@ namespace {
 // The top-k itself is k dependent rounds, each one warp's arg-max over the row: a butterfly
 // reduction of the best score and one of its lowest index, 5 shuffle steps each (vLLM's
 // topkGatingSoftmax, and the Triton stand-in of validation/results/h200-moe-fused2: a
-// tl.max and a tl.min a round). Latency, not throughput: 255 cycles a round at the SM clock,
+// tl.max and a tl.min a round). Latency, not throughput: 243 cycles a round at the SM clock,
 // fitted (median of (measured top-k kernel - the stream price, floors alone) / k) on
 // fit_fused_moe.py's 9 fit decode layers (T = 1, 8, 64 of Qwen3-30B-A3B, Mixtral-8x7B,
 // DeepSeek-V2-Lite; validation/scripts/moe/fit_moe_routing.py, branch idle8); held out: their
-// other decode layers (within -7 / +18 %; the prefills' 2048 tokens -39 to -54 %, not this term). The fused profile prices the serving
+// other decode layers (within -7 / +18 %). The fused profile prices the serving
 // engine's kernel; the other profiles run other kernels (torch.topk: its own launches).
-constexpr double kTopkRoundCycles = 255;
+constexpr double kTopkRoundCycles = 243;
+
+// At prefill the chain is one program's and the T programs (one 1-warp CTA a token, the stand-in's
+// grid) are a throughput: h200-moe8's token sweep (validation/scripts/moe/run_moe8.py) grows by
+// 160-190 cycles of one SM a token at E = 8, 64 and 128 alike (k 2-8, 82-365 PTX instructions a
+// program: not the issue slots, 108 cycles a program at E = 128, nor the logits' stream), i.e. the
+// SMs take in and retire one-warp CTAs at a fixed rate. So the programs cost T x this over the SMs,
+// in parallel with the stream (compute_s: max with the bytes), after one program's chain (fixed_s).
+// Fitted (median over Mixtral's and Qwen3's T = 256, 1024, 4096, 16384 of (measured - the price at
+// T = 1, one program's chain) x SMs x clock / T; validation/scripts/moe/fit_moe8_routing.py); held
+// out: their other T and DeepSeek-V2-Lite's sweep (at most 6.6 %), h200-moe-fused2's three
+// 2048-token prefills (-8 / -8 / -4 %); the 256-expert sweep grows faster (-12 to -39 %, not explained).
+// The round count above was refitted with this term in the price (255 -> 243, branch moe8).
+constexpr double kTopkCtaCycles = 166;
 
 KernelTimes moe_topk_cost(const Op& op, const Roofs& r, const Tile* tile) {
   KernelTimes t = stream_cost(op, r, tile);
   // Where the profile is measured on the vLLM-style MoE kernels (h200-moe-fused2), as the cycles were.
-  if (r.profile != "fused" || !r.fused_moe.measured() || r.card.cuda_clock_hz <= 0) return t;
+  if (r.profile != "fused" || !r.fused_moe.measured() || r.card.cuda_clock_hz <= 0 || r.card.sm_count <= 0) return t;
   const double rounds = kTopkRoundCycles * static_cast<double>(op.moe.top_k) / r.card.cuda_clock_hz;
   t.fixed_s += rounds;
   if (!t.fixed_parts.empty()) t.fixed_parts.push_back({"top-k: k dependent warp arg-max rounds", rounds, ""});
+  const double programs = kTopkCtaCycles * static_cast<double>(op.moe.tokens) /
+                          (static_cast<double>(r.card.sm_count) * r.card.cuda_clock_hz);
+  t.compute_s = std::max(t.compute_s, programs);
   return t;
 }
 
