@@ -23,9 +23,28 @@ namespace {
 // uncalibrated, the thread's instructions beyond a copy's (one copy per kernel of a chain) each
 // wait the dependent-issue latency of a warp alone on its scheduler (the flash-decoding cpi,
 // docs/model.md).
+std::optional<double> inductor_issue_s(const Op& op, const Roofs& r);
+
+// Inductor's rms_norm row (more than 1024 columns, a looped reduction) up to 4096 columns runs in
+// one block: the autotuner's two candidates are the whole row (R0_BLOCK 4096, 16 warps, 8 elements
+// a thread) and 2048-column blocks, and the whole row is the faster at every 2049-4096 pair timed
+// alone (validation/results/h200-eltwise5/configs.json: 1 / 128 x 4096 1.53 / 2.92 against 1.59 /
+// 3.31 us, 64 x 2560 2.51 / 2.80, 1000 x 3072 6.22 / 6.51); up to 2048 columns the block holds the
+// row anyway (XBLOCK 2, R0_BLOCK 2048). So the thread walks its share in one iteration, not the
+// backend's 256-thread cols / 2048 (h200-fusedsmall: add+RMSNorm takes 2.02 us at 8 x 4096 and
+// 2.05 at 8 x 2048, cold). Wider rows keep the backend's count (the 2048-column walk, or 16-32
+// elements a thread in the wider whole-row block: its chain is not one iteration's).
+int64_t chain_iterations(const Op& op, const Roofs& r) {
+  constexpr int64_t whole_row_cols = 4096;
+  const int64_t vec = std::max<int64_t>(1, static_cast<int64_t>(16 / bytes_of(op.dtype)));
+  if (op.kernel == KernelId::rmsnorm && op.cols <= whole_row_cols && op.cols % vec == 0 && inductor_issue_s(op, r))
+    return 1;
+  return thread_iterations(op.kernel, op.cols, op.dtype);
+}
+
 double thread_chain_time(const Op& op, const Roofs& r) {
   const Measured& measured = r.thread_chain_s[static_cast<size_t>(op.kernel)];
-  if (measured) return *measured * static_cast<double>(thread_iterations(op.kernel, op.cols, op.dtype));
+  if (measured) return *measured * static_cast<double>(chain_iterations(op, r));
   if (r.card.cuda_clock_hz <= 0 || op.cols <= 0) return 0;
   const double extra = thread_instructions(op.kernel, op.cols, op.dtype) -
                        op.launches * thread_instructions(KernelId::copy, op.cols, op.dtype);
