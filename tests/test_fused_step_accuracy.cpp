@@ -165,11 +165,12 @@ TEST_CASE("fused prefill: the rotary + KV write as Inductor's small-block kernel
 }
 
 TEST_CASE("fused steps launch fewer kernels than measured, but not far fewer") {
-  // Measured: Inductor's rotary + KV write is three kernels where the profile prices two, cuBLASLt
-  // adds a splitKreduce kernel to some GEMMs, and FlashAttention's split-KV decode adds a combine
-  // kernel (priced as the attention op's second launch).
+  // Measured: Inductor's rotary + KV write is three kernels (priced as three since branch small11),
+  // cuBLASLt adds a splitKreduce kernel to some GEMMs, and cuDNN's split decode adds its
+  // reduction kernel (priced as the attention op's second launch when the engine splits). Decode
+  // steps without either (batch 64-128) run exactly the priced launches.
   for (const StepError& e : step_errors()) {
-    CHECK(e.launches < e.measured_kernels);
+    CHECK(e.launches <= e.measured_kernels);
     CHECK(e.launches >= 0.6 * e.measured_kernels);
   }
 }

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "kernel_costs.hpp"
+#include "perfmodel/l2_residency.hpp"
 
 namespace perfmodel {
 
@@ -30,7 +31,25 @@ double with_l2_hit(const Op& op, const Roofs& r, double memory_s) {
   return op.l2_hit * op.bytes() / r.l2_bandwidth + (1 - op.l2_hit) * memory_s;
 }
 
-OpCost price(const Op& op, const Roofs& r, Impl impl, const Tile* force_tile) {
+namespace {
+
+// What a kernel's first touches find in L2 is at most what the card's L2 keeps of its own bytes
+// (l2_residency.hpp): a lowering that marks an op's input as just written (l2_hit 1, the fused
+// decode's SiLU*mul and V write) holds on a card whose L2 holds that input, not on a 4 MiB one.
+double l2_hit_held(const Op& op, const Roofs& r) {
+  return std::min(op.l2_hit, cyclic_l2_hit(op.bytes(), r.l2_cyclic_capacity));
+}
+
+}  // namespace
+
+OpCost price(const Op& op_in, const Roofs& r, Impl impl, const Tile* force_tile) {
+  Op held;
+  const bool clamp = op_in.l2_hit > 0 && r.l2_cyclic_capacity > 0 && l2_hit_held(op_in, r) < op_in.l2_hit;
+  if (clamp) {
+    held = op_in;
+    held.l2_hit = l2_hit_held(op_in, r);
+  }
+  const Op& op = clamp ? held : op_in;
   const KernelDef& def = kernel_def(op.kernel);
   if (def.price) return def.price(op, r, impl);
   const Card& card = r.card;
