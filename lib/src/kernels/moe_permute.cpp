@@ -4,6 +4,8 @@
 #include "../cost/kernel_costs.hpp"
 #include "op_builders.hpp"
 
+#include <algorithm>
+
 namespace perfmodel {
 
 // Sort: reads the T k int32 ids, writes the sorted token indices and the E + 1 expert offsets
@@ -68,8 +70,62 @@ constexpr int64_t kPlanChunk = 256;
 constexpr double kPlanInstructionsPerCompare = 4.7;
 constexpr double kScatterSecondsPerPick = 0.20e-9;
 
+// PyTorch's argsort (aten/src/ATen/native/cuda/Sort.cpp) in the eager MoE experts: two sorts a
+// layer (perm, inv_perm) over the T k int64 picks; what each runs is read off hf.json's kernel
+// names (validation/results/h200-gemm11/fit_argsort.txt), its time fitted by
+// validation/scripts/moe/fit_argsort.py on the fit steps of tests/test_moe_accuracy.cpp.
+//  - Past 4096 keys, cub's DeviceRadixSort: ceil(64 key bits / 8 bits a pass) = 8
+//    DeviceRadixSortOnesweepKernel passes a sort. At 12k-65k keys each pass is one tile per CTA in
+//    a single wave, a CTA's chain (load its keys, rank them, look back over the earlier tiles'
+//    digit counts, scatter): a flat time whatever the key count (2.90-3.32 us measured). Fitted:
+//    the mean pass of Qwen3-30B-A3B's and DeepSeek-V2-Lite's b1 prefill on h200-moe-contiguous
+//    (moe2's fit steps); held out: 13 other rows (their b4, Mixtral's b4, two other runs), 1.5 %
+//    median, 11.8 % max, -4.1 % mean signed.
+//  - Up to 4096 keys, one CTA sorts a row in place. Up to 32 keys a bitonic sort
+//    (bitonicSortKVInPlace<.., 16, 16>): a flat time, fitted on the b1 decode steps. Beyond, cub's
+//    BlockRadixSort (radixSortKVInPlace<.., threads, items>: 32 x 4 up to 128 keys, 32 x 32 up to
+//    1024, 128 x 32 up to 4096): 64 / 4 digit passes, each walking a thread's items (rank, then
+//    exchange key and value through shared memory): fixed + passes x items x per item, the two
+//    fitted on the 32 x 4 and 32 x 32 kernels of Qwen3's and DeepSeek's decode steps. Held out:
+//    Mixtral's decode (2-128 keys) and every other run; the 128-thread kernel (Mixtral prefill b1,
+//    4096 keys: 18.3 us measured) is priced 13.6 us by the same rule: its four warps' block-wide
+//    scans are not priced.
+// The priced sort replaces the launch floor stream_cost gave that kernel.
+constexpr int kSortKeyBits = 64;
+constexpr int kOnesweepBitsPerPass = 8;
+constexpr int kBlockRadixBitsPerPass = 4;
+constexpr int64_t kInPlaceSortMax = 4096;
+constexpr int64_t kBitonicSortMax = 32;
+constexpr double kOnesweepPassSeconds = 2.928e-6;
+constexpr double kBitonicSortSeconds = 1.739e-6;
+constexpr double kInPlaceRadixFixedSeconds = 2.951e-6;
+constexpr double kInPlaceRadixItemPassSeconds = 20.77e-9;
+
+// One sort's kernels beyond their launch floors: the in-place kernel, or the onesweep passes.
+double sort_time_s(int64_t keys, int& kernels) {
+  if (keys > kInPlaceSortMax) {
+    kernels = (kSortKeyBits + kOnesweepBitsPerPass - 1) / kOnesweepBitsPerPass;
+    return kernels * kOnesweepPassSeconds;
+  }
+  kernels = 1;
+  if (keys <= kBitonicSortMax) return kBitonicSortSeconds;
+  const int items = keys <= 128 ? 4 : 32;  // radixSortKVInPlace's items a thread (Sort.cpp's dispatch)
+  return kInPlaceRadixFixedSeconds +
+         (kSortKeyBits / kBlockRadixBitsPerPass) * items * kInPlaceRadixItemPassSeconds;
+}
+
+// The eager profile's argsorts (eager_experts: two sorts over the T k picks).
+void price_argsorts(const Op& op, const Roofs& r, KernelTimes& t) {
+  int kernels = 0;
+  const double sort = sort_time_s(op.rows, kernels);
+  const double extra = 2 * std::max(0.0, sort - kernels * kernel_alone_s(r.kernel_floor_s, r));
+  t.fixed_s += extra;
+  if (!t.fixed_parts.empty()) t.fixed_parts.push_back({"argsort: the sort kernels past their launch floors", extra, ""});
+}
+
 KernelTimes moe_permute_cost(const Op& op, const Roofs& r, const Tile* tile) {
   KernelTimes t = stream_cost(op, r, tile);
+  if (r.profile == "eager" && op.cols == 1) price_argsorts(op, r, t);
   // The fused profile's align (no row gather); the other profiles run PyTorch's sort and gather.
   // Where the profile is measured on the vLLM-style MoE kernels (h200-moe-fused2), as the cycles were.
   if (r.profile != "fused" || !r.fused_moe.measured() || op.cols != 1 || r.card.cuda_clock_hz <= 0 || r.card.sm_count <= 0)
