@@ -90,7 +90,7 @@ constexpr double kScatterSecondsPerPick = 0.20e-9;
 //    Mixtral's decode (2-128 keys) and every other run; the 128-thread kernel (Mixtral prefill b1,
 //    4096 keys: 18.3 us measured) is priced 13.6 us by the same rule: its four warps' block-wide
 //    scans are not priced.
-// The priced sort replaces the launch floor stream_cost gave that kernel.
+// The priced sort replaces the share of the op's stream price that kernel had.
 constexpr int kSortKeyBits = 64;
 constexpr int kOnesweepBitsPerPass = 8;
 constexpr int kBlockRadixBitsPerPass = 4;
@@ -101,7 +101,7 @@ constexpr double kBitonicSortSeconds = 1.739e-6;
 constexpr double kInPlaceRadixFixedSeconds = 2.951e-6;
 constexpr double kInPlaceRadixItemPassSeconds = 20.77e-9;
 
-// One sort's kernels beyond their launch floors: the in-place kernel, or the onesweep passes.
+// One sort's time on its sorting kernels (the in-place kernel, or the onesweep passes) and their count.
 double sort_time_s(int64_t keys, int& kernels) {
   if (keys > kInPlaceSortMax) {
     kernels = (kSortKeyBits + kOnesweepBitsPerPass - 1) / kOnesweepBitsPerPass;
@@ -114,11 +114,14 @@ double sort_time_s(int64_t keys, int& kernels) {
          (kSortKeyBits / kBlockRadixBitsPerPass) * items * kInPlaceRadixItemPassSeconds;
 }
 
-// The eager profile's argsorts (eager_experts: two sorts over the T k picks).
+// The eager profile's argsorts (eager_experts: two sorts over the T k picks). stream_cost priced
+// every launch of the op alike (floor and round trip); the sorting kernels take their own time
+// in place of that share, the iota, histogram, scan and memset keep it.
 void price_argsorts(const Op& op, const Roofs& r, KernelTimes& t) {
   int kernels = 0;
   const double sort = sort_time_s(op.rows, kernels);
-  const double extra = 2 * std::max(0.0, sort - kernels * kernel_alone_s(r.kernel_floor_s, r));
+  const double per_launch = (t.fixed_s + std::max(t.compute_s, t.memory_s)) / std::max(1, op.launches);
+  const double extra = 2 * std::max(0.0, sort - kernels * per_launch);
   t.fixed_s += extra;
   if (!t.fixed_parts.empty()) t.fixed_parts.push_back({"argsort: the sort kernels past their launch floors", extra, ""});
 }
