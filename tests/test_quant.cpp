@@ -269,6 +269,31 @@ TEST_CASE("row-scaled FP8: the padded-row term (few rows, many CTAs)") {
   CHECK(t(with_r, 16, 28672, 4096) > 1.15 * t(with_r, 128, 28672, 4096));
 }
 
+// quant9's opt-in (validation/results/h200-quant9/h200.fp8-row-cap.calibration.yaml): from ~80
+// CTAs walking at once a CTA's padded step stops growing (fp8_row_padded_step_cap), and the
+// busiest SM walks its CTAs one after another: h200-quant2's N sweep at 16 rows, K = 4096, 128 /
+// 224 / 448 CTAs (1 / 2 / 4 waves) took 26.2 / 47.4 / 93.2 us (the default prices 37.4 / 57.6 /
+// 113.3, the step growing with every tile). Not the default: with it the M = 128 stream (still
+// priced 19-31 % slow at 128-224 CTAs) is slower than M = 16 at 224 CTAs, against the check above.
+TEST_CASE("row-scaled FP8, opt-in: the padded step capped, wave by wave (h200-quant9)") {
+  const Card card = test::catalogue().card("h200");
+  const Calibration cap = load_calibration(test::root() + "/validation/results/h200-quant9/h200.fp8-row-cap.calibration.yaml");
+  CHECK(cap.quant.fp8_row.padded_step_cap_s == test::approx(0.685e-6));
+  CHECK(cap.quant.fp8_row.padded_row_step_s == test::approx(0.00932e-6));
+  const Roofs r = make_roofs(card, &cap);
+  auto t = [&](int64_t m, int64_t n, int64_t k) {
+    return price(ops::gemm_scaled("r", m, n, k, DType::bf16, DType::fp8, Scaling::row), r, Impl::fused).time_s;
+  };
+  CHECK(t(16, 57344, 4096) == doctest::Approx(2.0 * t(16, 28672, 4096)).epsilon(0.05));
+  CHECK(t(16, 16384, 4096) == doctest::Approx(26.2e-6).epsilon(0.10));
+  CHECK(t(16, 28672, 4096) == doctest::Approx(47.4e-6).epsilon(0.10));
+  CHECK(t(16, 57344, 4096) == doctest::Approx(93.2e-6).epsilon(0.10));
+  Calibration uncapped = cap;
+  uncapped.quant.fp8_row.padded_step_cap_s = 0;
+  CHECK(price(ops::gemm_scaled("r", 16, 57344, 4096, DType::bf16, DType::fp8, Scaling::row), make_roofs(card, &uncapped),
+              Impl::fused).time_s > 1.3 * t(16, 57344, 4096));
+}
+
 // quant3: the calibration keys of the INT8 sm80 kernel, the row-scaled FP8 kernel and the fp8 KV
 // conversion (quant_calibration.hpp) survive a write and a read, and bad values are refused
 // naming the file, the line and the key.
@@ -293,9 +318,10 @@ TEST_CASE("quant calibration keys: round trip, and bad values refused at their l
   CHECK(cal.quant.fp8_row.stream_efficiency == test::approx(0.642));
   CHECK(cal.quant.fp8_row.padded_row_step_s == test::approx(0.00889e-6));
   CHECK(cal.quant.fp8_row.one_wave_prologue_s == test::approx(3.69e-6));
+  CHECK(cal.quant.fp8_row.padded_step_cap_s == 0);  // the cap is an opt-in (h200-quant9)
   CHECK(cal.quant.fp8_kv_convert_per_element == test::approx(0.381));
-  CHECK(cal.quant.int8.thread_step_cycles == test::approx(75.9));
-  CHECK(cal.quant.int8.warp_step_cycles == test::approx(18.63));
+  CHECK(cal.quant.int8.thread_step_cycles == test::approx(72.7));
+  CHECK(cal.quant.int8.warp_step_cycles == test::approx(18.35));
   CHECK_FALSE(cal.quant.source.empty());
   const std::string written = write_quant_tmp("quant_rt.yaml", to_yaml(cal));
   const Calibration back = load_calibration(written);
@@ -308,6 +334,7 @@ TEST_CASE("quant calibration keys: round trip, and bad values refused at their l
   CHECK(back.quant.fp8_row.stream_efficiency == test::approx(cal.quant.fp8_row.stream_efficiency));
   CHECK(back.quant.fp8_row.padded_row_step_s == test::approx(cal.quant.fp8_row.padded_row_step_s));
   CHECK(back.quant.fp8_row.one_wave_prologue_s == test::approx(cal.quant.fp8_row.one_wave_prologue_s));
+  CHECK(back.quant.fp8_row.padded_step_cap_s == test::approx(cal.quant.fp8_row.padded_step_cap_s));
   CHECK(back.quant.fp8_kv_convert_per_element == test::approx(cal.quant.fp8_kv_convert_per_element));
   CHECK(back.quant.int8.thread_step_cycles == test::approx(cal.quant.int8.thread_step_cycles));
   CHECK(back.quant.int8.warp_step_cycles == test::approx(cal.quant.int8.warp_step_cycles));
@@ -333,6 +360,7 @@ TEST_CASE("quant calibration keys: round trip, and bad values refused at their l
   refused("fp8_kv_convert_per_element: 0.381", "fp8_kv_convert_per_element: -1", "fp8_kv_convert_per_element");
   refused("fp8_row_stream_efficiency: 0.642", "fp8_row_stream_efficiency: 1.5", "fp8_row_stream_efficiency");
   refused("fp8_row_padded_row_step: 0.00889 us", "fp8_row_padded_row_step: -1 us", "fp8_row_padded_row_step");
+  refused("fp8_row_prologue: 3.69 us", "fp8_row_prologue: 3.69 us\n  fp8_row_padded_step_cap: -1 us", "fp8_row_padded_step_cap");
   refused("fp8_row_prologue: 3.69 us", "fp8_row_prologue: inf us", "fp8_row_prologue");
   refused("  int8_mma_sync_latency: 0.225 us", "  int8_mma_sync_latency: nan us", "int8_mma_sync_latency");
   refused("  int8_mma_sync_fill_rate: 106.0 GB/s", "  int8_mma_sync_fill_rate: -1 GB/s", "int8_mma_sync_fill_rate");
@@ -341,8 +369,8 @@ TEST_CASE("quant calibration keys: round trip, and bad values refused at their l
           "int8_mma_sync_stream_efficiency");
   refused("  fp8_block_stream_efficiency: 0.698", "", "fp8_block_cta_mma_efficiency");  // one without the other
   refused("  fp8_block_prologue: 2.06 us", "  fp8_block_prologue: -2 us", "fp8_block_prologue");
-  refused("  int8_thread_step_cycles: 75.9", "  int8_thread_step_cycles: 0", "int8_thread_step_cycles");
-  refused("  int8_warp_step_cycles: 18.63", "", "int8_thread_step_cycles");  // one without the other
+  refused("  int8_thread_step_cycles: 72.7", "  int8_thread_step_cycles: 0", "int8_thread_step_cycles");
+  refused("  int8_warp_step_cycles: 18.35", "", "int8_thread_step_cycles");  // one without the other
 }
 
 // The fp8 KV cache (kv_cache_cost.cpp): bf16 caches keep their price exactly; an fp8 cache

@@ -111,3 +111,26 @@ TEST_CASE("block-scaled FP8: split-K at small outputs and long K, no padded-row 
   CHECK(as_row > 1.2 * block(16, 8192, 8192));
   CHECK(as_row == doctest::Approx(as_row_scaled).epsilon(0.05));
 }
+
+// quant9 (h200-quant9's block trace of ATen's weight_int8pack_mm_kernel): past the first resident
+// round (8 blocks an SM, 1056 on 132 SMs) at 1-4 rows the rest of the grid lands on the SMs that
+// free first, the first refill taking floor((64 - 7 x live warps) / 8) blocks at once (7 at M = 1);
+// with 8 live warps a block (16 rows) the refill is one block a completed block, as before.
+TEST_CASE("torch int8pack: the blocks past the first round land on the SMs that free first") {
+  auto wonly = [](int64_t m, int64_t n, int64_t k) {
+    return price(ops::gemm_wonly("w", m, n, k, DType::bf16, DType::int8, 0), h200().fused, Impl::fused).time_s;
+  };
+  // M = 1, N = 16896 -> 17408 (1056 -> 1088 blocks): measured 317.7 -> 583.7 us (1.84x), the 32
+  // late blocks 7 to an SM; one block more an SM would have been 1.5x.
+  const double jump = wonly(1, 17408, 4096) / wonly(1, 16896, 4096);
+  CHECK(jump > 1.75);
+  CHECK(jump < 2.1);
+  // More late blocks: a larger company on the busiest SM, never below the first refill's.
+  CHECK(wonly(1, 24576, 4096) > wonly(1, 17408, 4096) * 1.05);
+  CHECK(wonly(1, 20480, 4096) == doctest::Approx(wonly(1, 17408, 4096)).epsilon(0.01));  // 7 of 224: still the first refill
+  // 16 rows (8 live warps): one more round, not a greedy refill (h200-quant8: 8448 -> 8464 at
+  // 16 rows, 1240.6 -> 1534.5 us, 1.24x).
+  const double rows16 = wonly(16, 8464, 4096) / wonly(16, 8448, 4096);
+  CHECK(rows16 > 1.15);
+  CHECK(rows16 < 1.35);
+}

@@ -40,12 +40,14 @@ struct MmaSyncGemmCost {
 // CTAs walk their padded K loop at `cta_mma_efficiency` of an SM's datasheet fp8 rate after a
 // `one_wave_prologue_s` outside it, its weight stream reaches `stream_efficiency` of the read rate,
 // and every CTA's K step with rows of its 128-row A tile padded costs `padded_row_step_s` (at
-// 128 padded rows) of one shared, serial memory-side resource (quant_gemm_cost.cpp). 0 = absent.
+// 128 padded rows) per CTA walking at once, up to `padded_step_cap_s` a step (quant_gemm_cost.cpp
+// padded_row_time). 0 = absent (no cap: the step grows with every CTA).
 struct RowScaledFp8Cost {
   double cta_mma_efficiency = 0;
   double stream_efficiency = 0;
   double padded_row_step_s = 0;
   double one_wave_prologue_s = 0;
+  double padded_step_cap_s = 0;
 };
 
 // cuBLASLt's block-scaled FP8 kernel on Hopper (1x128 activation x 128x128 weight scales, the

@@ -37,10 +37,39 @@ namespace {
 //  - a thread's K steps are one dependent chain (loads, convert, FMA) of `thread_step_cycles`;
 //    an SM holds max_threads / 256 blocks (8), further blocks wait a round.
 // The two overlap only in part, as in weight_only_gemm_cost: K x hypot(rounds x chain, pipe).
-// The two keys were fitted by fit_quant.py on FIT_SHAPES of h200-quant (75.9 and 18.63 cycles;
-// 18.63 is near the 17-18 wavefronts a warp's step issues). Not priced: warps of blocks past the
-// first resident round at 1-4 rows run about twice as slow per step as this says (h200-quant8's
-// N sweep at M = 1 and 4 jumps at 8 -> 9 blocks an SM; gate/up at M <= 4: 14-45 % fast).
+// The two keys were fitted by fit_quant.py on FIT_SHAPES of h200-quant with late_company below
+// (72.7 and 18.35 cycles; 75.9 and 18.63 without it; 18.35 is near the 17-18 wavefronts a warp's
+// step issues). Past the first resident round at fewer than 16 rows the rest of the grid is not
+// dealt one block per SM: late_company below.
+//
+// The busiest SM's share of the blocks past the first resident round, when every block runs
+// `live` < 8 warps (1-15 rows). validation/results/h200-quant9 traced each block of this kernel
+// (%smid, %globaltimer, clock64; validation/scripts/quant/int8pack_trace.py):
+//  - none of the rest starts before a first-round block completes (an SM is refilled when one of
+//    its blocks completes), and then all of it starts within ~1 us (M = 1, N = 28672: 736 blocks
+//    between 297.6 and 298.4 us);
+//  - an SM counts the slots of exited warps as free: at its first completion it takes
+//    floor((64 - 7 x live) / 8) blocks at once (`first`: 7 at M = 1, 6 at M = 4, as traced), and
+//    more at its next completions, up to max_blocks_per_sm or while a new block's 8 warps fit
+//    (`hold`);
+//  - so the rest lands on the SMs that free first: at M = 1 the busiest SM took 7 of 32 (8 SMs
+//    used), 7 of 224 (48), 10 of 480 (74), 13 of 736 (86 SMs), kLateSkew = 13 / (736 / 132) =
+//    2.33 times the mean where `first` does not bound it (read off that trace's placement, no time
+//    fitted);
+//  - a late block's K step is set by its company alone (131-146 cycles a step with 7-13 blocks
+//    together, the first round's law for that company), so they are priced as one more round of
+//    that many blocks (in batches of `hold`).
+// Held out: h200-quant8's five cases past one round and h200-quant's gate/ups at M = 1 and 4
+// (docs/accuracy-notes.md, branch quant9). Untested at 9-15 rows (live 5-7).
+constexpr double kLateSkew = 2.33;
+
+// The busiest SM's late blocks: at least a first refill, kLateSkew x the mean, at most what an SM
+// holds (past that the rest spills to other SMs).
+double late_company(double pending, double live, int sms, int resident, int warps_per_sm, double hold) {
+  const double first = std::floor((warps_per_sm - (resident - 1) * live) / 8.0);
+  return std::min({pending, hold, std::max(first, std::ceil(kLateSkew * pending / sms))});
+}
+
 KernelTimes int8pack_cost(const Op& op, const Roofs& r, const WeightOnlyCost& c) {
   const int64_t m = op.gemm.m * std::max<int64_t>(1, op.gemm.batch), n = op.gemm.n;
   const int64_t col_blocks = (n + 15) / 16, blocks = col_blocks * ((m + 15) / 16);
@@ -55,7 +84,21 @@ KernelTimes int8pack_cost(const Op& op, const Roofs& r, const WeightOnlyCost& c)
   const double per_sm = std::ceil(static_cast<double>(blocks) / sms);
   const double rounds = std::ceil(per_sm / resident);
   const double clock = r.card.cuda_clock_hz > 0 ? r.card.cuda_clock_hz : 1.98e9;
-  const double step = std::hypot(rounds * c.thread_step_cycles, per_sm * warps / static_cast<double>(blocks) * c.warp_step_cycles);
+  double step = std::hypot(rounds * c.thread_step_cycles, per_sm * warps / static_cast<double>(blocks) * c.warp_step_cycles);
+  const int warps_per_sm = r.card.limits.max_warps_per_sm > 0 ? r.card.limits.max_warps_per_sm : threads / 32;
+  const double live = warps / static_cast<double>(blocks);
+  const double pending = static_cast<double>(blocks) - static_cast<double>(resident) * sms;
+  if (m < 16 && pending > 0 && warps_per_sm - (resident - 1) * live >= 16) {
+    // The first round, then the busiest SM's late company (late_company), in batches of `hold`.
+    const int max_blocks = r.card.limits.max_blocks_per_sm > 0 ? r.card.limits.max_blocks_per_sm : 32;
+    const double hold = std::min<double>(max_blocks, std::floor((warps_per_sm - 8) / live) + 1);
+    // Whole batches while the rest fills every SM to `hold` (none in any measured case), then the last.
+    const double full = std::floor(pending / (hold * sms)), rest_blocks = pending - full * hold * sms;
+    const double n = rest_blocks > 0 ? late_company(rest_blocks, live, sms, resident, warps_per_sm, hold) : 0.0;
+    step = std::hypot(c.thread_step_cycles, resident * live * c.warp_step_cycles) +
+           full * std::hypot(c.thread_step_cycles, hold * live * c.warp_step_cycles) +
+           (n > 0 ? std::hypot(c.thread_step_cycles, n * live * c.warp_step_cycles) : 0.0);
+  }
   KernelTimes t;
   t.compute_s = static_cast<double>(op.gemm.k) * step / clock;
   t.memory_s = with_l2_hit(op, r, stream_memory_s(op, r));  // 0.1-0.2 TB/s here: never binds
@@ -208,18 +251,32 @@ int64_t block_fp8_split(const Op& op, int sms) {
 // Nsight Compute (h200-quant2/ncu.csv, three shapes) counts as many L2-to-SM read sectors at
 // M = 16 as at M = 128 (98-100 %; the real rows alone would be 56 %), and at M = 16 the busiest
 // L2 slice runs at 1.5-1.6x the mean (1.03-1.05x at M = 128; DRAM slices even in both): the
-// padded rows' requests land on a few slices that every CTA visits each step. Those slices serve
-// them one after another, a resource shared by all CTAs: tiles x K steps x padded share x
-// `padded_row_step_s`. It binds from about 48 CTAs on (below, the CTAs' own K loops are longer),
-// which is why the slowdown grows with the CTA count and is absent at 32; it is proportional to
-// K, so it is not the epilogue's row-scale loads (once per tile), and the DRAM bytes are the same
-// at M = 16 and 128. cuBLASLt takes rows in multiples of 16 (the padding serving engines apply),
-// so 1-16 rows are 16.
-double padded_row_time(const Op& op, const RowScaledFp8Cost& c, double tiles) {
+// padded rows' requests land on a few slices that every CTA visits each step. By default those
+// slices serve every tile's padded steps one after another: tiles x K steps x padded share x
+// `padded_row_step_s`. With `padded_step_cap_s` (an opt-in, validation/results/h200-quant9) a
+// CTA's K step waits on them in proportion to the CTAs walking at once (one an SM, min(tiles,
+// SMs)) x padded share x `padded_row_step_s`, up to the cap, and the busiest SM walks
+// ceil(tiles / SMs) CTAs one after another (branch quant9, from h200-quant and h200-quant2's
+// times at 16 rows: a CTA's K step is 0.31-0.33 us at 32 CTAs (the MMA alone), 0.43 at 48, 0.51
+// at 64, 0.66 at 80 and 0.65-0.71 from 128 CTAs on, 1 to 4 waves: the K sweep's N = 16384,
+// 28672, 57344 and the gate/ups of Llama-3-8B, Qwen2.5-7B, Llama-3-70B; before quant9 the step
+// grew with every tile and priced those 21-42 % slow; not the default because the 128-row stream
+// is still priced slow there, test_quant.cpp). Why it
+// stops growing near 80 CTAs is not known (the same A-tile requests from many CTAs merging in
+// L2 is a guess, not measured). It binds from about 48 CTAs on (below, the CTAs' own K loops
+// are longer), which is why the slowdown is absent at 32; it is proportional to K, so it is not
+// the epilogue's row-scale loads (once per tile), and the DRAM bytes are the same at M = 16 and
+// 128. cuBLASLt takes rows in multiples of 16 (the padding serving engines apply), so 1-16 rows
+// are 16.
+double padded_row_time(const Op& op, const RowScaledFp8Cost& c, double tiles, int sms) {
   const double rows = 16.0 * std::ceil(static_cast<double>(op.gemm.m) / 16.0);
   if (c.padded_row_step_s <= 0 || rows >= 128) return 0;
   const double padded_share = (128.0 - rows) / 128.0;
-  return tiles * std::ceil(static_cast<double>(op.gemm.k) / 128.0) * padded_share * c.padded_row_step_s;
+  const double steps = std::ceil(static_cast<double>(op.gemm.k) / 128.0);
+  // Without the cap (the H200 calibration's default): every tile's padded steps on the one resource.
+  if (c.padded_step_cap_s <= 0) return tiles * steps * padded_share * c.padded_row_step_s;
+  const double walking = std::min(tiles, static_cast<double>(sms)), waves = std::ceil(tiles / sms);
+  return waves * steps * std::min(c.padded_step_cap_s, walking * padded_share * c.padded_row_step_s);
 }
 
 }  // namespace
@@ -267,7 +324,7 @@ KernelTimes scaled_gemm_cost(const Op& op, const Roofs& r, const Tile* force_til
     t.compute_s = 2.0 * row_tile.m * row_tile.n * t.tiling->k_per_cta / sm_rate;
     t.fixed_s += c.one_wave_prologue_s;
   }
-  t.compute_s = std::max(t.compute_s, padded_row_time(op, c, static_cast<double>(t.tiling->tiles)));
+  t.compute_s = std::max(t.compute_s, padded_row_time(op, c, static_cast<double>(t.tiling->tiles), r.card.sm_count));
   t.memory_s = with_l2_hit(op, r, stream_memory_s(op, r) / c.stream_efficiency);
   return t;
 }

@@ -69,6 +69,7 @@ QuantCalibration parse_quant_calibration(MapReader m) {
   c.fp8_row.stream_efficiency = opt_share(m, "fp8_row_stream_efficiency");
   c.fp8_row.padded_row_step_s = m.opt_quantity("fp8_row_padded_row_step", Dimension::seconds, false, 1e-3).value_or(0);
   c.fp8_row.one_wave_prologue_s = m.opt_quantity("fp8_row_prologue", Dimension::seconds, false, 1e-3).value_or(0);
+  c.fp8_row.padded_step_cap_s = m.opt_quantity("fp8_row_padded_step_cap", Dimension::seconds, false, 1e-3).value_or(0);
   c.fp8_block.cta_mma_efficiency = opt_share(m, "fp8_block_cta_mma_efficiency");
   c.fp8_block.stream_efficiency = opt_share(m, "fp8_block_stream_efficiency");
   c.fp8_block.one_wave_prologue_s = m.opt_quantity("fp8_block_prologue", Dimension::seconds, false, 1e-3).value_or(0);
@@ -106,9 +107,12 @@ std::string quant_calibration_yaml(const QuantCalibration& c) {
     o << "  fp8_row_stream_efficiency: " << c.fp8_row.stream_efficiency << "   # its weight stream, share of the read rate\n";
   if (c.fp8_row.padded_row_step_s > 0)
     o << "  fp8_row_padded_row_step: " << c.fp8_row.padded_row_step_s * 1e6
-      << " us   # per CTA K step of a fully padded A tile, on a shared serial resource\n";
+      << " us   # per CTA K step of a fully padded A tile and per CTA walking at once\n";
   if (c.fp8_row.one_wave_prologue_s > 0)
     o << "  fp8_row_prologue: " << c.fp8_row.one_wave_prologue_s * 1e6 << " us   # one wave: outside the K loop\n";
+  if (c.fp8_row.padded_step_cap_s > 0)
+    o << "  fp8_row_padded_step_cap: " << c.fp8_row.padded_step_cap_s * 1e6
+      << " us   # the most a CTA's padded K step costs, however many CTAs walk at once\n";
   if (c.fp8_block.measured())
     o << "  fp8_block_cta_mma_efficiency: " << c.fp8_block.cta_mma_efficiency
       << "   # block-scaled FP8, one wave: share of an SM's datasheet fp8 rate\n"

@@ -34,7 +34,14 @@ Hopper; lib/src/cost/quant_gemm_cost.cpp scaled_gemm_cost), on the same fit shap
     padded  = tiles x ceil(K/128) x (128 - rows) / 128 x padded_row_step              rows < 128
 Four parameters (cta_mma_efficiency, stream_efficiency, padded_row_step, prologue) by a
 Nelder-Mead search on the same loss from two starts; the K and N sweeps of h200-quant2 (if
-present beside the results folder) are reported as a further held-out set.
+present beside the results folder) are reported as a further held-out set. Then quant9's opt-in
+(validation/results/h200-quant9/h200.fp8-row-cap.calibration.yaml), five parameters, the padded
+step capped and walked wave by wave on the busiest SM:
+    padded  = ceil(tiles/SMs) x ceil(K/128) x min(cap, min(tiles, SMs) x (128 - rows) / 128 x padded_row_step)
+
+torch int8pack past the first resident round at 1-15 rows (quant9, h200-quant9's block trace):
+the first round, then the busiest SM's late company n = min(late, hold, max(first refill,
+LATE_SKEW x late / SMs)) as one more round (int8pack_pred).
 
 INT8 torch._int_mm (h200-quant2's `_int_mm` cases: CUTLASS sm80 mma.sync kernels on Hopper;
 scaled_gemm_cost's mma_sync_int8_cost), on the same fit shapes, rows as padded (m_padded):
@@ -122,10 +129,16 @@ def main():
               f"median {100 * statistics.median(errs):.1f}% p90 {100 * errs[int(0.9 * (len(errs) - 1))]:.1f}%")
     fit_int8pack(a.results, cal)
     fit_row(a.results, cal)
+    fit_row(a.results, cal, capped=True)  # quant9's opt-in: validation/results/h200-quant9/h200.fp8-row-cap.calibration.yaml
     fit_int8(a.results, cal)
     if a.int8_actual:
         fit_int8(a.results, cal, actual=True)
     fit_block(a.results, cal)
+
+
+# quant_gemm_cost.cpp kLateSkew: the busiest SM's share of the blocks past the first round over the mean,
+# read off h200-quant9's trace (M = 1, N = 28672: 13 of 736 blocks on 132 SMs)
+LATE_SKEW = 2.33
 
 
 def int8pack_pred(c, thread_step, warp_step, floor, sms=132, clock=1.98e9, resident=8):
@@ -136,7 +149,18 @@ def int8pack_pred(c, thread_step, warp_step, floor, sms=132, clock=1.98e9, resid
     warps = col_blocks * (8 * (m // 16) + -(-(m % 16) // 2))
     per_sm = -(-blocks // sms)
     rounds = -(-per_sm // resident)
-    return 4 * floor + k * math.hypot(rounds * thread_step, per_sm * warps / blocks * warp_step) / clock
+    step = math.hypot(rounds * thread_step, per_sm * warps / blocks * warp_step)
+    live, pending, slots = warps / blocks, blocks - resident * sms, 64
+    if m < 16 and pending > 0 and slots - (resident - 1) * live >= 16:
+        # quant9: the first round, then the busiest SM's late company (quant_gemm_cost.cpp late_company)
+        hold = min(32, (slots - 8) // live + 1)
+        full = pending // (hold * sms)
+        rest = pending - full * hold * sms
+        first = (slots - (resident - 1) * live) // 8
+        n = min(rest, hold, max(first, math.ceil(LATE_SKEW * rest / sms))) if rest > 0 else 0
+        step = (math.hypot(thread_step, resident * live * warp_step) + full * math.hypot(thread_step, hold * live * warp_step)
+                + (math.hypot(thread_step, n * live * warp_step) if n > 0 else 0.0))
+    return 4 * floor + k * step / clock
 
 
 def fit_int8pack(results, cal):
@@ -165,7 +189,7 @@ def fit_int8pack(results, cal):
             print(f"  {name}: n={len(e)} median {100 * statistics.median(e):.1f}% p90 {100 * e[int(0.9 * (len(e) - 1))]:.1f}%")
 
 
-def fit_row(results, cal):
+def fit_row(results, cal, capped=False):
     """The row-scaled FP8 kernel's four keys (the calibration's quant: fp8_row_cta_mma_efficiency, _stream_efficiency,
     _padded_row_step, _prologue)."""
     read_bw = calib_value(cal, "read_bandwidth", 1e9)
@@ -180,14 +204,22 @@ def fit_row(results, cal):
         sweep = [c for c in json.load(open(sweep_file))["cases"]
                  if c.get("model") == "sweep" and c["scaling"] == "row" and c.get("ok") and c.get("correct")]
 
-    def pred(c, e1, e2, step, prologue):
+    def pred(c, e1, e2, step, prologue, cap=0.0):
         mp, n, k = c["m_padded"], c["n"], c["k"]
         tiles = -(-mp // 128) * -(-n // 128)
         one_wave = tiles <= sms
         comp = (2 * 128 * 128 * k / (e1 * sheet / sms) if one_wave
                 else -(-tiles // sms) * 2 * 128 * 128 * k / (peak / sms))
         rd = mp * k + 4 * mp + n * k + 4 * n
-        padded = tiles * -(-k // 128) * (128 - mp) / 128 * step if mp < 128 else 0.0
+        # quant9: a CTA's padded K step grows with the CTAs walking at once, up to `cap`; the
+        # busiest SM walks ceil(tiles / SMs) of them one after another
+        waves, walking = -(-tiles // sms), min(tiles, sms)
+        if mp >= 128:
+            padded = 0.0
+        elif cap <= 0:  # the default: every tile's padded steps on one serial resource
+            padded = tiles * -(-k // 128) * (128 - mp) / 128 * step
+        else:  # quant9's opt-in (fp8_row_padded_step_cap)
+            padded = waves * -(-k // 128) * min(cap, walking * (128 - mp) / 128 * step)
         return fixed + (prologue if one_wave else 0.0) + max(comp, (rd / read_bw + 2 * mp * n / write_bw) / e2, padded)
 
     def is_fit(c):
@@ -197,17 +229,20 @@ def fit_row(results, cal):
         if min(p) <= 0 or p[0] > 1.2 or p[1] > 1:
             return float("inf")
         return sum(math.log(pred(c, *p) / c["measured_s"]) ** 2 for c in rows if is_fit(c))
-    best = min((nelder_mead(loss, start) for start in ([0.9, 0.66, 9e-9, 2.5e-6], [0.9, 0.55, 7e-9, 2.5e-6])),
-               key=lambda r: r[1])
+    starts = ([0.9, 0.66, 9e-9, 2.5e-6], [0.9, 0.55, 7e-9, 2.5e-6])
+    if capped:
+        starts = ([0.9, 0.66, 9e-9, 2.5e-6, 0.7e-6], [0.9, 0.55, 7e-9, 2.5e-6, 0.6e-6], [0.97, 0.65, 9.3e-9, 3.4e-6, 0.7e-6])
+    best = min((nelder_mead(loss, start) for start in starts), key=lambda r: r[1])
     params = best[0]
-    e1, e2, step, prologue = params
+    e1, e2, step, prologue, cap = list(params) + ([] if capped else [0.0])
 
     def report(name, cs):
         e = sorted(abs(pred(c, *params) / c["measured_s"] - 1) for c in cs)
         if e:
             print(f"  {name}: n={len(e)} median {100 * statistics.median(e):.1f}% p90 {100 * e[int(0.9 * (len(e) - 1))]:.1f}%")
     print(f"fp8 row: cta_mma_efficiency {e1:.3f} stream_efficiency {e2:.3f} padded_row_step {step * 1e6:.5f} us "
-          f"prologue {prologue * 1e6:.2f} us (L2 hits left out; loss {best[1]:.3f})")
+          f"prologue {prologue * 1e6:.2f} us" + (f" padded_step_cap {cap * 1e6:.3f} us (opt-in)" if capped else "")
+          + f" (L2 hits left out; loss {best[1]:.3f})")
     report("fit shapes", [c for c in rows if is_fit(c)])
     report("held-out shapes", [c for c in rows if not is_fit(c)])
     report("h200-quant2 K/N sweeps", sweep)
