@@ -278,8 +278,8 @@ TEST_CASE("row-scaled FP8: the padded-row term (few rows, many CTAs)") {
 TEST_CASE("row-scaled FP8, opt-in: the padded step capped, wave by wave (h200-quant9)") {
   const Card card = test::catalogue().card("h200");
   const Calibration cap = load_calibration(test::root() + "/validation/results/h200-quant9/h200.fp8-row-cap.calibration.yaml");
-  CHECK(cap.quant.fp8_row.padded_step_cap_s == test::approx(0.685e-6));
-  CHECK(cap.quant.fp8_row.padded_row_step_s == test::approx(0.00932e-6));
+  CHECK(cap.quant.fp8_row.padded_step_cap_s == test::approx(0.676e-6));
+  CHECK(cap.quant.fp8_row.padded_row_step_s == test::approx(0.00843e-6));
   const Roofs r = make_roofs(card, &cap);
   auto t = [&](int64_t m, int64_t n, int64_t k) {
     return price(ops::gemm_scaled("r", m, n, k, DType::bf16, DType::fp8, Scaling::row), r, Impl::fused).time_s;
@@ -290,8 +290,11 @@ TEST_CASE("row-scaled FP8, opt-in: the padded step capped, wave by wave (h200-qu
   CHECK(t(16, 57344, 4096) == doctest::Approx(93.2e-6).epsilon(0.10));
   Calibration uncapped = cap;
   uncapped.quant.fp8_row.padded_step_cap_s = 0;
+  // Without the cap the same keys price every tile's padded steps: more than 10 % over the measurement.
   CHECK(price(ops::gemm_scaled("r", 16, 57344, 4096, DType::bf16, DType::fp8, Scaling::row), make_roofs(card, &uncapped),
-              Impl::fused).time_s > 1.3 * t(16, 57344, 4096));
+              Impl::fused).time_s > 1.1 * 93.2e-6);
+  // 64 rows at 64 CTAs (Llama-3-70B down, K = 28672; the share 1 - rows / 256): 94.9 us measured.
+  CHECK(t(64, 8192, 28672) == doctest::Approx(94.9e-6).epsilon(0.10));
 }
 
 // quant3: the calibration keys of the INT8 sm80 kernel, the row-scaled FP8 kernel and the fp8 KV

@@ -37,7 +37,7 @@ Nelder-Mead search on the same loss from two starts; the K and N sweeps of h200-
 present beside the results folder) are reported as a further held-out set. Then quant9's opt-in
 (validation/results/h200-quant9/h200.fp8-row-cap.calibration.yaml), five parameters, the padded
 step capped and walked wave by wave on the busiest SM:
-    padded  = ceil(tiles/SMs) x ceil(K/128) x min(cap, min(tiles, SMs) x (128 - rows) / 128 x padded_row_step)
+    padded  = ceil(tiles/SMs) x ceil(K/128) x min(cap, min(tiles, SMs) x (1 - rows / 256) x padded_row_step)
 
 torch int8pack past the first resident round at 1-15 rows (quant9, h200-quant9's block trace):
 the first round, then the busiest SM's late company n = min(late, hold, max(first refill,
@@ -219,7 +219,7 @@ def fit_row(results, cal, capped=False):
         elif cap <= 0:  # the default: every tile's padded steps on one serial resource
             padded = tiles * -(-k // 128) * (128 - mp) / 128 * step
         else:  # quant9's opt-in (fp8_row_padded_step_cap)
-            padded = waves * -(-k // 128) * min(cap, walking * (128 - mp) / 128 * step)
+            padded = waves * -(-k // 128) * min(cap, walking * (1 - mp / 256) * step)
         return fixed + (prologue if one_wave else 0.0) + max(comp, (rd / read_bw + 2 * mp * n / write_bw) / e2, padded)
 
     def is_fit(c):
