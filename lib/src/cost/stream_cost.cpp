@@ -79,7 +79,17 @@ std::optional<double> inductor_issue_s(const Op& op, const Roofs& r) {
   if (op.cols <= inductor_persistent_cols || rate <= 0) return 0.0;
   const double sms = static_cast<double>(r.card.sm_count);
   const double padded = static_cast<double>((op.cols + block - 1) / block * block);
-  return (std::ceil(static_cast<double>(op.rows) / sms) - 1) * padded / (rate / sms);
+  // Rows a CTA: Inductor's contiguous reduction config is XBLOCK 2 while the row's size hint (the
+  // power of two at or above the columns) is at most 2048, 1 beyond (torch/_inductor/runtime/
+  // triton_heuristics.py, _reduction_configs: make_config(2 if rnumel <= 2048 else 1, ...); PyTorch
+  // 2.11). h200-eltwise5/configs.json: XBLOCK 2 at 24 x 1536 and 256 x 2048, kernels.json's
+  // `autotuned` at 24576 x 2048 (and every case of h200-eltwise9). An SM's CTAs then hold their
+  // rows in pairs: 24 rows are 12 CTAs of 2, so each busy SM issues a second row behind the first,
+  // where one row a CTA left it none; one CTA past 8 an SM (1058 x 2048) adds two rows' issue, not
+  // one (h200-eltwise9: +0.82 / +1.38 us for layer_norm / softmax; two rows priced +0.78 / +1.19).
+  const double xblock = op.cols <= block ? 2.0 : 1.0;
+  const double per_sm = std::ceil(std::ceil(static_cast<double>(op.rows) / xblock) / sms) * xblock;
+  return (per_sm - 1) * padded / (rate / sms);
 }
 
 // The looped reduction's walk (branch eltwise6, validation/results/h200-eltwise6): Inductor runs it

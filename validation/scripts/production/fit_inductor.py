@@ -79,6 +79,14 @@ def blocks(c):
     return math.ceil(c["cols"] / BLOCK)
 
 
+def rows_per_sm(c):
+    """Rows an SM holds (stream_cost.cpp, inductor_issue_s): Inductor's contiguous reduction config
+    is XBLOCK 2 while the row's size hint is at most 2048 columns, 1 beyond (triton_heuristics.py,
+    _reduction_configs), so the CTAs hold their rows in pairs there (branch eltwise9)."""
+    xblock = 2 if c["cols"] <= BLOCK else 1
+    return math.ceil(math.ceil(c["rows"] / xblock) / SMS) * xblock
+
+
 def candidate_pairs(path, rows_max=SMS):
     """configs.json's looped reductions of 2049-4096 columns at most rows_max rows, DRAM-fed, with
     both candidates timed alone: (kernel, rows, cols, whole-row time, 2048-column time)."""
@@ -149,7 +157,7 @@ def main(paths, calibration="hardware/h200.calibration.yaml"):
         own = [c for c in cases if c["kernel"] == kernel and c["rows"] >= 4 * SMS]
         names = ", ".join(f'{c["rows"]}x{c["cols"]}' for c in own)
         rate = statistics.median(4 * c["rows"] * c["cols"] / c["measured_s"] for c in own)
-        pts = [((math.ceil(c["rows"] / SMS) - 1) * blocks(c) * BLOCK,
+        pts = [((rows_per_sm(c) - 1) * blocks(c) * BLOCK,
                 c["measured_s"] - floor - sol[0] - blocks(c) * block[kernel]) for c in own]  # the queue (> the stream)
         slope = sum(w * t for w, t in pts) / sum(w * w for w, _ in pts)
         print(f"    {OPS[kernel]}: {SMS / slope:.4g}   # {len(own)} cases ({names}), {rate / 1e12:.2f} TB/s (median)")
