@@ -119,12 +119,15 @@ TEST_CASE("h200-moe7 torch._grouped_mm against the model (held out)") {
   // 9.1 % (Mixtral's 64 rows).
   CHECK(quantile(exact, 0.5) <= 0.085);
   CHECK(quantile(exact, 1.0) <= 0.19);
-  // A router's binomial rows at a mean of 128 as a step's op (no full-pair credit, expected
-  // tiles over the binomial): -6 to -10 %. Two opposite misses cancel there: the experts of one
-  // full pair priced at the partial rate (slow), and those past 128 rows priced too fast: equal
-  // rows of 160 (two pairs, the second a quarter full) are -12 % (Qwen3) and -22 % (Mixtral).
-  for (double e : binom) CHECK(std::fabs(e) <= 0.11);
-  for (double e : two_pairs) CHECK(e < -0.08);
+  // A router's binomial rows at a mean of 128 as a step's op. Before branch moe9 they were -6 to
+  // -10 % by two opposite misses that cancelled (the one-pair experts priced at the partial rate,
+  // the two-pair ones too fast: equal rows of 160 were -12 % Qwen3, -22 % Mixtral). Since moe9 each
+  // expert's first pair takes its full-pair share over the binomial and a partial pair past the
+  // first re-reads the weight (grouped_mm_cost.cpp): binomial -3.6 / -0.2 / -8.2 % (Qwen3 gate_up,
+  // Mixtral gate_up, Qwen3 down), and 160 rows
+  // +5.6 % (Qwen3) / -12.3 % (Mixtral) (validation/scripts/moe/fit_grouped_mm9.py).
+  for (double e : binom) CHECK(std::fabs(e) <= 0.09);
+  for (double e : two_pairs) CHECK(std::fabs(e) <= 0.13);
 }
 
 TEST_CASE("h200-moe7 fused_moe over N: the half-line stream by the CTAs an SM") {
