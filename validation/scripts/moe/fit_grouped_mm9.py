@@ -135,6 +135,11 @@ def load(results):
             kind = ("binomial" if "binom" in nm else "r160 (two pairs)" if "r160" in nm
                     else "mixtures" if ("_mix128" in nm or "spread" in nm) else "equal rows")
             out.append(dict(c, run="h200-moe7", grp="h200-moe7 " + kind))
+    path = os.path.join(results, "h200-moe9", "hf.json")
+    if os.path.exists(path):  # this branch's K sweep of the two gate_up shapes (run_moe9.py)
+        for c in json.load(open(path))["pair_cases"]:
+            if c.get("ok"):
+                out.append(dict(c, run="h200-moe9", grp="h200-moe9 K sweep"))
     return out
 
 
