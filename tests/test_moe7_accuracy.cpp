@@ -119,12 +119,15 @@ TEST_CASE("h200-moe7 torch._grouped_mm against the model (held out)") {
   // 9.1 % (Mixtral's 64 rows).
   CHECK(quantile(exact, 0.5) <= 0.085);
   CHECK(quantile(exact, 1.0) <= 0.19);
-  // A router's binomial rows at a mean of 128 as a step's op (no full-pair credit, expected
-  // tiles over the binomial): -6 to -10 %. Two opposite misses cancel there: the experts of one
-  // full pair priced at the partial rate (slow), and those past 128 rows priced too fast: equal
-  // rows of 160 (two pairs, the second a quarter full) are -12 % (Qwen3) and -22 % (Mixtral).
-  for (double e : binom) CHECK(std::fabs(e) <= 0.11);
-  for (double e : two_pairs) CHECK(e < -0.08);
+  // A router's binomial rows at a mean of 128 as a step's op. Before branch moe9 they were -6 to
+  // -10 % by two opposite misses that cancelled (the one-pair experts priced at the partial rate,
+  // the two-pair ones too fast: equal rows of 160 were -12 % Qwen3, -22 % Mixtral). Since moe9 each
+  // expert's first pair takes its full-pair share over the binomial and a partial pair past the
+  // first re-reads the weight (grouped_mm_cost.cpp): binomial -3.6 / -0.2 / -8.2 % (Qwen3 gate_up,
+  // Mixtral gate_up, Qwen3 down), and 160 rows
+  // +5.6 % (Qwen3) / -12.3 % (Mixtral) (validation/scripts/moe/fit_grouped_mm9.py).
+  for (double e : binom) CHECK(std::fabs(e) <= 0.09);
+  for (double e : two_pairs) CHECK(std::fabs(e) <= 0.13);
 }
 
 TEST_CASE("h200-moe7 fused_moe over N: the half-line stream by the CTAs an SM") {
@@ -156,4 +159,37 @@ TEST_CASE("h200-moe7 fused_moe over N: the half-line stream by the CTAs an SM") 
   CHECK(quantile(held7, 1.0) <= 0.12);
   CHECK(quantile(held6, 1.0) <= 0.04);
   CHECK(quantile(held5, 1.0) <= 0.07);
+}
+
+TEST_CASE("h200-moe9 torch._grouped_mm K sweep: the partial-pair penalty follows the shape, not K") {
+  // validation/results/h200-moe9 (run_moe9.py, branch moe9): equal rows 8 / 64 / 128 on Mixtral's
+  // gate_up shape (8 experts x N 28672) at K = 1024, 2048, 4096 and Qwen3's (128 x N 1536) at
+  // K = 2048, 4096, 8192. The hypothesis that K sets the one-pair experts' penalty is rejected:
+  // r = 8 costs 1.11 / 1.33 / 1.28x r = 128 at Mixtral's shape, 0.97 / 1.01 / 1.13x at Qwen3's.
+  std::map<std::string, double> t;
+  for (const auto& c : load("h200-moe9")["pair_cases"]) {
+    REQUIRE(c["ok"].as<bool>());
+    CHECK(c["kernel_family"].as<std::string>() == "pingpong");
+    t[c["name"].as<std::string>()] = c["median_s"].as<double>();
+  }
+  REQUIRE(t.size() == 16);
+  auto ratio = [&t](const std::string& shape) { return t.at("pair9_" + shape + "_r8") / t.at("pair9_" + shape + "_r128"); };
+  for (const char* s : {"mixtral_gate_up_k1024", "mixtral_gate_up_k2048", "mixtral_gate_up"}) {
+    CAPTURE(s);
+    CHECK(ratio(s) > 1.10);
+  }
+  for (const char* s : {"qwen3_gate_up", "qwen3_gate_up_k4096"}) {
+    CAPTURE(s);
+    CHECK(std::fabs(ratio(s) - 1) < 0.05);
+  }
+  // The model (nothing fitted on this set): 6.9 % median, 21.7 % max, its misses the one-pair
+  // experts of Qwen3's shape (+8 to +22 %) and 64 rows at Mixtral's (+13 to +15 %).
+  const Roofs r = roofs(Impl::eager);
+  std::vector<double> err;
+  for (const auto& c : load("h200-moe9")["pair_cases"])
+    err.push_back(std::fabs(price(pair7_op(c), r, Impl::eager).device_time_s / c["median_s"].as<double>() - 1));
+  CAPTURE(quantile(err, 0.5));
+  CAPTURE(quantile(err, 1.0));
+  CHECK(quantile(err, 0.5) <= 0.075);
+  CHECK(quantile(err, 1.0) <= 0.23);
 }

@@ -32,10 +32,26 @@
 // Compute: 1.88-1.90 GB at 8, 64 and 128 rows on Mixtral's gate_up) pairs whose rows fill them
 // keep DRAM 78-81 % busy, pairs with 64 rows or fewer 57-63 %: 128 rows run 1.28x faster than 8
 // at Mixtral's shapes, 96 nearly as fast, 65 as slow as 64. The pingpong kernel's tiles in full
-// pairs therefore stream the op's bytes at `grouped_mm_full_pair_stream` with no per-CTA term. A
-// router's rows do not: h200-moe5's random-router cases at a mean of 128 rows per expert run at
-// the partial-pair rate (Qwen3's 1.36x the balanced time), so only exact rows (the same on every
-// expert) earn the credit; why a mixture of full and partial pairs does not was not isolated.
+// pairs therefore stream the op's bytes at `grouped_mm_full_pair_stream` with no per-CTA term.
+//
+// Branch moe9 (validation/scripts/moe/fit_grouped_mm9.py --table): counted per CTA tile of the
+// cluster's pairs, every pair costs its K-loop whether its rows fill it or not: the 101 pingpong
+// cases with rows set per expert and 2+ CTA tiles an SM (h200-moe-fused, h200-moe5/6/7) run 0.255-
+// 0.384 us per 64-deep K step of a CTA tile, the idle partner of a 1-64-row expert counted (its
+// A rows zero-filled by TMA, its MMAs run, only its stores dropped). For a one-pair expert the two terms above already price that: two CTAs
+// fetching half the slab each cost what one tile fetching it all does. What the model lacked
+// is an expert's pairs past the first: a partial last pair re-reads the weight slab at the card's
+// stream (h200-moe7: 160 rows cost 1.79x (Qwen3) / 2.34x (Mixtral) the 128-row time, the partial
+// pair as slow inside a two-pair expert as alone), while full further pairs cost their MMAs (h200-
+// moe5's forced-pingpong experts of 2-16 full pairs run at the MMA share). So, per expert of r
+// rows, P = ceil(r / 128) pairs: its first pass of the weight streams as a full pair in the first
+// pair's full share (the ramp above; 1 when P >= 2), else at the two terms, and a partial last
+// pair past the first adds the weight's bytes at `grouped_mm_stream` in its partial share. A
+// router's rows take these over the binomial (branch moe6 credited exact rows only), so its one-
+// pair experts earn their full-pair stream and its two-pair ones pay their partial pair: h200-
+// moe7's mixtures run at their experts' average. No key refitted.
+// Left: Qwen3's gate_up partial pairs (K = 2048, 128 experts) run ~10 % faster per CTA tile than
+// Mixtral's and DeepSeek-V2-Lite's (0.32-0.35 against 0.34-0.38 us a K step), not isolated.
 #include <algorithm>
 #include <cmath>
 
@@ -51,46 +67,56 @@ double pair_tiles(int64_t r, int64_t tile_m) {
   return static_cast<double>(t > 1 ? t + t % 2 : t);
 }
 
-// The expected M tiles of a touched expert when a uniform router sends each of T tokens to it
+// The mean of f(r) over a touched expert's rows when a uniform router sends each of T tokens to it
 // with probability k / E: its rows are Binomial(T, k / E), conditioned on at least one. A step's
 // rows straddle the tile boundaries (h200-moe5: a random router's 469-546 rows per Mixtral
 // expert cost 1.29x the balanced 512, its third 256-row pair on half the experts); at decode
-// (a few rows, one tile) this is 1. Sums the pmf within 12 standard deviations of the mean.
-double expected_row_tiles(int64_t tokens, int64_t top_k, int64_t experts, int64_t rows, int64_t tile_m) {
+// (a few rows, one tile) this is f(a few rows). Sums the pmf within 12 standard deviations of the
+// mean. Without a router (or p = 1) it is f(rows).
+template <class F>
+double over_router_rows(int64_t tokens, int64_t top_k, int64_t experts, int64_t rows, F f) {
   const double T = static_cast<double>(tokens);
   const double p = static_cast<double>(top_k) / static_cast<double>(experts);
-  if (tokens < 1 || top_k < 1 || experts < 1 || !(p < 1)) return pair_tiles(rows, tile_m);
+  if (tokens < 1 || top_k < 1 || experts < 1 || !(p < 1)) return f(rows);
   const double mean = T * p, sd = std::sqrt(T * p * (1 - p));
   const int64_t lo = std::max<int64_t>(1, static_cast<int64_t>(std::floor(mean - 12 * sd)));
   const int64_t hi = std::min<int64_t>(tokens, static_cast<int64_t>(std::ceil(mean + 12 * sd)));
   // At most ~4096 evaluations (a huge prefill's wide spread is sampled at an even stride).
   const int64_t stride = std::max<int64_t>(1, (hi - lo) / 4096);
   const double log_t = std::lgamma(T + 1), log_p = std::log(p), log_q = std::log1p(-p);
-  double mass = 0, tiles = 0;
+  double mass = 0, sum = 0;
   for (int64_t r = lo; r <= hi; r += stride) {
     const double x = static_cast<double>(r);
     const double w = std::exp(log_t - std::lgamma(x + 1) - std::lgamma(T - x + 1) + x * log_p + (T - x) * log_q);
     mass += w;
-    tiles += w * pair_tiles(r, tile_m);
+    sum += w * f(r);
   }
-  return mass > 0 ? tiles / mass : pair_tiles(rows, tile_m);
+  return mass > 0 ? sum / mass : f(rows);
 }
 
-// The share of an expert's tiles that stream as a full pair, for r rows on the pingpong kernel:
-// its one pair (2 x 64 rows) counts in full from 3/4 of its rows real, not below 1/2, linearly
-// between (h200-moe6's rows sweep: 96 rows stream within 6 % of 128, 65 within 4 % of 64). Experts
-// of two or more pairs (192-1024 rows: h200-moe5's forced-pingpong cases, MMA-heavy) keep the two
-// terms and the fitted MMA share: the credit moved their 256-384-row cases from -3 % to -17 %.
-double full_pair_share(int64_t r, int64_t tile_m) {
-  if (pair_tiles(r, tile_m) != 2) return 0;  // one tile (its partner out of bounds), or several pairs
-  const double fill = static_cast<double>(r) / (2.0 * static_cast<double>(tile_m));
-  return std::clamp((fill - 0.5) / 0.25, 0.0, 1.0);
+// One expert's cluster pairs on the pingpong kernel (2 x 64 rows each), for r rows: how many, the
+// share of its first pair that streams as a full pair, and how much of its last pair is a partial
+// pair beyond the first. A pair counts in full from 3/4 of its rows real, not below 1/2, linearly
+// between (h200-moe6's rows sweep: 96 rows stream within 6 % of 128, 65 within 4 % of 64).
+struct Pairs {
+  double pairs = 1, first_full = 0, further_partial = 0;
+};
+Pairs expert_pairs(int64_t r) {
+  const int64_t pairs = std::max<int64_t>(1, (r + 127) / 128);
+  const double fill = static_cast<double>(r - 128 * (pairs - 1)) / 128.0;
+  const double full = std::clamp((fill - 0.5) / 0.25, 0.0, 1.0);  // the last pair's full share
+  if (pairs == 1) return {1, full, 0};
+  return {static_cast<double>(pairs), 1, 1 - full};
 }
 
-// Whether every expert's rows are the op's rows exactly: no router (a plain grouped GEMM), or
-// the balanced construction (each of `tokens` rows picking all experts, p = 1).
-bool exact_rows(const Op& op) {
-  return op.moe.tokens < 1 || op.moe.top_k < 1 || op.moe.experts < 1 || op.moe.top_k >= op.moe.experts;
+// The op's experts' mean pairs (their rows exact, or a router's binomial).
+Pairs pair_mix(const Op& op) {
+  auto mean = [&op](auto field) {
+    return over_router_rows(op.moe.tokens, op.moe.top_k, op.moe.experts, op.gemm.m,
+                            [field](int64_t r) { return field(expert_pairs(r)); });
+  };
+  return {mean([](const Pairs& p) { return p.pairs; }), mean([](const Pairs& p) { return p.first_full; }),
+          mean([](const Pairs& p) { return p.further_partial; })};
 }
 
 }  // namespace
@@ -105,16 +131,36 @@ GroupedMmTiles grouped_mm_tiles(const Op& op, int64_t sm_count) {
   t.cooperative = mean_rows > 128 && op.gemm.n > 128;
   t.tile_m = t.cooperative ? 128 : 64;
   t.tile_n = t.cooperative ? 256 : 128;
-  t.row_tiles = expected_row_tiles(op.moe.tokens, op.moe.top_k, op.moe.experts, rows, t.tile_m);
-  if (!t.cooperative && exact_rows(op)) t.full_pair_share = full_pair_share(rows, t.tile_m);
+  t.row_tiles = over_router_rows(op.moe.tokens, op.moe.top_k, op.moe.experts, rows,
+                                 [&t](int64_t r) { return pair_tiles(r, t.tile_m); });
+  t.rows_per_tile = std::min(rows, t.tile_m);
+  if (!t.cooperative) t.full_pair_share = pair_mix(op).first_full;
   t.tiles = static_cast<int64_t>(std::ceil(static_cast<double>(op.gemm.batch) * t.row_tiles - 1e-9)) *
             ((op.gemm.n + t.tile_n - 1) / t.tile_n);
   t.ctas = std::max<int64_t>(1, std::min(t.tiles, sm_count));
   t.waves = (t.tiles + t.ctas - 1) / t.ctas;
-  t.rows_per_tile = std::min(rows, t.tile_m);
   t.cols_per_tile = std::min(op.gemm.n, t.tile_n);
   return t;
 }
+
+namespace {
+
+// The pingpong kernel's weight passes (branch moe9; the header comment): the first pass of each
+// expert's weight streams as a full pair in its first pair's full share (at the full-pair
+// stream), the rest at the two terms; a partial last pair past the first re-reads the weight
+// slab at the card's stream. Full further pairs cost their MMAs (the compute term).
+double pingpong_memory_s(const Op& op, const AtenKernels& a, double two_terms, double first_full) {
+  const double further_partial = pair_mix(op).further_partial;
+  // The weight's share of the op's bytes (torch._grouped_mm is bf16 throughout: one element size).
+  const double n = static_cast<double>(op.gemm.n), k = static_cast<double>(op.gemm.k),
+               m = static_cast<double>(op.gemm.m);
+  const double weight_share = n * k / (n * k + m * (k + n));
+  const double full = a.grouped_mm_full_pair_stream > 0 ? a.grouped_mm_full_pair_stream : a.grouped_mm_stream;
+  return (1 - first_full) * two_terms + first_full * op.bytes() / full +
+         op.bytes() * weight_share * further_partial / a.grouped_mm_stream;
+}
+
+}  // namespace
 
 KernelTimes grouped_gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
   // The fused profile's engine runs vLLM's fused_moe kernel (fused_moe_cost.cpp).
@@ -122,11 +168,6 @@ KernelTimes grouped_gemm_cost(const Op& op, const Roofs& r, const Tile* force_ti
   const AtenKernels& a = r.aten;
   if (!a.grouped_mm_measured() || force_tile || op.gemm.batch < 1 || op.gemm.m < 1) return gemm_cost(op, r, force_tile);
   const GroupedMmTiles g = grouped_mm_tiles(op, r.card.sm_count);
-  // What one tile streams from DRAM: the op's bytes over its tiles (an expert's weight slab is
-  // read once; its further row tiles hit it in L2 or share it by multicast).
-  const double tile_bytes = op.bytes() / static_cast<double>(g.tiles);
-  const double row_tiles = std::max(1.0, g.row_tiles);  // per touched expert
-  const double fetched = tile_bytes * row_tiles / std::min(2.0, row_tiles);
   const double tile_flops = 2.0 * static_cast<double>(g.rows_per_tile) * static_cast<double>(g.cols_per_tile) *
                             static_cast<double>(op.gemm.k);
   const double share = g.cooperative ? a.grouped_mm_cooperative_mma_share : a.grouped_mm_pingpong_mma_share;
@@ -135,10 +176,14 @@ KernelTimes grouped_gemm_cost(const Op& op, const Roofs& r, const Tile* force_ti
   KernelTimes t;
   t.fixed_s = a.grouped_mm_floor_s;
   t.fixed_parts = {{"grouped GEMM floor (prepare_grouped_gemm_data and the persistent kernel's fill)", t.fixed_s, "aten"}};
+  // What one tile streams from DRAM: the op's bytes over its tiles (an expert's weight slab is
+  // read once; its further row tiles hit it in L2 or share it by multicast).
+  const double tile_bytes = op.bytes() / static_cast<double>(g.tiles);
+  const double row_tiles = std::max(1.0, g.row_tiles);  // per touched expert
+  const double fetched = tile_bytes * row_tiles / std::min(2.0, row_tiles);
   t.memory_s =
       waves * (fetched / a.grouped_mm_cta_rate + tile_bytes * static_cast<double>(g.ctas) / a.grouped_mm_stream);
-  if (g.full_pair_share > 0 && a.grouped_mm_full_pair_stream > 0)  // full pairs: the stream alone
-    t.memory_s = (1 - g.full_pair_share) * t.memory_s + g.full_pair_share * op.bytes() / a.grouped_mm_full_pair_stream;
+  if (!g.cooperative) t.memory_s = pingpong_memory_s(op, a, t.memory_s, g.full_pair_share);
   t.compute_s = waves * tile_flops / sm_peak;
   TilePlan plan;  // what `perfmodel ops` reports: the kernel's tiles and their waves
   plan.tile = {g.tile_m, g.tile_n};
