@@ -1,4 +1,5 @@
 // perfmodel gemm: one GEMM with its CTA tiles, waves and wave efficiency (seed 001 slide 44).
+#include <algorithm>
 #include <cstdio>
 
 #include "commands.hpp"
@@ -81,9 +82,12 @@ int cmd_gemm(const std::vector<std::string>& args, Context& ctx) {
       w.act_dtype = DType::bf16;  // --dtype int8 alone: W8A16 weight-only
     apply_quant(quant, w, l.card);
   }
-  std::vector<Op> kernels = quantized && is_quantized(w) ? quantized_linear("gemm", m, n, k, w, false)
-                                                         : std::vector<Op>{ops::gemm("gemm", m, n, k, t, t, acc16 ? Precision::fp16_acc16 : matmul_precision(t, tf32))};
-  const Op& op = kernels.back();
+  std::vector<Op> kernels =
+      !(quantized && is_quantized(w))  ? std::vector<Op>{ops::gemm("gemm", m, n, k, t, t, acc16 ? Precision::fp16_acc16 : matmul_precision(t, tf32))}
+      : profile == Impl::compiled ? compiled_quantized_linear("gemm", m, n, k, w, false)
+                                  : quantized_linear("gemm", m, n, k, w, false);
+  // The product itself: the last GEMM-kind kernel (the compiled W8A16's scale runs after it).
+  const Op& op = *std::find_if(kernels.rbegin(), kernels.rend(), [](const Op& o) { return o.kind == OpKind::gemm; });
   const Roofs roofs = make_roofs(l.card, l.calibration ? &*l.calibration : nullptr, profile);
   std::optional<Tile> forced;
   if (!tile.empty()) forced = tile_flag(tile);

@@ -96,4 +96,12 @@ std::string quant_problem(const Workload& w, const Card& card);
 std::vector<Op> quantized_linear(const std::string& name, int64_t m, int64_t n, int64_t k, const Workload& w,
                                  bool bias);
 
+// The same linear as torch.compile runs it (the compiled profile): W8A16 written as torchao's
+// int8 weight-only and gpt-fast write it, F.linear(x, w_int8.to(bf16)) * scale, is three kernels
+// under Inductor's default config: the weight's bf16 copy, cuBLASLt's bf16 GEMM on it (reading what
+// L2 keeps of the copy) and the scale (validation/results/h200-int8-compiled). The others are
+// quantized_linear's: tinygemm's int4 and _scaled_mm are calls Inductor leaves as they are.
+std::vector<Op> compiled_quantized_linear(const std::string& name, int64_t m, int64_t n, int64_t k,
+                                          const Workload& w, bool bias);
+
 }  // namespace perfmodel

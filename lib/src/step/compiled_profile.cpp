@@ -88,8 +88,14 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
       case Kind::norm: s.ops.push_back(counted(fused_norm(m, n, T, act), n.count)); break;
       case Kind::linear: {
         const int64_t rows = n.logits ? logits_rows(w) : T;
-        for (const GraphNode::Part& p : n.parts)
+        for (const GraphNode::Part& p : n.parts) {
+          if (is_quantized(w) && !n.logits) {  // the LM head stays in the activations' dtype (quant.hpp)
+            for (Op& op : compiled_quantized_linear(p.name, rows, p.out, n.in, w, n.bias))
+              s.ops.push_back(counted(std::move(op), n.count));
+            continue;
+          }
           s.ops.push_back(counted(ops::gemm(p.name, rows, p.out, n.in, act, wt, mm, n.bias && !n.logits), n.count));
+        }
         if (n.logits) s.ops.push_back(counted(ops::cast("logits.float", rows, m.vocab, act, DType::fp32), n.count));
         break;
       }

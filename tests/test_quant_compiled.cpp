@@ -1,0 +1,84 @@
+// W8A16 under torch.compile (issue 12; validation/results/h200-int8-compiled): torchao's and
+// gpt-fast's int8 weight-only linear, F.linear(x, w_int8.to(bf16)) * scale, as PyTorch 2.11's
+// Inductor runs it with its default config: the weight's bf16 copy, cuBLASLt's bf16 GEMM, the scale
+// (compiled_quantized_linear, quant_lowering.cpp). Nothing of it is fitted: the copy is a stream
+// kernel, the GEMM is the bf16 GEMM reading what L2 keeps of the copy, the scale a pointwise kernel.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <fstream>
+#include <string>
+#include <nlohmann/json.hpp>
+
+#include "perfmodel/calibration.hpp"
+#include "perfmodel/evaluate.hpp"
+#include "perfmodel/price.hpp"
+#include "perfmodel/quant.hpp"
+#include "quant_stats.hpp"
+#include "test_support.hpp"
+
+using namespace perfmodel;
+
+namespace {
+
+Workload w8a16(Impl impl) {
+  Workload w;
+  w.impl = impl;
+  w.weight_dtype = DType::int8;
+  w.act_dtype = DType::bf16;
+  return w;
+}
+
+}  // namespace
+
+TEST_CASE("compiled W8A16: the bf16 copy, the bf16 GEMM and the scale, against 30 measured calls (held out)") {
+  const Card card = test::catalogue().card("h200");
+  const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+  const Roofs roofs = make_roofs(card, &cal, Impl::compiled);
+  std::ifstream in(test::root() + "/validation/results/h200-int8-compiled/int8wo_compiled.jsonl");
+  REQUIRE(in.good());
+  std::vector<double> errs;
+  for (std::string line; std::getline(in, line);) {
+    const nlohmann::json c = nlohmann::json::parse(line);
+    if (c["kind"] != "case" || c["implementation"] != "compiled_w8a16") continue;
+    REQUIRE(c["ok"].get<bool>());
+    const std::vector<Op> k = compiled_quantized_linear("gemm", c["m"], c["n"], c["k"], w8a16(Impl::compiled), false);
+    REQUIRE(k.size() == 3);
+    REQUIRE(c["kernels"].size() == 3 + (c["kernels"][2]["name"].get<std::string>().find("splitKreduce") != std::string::npos));
+    double predicted = 0, measured = 0;
+    for (const Op& op : k) predicted += price(op, roofs, Impl::fused).time_s;
+    for (const auto& kernel : c["kernels"]) measured += kernel["dur_us"].get<double>() * 1e-6;
+    CAPTURE(c["name"].get<std::string>());
+    const double e = predicted / measured - 1;
+    CHECK(std::fabs(e) <= 0.12);  // -3.8 to +11.0 %
+    errs.push_back(std::fabs(e));
+  }
+  REQUIRE(errs.size() == 30);
+  const quant_test::Stats s = quant_test::stats(errs);
+  CAPTURE(s.median);
+  CAPTURE(s.p90);
+  CHECK(s.median <= 0.05);  // 4.3 % (issue 12's target: 8 %)
+  CHECK(s.p90 <= 0.09);     // 8.2 % (target 20 %)
+}
+
+TEST_CASE("a compiled W8A16 decode step is slower than bf16 (the copy re-reads and re-writes every weight)") {
+  const Card card = test::catalogue().card("h200");
+  const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+  const Model m = test::catalogue().model("llama3-8b");
+  auto step = [&](Impl impl, bool int8) {
+    Workload w = int8 ? w8a16(impl) : Workload{};
+    w.impl = impl;
+    w.phase = Phase::decode;
+    w.batch = 1;
+    w.ctx = 1024;
+    return evaluate(m, w, card, &cal);
+  };
+  const Evaluation bf16 = step(Impl::compiled, false), int8 = step(Impl::compiled, true);
+  // Measured per linear at M = 1: 1.96-2.76x the bf16 F.linear (h200-int8-compiled).
+  const double ratio = int8.cost.device_time_s / bf16.cost.device_time_s;
+  CHECK(ratio > 1.5);
+  CHECK(ratio < 2.8);
+  int copies = 0;
+  for (const Op& op : int8.step.ops) copies += op.name.find(".weight_to_bf16") != std::string::npos;
+  CHECK(copies == 7);  // q, k, v, o, gate, up, down: one nn.Linear each
+}
