@@ -39,8 +39,10 @@ int cmd_gemm(const std::vector<std::string>& args, Context& ctx) {
       "weight-dtype", po::value(&quant.weight_dtype), "weights: int4|int8 (weight-only), fp8 (W8A8), nvfp4|mxfp4 (default: --dtype)")(
       "act-dtype", po::value(&quant.act_dtype), "GEMM inputs: fp8|int8 (W8A8) (default: --dtype)")(
       "impl", po::value(&impl)->default_value(impl),
-      "implementation profile: fused, eager or compiled. All three run cuBLASLt through torch.matmul "
-      "(the same kernel, the same device time); eager adds PyTorch's host time per call");
+      "implementation profile: fused, eager or compiled. All three run cuBLASLt's kernels; eager prices "
+      "them with its measured kernel-only GEMM block (the card's GEMM keys otherwise) and adds PyTorch's "
+      "host time per call; compiled runs a W8A16 linear as Inductor does (the weight's bf16 copy, the "
+      "bf16 GEMM, the scale)");
 
   add_quant(d, quant);
   bool explain = false;
