@@ -1,11 +1,12 @@
-// W8A16 under torch.compile (issue 12; validation/results/h200-int8-compiled): torchao's and
-// gpt-fast's int8 weight-only linear, F.linear(x, w_int8.to(bf16)) * scale, as PyTorch 2.11's
-// Inductor runs it with its default config: the weight's bf16 copy, cuBLASLt's bf16 GEMM, the scale
-// (compiled_quantized_linear, quant_lowering.cpp). Nothing of it is fitted: the copy is a stream
+// W8A16 as PyTorch runs it on a GPU (issue 12; validation/results/h200-int8-compiled): torchao's and
+// gpt-fast's int8 weight-only linear, F.linear(x, w_int8.to(bf16)) * scale, uncompiled and under
+// PyTorch 2.11's Inductor with its default config: the weight's bf16 copy, cuBLASLt's bf16 GEMM, the
+// scale (torch_quantized_linear, quant_lowering.cpp). Nothing of it is fitted: the copy is a stream
 // kernel, the GEMM is the bf16 GEMM reading what L2 keeps of the copy, the scale a pointwise kernel.
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <vector>
 #include <fstream>
 #include <string>
 #include <nlohmann/json.hpp>
@@ -29,20 +30,19 @@ Workload w8a16(Impl impl) {
   return w;
 }
 
-}  // namespace
-
-TEST_CASE("compiled W8A16: the bf16 copy, the bf16 GEMM and the scale, against 30 measured calls (held out)") {
+// Each call's kernels (torch.profiler durations) against their prices: `impl`'s W8A16 calls.
+std::vector<double> w8a16_errors(const std::string& file, Impl impl) {
   const Card card = test::catalogue().card("h200");
   const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
-  const Roofs roofs = make_roofs(card, &cal, Impl::compiled);
-  std::ifstream in(test::root() + "/validation/results/h200-int8-compiled/int8wo_compiled.jsonl");
+  const Roofs roofs = make_roofs(card, &cal, impl);
+  std::ifstream in(test::root() + "/validation/results/h200-int8-compiled/" + file);
   REQUIRE(in.good());
   std::vector<double> errs;
   for (std::string line; std::getline(in, line);) {
     const nlohmann::json c = nlohmann::json::parse(line);
-    if (c["kind"] != "case" || c["implementation"] != "compiled_w8a16") continue;
+    if (c["kind"] != "case" || c["implementation"].get<std::string>().find("_w8a16") == std::string::npos) continue;
     REQUIRE(c["ok"].get<bool>());
-    const std::vector<Op> k = compiled_quantized_linear("gemm", c["m"], c["n"], c["k"], w8a16(Impl::compiled), false);
+    const std::vector<Op> k = torch_quantized_linear("gemm", c["m"], c["n"], c["k"], w8a16(impl), false, impl);
     REQUIRE(k.size() == 3);
     REQUIRE(c["kernels"].size() == 3 + (c["kernels"][2]["name"].get<std::string>().find("splitKreduce") != std::string::npos));
     double predicted = 0, measured = 0;
@@ -50,15 +50,41 @@ TEST_CASE("compiled W8A16: the bf16 copy, the bf16 GEMM and the scale, against 3
     for (const auto& kernel : c["kernels"]) measured += kernel["dur_us"].get<double>() * 1e-6;
     CAPTURE(c["name"].get<std::string>());
     const double e = predicted / measured - 1;
-    CHECK(std::fabs(e) <= 0.12);  // -3.8 to +11.0 %
-    errs.push_back(std::fabs(e));
+    CHECK(std::isfinite(e));
+    errs.push_back(e);
   }
   REQUIRE(errs.size() == 30);
-  const quant_test::Stats s = quant_test::stats(errs);
+  return errs;
+}
+
+std::vector<double> abs_of(std::vector<double> v) {
+  for (double& x : v) x = std::fabs(x);
+  return v;
+}
+
+}  // namespace
+
+TEST_CASE("compiled W8A16: the bf16 copy, the bf16 GEMM and the scale, against 30 measured calls (held out)") {
+  const std::vector<double> e = w8a16_errors("int8wo_compiled.jsonl", Impl::compiled);
+  for (double x : e) CHECK(std::fabs(x) <= 0.12);  // -3.8 to +11.0 %
+  const quant_test::Stats s = quant_test::stats(abs_of(e));
   CAPTURE(s.median);
   CAPTURE(s.p90);
-  CHECK(s.median <= 0.05);  // 4.3 % (issue 12's target: 8 %)
-  CHECK(s.p90 <= 0.09);     // 8.2 % (target 20 %)
+  CHECK(s.median <= 0.05);  // 4.4 % (issue 12's target: 8 %)
+  CHECK(s.p90 <= 0.09);     // 8.4 % (target 20 %)
+}
+
+TEST_CASE("eager W8A16 (torchao on a GPU): ATen's non-vectorized conversion, the GEMM, the scale (held out)") {
+  // The conversion is priced at the eager profile's cast rate, fitted on the fp8 KV cache's
+  // LoadWithCast copy (3.41e11 elements/s); this int8 conversion runs at 3.8e11, so every call is
+  // over-priced by about a tenth: not refitted on this set.
+  const std::vector<double> e = w8a16_errors("int8wo_eager.jsonl", Impl::eager);
+  for (double x : e) CHECK(x > 0.05);  // +7.1 to +17.2 %: the cast rate's tenth
+  const quant_test::Stats s = quant_test::stats(abs_of(e));
+  CAPTURE(s.median);
+  CAPTURE(s.p90);
+  CHECK(s.median <= 0.11);  // 10.1 % (target 8 %: missed)
+  CHECK(s.p90 <= 0.16);     // 14.9 %
 }
 
 TEST_CASE("a compiled W8A16 decode step is slower than bf16 (the copy re-reads and re-writes every weight)") {

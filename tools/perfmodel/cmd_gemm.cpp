@@ -86,8 +86,8 @@ int cmd_gemm(const std::vector<std::string>& args, Context& ctx) {
   }
   std::vector<Op> kernels =
       !(quantized && is_quantized(w))  ? std::vector<Op>{ops::gemm("gemm", m, n, k, t, t, acc16 ? Precision::fp16_acc16 : matmul_precision(t, tf32))}
-      : profile == Impl::compiled ? compiled_quantized_linear("gemm", m, n, k, w, false)
-                                  : quantized_linear("gemm", m, n, k, w, false);
+      : profile == Impl::fused ? quantized_linear("gemm", m, n, k, w, false)
+                               : torch_quantized_linear("gemm", m, n, k, w, false, profile);
   // The product itself: the last GEMM-kind kernel (the compiled W8A16's scale runs after it).
   const Op& op = *std::find_if(kernels.rbegin(), kernels.rend(), [](const Op& o) { return o.kind == OpKind::gemm; });
   const Roofs roofs = make_roofs(l.card, l.calibration ? &*l.calibration : nullptr, profile);

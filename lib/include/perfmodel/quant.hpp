@@ -28,6 +28,7 @@ struct Card;
 struct Model;
 struct Op;
 struct Workload;
+enum class Impl;  // workload.hpp
 
 enum class Scaling { tensor, row, block };
 enum class ActQuant { dynamic, static_scale };
@@ -96,12 +97,13 @@ std::string quant_problem(const Workload& w, const Card& card);
 std::vector<Op> quantized_linear(const std::string& name, int64_t m, int64_t n, int64_t k, const Workload& w,
                                  bool bias);
 
-// The same linear as torch.compile runs it (the compiled profile): W8A16 written as torchao's
-// int8 weight-only and gpt-fast write it, F.linear(x, w_int8.to(bf16)) * scale, is three kernels
-// under Inductor's default config: the weight's bf16 copy, cuBLASLt's bf16 GEMM on it (reading what
-// L2 keeps of the copy) and the scale (validation/results/h200-int8-compiled). The others are
-// quantized_linear's: tinygemm's int4 and _scaled_mm are calls Inductor leaves as they are.
-std::vector<Op> compiled_quantized_linear(const std::string& name, int64_t m, int64_t n, int64_t k,
-                                          const Workload& w, bool bias);
+// The same linear as PyTorch runs it on a GPU (the eager and compiled profiles): W8A16 is written
+// by torchao's int8 weight-only and gpt-fast as F.linear(x, w_int8.to(bf16)) * scale (their
+// int8pack call is for CPUs), three kernels both uncompiled and under Inductor's default config:
+// the weight's bf16 copy, cuBLASLt's bf16 GEMM on it (reading what L2 keeps of the copy) and the
+// scale (validation/results/h200-int8-compiled). The others are quantized_linear's: tinygemm's
+// int4 and _scaled_mm are calls Inductor leaves as they are. `impl`: eager or compiled.
+std::vector<Op> torch_quantized_linear(const std::string& name, int64_t m, int64_t n, int64_t k, const Workload& w,
+                                       bool bias, Impl impl);
 
 }  // namespace perfmodel

@@ -31,20 +31,27 @@ std::vector<Op> quantized_linear(const std::string& name, int64_t m, int64_t n, 
   return out;
 }
 
-std::vector<Op> compiled_quantized_linear(const std::string& name, int64_t m, int64_t n, int64_t k,
-                                          const Workload& w, bool bias) {
+std::vector<Op> torch_quantized_linear(const std::string& name, int64_t m, int64_t n, int64_t k, const Workload& w,
+                                       bool bias, Impl impl) {
   if (linear_kind(w) != LinearKind::weight_only || w.weight_dtype != DType::int8) return quantized_linear(name, m, n, k, w, bias);
   const DType act = w.act_dtype;
-  // triton_poi_fused__to_copy_0: the whole weight read as int8 and written as bf16, every call.
+  const bool eager = impl == Impl::eager;
+  // The whole weight read as int8 and written as bf16, every call: Inductor's triton_poi_fused__to_copy_0,
+  // or eagerly ATen's unrolled (non-vectorized) conversion kernel, priced at the generic TensorIterator
+  // cast rate the eager profile measured (h200-int8-compiled: 3.8e11 elements/s; the key 3.4e11 is the
+  // fp8 KV cache's LoadWithCast copy, not fitted here).
   Op to_act = ops::cast(name + ".weight_to_" + std::string(to_string(act)), n, k, DType::int8, act);
+  to_act.strided = eager;
   // The bf16 GEMM over the copy just written: l2_hit 1, clamped by price() to what L2 keeps of it
   // (a 4096 x 4096 copy, 32 MiB, is read from the H200's 60 MiB L2; a 28672 x 4096 one mostly is not).
   Op mm = ops::gemm(name, m, n, k, act, act, matmul_precision(act, w.allow_tf32), bias);
   mm.l2_hit = 1;
-  // triton_poi_fused_mul_1: y * scale[n], reading the GEMM's output from L2.
-  Op scale = ops::copy(name + ".scale", m, n, act);
-  scale.bytes_read += static_cast<double>(n) * bytes_of(act);
+  // y * scale[n] over the GEMM's output (from L2): Inductor's triton_poi_fused_mul_1; eagerly ATen's
+  // vectorized kernel for one row and its generic broadcast kernel (elementwise_kernel<128, 4>) for more.
+  Op scale = ops::add(name + ".scale", m, n, act);
+  scale.bytes_read = static_cast<double>(m) * static_cast<double>(n) * bytes_of(act) + static_cast<double>(n) * bytes_of(act);
   scale.l2_hit = 1;
+  scale.strided = eager && m > 1;
   return {to_act, mm, scale};
 }
 

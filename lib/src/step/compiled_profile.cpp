@@ -90,7 +90,7 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
         const int64_t rows = n.logits ? logits_rows(w) : T;
         for (const GraphNode::Part& p : n.parts) {
           if (is_quantized(w) && !n.logits) {  // the LM head stays in the activations' dtype (quant.hpp)
-            for (Op& op : compiled_quantized_linear(p.name, rows, p.out, n.in, w, n.bias))
+            for (Op& op : torch_quantized_linear(p.name, rows, p.out, n.in, w, n.bias, Impl::compiled))
               s.ops.push_back(counted(std::move(op), n.count));
             continue;
           }

@@ -100,7 +100,7 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
         const int64_t rows = n.logits ? logits_rows(w) : T;
         for (const GraphNode::Part& p : n.parts) {
           if (is_quantized(w) && !n.logits) {  // the LM head stays in the activations' dtype (quant.hpp)
-            std::vector<Op> q = quantized_linear(p.name, rows, p.out, n.in, w, n.bias);
+            std::vector<Op> q = torch_quantized_linear(p.name, rows, p.out, n.in, w, n.bias, Impl::eager);
             // FP8 W8A8 with tensor or row scales: eager quantizes x in torch ops, not in one kernel.
             if (gemm_input(w) == DType::fp8 && w.quant.scaling != Scaling::block) {
               eager_fp8_act_quant(s, p.name + "_quant", rows, n.in, act, w.quant.act_quant == ActQuant::dynamic,

@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""W8A16 as gpt-fast / torchao's int8 weight-only linear runs under torch.compile (issue 12):
+"""W8A16 as gpt-fast / torchao's int8 weight-only linear runs under torch.compile (issue 12), and
+uncompiled (--impls eager_w8a16: what transformers' TorchAoConfig int8 weight-only runs eagerly):
 y = F.linear(x, w_int8.to(bf16)) * scale, compiled by Inductor (default mode, static shapes), against
 the bf16 F.linear on the same shape. Correctness first (fp32 reference), CUDA-graph replay over
 rotating weight sets past 2x L2 (harness.py), median of >= 10 samples; kernel names and durations
@@ -17,6 +18,7 @@ import harness
 SHAPES = {"l3_qkv": (6144, 4096), "l3_o": (4096, 4096), "l3_gateup": (28672, 4096), "l3_down": (4096, 14336),
           "q2_qkv": (4608, 3584), "q2_down": (3584, 18944)}
 MS = (1, 4, 16, 64, 256)
+IMPLS = ("compiled_w8a16", "bf16_linear")
 
 
 def w8a16(x, w, s):
@@ -39,7 +41,9 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
     ap.add_argument("--budget", type=float, default=420)
+    ap.add_argument("--impls", default=",".join(IMPLS))
     a = ap.parse_args()
+    impls = a.impls.split(",")
     os.makedirs(a.out, exist_ok=True)
     harness.init()
     torch._dynamo.config.cache_size_limit = 256
@@ -57,18 +61,19 @@ def main():
             def make_b():
                 return (torch.randn(M, K, device=dev, dtype=torch.bfloat16),
                         torch.randn(N, K, device=dev, dtype=torch.bfloat16))
-            for impl in ("compiled_w8a16", "bf16_linear"):
+            for impl in impls:
                 torch._dynamo.reset()
-                fn = torch.compile(w8a16, dynamic=False) if impl == "compiled_w8a16" else F.linear
-                make = make_q if impl == "compiled_w8a16" else make_b
+                fn = (torch.compile(w8a16, dynamic=False) if impl == "compiled_w8a16" else
+                      w8a16 if impl == "eager_w8a16" else F.linear)
+                make = make_q if impl.endswith("w8a16") else make_b
                 def check(s, fn=fn, impl=impl):
                     out = fn(*s).float()
-                    if impl == "compiled_w8a16":
+                    if impl.endswith("w8a16"):
                         ref = (s[0].float() @ s[1].float().t()) * s[2].float()
                     else:
                         ref = s[0].float() @ s[1].float().t()
                     return harness.rel_error(out, ref)
-                wbytes = N * K * (1 if impl == "compiled_w8a16" else 2)
+                wbytes = N * K * (1 if impl.endswith("w8a16") else 2)
                 case = {"name": f"{impl}_{tag}_m{M}", "kernel": "gemm", "dtype": "bf16", "implementation": impl,
                         "m": M, "n": N, "k": K, "flops": 2.0 * M * N * K, "bytes": wbytes + 2 * M * (K + N)}
                 tc = time.time()
