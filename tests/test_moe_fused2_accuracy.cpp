@@ -167,7 +167,8 @@ TEST_CASE("vLLM-style routing kernels over tokens (h200-moe8): top-k and align a
   CAPTURE(quantile(align_held, 0.5));
   CAPTURE(quantile(align_held, 1.0));
   // Achieved (fit_moe8_routing.py): top-k fit 3.6 %, held out 3.7 % median (52.5 % before), at most
-  // 6.6 % up to 128 experts (the 256-expert top-k is -12 to -39 %: not explained, README);
+  // 6.6 % up to 128 experts (the 256-expert top-k was -12 to -39 %: its programs' instructions,
+  // branch moe10, guarded below);
   // align fit 3.4 %, held out 4.2 % median, 11.3 % max (17.2 / 27.9 % before).
   CHECK(quantile(topk_fit, 0.5) <= 0.05);
   CHECK(quantile(topk_held, 0.5) <= 0.05);
@@ -175,4 +176,41 @@ TEST_CASE("vLLM-style routing kernels over tokens (h200-moe8): top-k and align a
   CHECK(quantile(align_fit, 0.5) <= 0.05);
   CHECK(quantile(align_held, 0.5) <= 0.06);
   CHECK(quantile(align_held, 1.0) <= 0.13);
+}
+
+// Branch moe10 (validation/results/h200-moe10): past the SMs' fixed rate of one-warp programs a
+// top-k program costs its PTX instructions (33 + 13.5 k + max(1, EP / 32) x (6 k + 8), counted from
+// the kernel's structure) at kTopkCyclesPerInstruction, fitted on h200-moe8's 256 x 8 at T = 1024,
+// 4096, 16384 (fit_moe10_topk.py). Held out: the rest of that sweep's prefill and h200-moe10's five
+// shapes (160 x 6, 256 x 4, 384 x 8, 512 x 10 and 256 x 8 again), predicted before they were measured.
+TEST_CASE("top-k past 128 experts at prefill (h200-moe8, h200-moe10): a program's instructions, held out") {
+  const Card card = test::catalogue().card("h200");
+  const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+  const Roofs r = make_roofs(card, &cal, Impl::fused);
+  std::vector<double> fit, held, held_signed;
+  for (const char* set : {"h200-moe8", "h200-moe10"}) {
+    YAML::Node root = YAML::LoadFile(test::root() + "/validation/results/" + set + "/hf.json");
+    for (const auto& c : root["routing_cases"]) {
+      const int64_t T = c["tokens"].as<int64_t>(), E = c["experts"].as<int64_t>(), k = c["top_k"].as<int64_t>();
+      if (!c["ok"].as<bool>() || E <= 128 || T < 256) continue;
+      const double m = c["topk_softmax_s"]["median"].as<double>();
+      const double e = price(ops::moe_topk("router.topk", T, E, k, DType::bf16), r, Impl::fused).device_time_s / m - 1;
+      const bool is_fit = std::string(set) == "h200-moe8" && (T == 1024 || T == 4096 || T == 16384);
+      (is_fit ? fit : held).push_back(std::fabs(e));
+      if (!is_fit) held_signed.push_back(e);
+    }
+  }
+  REQUIRE(fit.size() == 3);
+  REQUIRE(held.size() == 20);
+  CAPTURE(quantile(fit, 0.5));
+  CAPTURE(quantile(held, 0.5));
+  CAPTURE(quantile(held, 1.0));
+  CAPTURE(quantile(held_signed, 0.0));
+  // Achieved, the op priced here (bf16 logits): fit 3.4 % median; held out 5.8 % median, 13.5 % max
+  // (fit_moe10_topk.py through the model lowering: 6.1 / 12.1 %, 24.8 / 70.5 % before, when every
+  // program cost the fixed rate); the largest miss is 256 x 4, priced at the fixed rate: -10 to -14 %.
+  CHECK(quantile(fit, 0.5) <= 0.05);
+  CHECK(quantile(held, 0.5) <= 0.08);
+  CHECK(quantile(held, 1.0) <= 0.15);
+  CHECK(quantile(held_signed, 0.0) >= -0.15);
 }

@@ -55,6 +55,29 @@ constexpr double kTopkRoundCycles = 243;
 // The round count above was refitted with this term in the price (255 -> 243, branch moe8).
 constexpr double kTopkCtaCycles = 166;
 
+// Past that rate a program costs its instructions at the SM's issue (branch moe10). One program's
+// PTX is a fixed part, a k-dependent part (each round's two 5-step butterflies, the slot writes) and
+// per element a thread holds (EP / 32, EP the row padded to a power of two; at least one) the
+// softmax (load, convert, max, exp, sum, divide: 8) and per round 6 (max, ==, select the index,
+// min, ==, clear): 33 + 13.5 k + max(1, EP / 32) x (6 k + 8). Read off the PTX of h200-moe8's four
+// shapes (80 / 202 / 365 / 589 against 82 / 202 / 365 / 589 counted) and checked, before it was
+// measured, on h200-moe10's (466 / 343 / 1037 / 1256 against 466 / 351 / 1040 / 1258). Not fitted.
+double topk_program_instructions(int64_t experts, int64_t top_k) {
+  double ep = 1;
+  while (ep < static_cast<double>(experts)) ep *= 2;
+  const double k = static_cast<double>(top_k);
+  return 33.0 + 13.5 * k + std::max(1.0, ep / 32.0) * (6.0 * k + 8.0);
+}
+
+// Cycles of an SM a PTX instruction of a program when the programs are issue-bound (~2.1 PTX
+// instructions a cycle of the SM's four schedulers: 32 one-warp programs resident, each a chain of
+// shuffles and dependent compares). Fitted (median over h200-moe8's 256-expert k 8 at T = 1024, 4096,
+// 16384 of (measured - the price at T = 1) x SMs x clock / T / instructions; validation/scripts/moe/
+// fit_moe10_topk.py). Held out: the rest of that sweep and h200-moe10's 160 x 6, 256 x 4, 384 x 8,
+// 512 x 10 and 256 x 8 (another lease), predicted before they were measured. At 8-128 experts
+// (80-365 instructions) the fixed rate above binds or nearly (365 x 0.48 = 175).
+constexpr double kTopkCyclesPerInstruction = 0.48;
+
 KernelTimes moe_topk_cost(const Op& op, const Roofs& r, const Tile* tile) {
   KernelTimes t = stream_cost(op, r, tile);
   // Where the profile is measured on the vLLM-style MoE kernels (h200-moe-fused2), as the cycles were.
@@ -62,7 +85,9 @@ KernelTimes moe_topk_cost(const Op& op, const Roofs& r, const Tile* tile) {
   const double rounds = kTopkRoundCycles * static_cast<double>(op.moe.top_k) / r.card.cuda_clock_hz;
   t.fixed_s += rounds;
   if (!t.fixed_parts.empty()) t.fixed_parts.push_back({"top-k: k dependent warp arg-max rounds", rounds, ""});
-  const double programs = kTopkCtaCycles * static_cast<double>(op.moe.tokens) /
+  const double per_program =
+      std::max(kTopkCtaCycles, kTopkCyclesPerInstruction * topk_program_instructions(op.moe.experts, op.moe.top_k));
+  const double programs = per_program * static_cast<double>(op.moe.tokens) /
                           (static_cast<double>(r.card.sm_count) * r.card.cuda_clock_hz);
   t.compute_s = std::max(t.compute_s, programs);
   return t;
