@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <optional>
 
+#include "inductor_one_warp.hpp"
 #include "inductor_waves.hpp"
 #include "kernel_costs.hpp"
 #include "perfmodel/instructions.hpp"
@@ -284,11 +285,17 @@ KernelTimes stream_cost(const Op& op, const Roofs& r, const Tile*) {
   // +22 -> -3 %: not adopted). Looped reductions keep the backend's sweeps too: their block loop
   // runs unpipelined (num_stages 1), each block's load a round trip, which those sweeps stand for.
   const bool one_load = persistent && op.kernel == KernelId::rmsnorm;
+  // Inductor's one-warp persistent reductions (inductor_one_warp.cpp, branch eltwise10): the row is
+  // loaded once and every later stage (layer_norm's Welford combine, then the normalized store;
+  // softmax's max, sum and store) is a shuffle tree inside the warp, no shared memory and no barrier:
+  // one DRAM round trip, each further stage an L2 one, as rms_norm's one load above. layer_norm's
+  // multi-warp kernels (1 x 896, 4 x 1024) keep the backend's sweeps.
+  const std::optional<OneWarpLaunch> one_warp = persistent ? inductor_one_warp(op, card) : std::nullopt;
   const int passes = one_load ? 2 : op.passes;
-  const int reread = one_load ? 1 : std::clamp(op.reread_passes, 0, std::max(0, op.passes - 1));
+  const int reread = one_warp ? passes - 1 : one_load ? 1 : std::clamp(op.reread_passes, 0, std::max(0, op.passes - 1));
   t.fixed_s += chain ? first + (op.passes - 1) * (chain_hit * l2 + (1 - chain_hit) * dram)
                      : (passes - reread) * first + reread * l2;
-  t.fixed_s += thread_chain_time(op, r);
+  if (!one_warp) t.fixed_s += thread_chain_time(op, r);
   // Inductor's small-block pointwise kernels (fused prefill rotary + KV write): each further wave
   // of resident CTAs waits one CTA's chain, the sweep and the thread chain above (inductor_waves.cpp).
   // Latency-bound issue work, it competes with the stream and slows with the capped clock.
@@ -323,6 +330,21 @@ KernelTimes stream_cost(const Op& op, const Roofs& r, const Tile*) {
     const double slots = static_cast<double>(card.sm_count) * 8.0;
     const double waves = std::ceil(static_cast<double>(op.rows) / slots);
     t.memory_s = std::max(t.memory_s, waves * beyond / (window / sweep_latency));
+  }
+  if (one_warp) {
+    // A lane of a one-warp CTA walks elements_per_thread elements (32 at every measured shape), where
+    // the calibrated thread chain is one iteration of 8 (a 16-byte vector; chain_iterations is 1 up
+    // to 2048 columns): its chain is elements_per_thread / 8 of them. Every row's warp starts as its
+    // row lands, so the chains run under the stream, the two overlapping as a decode wave's stream
+    // and chain do (the card's decode_overlap: (stream^n + chain^n)^(1/n)): 640 x 1000 (5 warps an SM)
+    // is the chain's, 32768 x 1024 the stream's. A scheduler issues its warps' chains back to back
+    // once it holds more than decode_cpi of them (a lone warp issues one instruction every cpi
+    // cycles): ceil(warps / 4) x chain / cpi, the issue roof. No parameter of its own.
+    const double lone = thread_chain_time(op, r) * one_warp->elements_per_thread / 8.0;
+    const double n = r.decode.overlap;
+    t.memory_s = n > 0 ? std::pow(std::pow(t.memory_s, n) + std::pow(lone, n), 1.0 / n) : std::max(t.memory_s, lone);
+    const double per_scheduler = std::ceil(one_warp->warps_per_sm / kSchedulersPerSm);
+    if (r.decode.cpi > 0) t.compute_s = std::max(t.compute_s, lone * per_scheduler / r.decode.cpi);
   }
   return t;
 }
