@@ -288,7 +288,7 @@ double padded_row_time(const Op& op, const RowScaledFp8Cost& c, double tiles, in
 // stream. A CTA's loads reach at most this rate on their own, however idle DRAM is, so a wave of
 // w CTAs streams its bytes in bytes / (read rate x stream_efficiency) + bytes / (w x this): at
 // 128 rows, 64 CTAs (Llama-3-70B down) stream at 3.3 TB/s, 96-132 CTAs at 3.7-3.9 (h200-fp8cap10's
-// probe). Fitted with the five fp8_row keys on FIT_SHAPES (fit_quant.py, stream_efficiency held
+// probe). Fitted with four of the fp8_row keys on FIT_SHAPES (fit_quant.py; stream_efficiency held
 // at 1, the copy's read rate); an H200 number, used only by a calibration that carries
 // fp8_row_padded_step_cap (which an H200 fit alone does). A calibration key once quant_calibration.hpp
 // can take one (a header every unit includes: not edited on this branch).
