@@ -30,7 +30,7 @@ const std::set<std::pair<std::string, std::string>> kFitShapes{
     {"llama3-70b", "qkv"}, {"llama3-70b", "down"}};
 
 // Today's levels of the sets that miss the target or are not targets (regression guards).
-constexpr double SWEEP_ROW_MEDIAN = 0.07, SWEEP_ROW_P90 = 0.22, SWEEP_TENSOR_MEDIAN = 0.10;
+constexpr double SWEEP_ROW_MEDIAN = 0.05, SWEEP_ROW_P90 = 0.09, SWEEP_TENSOR_MEDIAN = 0.10;  // sweep_row: 0.07 / 0.22 before fp8cap10
 constexpr double INT8_MEDIAN = 0.05, INT8_P90 = 0.14, INT8_SCALED_MEDIAN = 0.09, INT8_SCALED_P90 = 0.18;
 constexpr double BLOCK_MEDIAN = 0.04, BLOCK_P90 = 0.07;
 constexpr double Q6_INT8_MEDIAN = 0.06, Q6_INT8_P90 = 0.14, Q6_BLOCK_MEDIAN = 0.03, Q6_BLOCK_P90 = 0.11;
@@ -57,7 +57,8 @@ std::map<std::string, std::vector<double>> errors() {
   eager_roofs.harness_idle_s = 0;
   std::map<std::string, std::vector<double>> out;
   for (const char* part : {"h200-quant/quant-0.json", "h200-quant/quant-1.json", "h200-quant2/quant2.json",
-                           "h200-quant5/quant5.json", "h200-quant6/quant6.json", "h200-quant8/quant8.json"}) {
+                           "h200-quant5/quant5.json", "h200-quant6/quant6.json", "h200-quant8/quant8.json",
+                           "h200-fp8cap10/fp8cap10.json"}) {
     // h200-quant5, h200-quant6: new shapes and row counts, held out (nothing of them in
     // FIT_SHAPES): sets "q5_*", "q6_*" (quant6's decode-attention cases: test_quant_kv_accuracy).
     const std::string file = part;
@@ -65,6 +66,7 @@ std::map<std::string, std::vector<double>> errors() {
     const std::string prefix = file.rfind("h200-quant5", 0) == 0   ? "q5_"
                                : file.rfind("h200-quant6", 0) == 0 ? "q6_"
                                : file.rfind("h200-quant8", 0) == 0 ? "q8_"
+                               : file.rfind("h200-fp8cap10", 0) == 0 ? "fc10_"
                                                                    : "";
     std::ifstream f(test::root() + "/validation/results/" + part);
     REQUIRE(f.good());
@@ -232,11 +234,16 @@ TEST_CASE("W8A16 int8pack on held-out shapes and h200-quant8: <= 8 % median, <= 
 // term), and h200-quant2's K/N sweeps (6.6 % / 21.5 %, 15 % / 35 % before). quant9's opt-in
 // (QUANT_CALIBRATION=validation/results/h200-quant9/h200.fp8-row-cap.calibration.yaml: the
 // padded step capped, wave by wave, five keys): 3.6 % / 10.3 % held out, sweeps 4.4 % / 7.9 %.
+// fp8cap10 made the cap the default, every wave priced apart (prologue + its K loop or its share
+// of the stream; the stream at the copy's rate plus one SM's limit: quant_gemm_cost.cpp
+// row_fp8_by_waves), the keys refitted on FIT_SHAPES: held out 4.3 % / 10.6 %, sweeps 4.1 % / 7.4 %,
+// h200-fp8cap10's probe at 80-224 CTAs (none of it fitted) "fc10_sweep_row".
 TEST_CASE("row-scaled FP8 on held-out shapes: <= 8 % median, <= 20 % p90 (issue 12)") {
   held_out_on_target("scaled_row", "scaled_row_fit", 54);
   const Stats sweep = report("sweep_row");
   CHECK(sweep.median <= SWEEP_ROW_MEDIAN);
   CHECK(sweep.p90 <= SWEEP_ROW_P90);
+  held_out_on_target("fc10_sweep_row", nullptr, 13);
 }
 
 // h200-quant2: DeepSeek-style block-scaled FP8 (1x128 x 128x128 scales; cuBLASLt's Ablk128 128x128

@@ -142,7 +142,8 @@ KernelTimes weight_only_gemm_cost(const Op& op, const Roofs& r, const Tile*) {
 // `quant: fp8_row_*` keys (fitted together by validation/scripts/quant/fit_quant.py on the fit
 // half of h200-quant's row-wise shapes, its FIT_SHAPES); a card without them takes its datasheet
 // rates and neither extra term. More than one wave keeps the plain tile plan at the calibrated
-// peak.
+// peak. Since fp8cap10 a calibration with the fifth key (fp8_row_padded_step_cap, H200's) prices
+// up to 128 rows wave by wave instead (row_fp8_by_waves below).
 namespace {
 
 // The CUTLASS sm80 int8 kernels torch._int_mm runs (h200-quant2's kernel names,
@@ -253,15 +254,15 @@ int64_t block_fp8_split(const Op& op, int sms) {
 // L2 slice runs at 1.5-1.6x the mean (1.03-1.05x at M = 128; DRAM slices even in both): the
 // padded rows' requests land on a few slices that every CTA visits each step. By default those
 // slices serve every tile's padded steps one after another: tiles x K steps x padded share x
-// `padded_row_step_s`. With `padded_step_cap_s` (an opt-in, validation/results/h200-quant9) a
+// `padded_row_step_s`. With `padded_step_cap_s` (quant9; the H200 default since fp8cap10) a
 // CTA's K step waits on them in proportion to the CTAs walking at once (one an SM, min(tiles,
 // SMs)) x padded share x `padded_row_step_s`, up to the cap, and the busiest SM walks
 // ceil(tiles / SMs) CTAs one after another (branch quant9, from h200-quant and h200-quant2's
 // times at 16 rows: a CTA's K step is 0.31-0.33 us at 32 CTAs (the MMA alone), 0.43 at 48, 0.51
 // at 64, 0.66 at 80 and 0.65-0.71 from 128 CTAs on, 1 to 4 waves: the K sweep's N = 16384,
 // 28672, 57344 and the gate/ups of Llama-3-8B, Qwen2.5-7B, Llama-3-70B; before quant9 the step
-// grew with every tile and priced those 21-42 % slow; not the default because the 128-row stream
-// is still priced slow there, test_quant.cpp). Why it
+// grew with every tile and priced those 21-42 % slow; the default since fp8cap10 priced the 128-row
+// stream there wave by wave, row_fp8_by_waves). Why it
 // stops growing near 80 CTAs is not known (the same A-tile requests from many CTAs merging in
 // L2 is a guess, not measured). It binds from about 48 CTAs on (below, the CTAs' own K loops
 // are longer), which is why the slowdown is absent at 32; it is proportional to K, so it is not
@@ -273,7 +274,7 @@ double padded_row_time(const Op& op, const RowScaledFp8Cost& c, double tiles, in
   if (c.padded_row_step_s <= 0 || rows >= 128) return 0;
   const double padded_share = (128.0 - rows) / 128.0;
   const double steps = std::ceil(static_cast<double>(op.gemm.k) / 128.0);
-  // Without the cap (the H200 calibration's default): every tile's padded steps on the one resource.
+  // Without the cap (a calibration before fp8cap10): every tile's padded steps on the one resource.
   if (c.padded_step_cap_s <= 0) return tiles * steps * padded_share * c.padded_row_step_s;
   // With the cap the padded share is 1 - rows / 256: the per-CTA step at 64 CTAs (Llama-3-70B
   // down, K = 28672) is 0.51 / 0.49 / 0.40 us at 16 / 32 / 64 rows (0.32 at 128, the MMA): 64
@@ -281,6 +282,60 @@ double padded_row_time(const Op& op, const RowScaledFp8Cost& c, double tiles, in
   const double share = 1.0 - rows / 256.0;
   const double walking = std::min(tiles, static_cast<double>(sms)), waves = std::ceil(tiles / sms);
   return waves * steps * std::min(c.padded_step_cap_s, walking * share * c.padded_row_step_s);
+}
+
+// fp8cap10 (validation/results/h200-fp8cap10): one SM's share of the row-scaled kernel's weight
+// stream. A CTA's loads reach at most this rate on their own, however idle DRAM is, so a wave of
+// w CTAs streams its bytes in bytes / (read rate x stream_efficiency) + bytes / (w x this): at
+// 128 rows, 64 CTAs (Llama-3-70B down) stream at 3.3 TB/s, 96-132 CTAs at 3.7-3.9 (h200-fp8cap10's
+// probe). Fitted with four of the fp8_row keys on FIT_SHAPES (fit_quant.py; stream_efficiency held
+// at 1, the copy's read rate); an H200 number, used only by a calibration that carries
+// fp8_row_padded_step_cap (which an H200 fit alone does). A calibration key once quant_calibration.hpp
+// can take one (a header every unit includes: not edited on this branch).
+constexpr double kRowSmStreamRate = 201e9;  // bytes/s
+
+// Row-scaled FP8 with the padded step capped (fp8cap10, from quant9's opt-in): the CTAs run one
+// per SM (192 KB of six 128x128x128 stages), so the busiest SM walks ceil(tiles / SMs) of them one
+// after another and each wave of w CTAs takes
+//     prologue + max(K steps x MMA step, K steps x padded step(w), its share of the stream)
+// the prologue (pipeline fill and epilogue) on every CTA, the stream (the weight columns its CTAs
+// read) at the card's rate plus one SM's (kRowSmStreamRate). h200-fp8cap10's probe at 128 rows
+// shows the waves: 132 CTAs 22.7 us, 144 CTAs 33.3 us (12 CTAs in a second wave cost one CTA's own
+// K loop), 224 CTAs 37.0 us (92 CTAs' stream). At more than 128 rows (CTAs sharing weight
+// columns through L2) the one-wave form stays, with the same stream.
+KernelTimes row_fp8_by_waves(const Op& op, const Roofs& r, KernelTimes t) {
+  const RowScaledFp8Cost& c = r.quant.fp8_row;
+  const int sms = r.card.sm_count;
+  const double tiles = static_cast<double>(t.tiling->tiles);
+  const double steps = std::ceil(static_cast<double>(op.gemm.k) / 128.0);
+  const double sm_rate = r.card.peak_flops(Precision::fp8) / sms * c.cta_mma_efficiency;
+  const double mma = 2.0 * 128 * 128 * 128 * steps / sm_rate;
+  const double card_stream = with_l2_hit(op, r, stream_memory_s(op, r) / c.stream_efficiency);
+  if (op.gemm.m > 128) {
+    const double walking = std::min(tiles, static_cast<double>(sms));
+    t.memory_s = card_stream + op.bytes() / (walking * kRowSmStreamRate);
+    if (tiles <= sms) {
+      t.compute_s = mma;
+      t.fixed_s += c.one_wave_prologue_s;
+    }
+    return t;
+  }
+  double chain = 0, total = 0;
+  bool stream_bound = false;
+  auto wave = [&](double w, double count) {
+    const double own = std::max(mma, padded_row_time(op, c, w, sms));
+    const double stream = card_stream * w / tiles + op.bytes() / (tiles * kRowSmStreamRate);
+    if (total == 0) stream_bound = stream > own;
+    chain += count * (c.one_wave_prologue_s + own);
+    total += count * (c.one_wave_prologue_s + std::max(own, stream));
+  };
+  const double full = std::floor(tiles / sms), rest = tiles - full * sms;
+  if (full > 0) wave(sms, full);
+  if (rest > 0) wave(rest, 1);
+  // The sum of the waves is the time; it is reported on the side its first wave waits on.
+  t.compute_s = stream_bound ? chain : total;
+  t.memory_s = stream_bound ? total : card_stream;
+  return t;
 }
 
 }  // namespace
@@ -323,6 +378,7 @@ KernelTimes scaled_gemm_cost(const Op& op, const Roofs& r, const Tile* force_til
     return t;
   }
   const RowScaledFp8Cost& c = r.quant.fp8_row;
+  if (c.padded_step_cap_s > 0) return row_fp8_by_waves(op, r, t);
   if (t.tiling->tiles <= r.card.sm_count) {
     const double sm_rate = r.card.peak_flops(Precision::fp8) / r.card.sm_count * c.cta_mma_efficiency;
     t.compute_s = 2.0 * row_tile.m * row_tile.n * t.tiling->k_per_cta / sm_rate;

@@ -38,6 +38,14 @@ present beside the results folder) are reported as a further held-out set. Then 
 (validation/results/h200-quant9/h200.fp8-row-cap.calibration.yaml), five parameters, the padded
 step capped and walked wave by wave on the busiest SM:
     padded  = ceil(tiles/SMs) x ceil(K/128) x min(cap, min(tiles, SMs) x (1 - rows / 256) x padded_row_step)
+Then fp8cap10's form, the default since (hardware/h200.calibration.yaml; quant_gemm_cost.cpp row_fp8_by_waves):
+at up to 128 rows the waves of w CTAs (one an SM) one after another, each
+    prologue + max(ceil(K/128) x MMA step, ceil(K/128) x min(cap, w x (1 - rows/256) x padded_row_step),
+                   w / tiles x bytes / (read_bw x stream_efficiency) + bytes / (tiles x sm_stream))
+past 128 rows the one-wave form with the stream bytes / (read x eff) + bytes / (min(tiles, SMs) x sm_stream);
+stream_efficiency held at 1 (the copy's rate), five fitted (cta_mma_efficiency, padded_row_step,
+prologue, cap, sm_stream: the last a constant in quant_gemm_cost.cpp, kRowSmStreamRate). h200-fp8cap10's
+probe (measured after quant9's fit, none of it fitted) is reported beside the sweeps.
 
 torch int8pack past the first resident round at 1-15 rows (quant9, h200-quant9's block trace):
 the first round, then the busiest SM's late company n = min(late, hold, max(first refill,
@@ -130,6 +138,7 @@ def main():
     fit_int8pack(a.results, cal)
     fit_row(a.results, cal)
     fit_row(a.results, cal, capped=True)  # quant9's opt-in: validation/results/h200-quant9/h200.fp8-row-cap.calibration.yaml
+    fit_row(a.results, cal, capped=True, waves=True)  # fp8cap10: the default (hardware/h200.calibration.yaml)
     fit_int8(a.results, cal)
     if a.int8_actual:
         fit_int8(a.results, cal, actual=True)
@@ -189,9 +198,10 @@ def fit_int8pack(results, cal):
             print(f"  {name}: n={len(e)} median {100 * statistics.median(e):.1f}% p90 {100 * e[int(0.9 * (len(e) - 1))]:.1f}%")
 
 
-def fit_row(results, cal, capped=False):
+def fit_row(results, cal, capped=False, waves=False):
     """The row-scaled FP8 kernel's four keys (the calibration's quant: fp8_row_cta_mma_efficiency, _stream_efficiency,
-    _padded_row_step, _prologue)."""
+    _padded_row_step, _prologue), quant9's fifth (_padded_step_cap), or fp8cap10's wave-by-wave form (waves=True:
+    stream_efficiency held at 1, one SM's stream rate fitted beside the other four)."""
     read_bw = calib_value(cal, "read_bandwidth", 1e9)
     write_bw = calib_value(cal, "write_bandwidth", 1e9)
     fixed = calib_value(cal, "kernel_floor", 1e-6) + calib_value(cal, "gemm_fixed", 1e-6)
@@ -204,9 +214,11 @@ def fit_row(results, cal, capped=False):
         sweep = [c for c in json.load(open(sweep_file))["cases"]
                  if c.get("model") == "sweep" and c["scaling"] == "row" and c.get("ok") and c.get("correct")]
 
-    def pred(c, e1, e2, step, prologue, cap=0.0):
+    def pred(c, e1, e2, step, prologue, cap=0.0, sm_rate=0.0):
         mp, n, k = c["m_padded"], c["n"], c["k"]
         tiles = -(-mp // 128) * -(-n // 128)
+        if sm_rate > 0:  # fp8cap10 (quant_gemm_cost.cpp row_fp8_by_waves)
+            return fixed + waves_time(mp, n, k, tiles, e1, e2, step, prologue, cap, sm_rate)
         one_wave = tiles <= sms
         comp = (2 * 128 * 128 * k / (e1 * sheet / sms) if one_wave
                 else -(-tiles // sms) * 2 * 128 * 128 * k / (peak / sms))
@@ -222,30 +234,58 @@ def fit_row(results, cal, capped=False):
             padded = waves * -(-k // 128) * min(cap, walking * (1 - mp / 256) * step)
         return fixed + (prologue if one_wave else 0.0) + max(comp, (rd / read_bw + 2 * mp * n / write_bw) / e2, padded)
 
+    def waves_time(mp, n, k, tiles, e1, e2, step, prologue, cap, sm_rate):
+        # each wave of w CTAs: prologue + max(MMA chain, padded chain, its share of the stream at the card's
+        # rate plus one SM's); waves one after another; more than 128 rows: one wave's form, the same stream
+        steps = -(-k // 128)
+        mma = steps * 2 * 128 ** 3 / (e1 * sheet / sms)
+        nbytes = mp * k + 4 * mp + n * k + 4 * n + 2 * mp * n
+        card = (nbytes - 2 * mp * n) / read_bw / e2 + 2 * mp * n / write_bw / e2
+        if mp > 128:
+            comp = mma if tiles <= sms else -(-tiles // sms) * 2 * 128 * 128 * k / (peak / sms)
+            return (prologue if tiles <= sms else 0.0) + max(comp, card + nbytes / (min(tiles, sms) * sm_rate))
+        t = 0.0
+        for i in range(-(-tiles // sms)):
+            w = min(sms, tiles - i * sms)
+            pad = 0.0 if mp >= 128 else steps * min(cap, w * (1 - mp / 256) * step)
+            t += prologue + max(mma, pad, card * w / tiles + nbytes / (tiles * sm_rate))
+        return t
+
     def is_fit(c):
         return (c["model"], c["shape"]) in FIT_SHAPES
 
+    def full(p):  # the parameters pred takes
+        return [p[0], 1.0] + list(p[1:]) if waves else list(p)
+
     def loss(p):
-        if min(p) <= 0 or p[0] > 1.2 or p[1] > 1:
+        if min(p) <= 0 or p[0] > 1.2 or (not waves and p[1] > 1):
             return float("inf")
-        return sum(math.log(pred(c, *p) / c["measured_s"]) ** 2 for c in rows if is_fit(c))
+        return sum(math.log(pred(c, *full(p)) / c["measured_s"]) ** 2 for c in rows if is_fit(c))
     starts = ([0.9, 0.66, 9e-9, 2.5e-6], [0.9, 0.55, 7e-9, 2.5e-6])
     if capped:
         starts = ([0.9, 0.66, 9e-9, 2.5e-6, 0.7e-6], [0.9, 0.55, 7e-9, 2.5e-6, 0.6e-6], [0.97, 0.65, 9.3e-9, 3.4e-6, 0.7e-6])
+    if waves:
+        starts = ([0.97, 8.4e-9, 3.4e-6, 0.68e-6, 166e9], [0.96, 8.5e-9, 3.2e-6, 0.7e-6, 250e9], [0.9, 9e-9, 2.5e-6, 0.7e-6, 120e9])
     best = min((nelder_mead(loss, start) for start in starts), key=lambda r: r[1])
-    params = best[0]
-    e1, e2, step, prologue, cap = list(params) + ([] if capped else [0.0])
+    params = full(best[0])
+    e1, e2, step, prologue, cap, sm_rate = list(params) + ([] if capped else [0.0]) + ([] if waves else [0.0])
 
     def report(name, cs):
         e = sorted(abs(pred(c, *params) / c["measured_s"] - 1) for c in cs)
         if e:
             print(f"  {name}: n={len(e)} median {100 * statistics.median(e):.1f}% p90 {100 * e[int(0.9 * (len(e) - 1))]:.1f}%")
     print(f"fp8 row: cta_mma_efficiency {e1:.3f} stream_efficiency {e2:.3f} padded_row_step {step * 1e6:.5f} us "
-          f"prologue {prologue * 1e6:.2f} us" + (f" padded_step_cap {cap * 1e6:.3f} us (opt-in)" if capped else "")
+          f"prologue {prologue * 1e6:.2f} us" + (f" padded_step_cap {cap * 1e6:.3f} us" if capped else "")
+          + (" (quant9 opt-in)" if capped and not waves else "")
+          + (f" one SM's stream {sm_rate / 1e9:.0f} GB/s (fp8cap10, the default)" if waves else "")
           + f" (L2 hits left out; loss {best[1]:.3f})")
     report("fit shapes", [c for c in rows if is_fit(c)])
     report("held-out shapes", [c for c in rows if not is_fit(c)])
     report("h200-quant2 K/N sweeps", sweep)
+    probe = os.path.join(os.path.dirname(results.rstrip("/")), "h200-fp8cap10", "fp8cap10.json")
+    if os.path.exists(probe):  # fp8cap10's probe at 64-224 CTAs, measured after quant9's fit
+        report("h200-fp8cap10 probe", [dict(c, m_padded=c["m"]) for c in json.load(open(probe))["cases"]
+                                        if c.get("ok") and c.get("correct")])
 
 
 def nelder_mead(f, x0, iters=2000):
