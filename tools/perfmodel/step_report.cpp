@@ -2,8 +2,11 @@
 
 #include <cmath>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "parallel_cli.hpp"
+#include "perfmodel/quant.hpp"
 #include "perfmodel/units.hpp"
 
 namespace perfmodel::cli {
@@ -139,6 +142,24 @@ Node analysis_node(const Analysis& a) {
   return n;
 }
 
+namespace {
+
+// Where a profile's price rests on a kernel other than the one its engine runs: said beside the
+// numbers (JSON `warnings`, the table's notes), not left for the user to guess.
+std::vector<std::string> profile_caveats(const Workload& w) {
+  std::vector<std::string> out;
+  if (w.impl == Impl::fused && linear_kind(w) == LinearKind::weight_only)
+    out.push_back(std::string("the fused profile prices ") +
+                  (w.weight_dtype == DType::int8 ? "W8A16 linears as torch._weight_int8pack_mm"
+                                                 : "W4A16 linears as tinygemm (torch._weight_int4pack_mm)") +
+                  ", the PyTorch kernel measured on the H200; serving engines run Marlin-class kernels, not "
+                  "measured here, which stream the packed weights near the read rate: expect their decode faster "
+                  "than this");
+  return out;
+}
+
+}  // namespace
+
 Report step_report(const std::string& command, const Context& ctx, const Loaded& card,
                    const Model& m, const PricedStep& p, bool detailed) {
   Report r;
@@ -161,6 +182,10 @@ Report step_report(const std::string& command, const Context& ctx, const Loaded&
   r.root.set("status", std::move(status));
   Node warnings = Node::array();
   for (const auto& w : card.card.warnings) warnings.push(Node::text(w));
+  for (const std::string& c : profile_caveats(p.workload)) {
+    warnings.push(Node::text(c));
+    r.notes.push_back("note: " + c);
+  }
   r.root.set("warnings", std::move(warnings));
 
   const bool decode = p.workload.phase == Phase::decode;

@@ -48,6 +48,9 @@ struct RowScaledFp8Cost {
   double padded_row_step_s = 0;
   double one_wave_prologue_s = 0;
   double padded_step_cap_s = 0;
+  // With the cap (waves priced one after another, fp8cap10): one SM's weight stream alone, beside
+  // the card's rate (B/s; h200-fp8cap10: 3.3 TB/s at 64 CTAs, 3.7-3.9 at 96-132). Needs the cap.
+  double sm_stream_bps = 0;
 };
 
 // cuBLASLt's block-scaled FP8 kernel on Hopper (1x128 activation x 128x128 weight scales, the

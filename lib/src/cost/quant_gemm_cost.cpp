@@ -284,22 +284,19 @@ double padded_row_time(const Op& op, const RowScaledFp8Cost& c, double tiles, in
   return waves * steps * std::min(c.padded_step_cap_s, walking * share * c.padded_row_step_s);
 }
 
-// fp8cap10 (validation/results/h200-fp8cap10): one SM's share of the row-scaled kernel's weight
-// stream. A CTA's loads reach at most this rate on their own, however idle DRAM is, so a wave of
-// w CTAs streams its bytes in bytes / (read rate x stream_efficiency) + bytes / (w x this): at
-// 128 rows, 64 CTAs (Llama-3-70B down) stream at 3.3 TB/s, 96-132 CTAs at 3.7-3.9 (h200-fp8cap10's
-// probe). Fitted with four of the fp8_row keys on FIT_SHAPES (fit_quant.py; stream_efficiency held
-// at 1, the copy's read rate); an H200 number, used only by a calibration that carries
-// fp8_row_padded_step_cap (which an H200 fit alone does). A calibration key once quant_calibration.hpp
-// can take one (a header every unit includes: not edited on this branch).
-constexpr double kRowSmStreamRate = 201e9;  // bytes/s
+// fp8cap10 (validation/results/h200-fp8cap10): `fp8_row_sm_stream` (RowScaledFp8Cost::sm_stream_bps)
+// is one SM's share of the row-scaled kernel's weight stream. A CTA's loads reach at most this rate
+// on their own, however idle DRAM is, so a wave of w CTAs streams its bytes in
+// bytes / (read rate x stream_efficiency) + bytes / (w x this): at 128 rows, 64 CTAs (Llama-3-70B
+// down) stream at 3.3 TB/s, 96-132 CTAs at 3.7-3.9 (h200-fp8cap10's probe). Fitted with four of the
+// fp8_row keys on FIT_SHAPES (fit_quant.py; stream_efficiency held at 1, the copy's read rate).
 
 // Row-scaled FP8 with the padded step capped (fp8cap10, from quant9's opt-in): the CTAs run one
 // per SM (192 KB of six 128x128x128 stages), so the busiest SM walks ceil(tiles / SMs) of them one
 // after another and each wave of w CTAs takes
 //     prologue + max(K steps x MMA step, K steps x padded step(w), its share of the stream)
 // the prologue (pipeline fill and epilogue) on every CTA, the stream (the weight columns its CTAs
-// read) at the card's rate plus one SM's (kRowSmStreamRate). h200-fp8cap10's probe at 128 rows
+// read) at the card's rate plus one SM's (fp8_row_sm_stream). h200-fp8cap10's probe at 128 rows
 // shows the waves: 132 CTAs 22.7 us, 144 CTAs 33.3 us (12 CTAs in a second wave cost one CTA's own
 // K loop), 224 CTAs 37.0 us (92 CTAs' stream). At more than 128 rows (CTAs sharing weight
 // columns through L2) the one-wave form stays, with the same stream.
@@ -313,7 +310,7 @@ KernelTimes row_fp8_by_waves(const Op& op, const Roofs& r, KernelTimes t) {
   const double card_stream = with_l2_hit(op, r, stream_memory_s(op, r) / c.stream_efficiency);
   if (op.gemm.m > 128) {
     const double walking = std::min(tiles, static_cast<double>(sms));
-    t.memory_s = card_stream + op.bytes() / (walking * kRowSmStreamRate);
+    t.memory_s = card_stream + op.bytes() / (walking * c.sm_stream_bps);
     if (tiles <= sms) {
       t.compute_s = mma;
       t.fixed_s += c.one_wave_prologue_s;
@@ -324,7 +321,7 @@ KernelTimes row_fp8_by_waves(const Op& op, const Roofs& r, KernelTimes t) {
   bool stream_bound = false;
   auto wave = [&](double w, double count) {
     const double own = std::max(mma, padded_row_time(op, c, w, sms));
-    const double stream = card_stream * w / tiles + op.bytes() / (tiles * kRowSmStreamRate);
+    const double stream = card_stream * w / tiles + op.bytes() / (tiles * c.sm_stream_bps);
     if (total == 0) stream_bound = stream > own;
     chain += count * (c.one_wave_prologue_s + own);
     total += count * (c.one_wave_prologue_s + std::max(own, stream));

@@ -44,7 +44,7 @@ at up to 128 rows the waves of w CTAs (one an SM) one after another, each
                    w / tiles x bytes / (read_bw x stream_efficiency) + bytes / (tiles x sm_stream))
 past 128 rows the one-wave form with the stream bytes / (read x eff) + bytes / (min(tiles, SMs) x sm_stream);
 stream_efficiency held at 1 (the copy's rate), five fitted (cta_mma_efficiency, padded_row_step,
-prologue, cap, sm_stream: the last a constant in quant_gemm_cost.cpp, kRowSmStreamRate). h200-fp8cap10's
+prologue, cap, sm_stream: the calibration keys fp8_row_cta_mma_efficiency, _padded_row_step, _prologue, _padded_step_cap, _sm_stream). h200-fp8cap10's
 probe (measured after quant9's fit, none of it fitted) is reported beside the sweeps.
 
 torch int8pack past the first resident round at 1-15 rows (quant9, h200-quant9's block trace):
