@@ -122,6 +122,7 @@ TEST_CASE("a profile calibration's aten: and split_kv values are checked, file:l
       {"norm_ctas_per_sm: 8", "norm_ctas_per_sm: 0"},
       {"strided_elements_per_s: 3.5e11", "strided_elements_per_s: -3"},
       {"generic_operand_elements_per_s: 6.47e11", "generic_operand_elements_per_s: -1"},
+      {"int8_cast_elements_per_s: 3.899e11", "int8_cast_elements_per_s: nan"},
       {"combine_per_split: 0.227 us", "split_kv: maybe\n      combine_per_split: 0.227 us"},
       {"softmax_reg_chain: 0.42 us", "softmax_reg_chain: 0.42 GB"}};
   int i = 0;

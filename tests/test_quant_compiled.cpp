@@ -30,8 +30,9 @@ Workload w8a16(Impl impl) {
   return w;
 }
 
-// Each call's kernels (torch.profiler durations) against their prices: `impl`'s W8A16 calls.
-std::vector<double> w8a16_errors(const std::string& file, Impl impl) {
+// Each call's kernels (torch.profiler durations) against their prices: `impl`'s W8A16 calls, the
+// Qwen2.5-7B shapes' alone with `held_out_only` (int8_cast_elements_per_s is fitted on the Llama-3-8B ones).
+std::vector<double> w8a16_errors(const std::string& file, Impl impl, bool held_out_only = false) {
   const Card card = test::catalogue().card("h200");
   const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
   const Roofs roofs = make_roofs(card, &cal, impl);
@@ -41,6 +42,7 @@ std::vector<double> w8a16_errors(const std::string& file, Impl impl) {
   for (std::string line; std::getline(in, line);) {
     const nlohmann::json c = nlohmann::json::parse(line);
     if (c["kind"] != "case" || c["implementation"].get<std::string>().find("_w8a16") == std::string::npos) continue;
+    if (held_out_only && c["name"].get<std::string>().find("_q2_") == std::string::npos) continue;
     REQUIRE(c["ok"].get<bool>());
     const std::vector<Op> k = torch_quantized_linear("gemm", c["m"], c["n"], c["k"], w8a16(impl), false, impl);
     REQUIRE(k.size() == 3);
@@ -53,7 +55,7 @@ std::vector<double> w8a16_errors(const std::string& file, Impl impl) {
     CHECK(std::isfinite(e));
     errs.push_back(e);
   }
-  REQUIRE(errs.size() == 30);
+  REQUIRE(errs.size() == (held_out_only ? 10u : 30u));
   return errs;
 }
 
@@ -74,17 +76,18 @@ TEST_CASE("compiled W8A16: the bf16 copy, the bf16 GEMM and the scale, against 3
   CHECK(s.p90 <= 0.09);     // 8.4 % (target 20 %)
 }
 
-TEST_CASE("eager W8A16 (torchao on a GPU): ATen's non-vectorized conversion, the GEMM, the scale (held out)") {
-  // The conversion is priced at the eager profile's cast rate, fitted on the fp8 KV cache's
-  // LoadWithCast copy (3.41e11 elements/s); this int8 conversion runs at 3.8e11, so every call is
-  // over-priced by about a tenth: not refitted on this set.
-  const std::vector<double> e = w8a16_errors("int8wo_eager.jsonl", Impl::eager);
-  for (double x : e) CHECK(x > 0.05);  // +7.1 to +17.2 %: the cast rate's tenth
-  const quant_test::Stats s = quant_test::stats(abs_of(e));
+TEST_CASE("eager W8A16 (torchao on a GPU): ATen's non-vectorized conversion, the GEMM, the scale") {
+  // The conversion at int8_cast_elements_per_s (fit_int8_cast.py, on the Llama-3-8B calls); at the
+  // fp8 KV copy's cast rate (3.41e11) every call was +7 to +17 % (10.1 % median).
+  const std::vector<double> held = w8a16_errors("int8wo_eager.jsonl", Impl::eager, true);
+  for (double x : held) CHECK(std::fabs(x) <= 0.08);  // -3.2 to +6.4 %
+  const quant_test::Stats s = quant_test::stats(abs_of(held));
   CAPTURE(s.median);
   CAPTURE(s.p90);
-  CHECK(s.median <= 0.11);  // 10.1 % (target 8 %: missed)
-  CHECK(s.p90 <= 0.16);     // 14.9 %
+  CHECK(s.median <= 0.04);  // 3.0 % held out (issue 12's target: 8 %)
+  CHECK(s.p90 <= 0.07);     // 6.2 %
+  const quant_test::Stats all = quant_test::stats(abs_of(w8a16_errors("int8wo_eager.jsonl", Impl::eager)));
+  CHECK(all.median <= 0.03);  // 2.2 %, the fitted shapes' calls included
 }
 
 TEST_CASE("a compiled W8A16 decode step is slower than bf16 (the copy re-reads and re-writes every weight)") {

@@ -86,6 +86,9 @@ struct AtenKernels {
   // An fp8 -> bf16 copy over a strided tensor (the eager FP8-KV path's .to(bf16) of K and V:
   // ATen's unrolled LoadWithCast kernel), elements per second; 0: the strided rate.
   double cast_rate = 0;
+  // An int8 -> bf16 copy (a W8A16 weight's .to(bf16) as torchao runs it on a GPU: ATen's unrolled
+  // elementwise kernel, its loads one byte an element), elements per second; 0: cast_rate.
+  double int8_cast_rate = 0;
   // The same generic kernel over the MoE experts' large [routed rows, width] tensors (a per-row
   // broadcast operand or a chunk view: transformers' grouped_mm experts): operand elements
   // (each element of each operand, output included) per second; 0: the strided rate.

@@ -61,6 +61,10 @@ AtenKernels read_aten(MapReader& m) {
     if (!(*rate > 0) || !std::isfinite(*rate)) m.fail("cast_elements_per_s", "must be a positive number");
     a.cast_rate = *rate;
   }
+  if (auto rate = m.opt_number("int8_cast_elements_per_s")) {
+    if (!(*rate > 0) || !std::isfinite(*rate)) m.fail("int8_cast_elements_per_s", "must be a positive number");
+    a.int8_cast_rate = *rate;
+  }
   if (auto rate = m.opt_number("generic_operand_elements_per_s")) {
     if (!(*rate > 0) || !std::isfinite(*rate)) m.fail("generic_operand_elements_per_s", "must be a positive number");
     a.generic_operand_rate = *rate;
@@ -175,7 +179,7 @@ void write_aten(std::ostream& o, const AtenKernels& a) {
       {"softmax_warp_chain", a.softmax_warp_chain_s}, {"softmax_reg_chain", a.softmax_reg_chain_s},
       {"softmax_smem_chain", a.softmax_smem_chain_s}, {"strided_floor", a.strided_floor_s},
       {"grouped_mm_floor", a.grouped_mm_floor_s}};
-  bool any = a.strided_rate > 0 || a.softmax_warp_rate > 0 || a.softmax_warp_wide_rate > 0 || a.cat_rate > 0 || a.cast_rate > 0 || a.generic_operand_rate > 0 || a.grouped_mm_cta_rate > 0 ||
+  bool any = a.strided_rate > 0 || a.softmax_warp_rate > 0 || a.softmax_warp_wide_rate > 0 || a.cat_rate > 0 || a.cast_rate > 0 || a.int8_cast_rate > 0 || a.generic_operand_rate > 0 || a.grouped_mm_cta_rate > 0 ||
              a.grouped_mm_stream > 0;
   for (const auto& [k, v] : times) any = any || v >= 0;
   if (!any) return;
@@ -188,6 +192,7 @@ void write_aten(std::ostream& o, const AtenKernels& a) {
   if (a.strided_rate > 0) o << "      strided_elements_per_s: " << a.strided_rate << "\n";
   if (a.cat_rate > 0) o << "      cat_elements_per_s: " << a.cat_rate << "\n";
   if (a.cast_rate > 0) o << "      cast_elements_per_s: " << a.cast_rate << "\n";
+  if (a.int8_cast_rate > 0) o << "      int8_cast_elements_per_s: " << a.int8_cast_rate << "\n";
   if (a.generic_operand_rate > 0) o << "      generic_operand_elements_per_s: " << a.generic_operand_rate << "\n";
   if (a.grouped_mm_cta_rate > 0) o << "      grouped_mm_cta_rate: " << q(a.grouped_mm_cta_rate, "GB/s", 1e9) << "\n";
   if (a.grouped_mm_stream > 0) o << "      grouped_mm_stream: " << q(a.grouped_mm_stream, "GB/s", 1e9) << "\n";

@@ -102,6 +102,7 @@ std::optional<KernelTimes> aten_kernel_cost(const Op& op, const Roofs& r) {
     t.fixed_parts = {{std::to_string(op.launches) + " x TensorIterator generic kernel floor", t.fixed_s, "aten"}};
     double rate = op.kernel == KernelId::copy && a.cat_rate > 0 ? a.cat_rate : a.strided_rate;
     if (op.kernel == KernelId::cast && a.cast_rate > 0) rate = a.cast_rate;
+    if (op.kernel == KernelId::cast && op.dtype == DType::int8 && a.int8_cast_rate > 0) rate = a.int8_cast_rate;
     // The MoE glue's large tensors: each operand's offset and access per element (h200-moe
     // prefill: one rate for unary, binary and masked_fill kernels; profiles.md, "MoE").
     if (op.generic_operands > 0 && a.generic_operand_rate > 0) rate = a.generic_operand_rate / op.generic_operands;

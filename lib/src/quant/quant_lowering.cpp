@@ -37,9 +37,8 @@ std::vector<Op> torch_quantized_linear(const std::string& name, int64_t m, int64
   const DType act = w.act_dtype;
   const bool eager = impl == Impl::eager;
   // The whole weight read as int8 and written as bf16, every call: Inductor's triton_poi_fused__to_copy_0,
-  // or eagerly ATen's unrolled (non-vectorized) conversion kernel, priced at the generic TensorIterator
-  // cast rate the eager profile measured (h200-int8-compiled: 3.8e11 elements/s; the key 3.4e11 is the
-  // fp8 KV cache's LoadWithCast copy, not fitted here).
+  // or eagerly ATen's unrolled (non-vectorized) conversion kernel, priced on TensorIterator's generic
+  // path at the eager profile's int8_cast_elements_per_s (3.9e11, h200-int8-compiled; fit_int8_cast.py).
   Op to_act = ops::cast(name + ".weight_to_" + std::string(to_string(act)), n, k, DType::int8, act);
   to_act.strided = eager;
   // The bf16 GEMM over the copy just written: l2_hit 1, clamped by price() to what L2 keeps of it
