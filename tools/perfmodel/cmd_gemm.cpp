@@ -4,6 +4,7 @@
 
 #include "commands.hpp"
 #include "explain_cli.hpp"
+#include "step_report.hpp"
 #include "perfmodel/ops.hpp"
 #include "perfmodel/price.hpp"
 #include "perfmodel/quant.hpp"
@@ -186,6 +187,10 @@ int cmd_gemm(const std::vector<std::string>& args, Context& ctx) {
                        {"tile_efficiency", "tile eff", Hint::percent},
                        {"compute_time_s", "compute time", Hint::time}}});
   if (explain) attach_explanation(r, explained);
+  if (quantized) {
+    w.impl = profile;
+    for (const std::string& c : profile_caveats(w)) r.notes.push_back("note: " + c);
+  }
   emit(r, format, ctx);
   return 0;
 }

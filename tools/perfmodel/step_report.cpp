@@ -142,10 +142,6 @@ Node analysis_node(const Analysis& a) {
   return n;
 }
 
-namespace {
-
-// Where a profile's price rests on a kernel other than the one its engine runs: said beside the
-// numbers (JSON `warnings`, the table's notes), not left for the user to guess.
 std::vector<std::string> profile_caveats(const Workload& w) {
   std::vector<std::string> out;
   if (w.impl == Impl::fused && linear_kind(w) == LinearKind::weight_only)
@@ -157,8 +153,6 @@ std::vector<std::string> profile_caveats(const Workload& w) {
                   "than this");
   return out;
 }
-
-}  // namespace
 
 Report step_report(const std::string& command, const Context& ctx, const Loaded& card,
                    const Model& m, const PricedStep& p, bool detailed) {

@@ -18,6 +18,11 @@ Node op_node(const Op& op, const OpCost& c, double step_time);
 Node step_node(const PricedStep& p);
 Node analysis_node(const Analysis& a);
 
+// Where a profile's price rests on a kernel other than the one its engine runs (the fused profile's
+// weight-only linears: PyTorch's kernels, not Marlin-class ones): said beside the numbers (a step's
+// JSON `warnings` and table notes, `gemm`'s table notes), not left for the user to guess.
+std::vector<std::string> profile_caveats(const Workload& w);
+
 // Full report of a step; `detailed` adds the per-op distances and tiles (the `ops` command).
 Report step_report(const std::string& command, const Context& ctx, const Loaded& card,
                    const Model& m, const PricedStep& p, bool detailed);
