@@ -143,7 +143,8 @@ KernelTimes weight_only_gemm_cost(const Op& op, const Roofs& r, const Tile*) {
 // half of h200-quant's row-wise shapes, its FIT_SHAPES); a card without them takes its datasheet
 // rates and neither extra term. More than one wave keeps the plain tile plan at the calibrated
 // peak. Since fp8cap10 a calibration with the fifth key (fp8_row_padded_step_cap, H200's) prices
-// up to 128 rows wave by wave instead (row_fp8_by_waves below).
+// up to 128 rows wave by wave instead (row_fp8_by_waves below), and past 128 rows by rounds fed by
+// L2 (row_fp8_row_tiles, fp8row11).
 namespace {
 
 // The CUTLASS sm80 int8 kernels torch._int_mm runs (h200-quant2's kernel names,
@@ -298,8 +299,9 @@ double padded_row_time(const Op& op, const RowScaledFp8Cost& c, double tiles, in
 // the prologue (pipeline fill and epilogue) on every CTA, the stream (the weight columns its CTAs
 // read) at the card's rate plus one SM's (fp8_row_sm_stream). h200-fp8cap10's probe at 128 rows
 // shows the waves: 132 CTAs 22.7 us, 144 CTAs 33.3 us (12 CTAs in a second wave cost one CTA's own
-// K loop), 224 CTAs 37.0 us (92 CTAs' stream). At more than 128 rows (CTAs sharing weight
-// columns through L2) the one-wave form stays, with the same stream.
+// K loop), 224 CTAs 37.0 us (92 CTAs' stream). Past 128 rows: row_fp8_row_tiles below.
+KernelTimes row_fp8_row_tiles(const Op& op, const Roofs& r, KernelTimes t, double mma, double card_stream);
+
 KernelTimes row_fp8_by_waves(const Op& op, const Roofs& r, KernelTimes t) {
   const RowScaledFp8Cost& c = r.quant.fp8_row;
   const int sms = r.card.sm_count;
@@ -308,15 +310,7 @@ KernelTimes row_fp8_by_waves(const Op& op, const Roofs& r, KernelTimes t) {
   const double sm_rate = r.card.peak_flops(Precision::fp8) / sms * c.cta_mma_efficiency;
   const double mma = 2.0 * 128 * 128 * 128 * steps / sm_rate;
   const double card_stream = with_l2_hit(op, r, stream_memory_s(op, r) / c.stream_efficiency);
-  if (op.gemm.m > 128) {
-    const double walking = std::min(tiles, static_cast<double>(sms));
-    t.memory_s = card_stream + op.bytes() / (walking * c.sm_stream_bps);
-    if (tiles <= sms) {
-      t.compute_s = mma;
-      t.fixed_s += c.one_wave_prologue_s;
-    }
-    return t;
-  }
+  if (op.gemm.m > 128) return row_fp8_row_tiles(op, r, t, mma, card_stream);
   double chain = 0, total = 0;
   bool stream_bound = false;
   auto wave = [&](double w, double count) {
@@ -332,6 +326,59 @@ KernelTimes row_fp8_by_waves(const Op& op, const Roofs& r, KernelTimes t) {
   // The sum of the waves is the time; it is reported on the side its first wave waits on.
   t.compute_s = stream_bound ? chain : total;
   t.memory_s = stream_bound ? total : card_stream;
+  return t;
+}
+
+// fp8row11 (validation/results/h200-fp8row11: Nsight Compute's DRAM bytes and grids, and timed row
+// sweeps over 192-1024 rows): past 128 rows the row tiles over one weight column do not re-read it
+// from DRAM: every case read the weight once (o70 at 128 / 256 / 512 rows 68 / 69 / 75 MB, down70
+// at 128 / 256 rows 239 / 242 MB, N = 16384 at 512 rows, four row tiles over 128 columns in four
+// rounds, 69 MB; the gate/ups at 256 rows, 117-470 MB over 4-7 rounds, 1.00-1.03x). What grows
+// with the row tiles is what L2 hands the SMs: every CTA pulls its A tile and its whole B column
+// (2 x 128 x K bytes), so with twice the tiles over the same weight the L2-to-SM traffic doubles
+// while DRAM stays (o70: 25.2 -> 29.4 us, 128 -> 256 rows; down70
+// 77.4 -> 95.5 us; Nsight Compute's L2 read sectors there run at 5.6-6.5 TB/s, about the card's
+// L2 copy rate). Past 132 tiles the grid is 132 CTAs (persistent), each walking its tiles one
+// after another: the prologue is paid once (the next tile's fill overlaps the last's epilogue;
+// o70 at 1024 rows, 4 rounds, runs 102.5 us, under 4 x (K loop + prologue)). Each round of w
+// CTAs takes the longest of
+//   - a CTA's K loop (the MMA chain), or the padded-row step of a partial last row tile, walked
+//     by the w / row-tiles CTAs of that tile (padded_row_time's law, unchanged);
+//   - its share of the weight at the card's rate plus one CTA's own column (128 x K) at one
+//     SM's rate (fp8_row_sm_stream: past 128 rows a CTA still pulls its whole column);
+//   - w x 2 x 128 x K bytes at kRowL2TileRate.
+// kRowL2TileRate is fitted (fit_quant.py fit_row_tiles) on FIT_SHAPES' 18 cases past 128 rows
+// (h200-quant's fit half), the five fp8_row keys kept as fp8cap10 fitted them. It counts nominal
+// tile bytes: 1.7x the card's L2 copy rate (Nsight Compute counts 0.50-0.73 of the nominal bytes as
+// L2 read sectors; where the rest is served was not measured). It cannot bind at 128 rows or
+// fewer (each CTA its own column: 2 x its column at 10.6 TB/s is under one column at the read rate).
+constexpr double kRowL2TileRate = 10.6e12;
+
+KernelTimes row_fp8_row_tiles(const Op& op, const Roofs& r, KernelTimes t, double mma, double card_stream) {
+  const RowScaledFp8Cost& c = r.quant.fp8_row;
+  const double sms = r.card.sm_count, tiles = static_cast<double>(t.tiling->tiles);
+  const double rows = 16.0 * std::ceil(static_cast<double>(op.gemm.m) / 16.0);
+  const double row_tiles = std::ceil(rows / 128.0), last_rows = rows - 128.0 * (row_tiles - 1);
+  const double steps = std::ceil(static_cast<double>(op.gemm.k) / 128.0);
+  const double column = 128.0 * static_cast<double>(op.gemm.k);  // one CTA's fp8 B column (and A tile)
+  double chain = 0, total = 0;
+  bool fed = false;
+  auto round = [&](double w, double count) {
+    double own = mma;
+    if (last_rows < 128 && c.padded_row_step_s > 0)
+      own = std::max(own, steps * std::min(c.padded_step_cap_s, w / row_tiles * (1.0 - last_rows / 256.0) * c.padded_row_step_s));
+    const double feed = std::max(card_stream * w / tiles + column / c.sm_stream_bps, w * 2.0 * column / kRowL2TileRate);
+    if (total == 0) fed = feed > own;
+    chain += count * own;
+    total += count * std::max(own, feed);
+  };
+  const double full = std::floor(tiles / sms), rest = tiles - full * sms;
+  if (full > 0) round(sms, full);
+  if (rest > 0) round(rest, 1);
+  // As row_fp8_by_waves: the sum of the rounds, reported on the side its first round waits on.
+  t.compute_s = fed ? chain : total;
+  t.memory_s = fed ? total : card_stream;
+  t.fixed_s += c.one_wave_prologue_s;
   return t;
 }
 

@@ -42,7 +42,8 @@ Then fp8cap10's form, the default since (hardware/h200.calibration.yaml; quant_g
 at up to 128 rows the waves of w CTAs (one an SM) one after another, each
     prologue + max(ceil(K/128) x MMA step, ceil(K/128) x min(cap, w x (1 - rows/256) x padded_row_step),
                    w / tiles x bytes / (read_bw x stream_efficiency) + bytes / (tiles x sm_stream))
-past 128 rows the one-wave form with the stream bytes / (read x eff) + bytes / (min(tiles, SMs) x sm_stream);
+past 128 rows (fp8row11, row_tiles_time) rounds of <= 132 CTAs, the prologue once, each
+    max(K loop or a partial row tile's padded step, share x bytes / read + 128 K / sm_stream, w x 256 K / L2 tile rate);
 stream_efficiency held at 1 (the copy's rate), five fitted (cta_mma_efficiency, padded_row_step,
 prologue, cap, sm_stream: the calibration keys fp8_row_cta_mma_efficiency, _padded_row_step, _prologue, _padded_step_cap, _sm_stream). h200-fp8cap10's
 probe (measured after quant9's fit, none of it fitted) is reported beside the sweeps.
@@ -139,6 +140,7 @@ def main():
     fit_row(a.results, cal)
     fit_row(a.results, cal, capped=True)  # quant9's opt-in: validation/results/h200-quant9/h200.fp8-row-cap.calibration.yaml
     fit_row(a.results, cal, capped=True, waves=True)  # fp8cap10: the default (hardware/h200.calibration.yaml)
+    fit_row_tiles(a.results, cal)  # fp8row11: past 128 rows (quant_gemm_cost.cpp row_fp8_row_tiles)
     fit_int8(a.results, cal)
     if a.int8_actual:
         fit_int8(a.results, cal, actual=True)
@@ -242,8 +244,7 @@ def fit_row(results, cal, capped=False, waves=False):
         nbytes = mp * k + 4 * mp + n * k + 4 * n + 2 * mp * n
         card = (nbytes - 2 * mp * n) / read_bw / e2 + 2 * mp * n / write_bw / e2
         if mp > 128:
-            comp = mma if tiles <= sms else -(-tiles // sms) * 2 * 128 * 128 * k / (peak / sms)
-            return (prologue if tiles <= sms else 0.0) + max(comp, card + nbytes / (min(tiles, sms) * sm_rate))
+            return row_tiles_time(mp, n, k, tiles, mma, card, step, prologue, cap, sm_rate, ROW_L2_TILE_RATE)
         t = 0.0
         for i in range(-(-tiles // sms)):
             w = min(sms, tiles - i * sms)
@@ -286,6 +287,67 @@ def fit_row(results, cal, capped=False, waves=False):
     if os.path.exists(probe):  # fp8cap10's probe at 64-224 CTAs, measured after quant9's fit
         report("h200-fp8cap10 probe", [dict(c, m_padded=c["m"]) for c in json.load(open(probe))["cases"]
                                         if c.get("ok") and c.get("correct")])
+
+
+# fp8row11 (quant_gemm_cost.cpp kRowL2TileRate): nominal A + B tile bytes the L2 hands the SMs a second, past
+# 128 rows; fitted by fit_row_tiles on FIT_SHAPES' cases past 128 rows
+ROW_L2_TILE_RATE = 10.6e12
+
+
+def row_tiles_time(mp, n, k, tiles, mma, card, step, prologue, cap, sm_rate, l2_rate, sms=132):
+    """quant_gemm_cost.cpp row_fp8_row_tiles: past 128 rows, rounds of <= 132 CTAs (persistent past 132 tiles,
+    the prologue once), each the longest of its K loop (or a partial last row tile's padded step, walked by
+    its w / row-tiles CTAs), its share of the weight at the card's rate plus one CTA's column at one SM's,
+    and w x 2 x 128 x K tile bytes at l2_rate."""
+    steps, row_tiles = -(-k // 128), -(-mp // 128)
+    last = mp - 128 * (row_tiles - 1)
+    t = prologue
+    for i in range(-(-tiles // sms)):
+        w = min(sms, tiles - i * sms)
+        own = mma
+        if last < 128:
+            own = max(own, steps * min(cap, w / row_tiles * (1 - last / 256) * step))
+        t += max(own, card * w / tiles + 128 * k / sm_rate, w * 2 * 128 * k / l2_rate)
+    return t
+
+
+def fit_row_tiles(results, cal):
+    """fp8row11: the L2 tile rate past 128 rows, the five fp8_row keys as the calibration holds them."""
+    read_bw = calib_value(cal, "read_bandwidth", 1e9)
+    write_bw = calib_value(cal, "write_bandwidth", 1e9)
+    fixed = calib_value(cal, "kernel_floor", 1e-6) + calib_value(cal, "gemm_fixed", 1e-6)
+    e1 = calib_value(cal, "  fp8_row_cta_mma_efficiency", 1)
+    step = calib_value(cal, "  fp8_row_padded_row_step", 1e-6)
+    cap = calib_value(cal, "  fp8_row_padded_step_cap", 1e-6)
+    sm_rate = calib_value(cal, "  fp8_row_sm_stream", 1e9)
+    prologue = calib_value(cal, "  fp8_row_prologue", 1e-6)
+    sheet, sms = 1978.9e12, 132
+    rows = [c for c in load(results) if c["kernel"] == "gemm_scaled" and c["scaling"] == "row" and c["m_padded"] > 128]
+    probe = os.path.join(os.path.dirname(results.rstrip("/")), "h200-fp8row11", "fp8row11.json")
+    extra = [dict(c, m_padded=c["m"]) for c in json.load(open(probe))["cases"]
+             if c.get("ok") and c.get("correct") and c["m"] > 128] if os.path.exists(probe) else []
+
+    def pred(c, l2):
+        mp, n, k = c["m_padded"], c["n"], c["k"]
+        tiles = -(-mp // 128) * -(-n // 128)
+        mma = -(-k // 128) * 2 * 128 ** 3 / (e1 * sheet / sms)
+        nbytes = mp * k + 4 * mp + n * k + 4 * n + 2 * mp * n
+        card = (nbytes - 2 * mp * n) / read_bw + 2 * mp * n / write_bw
+        return fixed + row_tiles_time(mp, n, k, tiles, mma, card, step, prologue, cap, sm_rate, l2)
+
+    def is_fit(c):
+        return (c["model"], c["shape"]) in FIT_SHAPES
+
+    def loss(l2):
+        return sum(math.log(pred(c, l2) / c["measured_s"]) ** 2 for c in rows if is_fit(c))
+    l2 = min((i / 10 * 1e12 for i in range(60, 161)), key=loss)
+    print(f"fp8 row past 128 rows (fp8row11): L2 tile rate {l2 / 1e12:.1f} TB/s (grid 0.1 TB/s; L2 hits left out; "
+          f"loss {loss(l2):.4f}); the five fp8_row keys from the calibration")
+    for name, cs in (("fit shapes", [c for c in rows if is_fit(c)]), ("held-out shapes", [c for c in rows if not is_fit(c)]),
+                     ("h200-fp8row11 probe", extra)):
+        e = sorted(abs(pred(c, l2) / c["measured_s"] - 1) for c in cs)
+        if e:
+            print(f"  {name}: n={len(e)} median {100 * statistics.median(e):.1f}% p90 {100 * e[int(0.9 * (len(e) - 1))]:.1f}%")
 
 
 def nelder_mead(f, x0, iters=2000):
