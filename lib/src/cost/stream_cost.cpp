@@ -93,6 +93,55 @@ std::optional<double> inductor_issue_s(const Op& op, const Roofs& r) {
   return (per_sm - 1) * padded / (rate / sms);
 }
 
+// The SM's first resident CTAs of a looped reduction of at most 2048 columns run in lockstep (branch
+// eltwise11, validation/results/h200-eltwise11). There the row is one block (XBLOCK 2, R0_BLOCK 2048,
+// 16 warps: a 512-thread CTA of two rows, 8 elements a thread; inductor_issue_s), so each sweep is
+// one load of both rows, then its math: the CTAs that start together (up to 2048 threads / 512 = 4
+// an SM; the layer_norm kernel holds 32 registers a thread, h200-eltwise11's n_regs, so 4 fit) all
+// wait on their loads, which cross DRAM together, before any of them issues, and then issue one
+// after another. Their stream and their issue add, where later CTAs (past the first resident
+// wave) load while others issue: the max of the two, as priced. What the first wave's CTAs after
+// the first (whose loads the sweep's round trip already holds) lose is the smaller of their issue
+// and their share of the stream. h200-eltwise9 / -eltwise11: 264 -> 1056 x 2048 (1 -> 4 CTAs an
+// SM) adds 1.06-1.40 us a CTA for layer_norm, its issue alone 0.77; 24576 x 2048 (93 an SM) runs at
+// 0.82 us a CTA, the issue's. Wider rows walk 2048-column blocks, each CTA's loads of the next
+// block overlapping the others' math: not priced. No parameter.
+double inductor_lockstep_s(const Op& op, const Roofs& r, double memory_s) {
+  constexpr int64_t block = 2048, resident = 2048 / (16 * 32);
+  const double rate = inductor_rate(op, r.inductor);
+  const double sms = static_cast<double>(r.card.sm_count);
+  if (op.cols <= inductor_persistent_cols || op.cols > block || rate <= 0 || sms <= 0 || op.rows <= 0) return 0;
+  const double ctas = std::ceil(static_cast<double>(op.rows) / 2.0);  // two rows a CTA
+  const double wave = std::min<double>(std::ceil(ctas / sms), resident);  // CTAs an SM that start together
+  // The first wave's CTAs past one an SM: their issue, and their share of the launch's stream.
+  const double later = std::min(ctas, wave * sms) - std::min(ctas, sms);
+  if (later <= 0) return 0;
+  const double issue = (wave - 1) * 2.0 * static_cast<double>(block) / (rate / sms);
+  const double stream = later / ctas * memory_s;
+  return std::min(issue, stream);
+}
+
+// Softmax's single-block kernel (at most 2048 columns: XBLOCK 2, R0_BLOCK 2048, one block a sweep)
+// computes after each of its loads: each element's online max and sum (two exps) after the first,
+// its exp and divide after the second (validation/results/h200-eltwise9/inductor_code.json), and
+// with one block a sweep (num_stages 1) no later block's load overlaps that math. So a CTA's first
+// row's issue adds to its round trips, where inductor_issue_s hides it (branch eltwise11). A lone
+// CTA (at most one an SM) measures 0.34-0.83 us over the price that hides it (h200-eltwise3's
+// 24 x 1536, h200-production's 256 x 2048, h200-eltwise9's and -eltwise11's 132-266 rows; one
+// row's issue is 0.59 us). layer_norm's lone CTA fits within 9 % as priced (the backend's three
+// sweeps, its issue hidden) at those calls, and with its issue exposed goes to +5-16 % (tried, not
+// adopted): its first sweep is Welford's first iteration (roffset == 0 copies the value, no
+// division: torch/_inductor/runtime/triton_helpers.py, welford_reduce), its second a multiply-add;
+// its divisions sit in the block's combine tree, which the third sweep's round trip stands for.
+// No parameter.
+double inductor_exposed_issue_s(const Op& op, const Roofs& r) {
+  constexpr int64_t block = 2048;
+  const double rate = inductor_rate(op, r.inductor);
+  if (op.kernel != KernelId::softmax_fused || op.cols <= inductor_persistent_cols || op.cols > block || rate <= 0)
+    return 0;
+  return static_cast<double>(block) / (rate / static_cast<double>(r.card.sm_count));
+}
+
 // The looped reduction's walk (branch eltwise6, validation/results/h200-eltwise6): Inductor runs it
 // with num_stages 1 (inductor_code.json: every candidate), so each 2048-column block's loads wait on
 // the block before: a row takes a fixed chain (its first touch, the cross-warp reductions between
@@ -245,6 +294,7 @@ KernelTimes stream_cost(const Op& op, const Roofs& r, const Tile*) {
     t.fixed_s = kernel_alone_s(r.kernel_floor_s, r) + *walk;
     t.compute_s = inductor_issue_s(op, r).value_or(0);
     t.memory_s = with_l2_hit(op, r, stream_memory_s(op, r));
+    t.fixed_s += inductor_lockstep_s(op, r, t.memory_s);
     return t;
   }
   const bool has_flops = op.flops > 0;
@@ -331,6 +381,7 @@ KernelTimes stream_cost(const Op& op, const Roofs& r, const Tile*) {
     const double waves = std::ceil(static_cast<double>(op.rows) / slots);
     t.memory_s = std::max(t.memory_s, waves * beyond / (window / sweep_latency));
   }
+  if (inductor && !streams) t.fixed_s += inductor_lockstep_s(op, r, t.memory_s) + inductor_exposed_issue_s(op, r);
   if (one_warp) {
     // A lane of a one-warp CTA walks elements_per_thread elements (32 at every measured shape), where
     // the calibrated thread chain is one iteration of 8 (a 16-byte vector; chain_iterations is 1 up

@@ -51,6 +51,9 @@ Calls Inductor split into several kernels (kernels_per_launch > 1: fewer than 2 
 than 8192 columns, h200-eltwise6's 16 x 16384) are left out of every fit: stream_cost.cpp prices
 their kernels one by one with what is fitted here (branch eltwise8, inductor_split_cost).
 `perfmodel accuracy` recomputes every error with the C++ model.
+At most 2048 columns (one block a sweep, XBLOCK 2) stream_cost.cpp adds two terms with no parameter
+(branch eltwise11: the first resident wave's lockstep, softmax's lone CTA's exposed issue); none of
+the fit cases below has so few columns at 4 or more rows an SM, so the rates do not move.
 """
 import json
 import math
