@@ -38,6 +38,14 @@ def instructions(E, k):
     return 33 + 13.5 * k + max(1, ep / 32) * (6 * k + 8)
 
 
+def local_cycles(E, k):
+    """moe_topk.cpp's lone-warp local work: its per-element PTX at 2 cycles each (branch moe11)."""
+    ep = 1
+    while ep < E:
+        ep *= 2
+    return 2 * max(1, ep / 32) * (6 * k + 8)
+
+
 def model_args(c, tmp):
     if c["model"] in NATIVE:
         return NATIVE[c["model"]]
@@ -83,6 +91,10 @@ def main(binary, calibration, before):
             rows.append(dict(s=s, c=c, m=m, fit=fit, p=priced(binary, calibration, margs, c["tokens"]),
                              chain=priced(binary, calibration, margs, 1),
                              p0=priced(before, calibration, margs, c["tokens"]) if before else None))
+    # The shuffle rounds' chain: the price at T = 1 less the lone warp's local work (branch moe11,
+    # moe_topk.cpp: at T = 1 it is on the chain, at prefill the programs' issue term counts it).
+    for r in rows:
+        r["chain"] -= local_cycles(r["c"]["experts"], r["c"]["top_k"]) / CLOCK
     per = statistics.median((r["m"] - r["chain"]) * SMS * CLOCK / r["c"]["tokens"] /
                             instructions(r["c"]["experts"], r["c"]["top_k"]) for r in rows if r["fit"])
     print(f"\n# fit ({sum(r['fit'] for r in rows)} cases): {per:.3f} cycles of an SM a PTX instruction "
