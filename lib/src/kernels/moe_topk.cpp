@@ -41,8 +41,8 @@ namespace {
 // other decode layers (within -7 / +18 %). The fused profile prices the serving
 // engine's kernel; the other profiles run other kernels (torch.topk: its own launches).
 // Branch moe11: the round is its shuffle chain alone, the lone warp's per-element work priced apart
-// (below); refitted 243 -> 218 on the same 9 layers (fit_moe_routing.py).
-constexpr double kTopkRoundCycles = 218;
+// (below); refitted 243 -> 213 on the same 9 layers (fit_moe_routing.py).
+constexpr double kTopkRoundCycles = 213;
 
 // At prefill the chain is one program's and the T programs (one 1-warp CTA a token, the stand-in's
 // grid) are a throughput: h200-moe8's token sweep (validation/scripts/moe/run_moe8.py) grows by
@@ -88,11 +88,15 @@ constexpr double kTopkCyclesPerInstruction = 0.50;
 // instructions (the softmax's 8 and each round's 6 over the EP / 32 elements a lane holds), issued by
 // one of the SM's four schedulers at the rate above: 4 x 0.50 = 2 cycles a PTX instruction, 12 an
 // element a round. Not fitted apart: a free fit of the cycles a local instruction over h200-moe8's
-// 256 x 8 decode (T = 1, 64) gives 1.85 (validation/scripts/moe/fit_moe11_topk.py). At 8-128 experts
+// 256 x 8 decode (T = 1, 64) gives 1.84 (validation/scripts/moe/fit_moe11_topk.py). At 8-128 experts
 // (1-4 elements) that is 12-48 cycles a round; at 256-1024 experts (8-32) 96-384, what the 243-cycle
 // round fitted at 8-128 experts missed (h200-moe10: T = 1 -10 to -13 % at EP 256, -29 % at EP 512;
-// h200-moe11's 1024 x 8 -49 %). Once warps share the SM it is issue work the programs' term above
-// already counts, so the price takes the larger of the two after the rounds' shuffle chain.
+// h200-moe11's 1024 x 8 -49 %). After the rounds' shuffle chain the price takes the larger of two
+// throughputs: the SMs' fixed CTA rate (kTopkCtaCycles, not the issue slots: h200-moe8) plus the
+// last program's local work, which that rate leaves on its chain, and the programs' issue, which
+// holds every program's local work already. Tried and not kept: the local work in a max with both
+// (8-128 experts at 256-2048 tokens -6 to -7 %) and in the chain throughout (past 128 experts the
+// issue fit falls to 0.38 and 16384 tokens are -15 to -24 %).
 constexpr double kSchedulersPerSm = 4;
 
 KernelTimes moe_topk_cost(const Op& op, const Roofs& r, const Tile* tile) {
@@ -103,16 +107,13 @@ KernelTimes moe_topk_cost(const Op& op, const Roofs& r, const Tile* tile) {
   const double rounds = kTopkRoundCycles * k / r.card.cuda_clock_hz;
   t.fixed_s += rounds;
   if (!t.fixed_parts.empty()) t.fixed_parts.push_back({"top-k: k dependent warp arg-max rounds", rounds, ""});
-  const double per_program =
-      std::max(kTopkCtaCycles, kTopkCyclesPerInstruction * topk_program_instructions(op.moe.experts, op.moe.top_k));
-  const double programs = per_program * static_cast<double>(op.moe.tokens) /
-                          (static_cast<double>(r.card.sm_count) * r.card.cuda_clock_hz);
-  // A lone warp's local work (the softmax's and each round's, over its elements) is on its chain;
-  // once warps share the SM it is issue work the programs' term already counts (it is in their PTX
-  // count), so it binds only where the programs' throughput does not: decode's few tokens.
+  const double per_cycle = static_cast<double>(op.moe.tokens) / (static_cast<double>(r.card.sm_count) * r.card.cuda_clock_hz);
+  const double retire = kTopkCtaCycles * per_cycle;  // T programs a cycle each, over the SMs
+  const double issue = kTopkCyclesPerInstruction * topk_program_instructions(op.moe.experts, op.moe.top_k) * per_cycle;
+  // The last program's local work after the CTA rate's programs; the issue holds it (above).
   const double local = kSchedulersPerSm * kTopkCyclesPerInstruction * topk_local_instructions(op.moe.experts, op.moe.top_k) /
                        r.card.cuda_clock_hz;
-  t.compute_s = std::max({t.compute_s, programs, local});
+  t.compute_s = std::max({t.compute_s, retire + local, issue});
   return t;
 }
 

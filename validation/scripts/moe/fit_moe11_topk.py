@@ -4,11 +4,11 @@ h200-moe8's, h200-moe10's and h200-moe11's cases at T <= 64.
 
 Usage: python3 validation/scripts/moe/fit_moe11_topk.py [perfmodel binary] [calibration] [before binary]
 
-lib/src/kernels/moe_topk.cpp prices a decode top-k as the rounds' shuffle chain (k x 218 cycles,
+lib/src/kernels/moe_topk.cpp prices a decode top-k as the rounds' shuffle chain (k x 213 cycles,
 fit_moe_routing.py on h200-moe-fused2's 9 fit decode layers) plus a lone warp's local work: its
 per-element PTX instructions n (6 k + 8) (n = EP / 32, at least 1) at 2 cycles each (4 schedulers x
-the 0.50 SM cycles a PTX instruction moe10's term fits at prefill), in a max with the programs'
-throughput. The check printed first: a free fit of the cycles a local instruction costs, over
+the 0.50 SM cycles a PTX instruction moe10's term fits at prefill), after the programs at the SMs'
+fixed CTA rate, in a max with the programs' issue. The check printed first: a free fit of the cycles a local instruction costs, over
 h200-moe8's 256 x 8 decode (T = 1, 64), = median of (measured - the binary's price without the local
 work) x clock / (n (6 k + 8)). Every other case is held out; h200-moe11's were predicted before the
 run (its README), by an earlier form of the same mechanism (12 cycles an element a round and a
