@@ -9,7 +9,8 @@ SMs at max(kTopkCtaCycles, kTopkCyclesPerInstruction x the program's PTX instruc
 33 + 13.5 k + max(1, EP / 32) x (6 k + 8) (instructions() below; checked here against the PTX
 totals both runs recorded). kTopkCyclesPerInstruction = median over the fit cases (h200-moe8's
 256 x 8 at T = 1024, 4096, 16384) of (measured - the binary's price at T = 1) x SMs x clock / T /
-instructions. Held out: every other case of both sweeps (h200-moe10's shapes were predicted before
+instructions; since branch moe11 the price at T = 1 less the lone warp's local work (local_cycles:
+the issue term holds it at prefill), which moves the fit 0.483 -> 0.501. Held out: every other case of both sweeps (h200-moe10's shapes were predicted before
 they were measured). Shapes with no model YAML are priced on models/deepseek-v3.yaml with the
 expert count and k replaced and 8 layers (the top-k's price reads only T, E and k).
 """
