@@ -12,7 +12,7 @@ fixed CTA rate, in a max with the programs' issue. The check printed first: a fr
 h200-moe8's 256 x 8 decode (T = 1, 64), = median of (measured - the binary's price without the local
 work) x clock / (n (6 k + 8)). Every other case is held out; h200-moe11's were predicted before the
 run (its README), by an earlier form of the same mechanism (12 cycles an element a round and a
-softmax round, 215-cycle rounds).
+softmax round, 214-cycle rounds).
 """
 import json
 import os
