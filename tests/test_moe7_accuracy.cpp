@@ -193,3 +193,40 @@ TEST_CASE("h200-moe9 torch._grouped_mm K sweep: the partial-pair penalty follows
   CHECK(quantile(err, 0.5) <= 0.075);
   CHECK(quantile(err, 1.0) <= 0.23);
 }
+
+TEST_CASE("h200-moe11 torch._grouped_mm N / expert sweep: no partial-pair penalty at K 2048 up to 32 tiles an expert") {
+  // validation/results/h200-moe11 (run_moe11.py, branch moe11): equal rows 8 / 128 at K 2048 on
+  // 128 experts x N 1536 / 2560 / 3072 / 4096 (12-32 column tiles an expert, so 2-6 experts among
+  // the 66 clusters at once) and 32 experts x N 1536. Two hypotheses are rejected: the clusters on
+  // one expert at once (predicted >= 1.2 at 32 tiles, as Mixtral's down; measured 1.04) and the
+  // expert count (32 experts predicted penalised; measured 1.01). r = 8 / r = 128: 0.97-1.04.
+  std::map<std::string, const YAML::Node> cases;
+  for (const auto& c : load("h200-moe11")["pair_cases"]) {
+    REQUIRE(c["ok"].as<bool>());
+    CHECK(c["kernel_family"].as<std::string>() == "pingpong");
+    cases.emplace(c["name"].as<std::string>(), c);
+  }
+  REQUIRE(cases.size() == 10);
+  const Roofs r = roofs(Impl::eager);
+  std::vector<double> full, partial;
+  for (const char* s : {"e128_n1536", "e32_n1536", "e128_n2560", "e128_n3072", "e128_n4096"}) {
+    CAPTURE(s);
+    const YAML::Node& r8 = cases.at(std::string("pair11_") + s + "_r8");
+    const YAML::Node& r128 = cases.at(std::string("pair11_") + s + "_r128");
+    CHECK(std::fabs(r8["median_s"].as<double>() / r128["median_s"].as<double>() - 1) < 0.05);
+    for (const YAML::Node* c : {&r8, &r128}) {
+      const int64_t rows = (*c)["rows_per_expert"][0].as<int64_t>(), E = (*c)["experts"].as<int64_t>();
+      const Op op = ops::grouped_gemm((*c)["name"].as<std::string>(), rows, E, E, (*c)["n"].as<int64_t>(),
+                                      (*c)["k"].as<int64_t>(), DType::bf16, DType::bf16, Precision::bf16);
+      (rows == 128 ? full : partial).push_back(price(op, r, Impl::eager).device_time_s / (*c)["median_s"].as<double>() - 1);
+    }
+  }
+  // The model (nothing fitted on this set; fit_grouped_mm9.py): full pairs -2.6 to +2.4 %, the
+  // one-pair experts +15 to +17 % (the two terms' 0.37 us a K step against a measured 0.325-0.330):
+  // the miss issue 11 still carries, guarded here so a change that moves it is seen.
+  for (double e : full) CHECK(std::fabs(e) < 0.04);
+  for (double e : partial) {
+    CHECK(e > 0.10);
+    CHECK(e < 0.20);
+  }
+}

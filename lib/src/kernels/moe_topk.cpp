@@ -40,7 +40,9 @@ namespace {
 // DeepSeek-V2-Lite; validation/scripts/moe/fit_moe_routing.py, branch idle8); held out: their
 // other decode layers (within -7 / +18 %). The fused profile prices the serving
 // engine's kernel; the other profiles run other kernels (torch.topk: its own launches).
-constexpr double kTopkRoundCycles = 243;
+// Branch moe11: the round is its shuffle chain alone, the lone warp's per-element work priced apart
+// (below); refitted 243 -> 213 on the same 9 layers (fit_moe_routing.py).
+constexpr double kTopkRoundCycles = 213;
 
 // At prefill the chain is one program's and the T programs (one 1-warp CTA a token, the stand-in's
 // grid) are a throughput: h200-moe8's token sweep (validation/scripts/moe/run_moe8.py) grows by
@@ -62,11 +64,14 @@ constexpr double kTopkCtaCycles = 166;
 // min, ==, clear): 33 + 13.5 k + max(1, EP / 32) x (6 k + 8). Read off the PTX of h200-moe8's four
 // shapes (80 / 202 / 365 / 589 against 82 / 202 / 365 / 589 counted) and checked, before it was
 // measured, on h200-moe10's (466 / 343 / 1037 / 1256 against 466 / 351 / 1040 / 1258). Not fitted.
-double topk_program_instructions(int64_t experts, int64_t top_k) {
+// The per-element part: max(1, EP / 32) x (6 k + 8).
+double topk_local_instructions(int64_t experts, int64_t top_k) {
   double ep = 1;
   while (ep < static_cast<double>(experts)) ep *= 2;
-  const double k = static_cast<double>(top_k);
-  return 33.0 + 13.5 * k + std::max(1.0, ep / 32.0) * (6.0 * k + 8.0);
+  return std::max(1.0, ep / 32.0) * (6.0 * static_cast<double>(top_k) + 8.0);
+}
+double topk_program_instructions(int64_t experts, int64_t top_k) {
+  return 33.0 + 13.5 * static_cast<double>(top_k) + topk_local_instructions(experts, top_k);
 }
 
 // Cycles of an SM a PTX instruction of a program when the programs are issue-bound (~2.1 PTX
@@ -75,21 +80,40 @@ double topk_program_instructions(int64_t experts, int64_t top_k) {
 // 16384 of (measured - the price at T = 1) x SMs x clock / T / instructions; validation/scripts/moe/
 // fit_moe10_topk.py). Held out: the rest of that sweep and h200-moe10's 160 x 6, 256 x 4, 384 x 8,
 // 512 x 10 and 256 x 8 (another lease), predicted before they were measured. At 8-128 experts
-// (80-365 instructions) the fixed rate above binds or nearly (365 x 0.48 = 175).
-constexpr double kTopkCyclesPerInstruction = 0.48;
+// (80-365 instructions) the fixed rate above binds or nearly (365 x 0.50 = 183). Branch moe11:
+// refitted 0.48 -> 0.50 with T = 1's price less the lone warp's local work as the chain.
+constexpr double kTopkCyclesPerInstruction = 0.50;
+
+// A lone warp's local work (branch moe11): at decode one program's chain also holds its per-element
+// instructions (the softmax's 8 and each round's 6 over the EP / 32 elements a lane holds), issued by
+// one of the SM's four schedulers at the rate above: 4 x 0.50 = 2 cycles a PTX instruction, 12 an
+// element a round. Not fitted apart: a free fit of the cycles a local instruction over h200-moe8's
+// 256 x 8 decode (T = 1, 64) gives 1.84 (validation/scripts/moe/fit_moe11_topk.py). At 8-128 experts
+// (1-4 elements) that is 12-48 cycles a round; at 256-1024 experts (8-32) 96-384, what the 243-cycle
+// round fitted at 8-128 experts missed (h200-moe10: T = 1 -10 to -13 % at EP 256, -29 % at EP 512;
+// h200-moe11's 1024 x 8 -49 %). After the rounds' shuffle chain the price takes the larger of two
+// throughputs: the SMs' fixed CTA rate (kTopkCtaCycles, not the issue slots: h200-moe8) plus the
+// last program's local work, which that rate leaves on its chain, and the programs' issue, which
+// holds every program's local work already. Tried and not kept: the local work in a max with both
+// (8-128 experts at 256-2048 tokens -6 to -7 %) and in the chain throughout (past 128 experts the
+// issue fit falls to 0.38 and 16384 tokens are -15 to -24 %).
+constexpr double kSchedulersPerSm = 4;
 
 KernelTimes moe_topk_cost(const Op& op, const Roofs& r, const Tile* tile) {
   KernelTimes t = stream_cost(op, r, tile);
   // Where the profile is measured on the vLLM-style MoE kernels (h200-moe-fused2), as the cycles were.
   if (r.profile != "fused" || !r.fused_moe.measured() || r.card.cuda_clock_hz <= 0 || r.card.sm_count <= 0) return t;
-  const double rounds = kTopkRoundCycles * static_cast<double>(op.moe.top_k) / r.card.cuda_clock_hz;
+  const double k = static_cast<double>(op.moe.top_k);
+  const double rounds = kTopkRoundCycles * k / r.card.cuda_clock_hz;
   t.fixed_s += rounds;
   if (!t.fixed_parts.empty()) t.fixed_parts.push_back({"top-k: k dependent warp arg-max rounds", rounds, ""});
-  const double per_program =
-      std::max(kTopkCtaCycles, kTopkCyclesPerInstruction * topk_program_instructions(op.moe.experts, op.moe.top_k));
-  const double programs = per_program * static_cast<double>(op.moe.tokens) /
-                          (static_cast<double>(r.card.sm_count) * r.card.cuda_clock_hz);
-  t.compute_s = std::max(t.compute_s, programs);
+  const double per_cycle = static_cast<double>(op.moe.tokens) / (static_cast<double>(r.card.sm_count) * r.card.cuda_clock_hz);
+  const double retire = kTopkCtaCycles * per_cycle;  // T programs a cycle each, over the SMs
+  const double issue = kTopkCyclesPerInstruction * topk_program_instructions(op.moe.experts, op.moe.top_k) * per_cycle;
+  // The last program's local work after the CTA rate's programs; the issue holds it (above).
+  const double local = kSchedulersPerSm * kTopkCyclesPerInstruction * topk_local_instructions(op.moe.experts, op.moe.top_k) /
+                       r.card.cuda_clock_hz;
+  t.compute_s = std::max({t.compute_s, retire + local, issue});
   return t;
 }
 

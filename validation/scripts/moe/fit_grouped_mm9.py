@@ -140,6 +140,11 @@ def load(results):
         for c in json.load(open(path))["pair_cases"]:
             if c.get("ok"):
                 out.append(dict(c, run="h200-moe9", grp="h200-moe9 K sweep"))
+    path = os.path.join(results, "h200-moe11", "hf.json")
+    if os.path.exists(path):  # branch moe11: N and the expert count at K 2048 (run_moe11.py)
+        for c in json.load(open(path))["pair_cases"]:
+            if c.get("ok"):
+                out.append(dict(c, run="h200-moe11", grp="h200-moe11 N / expert sweep"))
     return out
 
 

@@ -9,7 +9,8 @@ SMs at max(kTopkCtaCycles, kTopkCyclesPerInstruction x the program's PTX instruc
 33 + 13.5 k + max(1, EP / 32) x (6 k + 8) (instructions() below; checked here against the PTX
 totals both runs recorded). kTopkCyclesPerInstruction = median over the fit cases (h200-moe8's
 256 x 8 at T = 1024, 4096, 16384) of (measured - the binary's price at T = 1) x SMs x clock / T /
-instructions. Held out: every other case of both sweeps (h200-moe10's shapes were predicted before
+instructions; since branch moe11 the price at T = 1 less the lone warp's local work (local_cycles:
+the issue term holds it at prefill), which moves the fit 0.483 -> 0.501. Held out: every other case of both sweeps (h200-moe10's shapes were predicted before
 they were measured). Shapes with no model YAML are priced on models/deepseek-v3.yaml with the
 expert count and k replaced and 8 layers (the top-k's price reads only T, E and k).
 """
@@ -36,6 +37,14 @@ def instructions(E, k):
     while ep < E:
         ep *= 2
     return 33 + 13.5 * k + max(1, ep / 32) * (6 * k + 8)
+
+
+def local_cycles(E, k):
+    """moe_topk.cpp's lone-warp local work: its per-element PTX at 2 cycles each (branch moe11)."""
+    ep = 1
+    while ep < E:
+        ep *= 2
+    return 2 * max(1, ep / 32) * (6 * k + 8)
 
 
 def model_args(c, tmp):
@@ -83,6 +92,10 @@ def main(binary, calibration, before):
             rows.append(dict(s=s, c=c, m=m, fit=fit, p=priced(binary, calibration, margs, c["tokens"]),
                              chain=priced(binary, calibration, margs, 1),
                              p0=priced(before, calibration, margs, c["tokens"]) if before else None))
+    # The shuffle rounds' chain: the price at T = 1 less the lone warp's local work (branch moe11,
+    # moe_topk.cpp: at T = 1 it is on the chain, at prefill the programs' issue term counts it).
+    for r in rows:
+        r["chain"] -= local_cycles(r["c"]["experts"], r["c"]["top_k"]) / CLOCK
     per = statistics.median((r["m"] - r["chain"]) * SMS * CLOCK / r["c"]["tokens"] /
                             instructions(r["c"]["experts"], r["c"]["top_k"]) for r in rows if r["fit"])
     print(f"\n# fit ({sum(r['fit'] for r in rows)} cases): {per:.3f} cycles of an SM a PTX instruction "

@@ -6,7 +6,10 @@ Usage: python3 validation/scripts/moe/fit_moe_routing.py [perfmodel binary] [res
 
 - top-k (lib/src/kernels/moe_topk.cpp, kTopkRoundCycles): k dependent rounds of one warp's arg-max
   (two 5-step butterfly shuffles: the best score, then its lowest index), cycles a round at the SM
-  clock = median over the fit layers of (measured _topk_softmax_kernel - the stream price) / k.
+  clock = median over the fit layers of (measured _topk_softmax_kernel - the stream price) / k. Since
+  branch moe11 the price also holds a decode program's per-element instructions (the lone warp's
+  local work, moe_topk.cpp; not fitted here): the stream price's part is the binary's price less
+  k x the committed round, so the refit takes that work off with the rest.
 - align (lib/src/kernels/moe_permute.cpp, kPlanCyclesPerExpert): the plan is one CTA; beyond the
   stream price, its count and owners' loops (branch moe8: 4.7 instructions a compare, the PTX's
   count; an L2 round trip a count iteration), the scatter's atomics, and a cost per expert of the
@@ -30,7 +33,7 @@ from compare_fused import moe_ops, run_json  # noqa: E402
 from fit_fused_moe import is_fit_point  # noqa: E402
 
 CLOCK = 1.98e9                       # hardware/h200.yaml clocks.cuda_core
-TOPK_ROUND, PLAN_PER_EXPERT = 243, 116  # committed (cycles)
+TOPK_ROUND, PLAN_PER_EXPERT = 213, 116  # committed (cycles)
 
 
 def kernel_s(c, prefix):
