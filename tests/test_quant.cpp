@@ -415,6 +415,8 @@ TEST_CASE("quant calibration keys: round trip, and bad values refused at their l
   refused("fp8_row_padded_step_cap: 0.705 us", "fp8_row_padded_step_cap: -1 us", "fp8_row_padded_step_cap");
   refused("fp8_row_sm_stream: 201 GB/s", "fp8_row_sm_stream: -1 GB/s", "fp8_row_sm_stream");
   refused("  fp8_row_sm_stream: 201 GB/s", "", "fp8_row_padded_step_cap");  // the cap without one SM's stream
+  refused("fp8_row_l2_tile_rate: 10.6 TB/s", "fp8_row_l2_tile_rate: -1 TB/s", "fp8_row_l2_tile_rate");
+  refused("  fp8_row_l2_tile_rate: 10.6 TB/s", "", "fp8_row_padded_step_cap");  // the cap without the L2 tile rate
   refused("fp8_row_prologue: 2.92 us", "fp8_row_prologue: inf us", "fp8_row_prologue");
   refused("  int8_mma_sync_latency: 0.225 us", "  int8_mma_sync_latency: nan us", "int8_mma_sync_latency");
   refused("  int8_mma_sync_fill_rate: 106.0 GB/s", "  int8_mma_sync_fill_rate: -1 GB/s", "int8_mma_sync_fill_rate");

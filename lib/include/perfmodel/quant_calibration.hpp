@@ -51,6 +51,9 @@ struct RowScaledFp8Cost {
   // With the cap (waves priced one after another, fp8cap10): one SM's weight stream alone, beside
   // the card's rate (B/s; h200-fp8cap10: 3.3 TB/s at 64 CTAs, 3.7-3.9 at 96-132). Needs the cap.
   double sm_stream_bps = 0;
+  // Past 128 rows (fp8row11): the A + B tile bytes L2 hands the SMs a second, nominal bytes
+  // (B/s; h200-fp8row11: 10.6 TB/s, 1.7x the card's L2 copy rate). Needs the cap.
+  double l2_tile_bps = 0;
 };
 
 // cuBLASLt's block-scaled FP8 kernel on Hopper (1x128 activation x 128x128 weight scales, the

@@ -346,14 +346,12 @@ KernelTimes row_fp8_by_waves(const Op& op, const Roofs& r, KernelTimes t) {
 //     by the w / row-tiles CTAs of that tile (padded_row_time's law, unchanged);
 //   - its share of the weight at the card's rate plus one CTA's own column (128 x K) at one
 //     SM's rate (fp8_row_sm_stream: past 128 rows a CTA still pulls its whole column);
-//   - w x 2 x 128 x K bytes at kRowL2TileRate.
-// kRowL2TileRate is fitted (fit_quant.py fit_row_tiles) on FIT_SHAPES' 18 cases past 128 rows
+//   - w x 2 x 128 x K bytes at `fp8_row_l2_tile_rate` (RowScaledFp8Cost::l2_tile_bps).
+// The rate is fitted (fit_quant.py fit_row_tiles) on FIT_SHAPES' 18 cases past 128 rows
 // (h200-quant's fit half), the five fp8_row keys kept as fp8cap10 fitted them. It counts nominal
 // tile bytes: 1.7x the card's L2 copy rate (Nsight Compute counts 0.50-0.73 of the nominal bytes as
 // L2 read sectors; where the rest is served was not measured). It cannot bind at 128 rows or
 // fewer (each CTA its own column: 2 x its column at 10.6 TB/s is under one column at the read rate).
-constexpr double kRowL2TileRate = 10.6e12;
-
 KernelTimes row_fp8_row_tiles(const Op& op, const Roofs& r, KernelTimes t, double mma, double card_stream) {
   const RowScaledFp8Cost& c = r.quant.fp8_row;
   const double sms = r.card.sm_count, tiles = static_cast<double>(t.tiling->tiles);
@@ -367,7 +365,7 @@ KernelTimes row_fp8_row_tiles(const Op& op, const Roofs& r, KernelTimes t, doubl
     double own = mma;
     if (last_rows < 128 && c.padded_row_step_s > 0)
       own = std::max(own, steps * std::min(c.padded_step_cap_s, w / row_tiles * (1.0 - last_rows / 256.0) * c.padded_row_step_s));
-    const double feed = std::max(card_stream * w / tiles + column / c.sm_stream_bps, w * 2.0 * column / kRowL2TileRate);
+    const double feed = std::max(card_stream * w / tiles + column / c.sm_stream_bps, w * 2.0 * column / c.l2_tile_bps);
     if (total == 0) fed = feed > own;
     chain += count * own;
     total += count * std::max(own, feed);

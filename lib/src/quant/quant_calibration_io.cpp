@@ -71,10 +71,16 @@ QuantCalibration parse_quant_calibration(MapReader m) {
   c.fp8_row.one_wave_prologue_s = m.opt_quantity("fp8_row_prologue", Dimension::seconds, false, 1e-3).value_or(0);
   c.fp8_row.padded_step_cap_s = m.opt_quantity("fp8_row_padded_step_cap", Dimension::seconds, false, 1e-3).value_or(0);
   c.fp8_row.sm_stream_bps = m.opt_quantity("fp8_row_sm_stream", Dimension::bytes_per_s, false, 1e13).value_or(0);
-  // The capped form prices waves with one SM's stream: the two keys together (quant_gemm_cost.cpp).
-  if ((c.fp8_row.padded_step_cap_s > 0) != (c.fp8_row.sm_stream_bps > 0))
-    m.fail(c.fp8_row.padded_step_cap_s > 0 ? "fp8_row_padded_step_cap" : "fp8_row_sm_stream",
-           "needs fp8_row_padded_step_cap and fp8_row_sm_stream together");
+  c.fp8_row.l2_tile_bps = m.opt_quantity("fp8_row_l2_tile_rate", Dimension::bytes_per_s, false, 1e15).value_or(0);
+  // The capped form prices waves with one SM's stream, and past 128 rows rounds fed by L2: the
+  // three keys together (quant_gemm_cost.cpp).
+  {
+    const char* keys[] = {"fp8_row_padded_step_cap", "fp8_row_sm_stream", "fp8_row_l2_tile_rate"};
+    const bool set[] = {c.fp8_row.padded_step_cap_s > 0, c.fp8_row.sm_stream_bps > 0, c.fp8_row.l2_tile_bps > 0};
+    for (int i = 0; i < 3; ++i)
+      if (set[i] && !(set[0] && set[1] && set[2]))
+        m.fail(keys[i], "needs fp8_row_padded_step_cap, fp8_row_sm_stream and fp8_row_l2_tile_rate together");
+  }
   c.fp8_block.cta_mma_efficiency = opt_share(m, "fp8_block_cta_mma_efficiency");
   c.fp8_block.stream_efficiency = opt_share(m, "fp8_block_stream_efficiency");
   c.fp8_block.one_wave_prologue_s = m.opt_quantity("fp8_block_prologue", Dimension::seconds, false, 1e-3).value_or(0);
@@ -120,6 +126,8 @@ std::string quant_calibration_yaml(const QuantCalibration& c) {
       << " us   # the most a CTA's padded K step costs, however many CTAs walk at once\n";
   if (c.fp8_row.sm_stream_bps > 0)
     o << "  fp8_row_sm_stream: " << c.fp8_row.sm_stream_bps * 1e-9 << " GB/s   # one SM's weight stream alone, beside the card's\n";
+  if (c.fp8_row.l2_tile_bps > 0)
+    o << "  fp8_row_l2_tile_rate: " << c.fp8_row.l2_tile_bps * 1e-12 << " TB/s   # past 128 rows: A + B tile bytes L2 hands the SMs\n";
   if (c.fp8_block.measured())
     o << "  fp8_block_cta_mma_efficiency: " << c.fp8_block.cta_mma_efficiency
       << "   # block-scaled FP8, one wave: share of an SM's datasheet fp8 rate\n"

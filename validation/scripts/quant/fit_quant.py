@@ -244,7 +244,7 @@ def fit_row(results, cal, capped=False, waves=False):
         nbytes = mp * k + 4 * mp + n * k + 4 * n + 2 * mp * n
         card = (nbytes - 2 * mp * n) / read_bw / e2 + 2 * mp * n / write_bw / e2
         if mp > 128:
-            return row_tiles_time(mp, n, k, tiles, mma, card, step, prologue, cap, sm_rate, ROW_L2_TILE_RATE)
+            return row_tiles_time(mp, n, k, tiles, mma, card, step, prologue, cap, sm_rate, row_l2_tile_rate(cal))
         t = 0.0
         for i in range(-(-tiles // sms)):
             w = min(sms, tiles - i * sms)
@@ -289,9 +289,10 @@ def fit_row(results, cal, capped=False, waves=False):
                                         if c.get("ok") and c.get("correct")])
 
 
-# fp8row11 (quant_gemm_cost.cpp kRowL2TileRate): nominal A + B tile bytes the L2 hands the SMs a second, past
-# 128 rows; fitted by fit_row_tiles on FIT_SHAPES' cases past 128 rows
-ROW_L2_TILE_RATE = 10.6e12
+# fp8row11 (`fp8_row_l2_tile_rate`, quant_gemm_cost.cpp row_fp8_row_tiles): nominal A + B tile bytes the L2
+# hands the SMs a second, past 128 rows; fitted by fit_row_tiles on FIT_SHAPES' cases past 128 rows
+def row_l2_tile_rate(cal):
+    return calib_value(cal, "  fp8_row_l2_tile_rate", 1e12)
 
 
 def row_tiles_time(mp, n, k, tiles, mma, card, step, prologue, cap, sm_rate, l2_rate, sms=132):
@@ -341,7 +342,7 @@ def fit_row_tiles(results, cal):
     def loss(l2):
         return sum(math.log(pred(c, l2) / c["measured_s"]) ** 2 for c in rows if is_fit(c))
     l2 = min((i / 10 * 1e12 for i in range(60, 161)), key=loss)
-    print(f"fp8 row past 128 rows (fp8row11): L2 tile rate {l2 / 1e12:.1f} TB/s (grid 0.1 TB/s; L2 hits left out; "
+    print(f"  fp8_row_l2_tile_rate: {l2 / 1e12:.1f} TB/s   # fp8row11: L2 tile rate (grid 0.1 TB/s; L2 hits left out; "
           f"loss {loss(l2):.4f}); the five fp8_row keys from the calibration")
     for name, cs in (("fit shapes", [c for c in rows if is_fit(c)]), ("held-out shapes", [c for c in rows if not is_fit(c)]),
                      ("h200-fp8row11 probe", extra)):
