@@ -6,9 +6,11 @@
 //   4, 6 of h200-compiled; cudnn_decode: kernel cases). Compared on the wall time per step (what a
 //   user waits), as compare_compiled.py does.
 // - the per-boundary gaps of their profiled replays: what sets the gap (fit_graph_gap.py).
-// - the fused profile's graph_kernel_gap, fitted on the even decode points of h200-fused-step; every
-//   step of h200-fused-step-cudnn (the engine's GQA-packed decode) held out
-//   (tests/test_fused_step_accuracy.cpp guards them too; here the fit itself).
+// - the fused step as the GPU-alone replay (kernels + graph_kernel_gap per launch, fitted on
+//   h200-fused-step-alone's replays behind a GPU spin) plus the host's cudaGraphLaunch as host time
+//   (graph_launch_per_node), fitted and held out there (branch graphhost11); every step of
+//   h200-fused-step-cudnn held out of both (tests/test_fused_step_accuracy.cpp guards them too; here
+//   the fit itself).
 #include <doctest/doctest.h>
 #include <yaml-cpp/yaml.h>
 
@@ -59,7 +61,7 @@ int64_t launches(const Evaluation& e) {
 }  // namespace
 
 TEST_CASE("compiled decode steps at 8-32 layers (h200-compiled2), all held out: wall per step") {
-  std::vector<double> wall, kernels;
+  std::vector<double> wall, kernels, alone;
   for (const YAML::Node& r : jsonl("/validation/results/h200-compiled2/compiled2.jsonl")) {
     REQUIRE(r["ok"].as<bool>());
     CAPTURE(r["model"].as<std::string>());
@@ -75,8 +77,16 @@ TEST_CASE("compiled decode steps at 8-32 layers (h200-compiled2), all held out: 
     CHECK(std::fabs(ke) <= 0.045);  // the kernels: -4.0 to +2.3 %
     wall.push_back(std::fabs(we));
     kernels.push_back(std::fabs(ke));
+    // The device claim like with like (branch graphhost11): the replay with the host kept out (a GPU
+    // spin queued first, graph_pure_s) against the step less its host time (graph_call_host): the
+    // kernels and graph_kernel_gap per launch. -5.2 to +3.1 %: the wall's misses are the host's.
+    const double ae = (e.cost.time_s - e.cost.host_time_s) / r["graph_pure_s"].as<double>() - 1;
+    CHECK(std::fabs(ae) <= 0.055);
+    alone.push_back(std::fabs(ae));
   }
   REQUIRE(wall.size() == 9);
+  CAPTURE(quantile(alone, 0.5));
+  CHECK(quantile(alone, 0.5) <= 0.011);  // 1.0 %
   CAPTURE(quantile(wall, 0.5));
   CAPTURE(quantile(kernels, 0.5));
   CHECK(quantile(wall, 0.5) <= 0.04);     // 3.2 % (issue 10's target: 10 %)
@@ -108,32 +118,68 @@ TEST_CASE("inside a graph the gap is per kernel, not per CTA; a split-K reduce w
   CHECK(quantile(reduce, 0.5) > 1.8 * quantile(plain, 0.5));
 }
 
-TEST_CASE("fused graph_kernel_gap: fitted on the even decode steps of h200-fused-step, h200-fused-step-cudnn held out") {
-  // The fit: the even decode points of h200-fused-step (its decode attention was PyTorch's
-  // FlashAttention-2; the gap is measured times over predicted launches, whatever the kernels).
-  std::vector<double> fit_gaps, held;
+TEST_CASE("fused graph keys: the GPU's idle per launch and the host's graph launch apart (h200-fused-step-alone)") {
+  // The fit (fit_graph_gap.py): graph_kernel_gap = median over the even decode points of
+  // h200-fused-step-alone of (GPU-alone replay - kernel sum) / predicted launches (the replay behind a
+  // 3 ms GPU spin, the host's launch hidden); graph_launch_per_node = median over its even points of
+  // the host's time in graph.replay() / predicted launches. Before (branch graphhost11): one
+  // graph_kernel_gap, 0.891 us, fitted on measure()'s replays, whose CUDA events catch both.
+  std::vector<YAML::Node> pts;
+  for (const YAML::Node& r : jsonl("/validation/results/h200-fused-step-alone/results.jsonl"))
+    if (r["kind"].as<std::string>() == "point" && r["ok"].as<bool>()) pts.push_back(r);
+  REQUIRE(pts.size() == 72);
+  std::vector<double> fit_gaps, fit_host, odd_decode, prefill, odd_wall, odd_host;
   int decode = 0;
-  for (const YAML::Node& r : jsonl("/validation/results/h200-fused-step/results.jsonl")) {
-    if (r["kind"].as<std::string>() != "point" || r["phase"].as<std::string>() != "decode") continue;
+  for (size_t i = 0; i < pts.size(); ++i) {
+    const YAML::Node& r = pts[i];
     const Evaluation e = price(r, Impl::fused, r["ctx"].as<int64_t>());
-    if (decode++ % 2 == 0)
-      fit_gaps.push_back((r["device_s"].as<double>() - r["kernel_s"].as<double>()) / static_cast<double>(launches(e)));
+    const double L = static_cast<double>(launches(e));
+    // The step: the kernels and the GPU's idle per launch (GPU time), the host's launch beside them.
+    CHECK(e.cost.host_time_s == doctest::Approx(0.474e-6 * L).epsilon(1e-6));
+    CHECK(e.cost.time_s - e.cost.host_time_s - e.cost.device_time_s == doctest::Approx(0.356e-6 * L).epsilon(1e-6));
+    const double alone = (e.cost.time_s - e.cost.host_time_s) / r["spin_first_s"].as<double>() - 1;
+    if (i % 2 == 0) {
+      fit_host.push_back(r["host_launch_s"].as<double>() / L);
+    } else {
+      odd_wall.push_back(std::fabs(e.cost.time_s / r["device_s"].as<double>() - 1));
+      odd_host.push_back(std::fabs(e.cost.host_time_s / r["host_launch_s"].as<double>() - 1));
+    }
+    if (r["phase"].as<std::string>() == "prefill") prefill.push_back(std::fabs(alone));
+    else if (decode++ % 2 == 0) fit_gaps.push_back((r["spin_first_s"].as<double>() - r["kernel_s"].as<double>()) / L);
+    else odd_decode.push_back(std::fabs(alone));
   }
-  REQUIRE(fit_gaps.size() == 24);
-  CHECK(quantile(fit_gaps, 0.5) * 1e6 == doctest::Approx(0.891).epsilon(0.002));  // what the calibration holds (0.971 while decode rotary was one launch)
-  // Held out: every step of h200-fused-step-cudnn, the engine's GQA-packed decode (cuDNN's kernel),
-  // measured after the fit.
-  for (const YAML::Node& r : jsonl("/validation/results/h200-fused-step-cudnn/results.jsonl")) {
-    if (r["kind"].as<std::string>() != "point") continue;
-    const Evaluation e = price(r, Impl::fused, r["ctx"].as<int64_t>());
-    held.push_back(std::fabs(e.cost.time_s / r["device_s"].as<double>() - 1));
-    // The gap is wall time inside the replay: the kernel sum stays the ops' device time.
-    CHECK(e.cost.time_s - e.cost.device_time_s ==
-          doctest::Approx(0.891e-6 * static_cast<double>(launches(e))).epsilon(1e-6));
-  }
+  REQUIRE(fit_gaps.size() == 30);
+  REQUIRE(fit_host.size() == 36);
+  CHECK(quantile(fit_gaps, 0.5) * 1e6 == doctest::Approx(0.356).epsilon(0.002));  // what the calibration holds
+  CHECK(quantile(fit_host, 0.5) * 1e6 == doctest::Approx(0.474).epsilon(0.002));
+  // Held out of graph_kernel_gap, the GPU-alone replay (compare_fused_alone.py): odd decode 1.7 / 4.7 %,
+  // prefill 2.4 % (0.891 us per launch: 4.4 / 9.4 % and 3.8 %).
+  CAPTURE(quantile(odd_decode, 0.5));
+  CAPTURE(quantile(odd_decode, 0.9));
+  CAPTURE(quantile(prefill, 0.5));
+  CHECK(quantile(odd_decode, 0.5) <= 0.018);
+  CHECK(quantile(odd_decode, 0.9) <= 0.048);
+  CHECK(quantile(prefill, 0.5) <= 0.025);
+  // Held out of graph_launch_per_node, measure()'s replay on an idle GPU: 2.25 / 4.9 % (0.891 us:
+  // 2.30 / 4.85 %). The host's launch itself is the least repeatable part: 36 % median, per node or
+  // flat alike (fit_graph_gap.py), 55-765 us measured.
+  CAPTURE(quantile(odd_wall, 0.5));
+  CAPTURE(quantile(odd_wall, 0.9));
+  CAPTURE(quantile(odd_host, 0.5));
+  CHECK(quantile(odd_wall, 0.5) <= 0.023);
+  CHECK(quantile(odd_wall, 0.9) <= 0.050);
+  CHECK(quantile(odd_host, 0.5) <= 0.37);
+  // Every step of h200-fused-step-cudnn (an earlier lease; fitted on by neither key), measure()'s
+  // replay: 2.1 / 4.7 % (0.891 us: 2.2 / 5.2 %).
+  std::vector<double> held;
+  for (const YAML::Node& r : jsonl("/validation/results/h200-fused-step-cudnn/results.jsonl"))
+    if (r["kind"].as<std::string>() == "point" && r["ok"].as<bool>())
+      held.push_back(std::fabs(price(r, Impl::fused, r["ctx"].as<int64_t>()).cost.time_s / r["device_s"].as<double>() - 1));
   REQUIRE(held.size() == 72);
   CAPTURE(quantile(held, 0.5));
   CAPTURE(quantile(held, 0.9));
-  CHECK(quantile(held, 0.5) <= 0.034);  // 3.3 % (h200-fused-step's held-out 36: 3.7 %)
-  CHECK(quantile(held, 0.9) <= 0.076);  // 7.5 % (5.9 %; the b1-b8 steps over-priced 7-9 %, +18 % at TinyLlama b1 ctx512)
+  CHECK(quantile(held, 0.5) <= 0.034);  // the bounds before graphhost11
+  CHECK(quantile(held, 0.9) <= 0.076);
+  CHECK(quantile(held, 0.5) <= 0.022);
+  CHECK(quantile(held, 0.9) <= 0.048);
 }

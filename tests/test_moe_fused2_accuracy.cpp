@@ -54,9 +54,12 @@ struct Fused2 {
                          op.name.rfind("shared_", 0) == 0;
         if (!moe) continue;
         // Per instance: one layer's. The graph replay is priced by time_s (the kernels and the
-        // GPU's idle between them, graph_kernel_gap per launch, fitted on the dense fused steps of
-        // h200-fused-step, none of these layers); the grouped GEMM's kernels by device time.
-        layer += e.cost.ops[i].time_s;
+        // GPU's idle between them, graph_kernel_gap per launch) plus the host's launch of the
+        // layer's nodes (graph_launch_per_node per launch), which the harness's replay on an idle
+        // GPU waits for as fused_step.py's does (both fitted on the dense fused steps of
+        // h200-fused-step-alone, none of these layers; branch graphhost11: the launch was in
+        // graph_kernel_gap, 0.891 us, before); the grouped GEMM's kernels by device time.
+        layer += e.cost.ops[i].time_s + r.graph_launch_per_node_s * static_cast<double>(op.launches);
         if (op.kernel == KernelId::grouped_gemm) grouped += e.cost.ops[i].device_time_s;
       }
       double measured_grouped = 0;

@@ -197,6 +197,9 @@ struct ProfileCalibration {
   // guards, the cudagraph tree's checks and input copies), during which the GPU idles; 0: none.
   double graph_call_host_s = 0;
   double graph_kernel_gap_s = 0;  // compiled: GPU idle time between kernels of the graph replay
+  // fused: the host's cudaGraphLaunch per kernel node of the step's graph (host time, as
+  // graph_call_host; validation/results/h200-fused-step-alone); 0: none.
+  double graph_launch_per_node_s = 0;
   // A graph profile's small kernels priced alone: the GPU idle that a single-call harness replay
   // holds after one kernel (validation/results/h200-gemm-chain, 0.46 us), which the floors fitted
   // on harness times carry and the step's graph_kernel_gap adds again; 0: priced as fitted.

@@ -143,6 +143,7 @@ ProfileCalibration read_one(MapReader r, const std::string& name) {
   p.host_per_kernel_s = r.opt_quantity("host_per_kernel", Dimension::seconds, true);
   p.graph_call_host_s = r.opt_quantity("graph_call_host", Dimension::seconds, true).value_or(0);
   p.graph_kernel_gap_s = r.opt_quantity("graph_kernel_gap", Dimension::seconds, true).value_or(0);
+  p.graph_launch_per_node_s = r.opt_quantity("graph_launch_per_node", Dimension::seconds, true).value_or(0);
   p.harness_idle_s = r.opt_quantity("harness_idle", Dimension::seconds, true).value_or(0);
   if (auto m = r.opt_map("aten")) p.aten = read_aten(*m);
   if (auto m = r.opt_map("inductor")) {
@@ -270,6 +271,8 @@ void write_profiles(std::ostream& o, const std::vector<ProfileCalibration>& prof
     }
     if (p.graph_call_host_s > 0) o << "    graph_call_host: " << q(p.graph_call_host_s, "us", 1e-6) << "\n";
     if (p.graph_kernel_gap_s > 0) o << "    graph_kernel_gap: " << q(p.graph_kernel_gap_s, "us", 1e-6) << "\n";
+    if (p.graph_launch_per_node_s > 0)
+      o << "    graph_launch_per_node: " << q(p.graph_launch_per_node_s, "us", 1e-6) << "\n";
     if (p.harness_idle_s > 0) o << "    harness_idle: " << q(p.harness_idle_s, "us", 1e-6) << "\n";
     if (p.host_per_kernel_s) o << "    host_per_kernel: " << q(*p.host_per_kernel_s, "us", 1e-6) << "\n";
     write_aten(o, p.aten);

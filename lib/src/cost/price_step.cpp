@@ -66,9 +66,10 @@ StepCost combine_step(const std::vector<const Op*>& ops, std::vector<OpCost> cos
       c.overhead_time_s += roofs.kernel_switch_s;
     }
     // Inside a CUDA graph replay each kernel's launch waits for the previous kernel to drain, and
-    // the GPU idles graph_kernel_gap per launch (docs/model.md, "graph replay gap"; measured as
-    // graph replay minus kernel sum: validation/results/h200-fused-step, h200-host-probe,
-    // h200-compiled2). Wall time, not kernel time: device_time_s stays the kernel sum.
+    // the GPU idles graph_kernel_gap per launch (docs/model.md, "graph replay gap"; measured as the
+    // GPU-alone replay, the host's launch hidden behind a GPU spin, minus the kernel sum:
+    // validation/results/h200-fused-step-alone, h200-host-probe). GPU time but not kernel time:
+    // device_time_s stays the kernel sum (what a profiler shows).
     if (impl != Impl::eager && roofs.graph_kernel_gap_s > 0) {
       const double gap = roofs.graph_kernel_gap_s * static_cast<double>(op.launches);
       c.time_s += gap;
@@ -109,13 +110,20 @@ StepCost combine_step(const std::vector<const Op*>& ops, std::vector<OpCost> cos
                                 : s.overhead_time_s) += n * c.time_s;
   }
   if (impl == Impl::eager) s.time_s = eager_wall_time(ops, s.ops);
-  // Compiled: each call of the compiled step runs dynamo's guards and the cudagraph tree's checks
-  // and input copies on the host before the graph starts, and the GPU waits for it; generation
-  // synchronizes every step, so it adds. Measured apart with the GPU's queue kept full during the
-  // call (validation/results/h200-host-probe: 256-936 us on the host before CUDAGraph.replay).
-  if (impl == Impl::compiled) {
-    s.host_time_s += roofs.graph_call_host_s;
-    s.time_s += roofs.graph_call_host_s;
+  // A graph step's host time: before the GPU can start the graph, the host launches it. Fused:
+  // cudaGraphLaunch submits each kernel node (graph_launch_per_node; validation/results/
+  // h200-fused-step-alone: 55-765 us in graph.replay() for 245-451 nodes). Compiled: dynamo's guards,
+  // the cudagraph tree's checks and input copies, then the launch (graph_call_host; h200-host-probe:
+  // 256-936 us before CUDAGraph.replay, not following the kernel count). A loop that synchronizes
+  // every step (generate(), a harness's replay on an idle GPU) waits for it, so the wall adds it;
+  // a serving engine launches the next graph while this one runs: its step is time_s - host_time_s
+  // (docs/model.md, "graph replay gap").
+  if (impl != Impl::eager) {
+    double nodes = 0;
+    for (const Op* op : ops) nodes += static_cast<double>(op->launches * op->count);
+    const double host = roofs.graph_call_host_s + roofs.graph_launch_per_node_s * nodes;
+    s.host_time_s += host;
+    s.time_s += host;
   }
   for (size_t i = 0; i < s.ops.size(); ++i) s.ops[i].time_band = op_time_band(*ops[i], s.ops[i].time_s, roofs);
   s.time_band = step_time_band(ops, s, roofs);

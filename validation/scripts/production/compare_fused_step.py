@@ -16,6 +16,9 @@ the 25 most expensive, which cover every kernel of these steps), on kernel time 
 without the in-graph gaps). Error = predicted / measured - 1. One value was fitted on these steps: the
 fused profile's graph_kernel_gap, on the even decode points (fit_graph_gap.py); the odd decode points
 and every prefill point are held out of it, and the kernel prices were fitted on none of them.
+With the opt-in calibration validation/results/h200-graphhost11/graphhost.calibration.yaml (the
+GPU's idle per launch and the host's graph launch apart, fitted on h200-fused-step-alone) the
+"held out" rows are not its split: compare_fused_alone.py reports that one.
 """
 import json
 import os
