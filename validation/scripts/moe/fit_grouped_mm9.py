@@ -145,6 +145,11 @@ def load(results):
         for c in json.load(open(path))["pair_cases"]:
             if c.get("ok"):
                 out.append(dict(c, run="h200-moe11", grp="h200-moe11 N / expert sweep"))
+    path = os.path.join(results, "h200-moe12", "hf.json")
+    if os.path.exists(path):  # branch moe12: row stride, span and the partner's rows (run_moe12.py)
+        for c in json.load(open(path))["pair_cases"]:
+            if c.get("ok"):
+                out.append(dict(c, run="h200-moe12", grp="h200-moe12 stride / partner"))
     return out
 
 
