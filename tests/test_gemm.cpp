@@ -247,3 +247,40 @@ TEST_CASE("skinny tiles: a K step's pace scales with the tile's operand rows, of
   CHECK(cheapest_plan(256, 2048, 2048, 1, 132, peak, fixup_rate, costs).tile.m >= 64);
 }
 
+
+TEST_CASE("cuBLASLt's split-K rule and the reduce's partials (branch block11, validation/results/h200-block11)") {
+  // A profile's block with split_k_min_slice: a tile whose grid leaves SMs idle is split only
+  // min(SMs / grid, K / depth) ways (not a power of two: TinyLlama's down, 64x8 tiles, 32 of them
+  // at K 5632, runs 3 ways), and the reduction reads each split's fp32 partials.
+  const double peak = 800e12, fixup_rate = 64.0 * 1.98e9;
+  PlanCosts costs;
+  costs.fixed_s = 2.0e-6;
+  costs.split_k_s = 1.64e-6;
+  costs.cta_walk_per_1024_k_s = 3.8e-6;
+  costs.cta_walk_latency_share = 0.35;
+  costs.split_k_min_slice = 1536;
+  costs.split_k_per_split_s = 2048 * 4.0 / 4.66e12;  // M = 1 x N = 2048 fp32 partials at the read rate
+  for (auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{1, 2048, 5632},
+                         {1, 4096, 14336},
+                         {8, 3584, 3584},
+                         {64, 2048, 5632},
+                         {128, 4096, 4096}}) {
+    CAPTURE(m);
+    CAPTURE(n);
+    costs.memory_s = 2.0 * (m * k + n * k + m * n) / 4e12;
+    const TilePlan p = cheapest_plan(m, n, k, 1, 132, peak, fixup_rate, costs);
+    if (p.split_k > 1) {
+      const int64_t grid = p.tiles / p.split_k;
+      CHECK(p.split_k == std::min<int64_t>(132 / grid, k / 1536));
+      CHECK(costs.fixed_of(p) == test::approx(costs.fixed_s + costs.split_k_s + costs.split_k_per_split_s * p.split_k));
+    }
+  }
+  // With 1 x 64 tiles of N = 2048 (32 CTAs), K 5632 allows 3 splits of at least 1536 deep.
+  const TilePlan three = plan_tile(1, 2048, 5632, 1, Tile{8, 64}, 132, peak, 3);
+  CHECK(three.tiles == 96);
+  // Without the depth, the splits are the powers of two (the committed blocks, gemm5's).
+  costs.split_k_min_slice = 0;
+  costs.split_k_per_split_s = 0;
+  const TilePlan old = cheapest_plan(1, 2048, 5632, 1, 132, peak, fixup_rate, costs);
+  CHECK((old.split_k & (old.split_k - 1)) == 0);
+}

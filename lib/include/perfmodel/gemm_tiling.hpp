@@ -67,7 +67,13 @@ TilePlan best_plan(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_count,
 struct PlanCosts {
   double fixed_s = 0;       // every plan: launch floor, prologue and epilogue
   double per_1024_k_s = 0;  // per 1024 of K one CTA walks (its K loop's pipeline latency)
-  double split_k_s = 0;     // a split-K plan's reduction kernel
+  double split_k_s = 0;     // a split-K plan's reduction kernel (its floor, where the next is priced)
+  // ... plus this per split: the reduction reads each split's fp32 partials (M x N x 4 B) at the
+  // card's read rate (cuBLASLt's splitKreduce, validation/results/h200-block11: 1.6 us + partials)
+  double split_k_per_split_s = 0;
+  // > 0: cuBLASLt's split-K rule (gemm_tiling.cpp): a tile is split only min(SMs / its grid, K / this)
+  // ways, when that is 2 or more; 0: every power of two up to min(K / 256, SMs).
+  int64_t split_k_min_slice = 0;
   double memory_s = 0;      // the operand stream, the same for every plan
   // One CTA's K loop, per 1024 of K (0: not priced). A CTA keeps a fixed number of pipeline
   // stages of loads in flight, so by Little's law each K step waits (DRAM latency / stages),

@@ -157,6 +157,10 @@ struct ProductionGemm {
   // Optional: the share of one CTA's K-loop pace that does not scale with the tile's operand
   // rows (PlanCosts::cta_walk_latency_share); present, the skinny tiles are priced too.
   Measured cta_walk_latency_share;
+  // Optional (branch block11): cuBLASLt's split-K rule, the least K depth of a split (a tile whose
+  // grid leaves SMs idle is split min(SMs / grid, K / depth) ways, or not below 2); present, a
+  // split-K plan's reduction is split_k_reduce plus its partials at the read rate (gemm_cost.cpp).
+  Measured split_k_min_slice;
   bool measured() const { return fixed_s && split_k_reduce_s && cta_walk_per_1024_k_s && stream_efficiency; }
 };
 

@@ -128,6 +128,8 @@ ProfileCalibration read_one(MapReader r, const std::string& name) {
     if (!x.stream_efficiency || !(*x.stream_efficiency > 0)) g->fail("stream_efficiency", "must be a share above 0, at most 1");
     x.fp8_peak = g->opt_quantity("fp8_peak", Dimension::flop_per_s);
     x.cta_walk_latency_share = share(*g, "cta_walk_latency_share");  // optional
+    x.split_k_min_slice = g->opt_number("split_k_min_slice");           // optional (branch block11)
+    if (x.split_k_min_slice && !(*x.split_k_min_slice >= 1)) g->fail("split_k_min_slice", "must be a K depth of at least 1");
     g->finish();
   }
   if (auto g = r.opt_map("fused_moe")) {
@@ -251,6 +253,7 @@ void write_profiles(std::ostream& o, const std::vector<ProfileCalibration>& prof
       o << "      stream_efficiency: " << *g.stream_efficiency << "\n";
       if (g.fp8_peak) o << "      fp8_peak: " << q(*g.fp8_peak, "TFLOP/s", 1e12) << "\n";
       if (g.cta_walk_latency_share) o << "      cta_walk_latency_share: " << *g.cta_walk_latency_share << "\n";
+      if (g.split_k_min_slice) o << "      split_k_min_slice: " << *g.split_k_min_slice << "\n";
     }
     if (p.fused_moe.measured()) {
       const FusedMoeGemm& g = p.fused_moe;

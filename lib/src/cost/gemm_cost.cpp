@@ -43,6 +43,16 @@ KernelTimes gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
   costs.fixed_s = op.launches * r.kernel_floor_s + r.gemm_fixed_s;
   costs.per_1024_k_s = r.gemm_fixed_per_k_s;
   costs.split_k_s = r.gemm_split_k_s >= 0 ? r.gemm_split_k_s : r.kernel_floor_s + r.pass_latency_s;
+  // A profile's block that gives cuBLASLt's split rule (split_k_min_slice, branch block11) prices its
+  // splitKreduce as measured alone and in the step (validation/results/h200-block11): its floor, then
+  // the output written and each split's fp32 partials read at the card's read rate (1.5-2.1 us at
+  // M <= 32, 2.4 at 64, 3.1-3.6 at 128 rows).
+  if (r.gemm_split_k_min_slice > 0 && r.gemm_split_k_s >= 0 && r.read_bandwidth > 0) {
+    costs.split_k_min_slice = static_cast<int64_t>(r.gemm_split_k_min_slice);
+    const double outputs = static_cast<double>(op.gemm.m) * static_cast<double>(op.gemm.n) * static_cast<double>(op.gemm.batch);
+    costs.split_k_s += outputs * 2.0 / r.read_bandwidth;
+    costs.split_k_per_split_s = outputs * 4.0 / r.read_bandwidth;
+  }
   // A profile that measured one CTA's K loop (cuBLASLt through PyTorch: profiles.*.gemm) prices it per plan.
   costs.cta_walk_per_1024_k_s = r.gemm_cta_walk_s;
   costs.cta_walk_latency_share = r.gemm_cta_walk_share;

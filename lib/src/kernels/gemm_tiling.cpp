@@ -146,7 +146,8 @@ TilePlan best_plan(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_count,
 }
 
 double PlanCosts::fixed_of(const TilePlan& p) const {
-  return fixed_s + per_1024_k_s * p.k_per_cta / 1024.0 + (p.split_k > 1 ? split_k_s : 0.0);
+  return fixed_s + per_1024_k_s * p.k_per_cta / 1024.0 +
+         (p.split_k > 1 ? split_k_s + split_k_per_split_s * static_cast<double>(p.split_k) : 0.0);
 }
 
 double PlanCosts::cta_walk_of(const TilePlan& p, int sm_count) const {
@@ -193,8 +194,21 @@ TilePlan cheapest_plan(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_co
   if (costs.cta_walk_latency_share >= 0 && costs.cta_walk_per_1024_k_s > 0)
     for (const Tile& t : skinny_tiles())
       if (m <= 2 * t.m || (t.m == 32 && m <= 64)) tiles.push_back(t);
-  for (const Tile& t : tiles)
-    for (int64_t split = 1; split <= max_split; split *= 2) {
+  // cuBLASLt's split-K on Hopper (validation/results/h200-block11: nvjet kernel names and grids at
+  // M = 1-128, alone and in the fused step): a tile whose grid leaves SMs idle is split s ways, s the
+  // most with grid x s <= SMs and K / s >= split_k_min_slice, and not split where that s is 1. Where a
+  // profile gives the depth, those are the only splits; else every power of two.
+  const bool cublaslt_splits = costs.split_k_min_slice > 0;
+  for (const Tile& t : tiles) {
+    std::vector<int64_t> splits{1};
+    if (cublaslt_splits) {
+      const int64_t grid = ceil_div(m, t.m) * ceil_div(n, t.n) * batch;
+      const int64_t rule = std::min<int64_t>(sm_count / std::max<int64_t>(1, grid), k / costs.split_k_min_slice);
+      if (rule >= 2 && rule <= max_split) splits.push_back(rule);
+    } else {
+      for (int64_t split = 2; split <= max_split; split *= 2) splits.push_back(split);
+    }
+    for (const int64_t split : splits) {
       const TilePlan p = plan_tile(m, n, k, batch, t, sm_count, peak_flops, split);
       // cuBLASLt runs a skinny tile's K loop at most 2048 deep (h200-gemm-small and h200-gemm-chain
       // kernel names: K <= 2048 unsplit on 64x8 / 128x8 / 64x16 tiles, K >= 3584 split-K).
@@ -217,6 +231,7 @@ TilePlan cheapest_plan(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_co
       if (split == 1 && fixup_rate > 0 && p.tiles >= sm_count)
         consider(streamed(p, k, sm_count, peak_flops, fixup_time_s(t, fixup_rate)));
     }
+  }
   return *best;
 }
 

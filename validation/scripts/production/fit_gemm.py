@@ -49,6 +49,11 @@ FITTED_ON = ("kernels alone: h200-production even GEMM cases (torch.linear, torc
              "harness idle) and h200-gemm-chain's Llama-3-8B and Qwen2.5-7B GEMMs (profiled kernel durations); "
              "validation/scripts/production/fit_gemm.py --kernel-only")
 PROFILES = ("fused", "eager", "compiled")
+# FIT_BLOCK11=1: the block with cuBLASLt's split rule (split_k_min_slice, gemm11_splits.py) and the
+# splitKreduce kernel's floor (us) as measured (gemm11_reduce.py), held; branch block11.
+BLOCK11 = os.environ.get("FIT_BLOCK11") == "1"
+SPLIT_K_REDUCE_US = 1.64
+SPLIT_K_MIN_SLICE = 1536
 
 
 def with_gemm(text, g, profiles=PROFILES):
@@ -63,6 +68,9 @@ def with_gemm(text, g, profiles=PROFILES):
     if "cta_walk_latency_share" in g:
         block += (f"\n      cta_walk_latency_share: {g['cta_walk_latency_share']:.4g}   # of a 128x128 tile's K-loop pace, "
                   "paid whatever the tile (the rest scales with its operand rows); skinny tiles priced")
+    if "split_k_min_slice" in g:
+        block += (f"\n      split_k_min_slice: {g['split_k_min_slice']:.0f}   # cuBLASLt's split-K rule: the least K depth "
+                  "of a split (branch block11); the reduce then adds its partials at the read rate")
     for prof in profiles:
         text, n = re.subn(rf"(\n  {prof}:\n    fitted_on: [^\n]*)", lambda m: m.group(1) + block, text)
         if n != 1:
@@ -158,15 +166,23 @@ def fit(pm, base, tmp_name, info, files):
         return cache[key]
 
     # fp8_peak only moves the fp8 cases (h200-production's): held at the value they gave.
+    # With FIT_BLOCK11=1 (branch block11) split_k_reduce is held at the splitKreduce kernels' own floor
+    # (gemm11_reduce.py on h200-block11's Llama-3-8B and Qwen2.5-7B reduce kernels) and the block
+    # carries cuBLASLt's split rule (split_k_min_slice; the partials' sweep priced beside the floor,
+    # gemm_cost.cpp): fitted with the rest, the reduce took up the main kernels' misses (gemm5: 3.5 us).
     grid = {"fixed": [x * 0.25 for x in range(0, 17)], "split_k_reduce": [x * 0.5 for x in range(0, 17)],
             "cta_walk_per_1024_k": [x * 0.2 for x in range(1, 41)],
             "stream_efficiency": [x / 100 for x in range(76, 98, 2)],
             "cta_walk_latency_share": [x / 20 for x in range(0, 21)]}
+    if BLOCK11:
+        del grid["split_k_reduce"]
     # Start: the block fitted before the walk scaled with the tile, at the FIT_START_SHARE given
     # (1: the same pace for every tile).
-    g = {"fixed": 0.75, "split_k_reduce": 3.5, "cta_walk_per_1024_k": float(os.environ.get("FIT_START_WALK", "5")),
+    g = {"fixed": 0.75, "split_k_reduce": SPLIT_K_REDUCE_US if BLOCK11 else 3.5, "cta_walk_per_1024_k": float(os.environ.get("FIT_START_WALK", "5")),
          "stream_efficiency": 0.9, "fp8_peak": 1460,
          "cta_walk_latency_share": float(os.environ.get("FIT_START_SHARE", "1"))}
+    if BLOCK11:
+        g["split_k_min_slice"] = SPLIT_K_MIN_SLICE
     best = loss(g)
     for sweep in range(int(os.environ.get("FIT_SWEEPS", "3"))):
         changed = False
