@@ -372,6 +372,28 @@ TEST_CASE("compiled: the first resident CTAs of Inductor's 2048-column reduction
   }
 }
 
+TEST_CASE("compiled: Inductor's layer_norm with no masks issues fewer instructions a row (branch eltwise12)") {
+  // Rows a multiple of 4096 drop the row mask (Inductor's _has_constant_mask), whole 2048-column
+  // blocks leave none in the walk: Nsight Compute counts 2707 + 1088 a block warp instructions a
+  // row there against the masked kernel's 1.188 a padded element, which the compiled rate was
+  // fitted on (inductor_masks.cpp; validation/results/h200-eltwise12/ncu.csv).
+  const Roofs c = make_roofs(sets().card, &sets().cal, Impl::compiled);
+  auto t = [&](const Op& op) { return price(op, c, Impl::compiled).device_time_s; };
+  auto layernorm = [](int64_t rows, int64_t cols) { return ops::layernorm("n", rows, cols, DType::bf16, false); };
+  const double sms = c.card.sm_count, row_issue = 14336 / (c.inductor.layernorm_rate / sms);
+  // With a row mask (6144 -> 8256 rows, not multiples of 4096) 16 more rows an SM at 14336 columns
+  // cost the rate's issue, as before; 8192 rows (no mask) price under 8256 by more than the stream
+  // of the 64 rows between them.
+  CHECK(t(layernorm(6144 + 16 * 132, 14336)) - t(layernorm(6144, 14336)) == test::approx(16 * row_issue).epsilon(0.02));
+  CHECK(t(layernorm(8256, 14336)) - t(layernorm(8192, 14336)) > 0.2 * t(layernorm(8256, 14336)));
+  // Held out (the counts were fitted on 4096 x 14336 and 8192 x 12288): 8192 x 14336 measured
+  // 120.75 us (h200-production, +41 % before), 122.58 (h200-eltwise11), 120.78 (h200-eltwise12).
+  CHECK(std::abs(t(layernorm(8192, 14336)) / 120.75e-6 - 1) <= 0.03);
+  // Short rows keep the fixed part's weight: 4096 x 4096 (unmasked, 2 blocks) within 3 % of
+  // h200-production's 27.45 us, as before.
+  CHECK(std::abs(t(layernorm(4096, 4096)) / 27.45e-6 - 1) <= 0.03);
+}
+
 TEST_CASE("compiled: Inductor's one-warp persistent reductions (branch eltwise10)") {
   // triton_heuristics.py, _persistent_reduction_configs (ReductionHint.INNER): a row hint of 256-1024
   // over a row hint of at least 1024 gets one warp a CTA of min(1024 / hint, 8) rows; the row loaded

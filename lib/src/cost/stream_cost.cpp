@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <optional>
 
+#include "inductor_masks.hpp"
 #include "inductor_one_warp.hpp"
 #include "inductor_waves.hpp"
 #include "kernel_costs.hpp"
@@ -90,7 +91,8 @@ std::optional<double> inductor_issue_s(const Op& op, const Roofs& r) {
   // one (h200-eltwise9: +0.82 / +1.38 us for layer_norm / softmax; two rows priced +0.78 / +1.19).
   const double xblock = op.cols <= block ? 2.0 : 1.0;
   const double per_sm = std::ceil(std::ceil(static_cast<double>(op.rows) / xblock) / sms) * xblock;
-  return (per_sm - 1) * padded / (rate / sms);
+  // A layer_norm kernel with no masks issues fewer instructions a row (inductor_masks.cpp).
+  return (per_sm - 1) * padded / (rate / sms) * inductor_mask_weight(op);
 }
 
 // The SM's first resident CTAs of a looped reduction of at most 2048 columns run in lockstep (branch

@@ -1,0 +1,36 @@
+#include "inductor_masks.hpp"
+
+#include <cstdint>
+
+namespace perfmodel {
+
+// Inductor drops a kernel's row mask when the rows are a multiple of the largest XBLOCK
+// (torch/_inductor/codegen/triton.py, _has_constant_mask: numel % TRITON_MAX_BLOCK["X"] == 0,
+// 4096): the generated looped layer_norm then reads `xmask = tl.full([XBLOCK], True, ...)` at
+// 4096, 8192, 12288 and 24576 rows and `xindex < xnumel` at 6144, 1000 or 528
+// (validation/results/h200-eltwise*/inductor_code.json). With no row mask and whole 2048-column
+// blocks (cols a multiple of R0_BLOCK) the walk issues far fewer instructions (Nsight Compute,
+// smsp__inst_executed.sum, validation/results/h200-eltwise12/ncu.csv, one launch a shape):
+//   no masks      4096 / 8192 x 14336: 10323 warp instructions a row (7 blocks), 8192 x 12288: 9235 (6);
+//   row mask      6144 x 14336: 13683 (7 blocks);
+//   both masks    6144 x 11008: 14595 (6 blocks, the last masked) = 1.188 a padded element.
+// The unmasked row is a fixed part (the Welford combine across the CTA, the rsqrt) and a part a
+// block: kFixed + blocks x kBlock, fitted on 4096 x 14336 and 8192 x 12288 (two counts, two
+// unknowns); 8192 x 14336 (10323) and 4096 x 4096 (4707 counted, 4883 by the formula, its kept
+// config the whole row) held out. The compiled layer_norm rate (fit_inductor.py) was fitted on
+// masked kernels (1000 x 3072, 12288 x 5120: cols not a multiple of 2048; 528 x 8192: a row
+// mask), at 6144 x 11008's 1.188 instructions a padded element (priced -4 % by it), so the issue
+// time scales by the unmasked kernel's instructions a padded element over that. No time is fitted
+// here. Softmax keeps its rate (its unmasked 8192 x 14336 is priced +2 % by it; its
+// instructions were not counted) and rms_norm has none (it streams).
+double inductor_mask_weight(const Op& op) {
+  constexpr int64_t max_xblock = 4096, block = 2048;
+  constexpr double kFixed = 2707, kBlock = 1088;  // warp instructions: a row, a 2048-column block
+  constexpr double masked_per_element = 14595.0 / (6 * block);  // 6144 x 11008's kernel
+  if (op.kernel != KernelId::layernorm || op.cols <= block || op.cols % block != 0 || op.rows % max_xblock != 0)
+    return 1.0;
+  const double blocks = static_cast<double>(op.cols / block);
+  return (kFixed + blocks * kBlock) / (blocks * block * masked_per_element);
+}
+
+}  // namespace perfmodel
