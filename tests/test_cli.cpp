@@ -337,7 +337,7 @@ TEST_CASE("accuracy --format json lists every production case as its profile pri
     const double p = num(c, "predicted_s"), m = num(c, "measured_s");
     CHECK(p > 0);
     CHECK(m > 0);
-    CHECK(num(c, "error") == doctest::Approx(p / m - 1).epsilon(1e-9));
+    CHECK(num(c, "error") == test::approx(p / m - 1).epsilon(1e-9));
     if (c.at("profile")->str == "eager") ++eager;
   }
   CHECK(eager == 31);

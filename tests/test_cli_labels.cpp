@@ -54,9 +54,9 @@ TEST_CASE("roofline: the roof drawn is the one the linears run at (fp8 weights: 
   const test::Json fp8 = json_of(cli("roofline --model llama3-8b --card h200 --weight-dtype fp8 --format json"));
   const test::Json bf16 = json_of(cli("roofline --model llama3-8b --card h200 --format json"));
   // H200 datasheet: fp8 1979 TFLOP/s, bf16 989.4; the step's ridge is fp8's too.
-  CHECK(num(fp8, "roofs.nominal_peak") == doctest::Approx(2 * num(bf16, "roofs.nominal_peak")).epsilon(0.01));
+  CHECK(num(fp8, "roofs.nominal_peak") == test::approx(2 * num(bf16, "roofs.nominal_peak")).epsilon(0.01));
   const test::Json d = json_of(cli("decode --model llama3-8b --card h200 --weight-dtype fp8 --format json"));
-  CHECK(num(fp8, "roofs.nominal_ridge") == doctest::Approx(num(d, "analysis.ridge")).epsilon(1e-9));
+  CHECK(num(fp8, "roofs.nominal_ridge") == test::approx(num(d, "analysis.ridge")).epsilon(1e-9));
 }
 
 TEST_CASE("TTFT: the whole batch's prefill, and one request's at batch 1 as its own key") {
@@ -64,10 +64,10 @@ TEST_CASE("TTFT: the whole batch's prefill, and one request's at batch 1 as its 
   const test::Json p8 = json_of(cli("prefill --model llama2-7b --card a100 --batch 8 --ctx 1024 --format json"));
   const test::Json p1 = json_of(cli("prefill --model llama2-7b --card a100 --batch 1 --ctx 1024 --format json"));
   // ttft_s (kept) is the prefill of all 8 prompts; ttft_per_request_s is the batch-1 prefill.
-  CHECK(num(d8, "analysis.ttft_s") == doctest::Approx(num(p8, "step.time_s")).epsilon(1e-9));
-  CHECK(num(d8, "analysis.ttft_per_request_s") == doctest::Approx(num(p1, "step.time_s")).epsilon(1e-9));
+  CHECK(num(d8, "analysis.ttft_s") == test::approx(num(p8, "step.time_s")).epsilon(1e-9));
+  CHECK(num(d8, "analysis.ttft_per_request_s") == test::approx(num(p1, "step.time_s")).epsilon(1e-9));
   CHECK(num(d8, "analysis.ttft_per_request_s") < num(d8, "analysis.ttft_s") / 4);  // 8 prompts take longer
-  CHECK(num(p8, "analysis.ttft_per_request_s") == doctest::Approx(num(p1, "step.time_s")).epsilon(1e-9));
+  CHECK(num(p8, "analysis.ttft_per_request_s") == test::approx(num(p1, "step.time_s")).epsilon(1e-9));
   CHECK(num(p1, "analysis.ttft_per_request_s") == num(p1, "analysis.ttft_s"));
   const Run t = cli("decode --model llama2-7b --card a100 --batch 8 --ctx 1024");
   SHOW(t);
@@ -109,14 +109,14 @@ TEST_CASE("gemm --accumulate fp16 prices at the card's fp16_acc16 peak") {
   CHECK(str(g32, "inputs.precision") == "fp16");
   CHECK(str(g16, "inputs.precision") == "fp16_acc16");
   // GeForce: 330.3 vs 165.2 TFLOP/s; a compute-bound GEMM runs about twice as fast.
-  CHECK(num(g32, "time_s") / num(g16, "time_s") == doctest::Approx(2.0).epsilon(0.1));
-  CHECK(num(g32, "roofline_time_s") / num(g16, "roofline_time_s") == doctest::Approx(330.3 / 165.2).epsilon(0.01));
+  CHECK(num(g32, "time_s") / num(g16, "time_s") == test::approx(2.0).epsilon(0.1));
+  CHECK(num(g32, "roofline_time_s") / num(g16, "roofline_time_s") == test::approx(330.3 / 165.2).epsilon(0.01));
   // Datacenter parts: the same rate; on the calibrated H200 the measured fp16 roof carries over.
   for (const char* card : {"h100", "h200"}) {
     CAPTURE(card);
     const test::Json a = json_of(cli(std::string("gemm --card ") + card + big));
     const test::Json b = json_of(cli(std::string("gemm --card ") + card + big + " --accumulate fp16"));
-    CHECK(num(a, "time_s") == doctest::Approx(num(b, "time_s")).epsilon(1e-9));
+    CHECK(num(a, "time_s") == test::approx(num(b, "time_s")).epsilon(1e-9));
   }
   const Run t = cli("gemm --card 4090 --m 64 --n 64 --k 64 --dtype fp16 --accumulate fp16");
   SHOW(t);

@@ -173,14 +173,14 @@ TEST_CASE("NCCL's tuning table on 2 x H200 as NCCL 2.28.9 printed it there") {
                        Row{CollectiveAlgorithm::tree, CollectiveProtocol::simple, 16.4, 232.2}}) {
     const auto& c = candidate(ar, r.a, r.p);
     INFO(to_string(r.a) << "/" << to_string(r.p));
-    CHECK(c.nccl_latency_s * 1e6 == doctest::Approx(r.lat_us).epsilon(0.001));
-    CHECK(c.nccl_algbw / 1e9 == doctest::Approx(r.bw_gbs).epsilon(0.001));
+    CHECK(c.nccl_latency_s * 1e6 == test::approx(r.lat_us).epsilon(0.001));
+    CHECK(c.nccl_algbw / 1e9 == test::approx(r.bw_gbs).epsilon(0.001));
   }
   const auto ag = estimate_collective(h200(), CollectiveOp::all_gather, 2, 1 * MiB);
   CHECK(ag.candidates.size() == 3);  // ring only
-  CHECK(candidate(ag, CollectiveAlgorithm::ring, CollectiveProtocol::ll).nccl_algbw / 1e9 == doctest::Approx(282.0).epsilon(0.001));
-  CHECK(candidate(ag, CollectiveAlgorithm::ring, CollectiveProtocol::ll128).nccl_latency_s * 1e6 == doctest::Approx(15.9).epsilon(0.001));
-  CHECK(candidate(ag, CollectiveAlgorithm::ring, CollectiveProtocol::simple).nccl_algbw / 1e9 == doctest::Approx(720.0).epsilon(0.001));
+  CHECK(candidate(ag, CollectiveAlgorithm::ring, CollectiveProtocol::ll).nccl_algbw / 1e9 == test::approx(282.0).epsilon(0.001));
+  CHECK(candidate(ag, CollectiveAlgorithm::ring, CollectiveProtocol::ll128).nccl_latency_s * 1e6 == test::approx(15.9).epsilon(0.001));
+  CHECK(candidate(ag, CollectiveAlgorithm::ring, CollectiveProtocol::simple).nccl_algbw / 1e9 == test::approx(720.0).epsilon(0.001));
 }
 
 TEST_CASE("a ring all-reduce of 16 MiB on 2 x H200, by hand") {
@@ -269,19 +269,19 @@ TEST_CASE("the fit on the 2 x H200 measurements: held-out sizes within 10 % (med
   // The calibration file holds these fitted values (rounded to 4 digits when written).
   const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
   for (int p = 0; p < kCollectiveProtocolCount; ++p) {
-    CHECK(cal.collectives.ring[p].latency_s == doctest::Approx(fit.calibration.ring[p].latency_s).epsilon(1e-3));
-    CHECK(cal.collectives.ring[p].bus_bandwidth == doctest::Approx(fit.calibration.ring[p].bus_bandwidth).epsilon(1e-3));
+    CHECK(cal.collectives.ring[p].latency_s == test::approx(fit.calibration.ring[p].latency_s).epsilon(1e-3));
+    CHECK(cal.collectives.ring[p].bus_bandwidth == test::approx(fit.calibration.ring[p].bus_bandwidth).epsilon(1e-3));
   }
-  CHECK(cal.collectives.p2p.latency_s == doctest::Approx(fit.calibration.p2p.latency_s).epsilon(1e-3));
-  CHECK(cal.collectives.p2p.bus_bandwidth == doctest::Approx(fit.calibration.p2p.bus_bandwidth).epsilon(1e-3));
+  CHECK(cal.collectives.p2p.latency_s == test::approx(fit.calibration.p2p.latency_s).epsilon(1e-3));
+  CHECK(cal.collectives.p2p.bus_bandwidth == test::approx(fit.calibration.p2p.bus_bandwidth).epsilon(1e-3));
   // The held-out sizes' signed errors give the band every collective's time carries.
   REQUIRE(fit.calibration.held_out_errors);
   CHECK(fit.calibration.held_out_errors->cases == 50);  // five collectives x ten odd sizes
   CHECK(fit.calibration.held_out_errors->p10 < 0);
   CHECK(fit.calibration.held_out_errors->p90 > 0);
   REQUIRE(cal.collectives.held_out_errors);
-  CHECK(cal.collectives.held_out_errors->p10 == doctest::Approx(fit.calibration.held_out_errors->p10).epsilon(1e-3));
-  CHECK(cal.collectives.held_out_errors->p90 == doctest::Approx(fit.calibration.held_out_errors->p90).epsilon(1e-3));
+  CHECK(cal.collectives.held_out_errors->p10 == test::approx(fit.calibration.held_out_errors->p10).epsilon(1e-3));
+  CHECK(cal.collectives.held_out_errors->p90 == test::approx(fit.calibration.held_out_errors->p90).epsilon(1e-3));
   CHECK(cal.collectives.held_out_errors->cases == fit.calibration.held_out_errors->cases);
   // And it round-trips through to_yaml.
   CHECK(test::contains(to_yaml(cal.collectives), "ring_simple:"));
@@ -311,7 +311,7 @@ TEST_CASE("perfmodel collective on the command line") {
   REQUIRE(doc.at("meta.schema_version"));
   const auto cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
   CHECK(doc.at("time_s")->num ==
-        doctest::Approx(estimate_collective(h200(), CollectiveOp::all_reduce, 2, 16 * MiB, &cal.collectives).time_s));
+        test::approx(estimate_collective(h200(), CollectiveOp::all_reduce, 2, 16 * MiB, &cal.collectives).time_s));
   CHECK(doc.at("protocol")->str == "Simple");
   CHECK(doc.at("calibrated")->b);
   const Run t = cli("collective --card h200 --gpus 2 --op all_gather --bytes 1GiB");

@@ -21,16 +21,16 @@ TEST_CASE("the uncalibrated bands are the datasheet roofs' errors on validation/
     CAPTURE(set);
     const ErrorQuantiles& want = bands.at("backend").sets.at(set);
     const ErrorQuantiles& have = built_in.sets.at(set);
-    CHECK(have.p10 == doctest::Approx(want.p10).epsilon(0.002));
-    CHECK(have.p90 == doctest::Approx(want.p90).epsilon(0.002));
+    CHECK(have.p10 == test::approx(want.p10).epsilon(0.002));
+    CHECK(have.p90 == test::approx(want.p90).epsilon(0.002));
     CHECK(have.cases == want.cases);
   }
 }
 
 TEST_CASE("time bands: measured = predicted / (1 + e); every op and the step carry one") {
   const TimeBand b = time_band(1e-3, {-0.2, 0.25, 10});
-  CHECK(b.low_s == doctest::Approx(0.8e-3));   // over-predicted by 25 %: measured 0.8 ms
-  CHECK(b.high_s == doctest::Approx(1.25e-3)); // under-predicted by 20 %
+  CHECK(b.low_s == test::approx(0.8e-3));   // over-predicted by 25 %: measured 0.8 ms
+  CHECK(b.high_s == test::approx(1.25e-3)); // under-predicted by 20 %
   CHECK(time_band(0, {-0.2, 0.25, 10}).high_s == 0);
   Catalogue cat(test::root());
   Workload w;
@@ -67,7 +67,7 @@ TEST_CASE("collectives carry the collective fit's held-out band; a kind never me
   const ErrorQuantiles& q = *cal.collectives.held_out_errors;
   for (const TimeBand& b : collective_bands(cat.card("h200"), &cal)) {
     CHECK(b.low_s > 0);
-    CHECK(b.high_s / b.low_s == doctest::Approx((1 + q.p90) / (1 + q.p10)));
+    CHECK(b.high_s / b.low_s == test::approx((1 + q.p90) / (1 + q.p10)));
   }
   // No collective was measured on an A100: no band, not a zero-width one that would read as exact.
   for (const TimeBand& b : collective_bands(cat.card("a100"), nullptr)) {

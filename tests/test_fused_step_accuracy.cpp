@@ -208,7 +208,7 @@ TEST_CASE("fused steps with the small kernels priced alone: the idle is counted 
   // activation +28 %, attention +2.5 %).
   const Calibration cal = committed();
   const Roofs r = make_roofs(test::catalogue().card("h200"), &cal, Impl::fused);
-  CHECK(r.harness_idle_s == doctest::Approx(0.46e-6));
+  CHECK(r.harness_idle_s == test::approx(0.46e-6));
   const std::vector<StepError> alone = errors_with(with(true, false)), twice = errors_with(with(false, false));
   REQUIRE(alone.size() == 72);
   const std::vector<double> graph = abs_errors(&StepError::graph, "", alone), kernels = abs_errors(&StepError::kernels, "", alone);

@@ -112,7 +112,7 @@ TEST_CASE("inside a graph the gap is per kernel, not per CTA; a split-K reduce w
   REQUIRE(plain.size() > 2000);
   REQUIRE(reduce.size() > 400);
   // 0.42 us whatever the grid (a full wave or more: 0.39 us; under a wave: 0.42 us)...
-  CHECK(quantile(plain, 0.5) == doctest::Approx(0.42).epsilon(0.1));
+  CHECK(quantile(plain, 0.5) == test::approx(0.42).epsilon(0.1));
   CHECK(std::fabs(quantile(large_grid, 0.5) - quantile(small_grid, 0.5)) < 0.1);
   // ...and twice that before a kernel reading what the whole previous grid wrote.
   CHECK(quantile(reduce, 0.5) > 1.8 * quantile(plain, 0.5));
@@ -135,8 +135,8 @@ TEST_CASE("fused graph keys: the GPU's idle per launch and the host's graph laun
     const Evaluation e = price(r, Impl::fused, r["ctx"].as<int64_t>());
     const double L = static_cast<double>(launches(e));
     // The step: the kernels and the GPU's idle per launch (GPU time), the host's launch beside them.
-    CHECK(e.cost.host_time_s == doctest::Approx(0.474e-6 * L).epsilon(1e-6));
-    CHECK(e.cost.time_s - e.cost.host_time_s - e.cost.device_time_s == doctest::Approx(0.356e-6 * L).epsilon(1e-6));
+    CHECK(e.cost.host_time_s == test::approx(0.474e-6 * L).epsilon(1e-6));
+    CHECK(e.cost.time_s - e.cost.host_time_s - e.cost.device_time_s == test::approx(0.356e-6 * L).epsilon(1e-6));
     const double alone = (e.cost.time_s - e.cost.host_time_s) / r["spin_first_s"].as<double>() - 1;
     if (i % 2 == 0) {
       fit_host.push_back(r["host_launch_s"].as<double>() / L);
@@ -150,8 +150,8 @@ TEST_CASE("fused graph keys: the GPU's idle per launch and the host's graph laun
   }
   REQUIRE(fit_gaps.size() == 30);
   REQUIRE(fit_host.size() == 36);
-  CHECK(quantile(fit_gaps, 0.5) * 1e6 == doctest::Approx(0.356).epsilon(0.002));  // what the calibration holds
-  CHECK(quantile(fit_host, 0.5) * 1e6 == doctest::Approx(0.474).epsilon(0.002));
+  CHECK(quantile(fit_gaps, 0.5) * 1e6 == test::approx(0.356).epsilon(0.002));  // what the calibration holds
+  CHECK(quantile(fit_host, 0.5) * 1e6 == test::approx(0.474).epsilon(0.002));
   // Held out of graph_kernel_gap, the GPU-alone replay (compare_fused_alone.py): odd decode 1.7 / 4.7 %,
   // prefill 2.4 % (0.891 us per launch: 4.4 / 9.4 % and 3.8 %).
   CAPTURE(quantile(odd_decode, 0.5));

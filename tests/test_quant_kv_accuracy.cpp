@@ -95,7 +95,7 @@ Sets points() {
       const KernelTimes engine = engine_decode_cost_as(a, r, false), split = engine_decode_cost_as(a, r, true);
       const auto total = [](const KernelTimes& k) { return k.fixed_s + std::max(k.compute_s, k.memory_s); };
       const double engine_s = std::min(total(engine), total(split));
-      if (b * hkv < r.card.sm_count) REQUIRE(price(a, r, Impl::fused).time_s == doctest::Approx(engine_s));
+      if (b * hkv < r.card.sm_count) REQUIRE(price(a, r, Impl::fused).time_s == test::approx(engine_s));
       t += total(kernels == 2 ? split : engine) - price(a, r, Impl::fused).time_s;
       // The harness time (one call's graph replay) holds the GPU idle after each of the call's
       // kernels, which a graph profile's price leaves out (its small kernels priced alone,
