@@ -6,6 +6,7 @@
 #include <fstream>
 
 #include "perfmodel/accuracy.hpp"
+#include "perfmodel/calibration.hpp"
 #include "perfmodel/errors.hpp"
 #include "perfmodel/profile_accuracy.hpp"
 #include "perfmodel/results.hpp"
@@ -268,6 +269,21 @@ TEST_CASE("every committed result file reads as its kind") {
   const std::string selftest = results("h200/selftest.json");
   CHECK(error_of([&] { read_kernel_suite(selftest); }) ==
         selftest + ":1:1: schema_version: missing required field 'schema_version'");
+}
+
+// Opt-in calibrations kept beside their data (validation/results/*/*.calibration*.yaml) are whole
+// files that a reader can pass to --calibration: when a key becomes required beside another
+// (fp8_row_l2_tile_rate with the cap, 2026-12-02), each must still load.
+TEST_CASE("every committed calibration file loads") {
+  int files = 0;
+  for (const auto& e : fs::recursive_directory_iterator(results(""))) {
+    const std::string name = e.path().filename().string();
+    if (e.path().extension() != ".yaml" || name.find("calibration") == std::string::npos) continue;
+    CAPTURE(e.path().string());
+    CHECK_NOTHROW((void)load_calibration(e.path().string()));
+    ++files;
+  }
+  CHECK(files >= 19);
 }
 
 TEST_CASE("the committed H200 suite keeps its numbers") {
