@@ -456,9 +456,14 @@ TEST_CASE("fp8 KV decode attention: conversion bound in fused, cast + SDPA in ea
   const Op f8_small = ops::attention_decode("a", 1, 32, 4, 512, 128, DType::bf16, DType::fp8);
   const double small_bf = price(bf_small, fused, Impl::fused).time_s, small_f8 = price(f8_small, fused, Impl::fused).time_s;
   CHECK(small_f8 > 1.1 * small_bf);
-  // -13 % (9.2 against 10.6 us): a known miss, stated at its size. Checked with doctest's default
-  // scale until 2026-12-02, which let any microsecond value through (the claim was 10 %).
-  CHECK(small_f8 == test::approx(10.6e-6).epsilon(0.15));
+  // 10.6 us is a harness time: one call's graph replay of the Triton split kernel and its combine
+  // (triton_decode.py's plan: 2 splits of 256 keys), the GPU idle after each kernel included; a
+  // step's price leaves that idle out (harness_idle, as test_quant_kv_accuracy adds it back).
+  // Like with like, 10.1 us: -5 % (docs/accuracy-notes.md, branch fp8small12). The step price
+  // alone (9.2 us, -13 %) was checked with doctest's default scale until 2026-12-02, which let any
+  // microsecond value through (the claim was 10 %).
+  const double small_f8_harness = small_f8 + 2.0 * fused.harness_idle_s;
+  CHECK(small_f8_harness == test::approx(10.6e-6).epsilon(0.06));
   const double card_share = 2.0 * 4 * 512 * 128 * cal.quant.fp8_kv_convert_per_element / fused.issue_rate;
   CHECK(card_share < 0.2 * (small_f8 - small_bf));
   Workload w;

@@ -18,6 +18,7 @@
 #include "perfmodel/kernel_case.hpp"
 #include "perfmodel/ops.hpp"
 #include "perfmodel/price.hpp"
+#include "perfmodel/profile_accuracy.hpp"
 #include "quant_stats.hpp"
 #include "test_support.hpp"
 
@@ -34,7 +35,7 @@ constexpr double SWEEP_ROW_MEDIAN = 0.05, SWEEP_ROW_P90 = 0.09, SWEEP_TENSOR_MED
 constexpr double INT8_MEDIAN = 0.05, INT8_P90 = 0.14, INT8_SCALED_MEDIAN = 0.09, INT8_SCALED_P90 = 0.18;
 constexpr double BLOCK_MEDIAN = 0.04, BLOCK_P90 = 0.07;
 constexpr double FR11_MEDIAN = 0.05, FR11_P90 = 0.16;  // h200-fp8row11 probe past 128 rows (fp8row11: 4.7 % / 15.2 %; main 9.9 % / 23.3 %)
-constexpr double Q6_INT8_MEDIAN = 0.06, Q6_INT8_P90 = 0.14, Q6_BLOCK_MEDIAN = 0.03, Q6_BLOCK_P90 = 0.11;
+constexpr double Q6_INT8_MEDIAN = 0.06, Q6_INT8_P90 = 0.14, Q6_BLOCK_MEDIAN = 0.03, Q6_BLOCK_P90 = 0.07;  // q6 block p90 0.11 before fp8small12 (the pair's harness idle)
 constexpr double WONLY_INT8_MEDIAN = 0.02, WONLY_INT8_P90 = 0.05, Q8_ROUNDS_MEDIAN = 0.11, Q8_ROUNDS_P90 = 0.17;
 
 using quant_test::Stats;
@@ -133,6 +134,12 @@ std::map<std::string, std::vector<double>> errors() {
         op.l2_hit = hit;
         t += price(op, r, Impl::fused).time_s;
       }
+      // Block-scaled FP8 with cuBLASLt's split (the _splitK kernel, then splitKreduce; or a memset
+      // before the kernel): the harness time holds the GPU idle after a pair of kernels, 1.06 us,
+      // where the block keys, fitted on one-kernel calls, hold the 0.46 after one
+      // (profile_accuracy.cpp harness_idle_s, measured over h200-gemm-chain; branch fp8small12).
+      if (kernel == "gemm_scaled" && set.find("scaled_block") != std::string::npos)
+        t += harness_idle_s(c.value("kernels_per_launch", 1)) - harness_idle_s(1);
       const double measured = c.at("measured_s");
       REQUIRE(measured > 0);
       out[set].push_back(std::fabs(t / measured - 1));

@@ -6,6 +6,7 @@
 #include "perfmodel/calibration.hpp"
 #include "perfmodel/ops.hpp"
 #include "perfmodel/price.hpp"
+#include "perfmodel/profile_accuracy.hpp"
 #include "test_support.hpp"
 
 using namespace perfmodel;
@@ -81,9 +82,13 @@ TEST_CASE("torch._int_mm: resident CTAs share the SM; zero-filled rows cost no f
 }
 
 TEST_CASE("block-scaled FP8: split-K at small outputs and long K, no padded-row term") {
-  // Llama-3-8B down: 25.7 us at 16 rows (split in two + splitKreduce), 41.1 at 32 (one pass).
+  // The measured times are harness times: a split call (the _splitK kernel, then splitKreduce)
+  // holds the GPU idle after a pair of kernels, 1.06 us, where the block keys, fitted on one-kernel
+  // calls, hold the 0.46 after one (profile_accuracy.cpp harness_idle_s; branch fp8small12).
+  const double pair = harness_idle_s(2) - harness_idle_s(1);
+  // Llama-3-8B down: 25.7 us at 16 rows (split + splitKreduce), 41.1 at 32 (one pass).
   CHECK(block(16, 4096, 14336) < 0.75 * block(32, 4096, 14336));
-  CHECK(block(16, 4096, 14336) == test::approx(25.7e-6).epsilon(0.10));
+  CHECK(block(16, 4096, 14336) + pair == test::approx(25.7e-6).epsilon(0.10));
   CHECK(block(32, 4096, 14336) == test::approx(41.1e-6).epsilon(0.10));
   // No split at K <= 8192 or at 16 x 8192 outputs (Llama-3-70B o, down: M = 16 as M = 128).
   CHECK(block(16, 8192, 8192) == test::approx(block(128, 8192, 8192)).epsilon(0.03));
@@ -91,16 +96,19 @@ TEST_CASE("block-scaled FP8: split-K at small outputs and long K, no padded-row 
   // The split count (quant6, h200-quant5's kernel grids): Llama-3.2-3B down (K = 8192) 3-way at 16
   // rows, 16.4 us; 2-way at 32, 19.6 us; unsplit at 48, 26.3 us (the old rule, K > 8192 and two
   // parts, priced 16 and 32 rows unsplit: +61 % / +35 %).
-  // 16 rows: -19 % (13.3 against 16.4 us), a known miss stated at its size; checked with doctest's
-  // default scale until 2026-12-02, which let any microsecond value through (the claim was 15 %).
-  CHECK(block(16, 3072, 8192) == test::approx(16.4e-6).epsilon(0.20));
-  CHECK(block(32, 3072, 8192) == test::approx(19.6e-6).epsilon(0.15));
+  // 16 rows: -16 % (13.8 with the pair's idle against 16.4 us; -19 % without it), a known miss
+  // stated at its size; checked with doctest's default scale until 2026-12-02, which let any
+  // microsecond value through (the claim was 15 %). Every split grid not bound by its stream is
+  // priced fast, by 0.6-3.6 us before the pair's idle, not for the reduce (docs/accuracy-notes.md,
+  // branch fp8small12; validation/scripts/quant/block_split_overlap.py).
+  CHECK(block(16, 3072, 8192) + pair == test::approx(16.4e-6).epsilon(0.17));
+  CHECK(block(32, 3072, 8192) + pair == test::approx(19.6e-6).epsilon(0.15));
   CHECK(block(48, 3072, 8192) == test::approx(26.3e-6).epsilon(0.15));
   CHECK(block(16, 3072, 8192) < block(32, 3072, 8192));
   CHECK(block(32, 3072, 8192) < 0.85 * block(48, 3072, 8192));
   // Qwen2.5-32B down (40 tiles): 3-way at 16 rows (45.5 us), which fills the SMs; unsplit at 32
   // (78.1 us, 32 x 5120 outputs are past 2^17).
-  CHECK(block(16, 5120, 27648) == test::approx(45.5e-6).epsilon(0.15));
+  CHECK(block(16, 5120, 27648) + pair == test::approx(45.5e-6).epsilon(0.15));
   CHECK(block(32, 5120, 27648) == test::approx(78.1e-6).epsilon(0.15));
   // No split below K = 8192 whatever the output (Qwen2.5-32B o at 16 rows: 18.4 us; M = 16 as 96).
   CHECK(block(16, 5120, 5120) == test::approx(block(96, 5120, 5120)).epsilon(0.05));
