@@ -59,6 +59,9 @@ _has_constant_mask) and whose columns are whole 2048-column blocks issues fewer 
 (Nsight Compute, validation/results/h200-eltwise12/ncu.csv; stream_cost.cpp scales its issue by
 lib/src/cost/inductor_masks.cpp's weight). The rate is the masked kernel's: such calls are left out
 of its fit (none of the default fit cases is one, so the rate does not move).
+Branch eltwise13: the row-mask-only class (rows not a multiple of 4096, whole blocks, up to 7 of
+them) gets its own weight (validation/results/h200-eltwise13/ncu.csv). Its fit case 528 x 8192
+(weight 0.97) stays in the rate's fit unweighted: the rate was not refitted.
 """
 import json
 import math
