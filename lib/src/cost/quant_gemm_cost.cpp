@@ -342,8 +342,9 @@ KernelTimes row_fp8_by_waves(const Op& op, const Roofs& r, KernelTimes t) {
 // after another: the prologue is paid once (the next tile's fill overlaps the last's epilogue;
 // o70 at 1024 rows, 4 rounds, runs 102.5 us, under 4 x (K loop + prologue)). Each round of w
 // CTAs takes the longest of
-//   - a CTA's K loop (the MMA chain), or the padded-row step of a partial last row tile, walked
-//     by the w / row-tiles CTAs of that tile (padded_row_time's law, unchanged);
+//   - a CTA's K loop (the MMA chain), or the padded-row step of a partial last row tile: its
+//     w / row-tiles CTAs walking plus kPaddedFullWalker of each full tile's CTA beside them
+//     (fp8row12, below), in padded_row_time's law (1 - last rows / 256, up to the cap);
 //   - its share of the weight at the card's rate plus one CTA's own column (128 x K) at one
 //     SM's rate (fp8_row_sm_stream: past 128 rows a CTA still pulls its whole column);
 //   - w x 2 x 128 x K bytes at `fp8_row_l2_tile_rate` (RowScaledFp8Cost::l2_tile_bps).
@@ -352,6 +353,19 @@ KernelTimes row_fp8_by_waves(const Op& op, const Roofs& r, KernelTimes t) {
 // tile bytes: 1.7x the card's L2 copy rate (Nsight Compute counts 0.50-0.73 of the nominal bytes as
 // L2 read sectors; where the rest is served was not measured). It cannot bind at 128 rows or
 // fewer (each CTA its own column: 2 x its column at 10.6 TB/s is under one column at the read rate).
+//
+// fp8row12 (validation/results/h200-fp8row12: rows 136-256 at 32, 48 and 64 columns, K = 8192 and
+// 28672, grids from the profiler: one CTA a tile, 64-128 CTAs): a partial last row tile's padded
+// step grows with every CTA walking, not only that tile's. From the two K at 64 columns (128 CTAs,
+// (down - o) / 160 steps) it is 0.70 / 0.62 / 0.53 / 0.43 us at 16 / 32 / 64 / 96 last rows:
+// 0.71-0.74 x (1 - rows / 256), that share's law at <= 128 rows, with 84 CTAs walking where 64 are
+// padded; at 32 columns (64 CTAs) 16-32 last rows add 0.07-0.09 us a step over the full tiles'
+// (fp8row11's law: none). A full tile's CTA counts kPaddedFullWalker of a padded one: its A rows
+// share the L2 slices the padded rows' requests land on (our reading; slices not measured).
+// Fitted (fit_quant.py fit_padded_walkers, a grid over [0, 1]) on h200-fp8row12's N = 8192 and
+// 4096 rows at K = 8192 (12 cases); its down (K = 28672) and N = 6144 (96 CTAs) held out.
+constexpr double kPaddedFullWalker = 0.36;
+
 KernelTimes row_fp8_row_tiles(const Op& op, const Roofs& r, KernelTimes t, double mma, double card_stream) {
   const RowScaledFp8Cost& c = r.quant.fp8_row;
   const double sms = r.card.sm_count, tiles = static_cast<double>(t.tiling->tiles);
@@ -363,8 +377,10 @@ KernelTimes row_fp8_row_tiles(const Op& op, const Roofs& r, KernelTimes t, doubl
   bool fed = false;
   auto round = [&](double w, double count) {
     double own = mma;
-    if (last_rows < 128 && c.padded_row_step_s > 0)
-      own = std::max(own, steps * std::min(c.padded_step_cap_s, w / row_tiles * (1.0 - last_rows / 256.0) * c.padded_row_step_s));
+    if (last_rows < 128 && c.padded_row_step_s > 0) {
+      const double padded = w / row_tiles, walking = padded + kPaddedFullWalker * (w - padded);
+      own = std::max(own, steps * std::min(c.padded_step_cap_s, walking * (1.0 - last_rows / 256.0) * c.padded_row_step_s));
+    }
     const double feed = std::max(card_stream * w / tiles + column / c.sm_stream_bps, w * 2.0 * column / c.l2_tile_bps);
     if (total == 0) fed = feed > own;
     chain += count * own;

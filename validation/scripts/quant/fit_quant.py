@@ -141,6 +141,7 @@ def main():
     fit_row(a.results, cal, capped=True)  # quant9's opt-in: validation/results/h200-quant9/h200.fp8-row-cap.calibration.yaml
     fit_row(a.results, cal, capped=True, waves=True)  # fp8cap10: the default (hardware/h200.calibration.yaml)
     fit_row_tiles(a.results, cal)  # fp8row11: past 128 rows (quant_gemm_cost.cpp row_fp8_row_tiles)
+    fit_padded_walkers(a.results, cal)  # fp8row12: a partial last row tile's walkers (row_fp8_row_tiles)
     fit_int8(a.results, cal)
     if a.int8_actual:
         fit_int8(a.results, cal, actual=True)
@@ -289,17 +290,25 @@ def fit_row(results, cal, capped=False, waves=False):
                                         if c.get("ok") and c.get("correct")])
 
 
+# fp8row12 (quant_gemm_cost.cpp kPaddedFullWalker): a CTA of a full row tile walking beside a partial last
+# row tile's CTAs counts this share of one of them at the padded rows' L2 hot spot; fitted by
+# fit_padded_walkers on h200-fp8row12's o70 and n4096 rows (half its cases), the rest held out
+PADDED_FULL_WALKER = 0.36
+
+
 # fp8row11 (`fp8_row_l2_tile_rate`, quant_gemm_cost.cpp row_fp8_row_tiles): nominal A + B tile bytes the L2
 # hands the SMs a second, past 128 rows; fitted by fit_row_tiles on FIT_SHAPES' cases past 128 rows
 def row_l2_tile_rate(cal):
     return calib_value(cal, "  fp8_row_l2_tile_rate", 1e12)
 
 
-def row_tiles_time(mp, n, k, tiles, mma, card, step, prologue, cap, sm_rate, l2_rate, sms=132):
+def row_tiles_time(mp, n, k, tiles, mma, card, step, prologue, cap, sm_rate, l2_rate, sms=132, full_walker=None):
     """quant_gemm_cost.cpp row_fp8_row_tiles: past 128 rows, rounds of <= 132 CTAs (persistent past 132 tiles,
     the prologue once), each the longest of its K loop (or a partial last row tile's padded step, walked by
     its w / row-tiles CTAs), its share of the weight at the card's rate plus one CTA's column at one SM's,
     and w x 2 x 128 x K tile bytes at l2_rate."""
+    if full_walker is None:
+        full_walker = PADDED_FULL_WALKER
     steps, row_tiles = -(-k // 128), -(-mp // 128)
     last = mp - 128 * (row_tiles - 1)
     t = prologue
@@ -307,7 +316,9 @@ def row_tiles_time(mp, n, k, tiles, mma, card, step, prologue, cap, sm_rate, l2_
         w = min(sms, tiles - i * sms)
         own = mma
         if last < 128:
-            own = max(own, steps * min(cap, w / row_tiles * (1 - last / 256) * step))
+            padded = w / row_tiles  # fp8row12: the full tiles' CTAs count full_walker each beside them
+            walking = padded + full_walker * (w - padded)
+            own = max(own, steps * min(cap, walking * (1 - last / 256) * step))
         t += max(own, card * w / tiles + 128 * k / sm_rate, w * 2 * 128 * k / l2_rate)
     return t
 
@@ -349,6 +360,68 @@ def fit_row_tiles(results, cal):
         e = sorted(abs(pred(c, l2) / c["measured_s"] - 1) for c in cs)
         if e:
             print(f"  {name}: n={len(e)} median {100 * statistics.median(e):.1f}% p90 {100 * e[int(0.9 * (len(e) - 1))]:.1f}%")
+
+
+FR12_FIT_TAGS = ("o70", "n4096")  # fp8row12's fit half: N = 8192 and 4096 at K = 8192 (64 and 32 columns)
+
+
+def fit_padded_walkers(results, cal):
+    """fp8row12: the weight of a full row tile's CTA among the walkers of a partial last row tile's padded
+    step (kPaddedFullWalker), a grid over [0, 1] on h200-fp8row12's o70 / n4096 cases past 128 rows; held
+    out: its down70 (K = 28672) and n6144 (96 CTAs), fp8row11's probe, h200-quant past 128 rows."""
+    read_bw = calib_value(cal, "read_bandwidth", 1e9)
+    write_bw = calib_value(cal, "write_bandwidth", 1e9)
+    fixed = calib_value(cal, "kernel_floor", 1e-6) + calib_value(cal, "gemm_fixed", 1e-6)
+    e1 = calib_value(cal, "  fp8_row_cta_mma_efficiency", 1)
+    step = calib_value(cal, "  fp8_row_padded_row_step", 1e-6)
+    cap = calib_value(cal, "  fp8_row_padded_step_cap", 1e-6)
+    sm_rate = calib_value(cal, "  fp8_row_sm_stream", 1e9)
+    prologue = calib_value(cal, "  fp8_row_prologue", 1e-6)
+    l2 = row_l2_tile_rate(cal)
+    sheet, sms = 1978.9e12, 132
+    base = os.path.dirname(results.rstrip("/"))
+
+    def probe(name, tagged):
+        path = os.path.join(base, name)
+        if not os.path.exists(path):
+            return []
+        out = []
+        for c in json.load(open(path))["cases"]:
+            if c.get("ok") and c.get("correct") and c.get("m_padded", c["m"]) > 128:
+                c = dict(c, m_padded=c.get("m_padded", c["m"]))
+                if tagged:
+                    c["tag"] = c["name"].split("_sweep_")[1].rsplit("_m", 1)[0]
+                out.append(c)
+        return out
+    fr12 = probe("h200-fp8row12/fp8row12.json", True)
+    fr11 = probe("h200-fp8row11/fp8row11.json", False)
+    quant = [c for c in load(results) if c["kernel"] == "gemm_scaled" and c["scaling"] == "row" and c["m_padded"] > 128]
+
+    def pred(c, beta):
+        mp, n, k = c["m_padded"], c["n"], c["k"]
+        tiles = -(-mp // 128) * -(-n // 128)
+        mma = -(-k // 128) * 2 * 128 ** 3 / (e1 * sheet / sms)
+        nbytes = mp * k + 4 * mp + n * k + 4 * n + 2 * mp * n
+        card = (nbytes - 2 * mp * n) / read_bw + 2 * mp * n / write_bw
+        return fixed + row_tiles_time(mp, n, k, tiles, mma, card, step, prologue, cap, sm_rate, l2, full_walker=beta)
+    fit = [c for c in fr12 if c["tag"] in FR12_FIT_TAGS]
+
+    def loss(beta):
+        return sum(math.log(pred(c, beta) / c["measured_s"]) ** 2 for c in fit)
+    beta = min((i / 100 for i in range(0, 101)), key=loss)
+    print(f"  padded full walker (kPaddedFullWalker): {beta:.2f}   # fp8row12 (grid 0.01; loss {loss(beta):.4f}, "
+          f"0 (fp8row11) {loss(0.0):.4f}, 1 (all CTAs) {loss(1.0):.4f}); the fp8_row keys from the calibration")
+    sets = (("h200-fp8row12 fit (o70, n4096)", fit),
+            ("h200-fp8row12 held out (down70, n6144)", [c for c in fr12 if c["tag"] not in FR12_FIT_TAGS]),
+            ("h200-fp8row12 partial last tile, held out", [c for c in fr12 if c["tag"] not in FR12_FIT_TAGS and c["m_padded"] % 128]),
+            ("h200-fp8row11 probe", fr11), ("h200-quant past 128 rows", quant))
+    for name, cs in sets:
+        for b, label in ((0.0, "fp8row11"), (beta, "fitted")):
+            e = sorted(abs(pred(c, b) / c["measured_s"] - 1) for c in cs)
+            if e:
+                print(f"  {name} [{label}]: n={len(e)} median {100 * statistics.median(e):.1f}% "
+                      f"p90 {100 * e[int(0.9 * (len(e) - 1))]:.1f}% max {100 * e[-1]:.1f}%")
+    return beta
 
 
 def nelder_mead(f, x0, iters=2000):
