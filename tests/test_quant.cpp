@@ -347,7 +347,7 @@ TEST_CASE("row-scaled FP8 past 128 rows: one DRAM read, the L2 feeding every row
   CHECK(t(192, 8192, 8192) > 1.2 * t(256, 8192, 8192));
 }
 
-// fp8row12 (validation/results/h200-fp8row12, quant_gemm_cost.cpp kPaddedFullWalker): the padded
+// fp8row12 (validation/results/h200-fp8row12, quant_gemm_cost.cpp fp8_row_padded_full_walker): the padded
 // step of a partial last row tile grows with the CTAs of the full tile walking beside it, and falls
 // with the rows the last tile holds. Held out (the fit took N = 8192 / 4096 at K = 8192): Llama-3-70B
 // down (K = 28672, 128 CTAs) at 136 / 192 / 224 rows 157.96 / 125.48 / 103.98 us (fp8row11 priced
@@ -439,6 +439,7 @@ TEST_CASE("quant calibration keys: round trip, and bad values refused at their l
   refused("  fp8_row_sm_stream: 201 GB/s", "", "fp8_row_padded_step_cap");  // the cap without one SM's stream
   refused("fp8_row_l2_tile_rate: 10.6 TB/s", "fp8_row_l2_tile_rate: -1 TB/s", "fp8_row_l2_tile_rate");
   refused("  fp8_row_l2_tile_rate: 10.6 TB/s", "", "fp8_row_padded_step_cap");  // the cap without the L2 tile rate
+  refused("fp8_row_padded_full_walker: 0.36", "fp8_row_padded_full_walker: 1.5", "fp8_row_padded_full_walker");
   refused("fp8_row_prologue: 2.92 us", "fp8_row_prologue: inf us", "fp8_row_prologue");
   refused("  int8_mma_sync_latency: 0.225 us", "  int8_mma_sync_latency: nan us", "int8_mma_sync_latency");
   refused("  int8_mma_sync_fill_rate: 106.0 GB/s", "  int8_mma_sync_fill_rate: -1 GB/s", "int8_mma_sync_fill_rate");

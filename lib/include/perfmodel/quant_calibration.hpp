@@ -54,6 +54,10 @@ struct RowScaledFp8Cost {
   // Past 128 rows (fp8row11): the A + B tile bytes L2 hands the SMs a second, nominal bytes
   // (B/s; h200-fp8row11: 10.6 TB/s, 1.7x the card's L2 copy rate). Needs the cap.
   double l2_tile_bps = 0;
+  // A partial last row tile (fp8row12): each full tile's CTA walking beside the padded ones counts
+  // this share of one of them in the padded step's law (h200-fp8row12: 0.36). 0 = only the padded
+  // tile's own CTAs (fp8row11's law).
+  double padded_full_walker = 0;
 };
 
 // cuBLASLt's block-scaled FP8 kernel on Hopper (1x128 activation x 128x128 weight scales, the

@@ -343,7 +343,7 @@ KernelTimes row_fp8_by_waves(const Op& op, const Roofs& r, KernelTimes t) {
 // o70 at 1024 rows, 4 rounds, runs 102.5 us, under 4 x (K loop + prologue)). Each round of w
 // CTAs takes the longest of
 //   - a CTA's K loop (the MMA chain), or the padded-row step of a partial last row tile: its
-//     w / row-tiles CTAs walking plus kPaddedFullWalker of each full tile's CTA beside them
+//     w / row-tiles CTAs walking plus `fp8_row_padded_full_walker` of each full tile's CTA beside them
 //     (fp8row12, below), in padded_row_time's law (1 - last rows / 256, up to the cap);
 //   - its share of the weight at the card's rate plus one CTA's own column (128 x K) at one
 //     SM's rate (fp8_row_sm_stream: past 128 rows a CTA still pulls its whole column);
@@ -360,12 +360,10 @@ KernelTimes row_fp8_by_waves(const Op& op, const Roofs& r, KernelTimes t) {
 // (down - o) / 160 steps) it is 0.70 / 0.62 / 0.53 / 0.43 us at 16 / 32 / 64 / 96 last rows:
 // 0.71-0.74 x (1 - rows / 256), that share's law at <= 128 rows, with 84 CTAs walking where 64 are
 // padded; at 32 columns (64 CTAs) 16-32 last rows add 0.07-0.09 us a step over the full tiles'
-// (fp8row11's law: none). A full tile's CTA counts kPaddedFullWalker of a padded one: its A rows
+// (fp8row11's law: none). A full tile's CTA counts fp8_row_padded_full_walker of a padded one: its A rows
 // share the L2 slices the padded rows' requests land on (our reading; slices not measured).
 // Fitted (fit_quant.py fit_padded_walkers, a grid over [0, 1]) on h200-fp8row12's N = 8192 and
 // 4096 rows at K = 8192 (12 cases); its down (K = 28672) and N = 6144 (96 CTAs) held out.
-constexpr double kPaddedFullWalker = 0.36;
-
 KernelTimes row_fp8_row_tiles(const Op& op, const Roofs& r, KernelTimes t, double mma, double card_stream) {
   const RowScaledFp8Cost& c = r.quant.fp8_row;
   const double sms = r.card.sm_count, tiles = static_cast<double>(t.tiling->tiles);
@@ -378,7 +376,7 @@ KernelTimes row_fp8_row_tiles(const Op& op, const Roofs& r, KernelTimes t, doubl
   auto round = [&](double w, double count) {
     double own = mma;
     if (last_rows < 128 && c.padded_row_step_s > 0) {
-      const double padded = w / row_tiles, walking = padded + kPaddedFullWalker * (w - padded);
+      const double padded = w / row_tiles, walking = padded + c.padded_full_walker * (w - padded);
       own = std::max(own, steps * std::min(c.padded_step_cap_s, walking * (1.0 - last_rows / 256.0) * c.padded_row_step_s));
     }
     const double feed = std::max(card_stream * w / tiles + column / c.sm_stream_bps, w * 2.0 * column / c.l2_tile_bps);

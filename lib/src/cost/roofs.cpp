@@ -194,7 +194,8 @@ Roofs make_roofs(const Card& card, const Calibration* cal, std::optional<Impl> p
   const RowScaledFp8Cost row = cal ? cal->quant.fp8_row : RowScaledFp8Cost{};
   r.quant.fp8_row = {pick(row.cta_mma_efficiency, QuantDefaults::fp8_row.cta_mma_efficiency),
                      pick(row.stream_efficiency, QuantDefaults::fp8_row.stream_efficiency), row.padded_row_step_s,
-                     row.one_wave_prologue_s, row.padded_step_cap_s, row.sm_stream_bps, row.l2_tile_bps};
+                     row.one_wave_prologue_s, row.padded_step_cap_s, row.sm_stream_bps, row.l2_tile_bps,
+                     row.padded_full_walker};
   // The block-scaled kernel's own keys, else the row-scaled kernel's (quant_gemm_cost.cpp).
   if (cal && cal->quant.fp8_block.measured()) r.quant.fp8_block = cal->quant.fp8_block;
   take.note("quant.fp8_block", cal && cal->quant.fp8_block.measured()

@@ -71,6 +71,9 @@ QuantCalibration parse_quant_calibration(MapReader m) {
   c.fp8_row.one_wave_prologue_s = m.opt_quantity("fp8_row_prologue", Dimension::seconds, false, 1e-3).value_or(0);
   c.fp8_row.padded_step_cap_s = m.opt_quantity("fp8_row_padded_step_cap", Dimension::seconds, false, 1e-3).value_or(0);
   c.fp8_row.sm_stream_bps = m.opt_quantity("fp8_row_sm_stream", Dimension::bytes_per_s, false, 1e13).value_or(0);
+  c.fp8_row.padded_full_walker = m.opt_number("fp8_row_padded_full_walker").value_or(0);
+  if (!(c.fp8_row.padded_full_walker >= 0 && c.fp8_row.padded_full_walker <= 1))
+    m.fail("fp8_row_padded_full_walker", "must be a share in [0, 1]");
   c.fp8_row.l2_tile_bps = m.opt_quantity("fp8_row_l2_tile_rate", Dimension::bytes_per_s, false, 1e15).value_or(0);
   // The capped form prices waves with one SM's stream, and past 128 rows rounds fed by L2: the
   // three keys together (quant_gemm_cost.cpp).
@@ -126,6 +129,9 @@ std::string quant_calibration_yaml(const QuantCalibration& c) {
       << " us   # the most a CTA's padded K step costs, however many CTAs walk at once\n";
   if (c.fp8_row.sm_stream_bps > 0)
     o << "  fp8_row_sm_stream: " << c.fp8_row.sm_stream_bps * 1e-9 << " GB/s   # one SM's weight stream alone, beside the card's\n";
+  if (c.fp8_row.padded_full_walker > 0)
+    o << "  fp8_row_padded_full_walker: " << c.fp8_row.padded_full_walker
+      << "   # a full row tile's CTA beside a partial last tile's, share of one walking its padded step\n";
   if (c.fp8_row.l2_tile_bps > 0)
     o << "  fp8_row_l2_tile_rate: " << c.fp8_row.l2_tile_bps * 1e-12 << " TB/s   # past 128 rows: A + B tile bytes L2 hands the SMs\n";
   if (c.fp8_block.measured())

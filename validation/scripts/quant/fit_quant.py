@@ -245,7 +245,8 @@ def fit_row(results, cal, capped=False, waves=False):
         nbytes = mp * k + 4 * mp + n * k + 4 * n + 2 * mp * n
         card = (nbytes - 2 * mp * n) / read_bw / e2 + 2 * mp * n / write_bw / e2
         if mp > 128:
-            return row_tiles_time(mp, n, k, tiles, mma, card, step, prologue, cap, sm_rate, row_l2_tile_rate(cal))
+            return row_tiles_time(mp, n, k, tiles, mma, card, step, prologue, cap, sm_rate, row_l2_tile_rate(cal),
+                                  padded_full_walker(cal))
         t = 0.0
         for i in range(-(-tiles // sms)):
             w = min(sms, tiles - i * sms)
@@ -290,10 +291,12 @@ def fit_row(results, cal, capped=False, waves=False):
                                         if c.get("ok") and c.get("correct")])
 
 
-# fp8row12 (quant_gemm_cost.cpp kPaddedFullWalker): a CTA of a full row tile walking beside a partial last
-# row tile's CTAs counts this share of one of them at the padded rows' L2 hot spot; fitted by
-# fit_padded_walkers on h200-fp8row12's o70 and n4096 rows (half its cases), the rest held out
-PADDED_FULL_WALKER = 0.36
+# fp8row12 (`fp8_row_padded_full_walker`, quant_gemm_cost.cpp row_fp8_row_tiles): a CTA of a full row tile
+# walking beside a partial last row tile's CTAs counts this share of one of them at the padded rows' L2 hot
+# spot; fitted by fit_padded_walkers on h200-fp8row12's o70 and n4096 rows (half its cases), the rest held out
+def padded_full_walker(cal):
+    m = re.search(r"^  fp8_row_padded_full_walker:\s*([0-9.eE+-]+)", cal, re.M)
+    return float(m.group(1)) if m else 0.0
 
 
 # fp8row11 (`fp8_row_l2_tile_rate`, quant_gemm_cost.cpp row_fp8_row_tiles): nominal A + B tile bytes the L2
@@ -302,13 +305,11 @@ def row_l2_tile_rate(cal):
     return calib_value(cal, "  fp8_row_l2_tile_rate", 1e12)
 
 
-def row_tiles_time(mp, n, k, tiles, mma, card, step, prologue, cap, sm_rate, l2_rate, sms=132, full_walker=None):
+def row_tiles_time(mp, n, k, tiles, mma, card, step, prologue, cap, sm_rate, l2_rate, full_walker, sms=132):
     """quant_gemm_cost.cpp row_fp8_row_tiles: past 128 rows, rounds of <= 132 CTAs (persistent past 132 tiles,
     the prologue once), each the longest of its K loop (or a partial last row tile's padded step, walked by
     its w / row-tiles CTAs), its share of the weight at the card's rate plus one CTA's column at one SM's,
     and w x 2 x 128 x K tile bytes at l2_rate."""
-    if full_walker is None:
-        full_walker = PADDED_FULL_WALKER
     steps, row_tiles = -(-k // 128), -(-mp // 128)
     last = mp - 128 * (row_tiles - 1)
     t = prologue
@@ -345,7 +346,7 @@ def fit_row_tiles(results, cal):
         mma = -(-k // 128) * 2 * 128 ** 3 / (e1 * sheet / sms)
         nbytes = mp * k + 4 * mp + n * k + 4 * n + 2 * mp * n
         card = (nbytes - 2 * mp * n) / read_bw + 2 * mp * n / write_bw
-        return fixed + row_tiles_time(mp, n, k, tiles, mma, card, step, prologue, cap, sm_rate, l2)
+        return fixed + row_tiles_time(mp, n, k, tiles, mma, card, step, prologue, cap, sm_rate, l2, padded_full_walker(cal))
 
     def is_fit(c):
         return (c["model"], c["shape"]) in FIT_SHAPES
@@ -367,7 +368,7 @@ FR12_FIT_TAGS = ("o70", "n4096")  # fp8row12's fit half: N = 8192 and 4096 at K 
 
 def fit_padded_walkers(results, cal):
     """fp8row12: the weight of a full row tile's CTA among the walkers of a partial last row tile's padded
-    step (kPaddedFullWalker), a grid over [0, 1] on h200-fp8row12's o70 / n4096 cases past 128 rows; held
+    step (fp8_row_padded_full_walker), a grid over [0, 1] on h200-fp8row12's o70 / n4096 cases past 128 rows; held
     out: its down70 (K = 28672) and n6144 (96 CTAs), fp8row11's probe, h200-quant past 128 rows."""
     read_bw = calib_value(cal, "read_bandwidth", 1e9)
     write_bw = calib_value(cal, "write_bandwidth", 1e9)
@@ -409,7 +410,7 @@ def fit_padded_walkers(results, cal):
     def loss(beta):
         return sum(math.log(pred(c, beta) / c["measured_s"]) ** 2 for c in fit)
     beta = min((i / 100 for i in range(0, 101)), key=loss)
-    print(f"  padded full walker (kPaddedFullWalker): {beta:.2f}   # fp8row12 (grid 0.01; loss {loss(beta):.4f}, "
+    print(f"  fp8_row_padded_full_walker: {beta:.2f}   # fp8row12 (grid 0.01; loss {loss(beta):.4f}, "
           f"0 (fp8row11) {loss(0.0):.4f}, 1 (all CTAs) {loss(1.0):.4f}); the fp8_row keys from the calibration")
     sets = (("h200-fp8row12 fit (o70, n4096)", fit),
             ("h200-fp8row12 held out (down70, n6144)", [c for c in fr12 if c["tag"] not in FR12_FIT_TAGS]),
