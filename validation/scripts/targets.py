@@ -1,0 +1,241 @@
+#!/usr/bin/env python3
+"""Where perfmodel stands against the accuracy targets of the open issues: docs/targets.md.
+
+Usage: python3 validation/scripts/targets.py [perfmodel binary] [build dir]
+
+Every row is recomputed from committed H200 measurements of production kernels (PyTorch 2.11:
+cuBLASLt, cuDNN, ATen, Inductor/Triton, torch._grouped_mm, transformers 5), held-out cases only,
+by the command its "how" column names: `perfmodel accuracy` on a kernel set (odd case index held
+out where the set was fitted on, every case where it never was), the compare/fit scripts of
+validation/scripts, or the accuracy doctests' own reports (`-s`). Nothing here is typed in by hand
+but the targets, which are the issues' own words. Writes docs/targets.md and prints it.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+PY = sys.executable
+
+
+def quantile(v, q):
+    """Linear interpolation between order statistics (stats.hpp's quantile)."""
+    v = sorted(v)
+    pos = q * (len(v) - 1)
+    lo = int(pos)
+    hi = min(lo + 1, len(v) - 1)
+    return v[lo] + (v[hi] - v[lo]) * (pos - lo)
+
+
+def summary(errors):
+    """(cases, median |error|, p90 |error|) of signed relative errors."""
+    a = [abs(e) for e in errors]
+    return len(a), quantile(a, 0.5), quantile(a, 0.9)
+
+
+def run(args):
+    return subprocess.run(args, capture_output=True, text=True, check=True).stdout
+
+
+class Kernels:
+    """`perfmodel accuracy --format json` per-profile cases of one committed kernel set."""
+
+    def __init__(self, binary, path, fitted):
+        self.name = path.split("/")[-2]
+        self.cases = json.loads(run([binary, "accuracy", "--card", "h200", "--measured", path,
+                                     "--format", "json"]))["profile_cases"]
+        self.fitted = fitted  # False: nothing was fitted on the set, every case is held out
+
+    def errors(self, profile, keep):
+        return [c["error"] for c in self.cases
+                if c["profile"] == profile and keep(c) and (c["held_out"] or not self.fitted)]
+
+
+ATTENTION = ("attention_prefill_fused", "attention_decode_cudnn", "attention_decode")
+
+
+def is_gemm(c):
+    return c["kernel"] == "gemm"
+
+
+def is_small(c):
+    return c["kernel"] not in ATTENTION and c["kernel"] != "gemm"
+
+
+def pooled(sets, profile, keep):
+    """Held-out errors of one profile over several sets, and a per-set breakdown."""
+    errors, parts = [], []
+    for s in sets:
+        e = s.errors(profile, keep)
+        if not e:
+            continue
+        n, med, p90 = summary(e)
+        parts.append(f"{s.name} {100 * med:.1f} / {100 * p90:.1f} ({n})")
+        errors += e
+    return errors, "; ".join(parts)
+
+
+def doctest_reports(build, suite):
+    """The `MESSAGE: <set>: n=N median M % p90 P %` lines an accuracy doctest prints with -s."""
+    out = run([os.path.join(build, "tests", suite), "-s"])
+    found = {}
+    for m in re.finditer(r"MESSAGE: (\S+): n=(\d+) median ([\d.]+) % p90 ([\d.]+) %", out):
+        found[m.group(1)] = (int(m.group(2)), float(m.group(3)) / 100, float(m.group(4)) / 100)
+    return found
+
+
+def line_stats(text, label):
+    """'<label>: N steps; |error| median M%, p90 P%' or '... N cases, median M%, p90 P%'."""
+    m = re.search(re.escape(label) + r"\D*(\d+) (?:steps|cases)[^\n]*?median ([\d.]+)%,? p90 ([\d.]+)%", text)
+    if not m:
+        raise SystemExit(f"targets.py: '{label}' not found in a script's output")
+    return int(m.group(1)), float(m.group(2)) / 100, float(m.group(3)) / 100
+
+
+def signed_list(text, label):
+    m = re.search(re.escape(label) + r"[^\n]*signed ([^\n]+)", text)
+    return [float(x.strip().rstrip("%")) / 100 for x in m.group(1).split(",")]
+
+
+def hf_rows(binary, path, held_only):
+    """Per-step (phase, wall error, kernel error) of compare_hf.py's table."""
+    out = run([PY, os.path.join(HERE, "production", "compare_hf.py"), path, binary])
+    rows = []
+    for line in out.splitlines():
+        m = re.match(r"\| \S+ (decode|prefill) b\d+ ctx\d+ \| (fit|held out) \|.*\| ([+-]\d+)% \| ([+-]\d+)% \|$", line)
+        if m and (m.group(2) == "held out" or not held_only):
+            rows.append((m.group(1), int(m.group(3)) / 100, int(m.group(4)) / 100))
+    return rows
+
+
+class Table:
+    def __init__(self):
+        self.rows = []
+
+    def add(self, what, how, stats, target, note=""):
+        n, med, p90 = stats
+        t_med, t_p90 = target
+        met = med <= t_med and (t_p90 is None or p90 <= t_p90)
+        tgt = f"{100 * t_med:.0f} %" + (f" / {100 * t_p90:.0f} %" if t_p90 is not None else " (median)")
+        self.rows.append(f"| {what} | {how} | {n} | {100 * med:.1f} % | {100 * p90:.1f} % | {tgt} | "
+                         f"{'yes' if met else '**no**'} | {note} |")
+
+    def markdown(self):
+        head = ["| target | how (committed data, held out) | cases | median | p90 | target | met | per set: median / p90 (cases) |",
+                "| --- | --- | ---: | ---: | ---: | ---: | :---: | --- |"]
+        return head + self.rows
+
+
+def issue10(binary):
+    t = Table()
+    R = "validation/results/"
+    prod = Kernels(binary, R + "h200-production/kernels.json", True)
+    small = Kernels(binary, R + "h200-gemm-small/kernels.json", True)
+    chain = Kernels(binary, R + "h200-gemm-chain/kernels.json", True)
+    # The chains were fitted on Llama-3-8B and Qwen2.5-7B (gemm5's block): the others are held out.
+    chain.fitted = True
+    for c in chain.cases:
+        c["held_out"] = "llama2_7b" in c["name"] or "tinyllama" in c["name"]
+    heldout = Kernels(binary, R + "h200-eager-heldout/kernels.json", False)
+    e3 = Kernels(binary, R + "h200-eltwise3/kernels.json", False)
+    e4 = Kernels(binary, R + "h200-eltwise4/kernels.json", True)
+    e5 = Kernels(binary, R + "h200-eltwise5/kernels.json", False)
+    e6 = Kernels(binary, R + "h200-eltwise6/kernels.json", True)
+    acc = "`perfmodel accuracy --card h200`"
+    e, parts = pooled([prod], "fused", lambda c: c["kernel"] == "attention_prefill_fused")
+    t.add("attention prefill, cuDNN fused SDPA (every profile)", f"{acc}, h200-production", summary(e), (0.08, 0.20), parts)
+    fit = run([PY, os.path.join(HERE, "production", "fit_compiled.py"), R + "h200-production/kernels.json",
+               R + "h200-compiled/hf.json", R + "h200-host-probe/probe.jsonl", binary])
+    t.add("attention decode, cuDNN's GQA-packed decode kernel (every profile)",
+          "fit_compiled.py, odd cases of h200-production and h200-cudnn-decode", line_stats(fit, "both sets held out"),
+          (0.08, 0.20))
+    for p in ("fused", "eager"):
+        e, parts = pooled([prod, small, chain], p, is_gemm)
+        t.add(f"GEMMs, `{p}` profile (torch.linear / torch._scaled_mm on cuBLASLt)",
+              f"{acc}, h200-production, h200-gemm-small, h200-gemm-chain", summary(e), (0.05, 0.15), parts)
+    e, parts = pooled([prod, heldout, e3, e4], "eager", is_small)
+    t.add("norms, softmax, SiLU*mul, rotary as PyTorch eager runs them", f"{acc}, four sets", summary(e), (0.08, 0.20), parts)
+    e, parts = pooled([prod, e3, e4, e5, e6], "fused", is_small)
+    t.add("the same, the fused/compiled profiles' kernels (Inductor's)", f"{acc}, five sets", summary(e), (0.08, 0.20), parts)
+    rows = hf_rows(binary, R + "h200-production/hf.json", True) + hf_rows(binary, R + "h200-hf-grid/hf.json", False)
+    how = "compare_hf.py, h200-production (held out) and h200-hf-grid"
+    t.add("transformers eager decode step, GPU kernel time", how, summary([k for ph, _, k in rows if ph == "decode"]), (0.10, None))
+    t.add("transformers eager decode step, wall time", how, summary([w for ph, w, _ in rows if ph == "decode"]), (0.20, None))
+    t.add("transformers eager prefill, GPU kernel time", how, summary([k for ph, _, k in rows if ph == "prefill"]), (0.10, None))
+    four = run([PY, os.path.join(HERE, "production", "compare_compiled.py"), R + "h200-compiled/hf.json", binary])
+    deep = run([PY, os.path.join(HERE, "production", "compare_compiled.py"), R + "h200-compiled2/compiled2.jsonl", binary])
+    a = signed_list(four, "graph replay, held-out steps")
+    b = signed_list(deep, "graph replay, all")
+    n4, m4, p4 = summary(a)
+    n2, m2, p2 = summary(b)
+    t.add("torch.compile'd decode step (graph replay, host included)", "compare_compiled.py, h200-compiled (held out), h200-compiled2",
+          summary(a + b), (0.10, None),
+          f"4 layers {100 * m4:.1f} / {100 * p4:.1f} ({n4}); 8-32 layers {100 * m2:.1f} / {100 * p2:.1f} ({n2})")
+    return t
+
+
+def issue11(binary):
+    t = Table()
+    moe = run([PY, os.path.join(HERE, "moe", "compare_moe.py"), "validation/results/h200-moe-sync", binary])
+    m = re.search(r"held out \(Mixtral, every prefill\): (\d+) steps; \|wall err\| median ([\d.]+)% p90 ([\d.]+)%; "
+                  r"\|kernel err\| median ([\d.]+)% p90 ([\d.]+)%", moe)
+    n = int(m.group(1))
+    how = "compare_moe.py, h200-moe-sync (Mixtral and every prefill: held out)"
+    t.add("MoE step (transformers eager), GPU kernel time", how, (n, float(m.group(4)) / 100, float(m.group(5)) / 100), (0.10, None))
+    t.add("MoE step (transformers eager), wall time", how, (n, float(m.group(2)) / 100, float(m.group(3)) / 100), (0.10, None))
+    gm = run([PY, os.path.join(HERE, "moe", "fit_grouped_mm9.py")])
+    t.add("torch._grouped_mm expert GEMMs", "fit_grouped_mm9.py, h200-moe5/6/7/9 (held out)",
+          line_stats(gm, "held out, all (moe9)"), (0.05, 0.15))
+    return t
+
+
+def issue12(build):
+    t = Table()
+    q = doctest_reports(build, "test_quant_accuracy")
+    kv = doctest_reports(build, "test_quant_kv_accuracy")
+    how = "tests/test_quant_accuracy.cpp (-s), held-out shapes"
+    for key, what in (("wonly_int4", "W4A16 torch._weight_int4pack_mm (tinygemm)"),
+                      ("wonly_int8", "W8A16 torch._weight_int8pack_mm"),
+                      ("scaled_tensor", "FP8 torch._scaled_mm, tensor-wise scales"),
+                      ("scaled_row", "FP8 torch._scaled_mm, row-wise scales"),
+                      ("scaled_block", "FP8 cuBLASLt, 128x128 block scales"),
+                      ("int8_mm", "INT8 W8A8 torch._int_mm"),
+                      ("act_quant", "FP8 activation quantization kernels (torch.compile)")):
+        if key in q:
+            t.add(what, how, q[key], (0.08, 0.20))
+    if "triton_fp8" in kv:
+        t.add("FP8-KV decode attention (Triton split-KV)", "tests/test_quant_kv_accuracy.cpp (-s)", kv["triton_fp8"], (0.08, 0.20))
+    return t
+
+
+BLOCKED = [
+    "- vLLM, SGLang, TensorRT-LLM, FlashAttention-3, FlashInfer and FlashMLA kernels: none is installed on the lent "
+    "H200 (no network there); the fused profile is measured against PyTorch's cuBLASLt/cuDNN kernels and Triton "
+    "stand-ins (issue 10, issue 11's MLA decode).",
+    "- NVFP4 / MXFP4 GEMMs: priced for Blackwell cards, not measured (no Blackwell card is lent; issue 12).",
+    "- Marlin / Machete weight-only kernels: not installed; W4A16 is measured on PyTorch's tinygemm (issue 12).",
+]
+
+
+def main(binary, build):
+    lines = ["# Accuracy against the open issues' targets", "",
+             f"Generated by `python3 validation/scripts/targets.py {binary} {build}` from committed H200 measurements "
+             "of production kernels (validation/results/). |error| = |predicted / measured - 1| per case, held-out "
+             "cases only; 'met' compares the held-out median (and p90 where the issue states one) with the target. "
+             "docs/accuracy.md has every set in full and how each was measured.", ""]
+    for title, table in (("Issue 10: production kernels, implementation profiles", issue10(binary)),
+                         ("Issue 11: mixture-of-experts", issue11(binary)),
+                         ("Issue 12: quantized inference", issue12(build))):
+        lines += [f"## {title}", ""] + table.markdown() + [""]
+    lines += ["## Not measurable here", ""] + BLOCKED + [""]
+    text = "\n".join(lines)
+    with open("docs/targets.md", "w") as f:
+        f.write(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1] if len(sys.argv) > 1 else "build/tools/perfmodel/perfmodel",
+         sys.argv[2] if len(sys.argv) > 2 else "build")
