@@ -151,7 +151,7 @@ def issue10(binary):
     t.add("attention decode, cuDNN's GQA-packed decode kernel (every profile)",
           "fit_compiled.py, odd cases of h200-production and h200-cudnn-decode", line_stats(fit, "both sets held out"),
           (0.08, 0.20))
-    for p in ("fused", "eager"):
+    for p in ("fused", "eager", "compiled"):
         e, parts = pooled([prod, small, chain], p, is_gemm)
         t.add(f"GEMMs, `{p}` profile (torch.linear / torch._scaled_mm on cuBLASLt)",
               f"{acc}, h200-production, h200-gemm-small, h200-gemm-chain", summary(e), (0.05, 0.15), parts)
