@@ -284,3 +284,29 @@ TEST_CASE("cuBLASLt's split-K rule and the reduce's partials (branch block11, va
   const TilePlan old = cheapest_plan(1, 2048, 5632, 1, 132, peak, fixup_rate, costs);
   CHECK((old.split_k & (old.split_k - 1)) == 0);
 }
+
+TEST_CASE("cuBLASLt's narrow nvjet tiles with the split rule (branch gemm14, validation/results/h200-gemm14)") {
+  // h200-gemm-small's kernel names (weight rows x tokens): the router (N = 8) runs 8x64 tiles split
+  // 2 ways at M = 64-512, N = 512 runs 64x24 / 64x48 at M = 128-512, N = 2048 24x64 / 48x64 at
+  // M = 64-128. Where the block gives the split rule they are candidates (tokens x weight rows here).
+  const double peak = 800e12, fixup_rate = 64.0 * 1.98e9;
+  PlanCosts costs;
+  costs.fixed_s = 2.0e-6;
+  costs.split_k_s = 1.64e-6;
+  costs.cta_walk_per_1024_k_s = 3.8e-6;
+  costs.cta_walk_latency_share = 0.35;
+  costs.split_k_min_slice = 1536;
+  costs.memory_s = 2.0 * (128.0 * 4096 + 8.0 * 4096) / 4e12;
+  // The router at M = 128: one 64-token x 8-row tile a CTA pair, split 2 ways (cuBLASLt's 8x64 splitK).
+  const TilePlan router = cheapest_plan(128, 8, 4096, 1, 132, peak, fixup_rate, costs);
+  CHECK(router.tile.m == 64);
+  CHECK(router.tile.n == 8);
+  CHECK(router.split_k == 2);
+  // Its walk paces 72 operand rows a K step where the nearest default tile (64x64) paces 128.
+  const TilePlan square = plan_tile(128, 8, 4096, 1, Tile{64, 64}, 132, peak, 2);
+  CHECK(costs.cta_walk_of(router, 132) < costs.cta_walk_of(square, 132));
+  // Without the rule (gemm5's blocks) no narrow tile is offered.
+  costs.split_k_min_slice = 0;
+  const TilePlan old = cheapest_plan(128, 8, 4096, 1, 132, peak, fixup_rate, costs);
+  CHECK(old.tile.n >= 64);
+}

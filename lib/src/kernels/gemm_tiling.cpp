@@ -170,6 +170,14 @@ const std::vector<Tile>& skinny_tiles() {
   return tiles;
 }
 
+namespace {
+// cuBLASLt's narrow nvjet tiles, tokens x weight rows (cheapest_plan says where they are offered).
+const std::vector<Tile>& narrow_tiles() {
+  static const std::vector<Tile> tiles{{24, 64}, {48, 64}, {64, 8}, {64, 24}, {64, 48}};
+  return tiles;
+}
+}  // namespace
+
 double PlanCosts::priced_s(const TilePlan& p) const {
   return fixed_of(p) + std::max({p.compute_time_s, memory_s, p.cta_walk_s});
 }
@@ -194,6 +202,14 @@ TilePlan cheapest_plan(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_co
   if (costs.cta_walk_latency_share >= 0 && costs.cta_walk_per_1024_k_s > 0)
     for (const Tile& t : skinny_tiles())
       if (m <= 2 * t.m || (t.m == 32 && m <= 64)) tiles.push_back(t);
+  // Where the block gives cuBLASLt's split rule (nvjet kernels), its narrow tiles too. Kernel names of
+  // h200-gemm-small and h200-block11 (weight rows x tokens): 64x24 and 64x48 at M = 128-512 on N = 512,
+  // 24x64, 48x64, 56x64 at M = 64-128, 8x64 on N = 8 at M = 64-512 (our reading: nvjet sizes a tile
+  // side in steps of 8 so that the grid nears the SMs). Here tokens x weight rows; the walk prices
+  // their (tm + tn) operand rows a K step (branch gemm14, validation/results/h200-gemm14).
+  if (costs.split_k_min_slice > 0 && costs.cta_walk_latency_share >= 0 && costs.cta_walk_per_1024_k_s > 0)
+    for (const Tile& t : narrow_tiles())
+      if (m > 32 && m <= 8 * t.m) tiles.push_back(t);
   // cuBLASLt's split-K on Hopper (validation/results/h200-block11: nvjet kernel names and grids at
   // M = 1-128, alone and in the fused step): a tile whose grid leaves SMs idle is split s ways, s the
   // most with grid x s <= SMs and K / s >= split_k_min_slice, and not split where that s is 1. Where a
