@@ -139,6 +139,11 @@ struct InductorKernels {
   // of 4096 (16 warps), up to 4096 columns: the round trips it saves against the 2048-column walk
   // of two blocks. 0: not priced (the walk alone).
   double whole_row_saved_s = 0;
+  // The least columns the walk is priced at (branch eltwise14): 0, every looped reduction; 4097 in
+  // validation/results/h200-eltwise14's opt-in, rows of three blocks or more only, where the walk is
+  // the candidate the autotuner keeps (below, which one ran is the compile's history: the default's
+  // sweeps).
+  double walk_from_cols = 0;
   bool walk_measured() const { return looped_row_s > 0; }
   bool measured() const { return rmsnorm_rate > 0 || layernorm_rate > 0 || softmax_rate > 0 || walk_measured(); }
 };

@@ -157,8 +157,10 @@ double inductor_exposed_issue_s(const Op& op, const Roofs& r) {
 std::optional<double> inductor_walk_s(const Op& op, const Roofs& r) {
   const InductorKernels& k = r.inductor;
   // An op that streams (no rate: rms_norm) keeps the backend's sweeps: its light loop hides the walk.
-  if (!k.walk_measured() || op.cols <= inductor_persistent_cols || !inductor_issue_s(op, r) ||
-      inductor_rate(op, k) <= 0)
+  // walk_from_cols (branch eltwise14): the walk only where the calibration prices it, e.g. past two
+  // blocks, where it is the candidate the autotuner usually keeps (validation/results/h200-eltwise14).
+  if (!k.walk_measured() || op.cols <= inductor_persistent_cols || static_cast<double>(op.cols) < k.walk_from_cols ||
+      !inductor_issue_s(op, r) || inductor_rate(op, k) <= 0)
     return std::nullopt;
   const double block = op.kernel == KernelId::layernorm ? k.layernorm_block_s : k.softmax_block_s;
   const double blocks = static_cast<double>((op.cols + 2047) / 2048);

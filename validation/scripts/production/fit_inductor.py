@@ -62,6 +62,10 @@ of its fit (none of the default fit cases is one, so the rate does not move).
 Branch eltwise13: the row-mask-only class (rows not a multiple of 4096, whole blocks, up to 7 of
 them) gets its own weight (validation/results/h200-eltwise13/ncu.csv). Its fit case 528 x 8192
 (weight 0.97) stays in the rate's fit unweighted: the rate was not refitted.
+Branch eltwise14: its opt-in (validation/results/h200-eltwise14/h200.calibration.walk4096.yaml) takes
+the walk's three times printed here with `walk_from_cols: 4097` (the walk priced past two blocks only)
+beside the default's rates, which up to 4096 columns keep pricing the default's sweeps; nothing is
+refitted (the walk's fit cases of 2049-4096 columns ran the walk, so they still fit it as measured).
 """
 import json
 import math
