@@ -415,13 +415,15 @@ KernelTimes row_fp8_row_tiles(const Op& op, const Roofs& r, KernelTimes t, doubl
 // 1024 at 16 / 128 rows, 32 K steps, runs 1.6 / 2.2 us over K = 1024 at N = 4096, the same bytes).
 constexpr double kOverlapPower = 3.0;
 
-// Whether cuBLASLt splits K: K > 4096 and fewer than 2^17 outputs (rows in multiples of 16),
+// Whether cuBLASLt splits K: K > 5120 and fewer than 2^17 outputs (rows in multiples of 16),
 // read off the fit half's kernel names (split: Llama-3-8B down at 16 rows, 65536 outputs; not:
-// at 32 rows, 131072; Llama-3-70B down at 16 rows, 131072; no K <= 4096). It names all 146
-// recorded kernels of h200-quant, h200-quant2 and h200-production (12 split).
+// at 32 rows, 131072; Llama-3-70B down at 16 rows, 131072; no K <= 4096), the K bound moved from
+// 4096 to 5120 by h200-fp8mm14's probe (Qwen2.5-14B o, K = 5120, 16 rows: not split; its
+// pre-registered prices had K > 4096 and named 62 of its 63 kernels). It names all 146 kernels of
+// h200-quant, h200-quant2 and h200-production (12 split) and the probe's 63 (9 split).
 bool tensor_fp8_splits(const Op& op) {
   const int64_t rows = 16 * ((op.gemm.m + 15) / 16);
-  return op.gemm.k > 4096 && static_cast<double>(rows) * static_cast<double>(op.gemm.n * op.gemm.batch) < 131072.0;
+  return op.gemm.k > 5120 && static_cast<double>(rows) * static_cast<double>(op.gemm.n * op.gemm.batch) < 131072.0;
 }
 
 KernelTimes tensor_fp8_cost(const Op& op, const Roofs& r, KernelTimes t) {
