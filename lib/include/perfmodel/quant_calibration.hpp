@@ -72,12 +72,27 @@ struct BlockScaledFp8Cost {
   bool measured() const { return cta_mma_efficiency > 0 && stream_efficiency > 0; }
 };
 
+// cuBLASLt's tensor-wise FP8 kernels on Hopper (torch._scaled_mm with one scale each:
+// "nvjet_sm90_qqtst_<tile>_..."): their tile menu (64x8 to 384x16 at 16 rows, 112x128, 144x128,
+// 128x160 at many) is sized to the rows and to fill the SMs, so neither padded rows nor wave
+// quantization bound them. The MMA runs at `mma_efficiency` of the datasheet fp8 rate (what the
+// power cap sustains), the weight stream at `stream_efficiency` of the read rate, the two
+// overlapping in part, after `prologue_s` (quant_gemm_cost.cpp tensor_fp8_cost). 0 = absent: the
+// card's tile plan at its calibrated fp8 peak.
+struct TensorScaledFp8Cost {
+  double mma_efficiency = 0;
+  double stream_efficiency = 0;
+  double prologue_s = 0;
+  bool measured() const { return mma_efficiency > 0 && stream_efficiency > 0; }
+};
+
 struct QuantCalibration {
   WeightOnlyCost int4;  // tinygemm W4A16 (torch._weight_int4pack_mm)
   WeightOnlyCost int8;  // torch._weight_int8pack_mm W8A16
   MmaSyncGemmCost int8_mma_sync;  // torch._int_mm's sm80 kernel (eager and compiled profiles)
   RowScaledFp8Cost fp8_row;       // torch._scaled_mm / cuBLASLt row-scaled FP8
   BlockScaledFp8Cost fp8_block;   // torch._scaled_mm / cuBLASLt 128x128 block-scaled FP8
+  TensorScaledFp8Cost fp8_tensor;  // torch._scaled_mm / cuBLASLt tensor-wise FP8 (nvjet)
   // An fp8 (e4m3) KV cache read by a decode attention that converts each K and V element to
   // bf16 in registers before its MMAs: warp instructions per element at the card's issue rate
   // (kv_cache_cost.cpp). 0 = not measured (QuantDefaults).

@@ -394,6 +394,49 @@ KernelTimes row_fp8_row_tiles(const Op& op, const Roofs& r, KernelTimes t, doubl
   return t;
 }
 
+// fp8mm14 (validation/results/h200-fp8mm14): cuBLASLt's tensor-wise FP8 kernels on Hopper
+// ("nvjet_sm90_qqtst_<tile>_..." in h200-quant, h200-quant2, h200-production). Their tiles are
+// sized to the rows and to the SMs (64x8 / 64x16 / 128x16 / 256x16 / 384x16 at 16 rows, 48x64 to
+// 112x128 at 64-128, 112x128 / 144x128 / 128x160 from 1024 on), so a padded 128-row tile (the
+// row-scaled kernel's) and wave quantization (the plain tile plan's) are both absent; what the
+// data show instead:
+//  - from 1024 rows on the MMA runs at 1350-1470 TFLOP/s whatever the shape (the calibrate
+//    suite's 8192^3 fp8 cube 1435 at a power-capped 1515 MHz), above the calibration's gemm_peak
+//    fp8 (1271, which prices those 8-16 % slow): `fp8_tensor_mma_efficiency` of the datasheet rate;
+//  - at 16 rows the weight streams at 3.7-4.3 TB/s (K and N sweeps), at 128 rows the MMA and the
+//    stream add in part (N = 28672 at 128 rows: 36 us where either alone is 21 and 30 us): the
+//    two overlap as (mma^3 + stream^3)^(1/3) (kOverlapPower, chosen among 2, 3, 4 on the fit half);
+//  - a fixed `fp8_tensor_prologue` (launch, pipeline fill, epilogue) under every call.
+//  - cuBLASLt splits K at small outputs and long K (a "_splitK" kernel, then splitKreduce_kernel):
+//    one more launch and pass (tensor_fp8_splits).
+// The three keys are fitted by validation/scripts/quant/fit_fp8_tensor.py on FIT_SHAPES' tensor-wise
+// cases of h200-quant; held out: its other shapes, h200-quant2's sweeps, h200-production's
+// _scaled_mm and the calibrate suite's fp8 cubes. Not priced: a short K loop's own latency (N =
+// 1024 at 16 / 128 rows, 32 K steps, runs 1.6 / 2.2 us over K = 1024 at N = 4096, the same bytes).
+constexpr double kOverlapPower = 3.0;
+
+// Whether cuBLASLt splits K: K > 5120 and fewer than 2^17 outputs (rows in multiples of 16),
+// read off the fit half's kernel names (split: Llama-3-8B down at 16 rows, 65536 outputs; not:
+// at 32 rows, 131072; Llama-3-70B down at 16 rows, 131072; no K <= 4096), the K bound moved from
+// 4096 to 5120 by h200-fp8mm14's probe (Qwen2.5-14B o, K = 5120, 16 rows: not split; its
+// pre-registered prices had K > 4096 and named 62 of its 63 kernels). It names all 146 kernels of
+// h200-quant, h200-quant2 and h200-production (12 split) and the probe's 63 (9 split).
+bool tensor_fp8_splits(const Op& op) {
+  const int64_t rows = 16 * ((op.gemm.m + 15) / 16);
+  return op.gemm.k > 5120 && static_cast<double>(rows) * static_cast<double>(op.gemm.n * op.gemm.batch) < 131072.0;
+}
+
+KernelTimes tensor_fp8_cost(const Op& op, const Roofs& r, KernelTimes t) {
+  const TensorScaledFp8Cost& c = r.quant.fp8_tensor;
+  t.compute_s = op.flops / (r.card.peak_flops(Precision::fp8) * c.mma_efficiency);
+  t.memory_s = with_l2_hit(op, r, stream_memory_s(op, r) / c.stream_efficiency);
+  const double both = std::pow(std::pow(t.compute_s, kOverlapPower) + std::pow(t.memory_s, kOverlapPower), 1.0 / kOverlapPower);
+  t.fixed_s = op.launches * r.kernel_floor_s + c.prologue_s + both - std::max(t.compute_s, t.memory_s);
+  // splitKreduce: its launch and one pass over the (few) fp32 partials.
+  if (tensor_fp8_splits(op)) t.fixed_s += r.kernel_floor_s + r.pass_latency_s;
+  return t;
+}
+
 }  // namespace
 
 KernelTimes scaled_gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
@@ -410,6 +453,8 @@ KernelTimes scaled_gemm_cost(const Op& op, const Roofs& r, const Tile* force_til
   if (forced) force_tile = &row_tile;
   KernelTimes t = gemm_cost(op, r, force_tile);
   const bool hopper = !r.card.compute_capability.empty() && r.card.compute_capability[0] == '9';
+  if (!force_tile && hopper && op.scaling == Scaling::tensor && op.quant_weight == DType::fp8 && r.quant.fp8_tensor.measured())
+    return tensor_fp8_cost(op, r, t);
   if (!forced || !hopper || op.quant_weight != DType::fp8 || !t.tiling) return t;
   // The block-scaled kernel with its own keys: no padded-row term (h200-quant2: its time at
   // M = 16 is M = 128's), split-K at small outputs and long K (block_fp8_split) with its reduce.

@@ -201,6 +201,11 @@ Roofs make_roofs(const Card& card, const Calibration* cal, std::optional<Impl> p
   take.note("quant.fp8_block", cal && cal->quant.fp8_block.measured()
                                    ? (quant_from.empty() ? cal->source_file + ": quant" : quant_from)
                                    : "not measured: priced as the row-scaled kernel");
+  // cuBLASLt's tensor-wise FP8 kernels' own keys, else the card's tile plan at its fp8 peak.
+  if (cal && cal->quant.fp8_tensor.measured()) r.quant.fp8_tensor = cal->quant.fp8_tensor;
+  take.note("quant.fp8_tensor", cal && cal->quant.fp8_tensor.measured()
+                                    ? (quant_from.empty() ? cal->source_file + ": quant" : quant_from)
+                                    : "not measured: the card's GEMM tile plan at its fp8 peak");
   const double kv_convert = cal ? cal->quant.fp8_kv_convert_per_element : 0;
   r.quant.fp8_kv_convert_per_element = pick(kv_convert, QuantDefaults::fp8_kv_convert_per_element);
   take.note("quant.fp8_kv_convert_per_element",

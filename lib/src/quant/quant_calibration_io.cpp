@@ -90,6 +90,12 @@ QuantCalibration parse_quant_calibration(MapReader m) {
   if ((c.fp8_block.cta_mma_efficiency > 0) != (c.fp8_block.stream_efficiency > 0))
     m.fail(c.fp8_block.cta_mma_efficiency > 0 ? "fp8_block_cta_mma_efficiency" : "fp8_block_stream_efficiency",
            "needs fp8_block_cta_mma_efficiency and fp8_block_stream_efficiency together");
+  c.fp8_tensor.mma_efficiency = opt_share(m, "fp8_tensor_mma_efficiency");
+  c.fp8_tensor.stream_efficiency = opt_share(m, "fp8_tensor_stream_efficiency");
+  c.fp8_tensor.prologue_s = m.opt_quantity("fp8_tensor_prologue", Dimension::seconds, false, 1e-3).value_or(0);
+  if ((c.fp8_tensor.mma_efficiency > 0) != (c.fp8_tensor.stream_efficiency > 0))
+    m.fail(c.fp8_tensor.mma_efficiency > 0 ? "fp8_tensor_mma_efficiency" : "fp8_tensor_stream_efficiency",
+           "needs fp8_tensor_mma_efficiency and fp8_tensor_stream_efficiency together");
   if (auto v = m.opt_number("fp8_kv_convert_per_element")) {
     if (!(*v > 0 && *v < 1e3)) m.fail("fp8_kv_convert_per_element", "must be a positive count of warp instructions");
     c.fp8_kv_convert_per_element = *v;
@@ -141,6 +147,13 @@ std::string quant_calibration_yaml(const QuantCalibration& c) {
       << "   # its weight stream, share of the read rate\n";
   if (c.fp8_block.one_wave_prologue_s > 0)
     o << "  fp8_block_prologue: " << c.fp8_block.one_wave_prologue_s * 1e6 << " us   # one wave: outside the K loop\n";
+  if (c.fp8_tensor.measured())
+    o << "  fp8_tensor_mma_efficiency: " << c.fp8_tensor.mma_efficiency
+      << "   # tensor-wise FP8 (cuBLASLt nvjet): MMA share of the datasheet fp8 rate\n"
+      << "  fp8_tensor_stream_efficiency: " << c.fp8_tensor.stream_efficiency
+      << "   # its weight stream, share of the read rate\n";
+  if (c.fp8_tensor.prologue_s > 0)
+    o << "  fp8_tensor_prologue: " << c.fp8_tensor.prologue_s * 1e6 << " us   # outside the K loop\n";
   if (c.fp8_kv_convert_per_element > 0)
     o << "  fp8_kv_convert_per_element: " << c.fp8_kv_convert_per_element
       << "   # fp8 KV cache: warp instructions per K/V element converted in registers\n";
