@@ -27,8 +27,9 @@ struct ActQuantCall {
 // kernel first for a dynamic tensor scale); not measured. eager: the torch ops of a
 // torchao-style quantization, one ATen kernel each (9 dynamic, 4 static). compiled: Inductor's
 // Triton kernels (one pointwise kernel static; one looped row reduction per token; per tensor a
-// split reduction, its combine, then the pointwise cast). Throws InputError where a form is not
-// modelled (eager / compiled 4-bit or block scales).
+// split reduction, its combine, then the pointwise cast). Eager and compiled 4-bit formats and
+// 1x128 blocks: the engine's kernels stand in (transformers' block-FP8 linear runs one Triton
+// quantization kernel; h200-quant2's torch-op group cases are not priced).
 std::vector<Op> act_quant_kernels(const std::string& name, const ActQuantCall& c, Impl impl);
 
 }  // namespace perfmodel

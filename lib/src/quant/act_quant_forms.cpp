@@ -6,7 +6,6 @@
 #include <algorithm>
 #include <cstdlib>
 
-#include "perfmodel/errors.hpp"
 #include "perfmodel/ops.hpp"
 #include "perfmodel/quant.hpp"
 
