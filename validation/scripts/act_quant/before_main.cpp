@@ -1,8 +1,8 @@
 // The "main" column of docs/accuracy-notes.md, "Branch actq14": main's pricing of h200-quant's act_quant
-// cases before branch actq14, built against main's library (commit 72fb92d):
+// cases before branch actq14, built against main's library (/work/main at 758d0ca; its act-quant pricing is 72fb92d's):
 //   g++ -std=c++17 -O1 -I/work/main/lib/include -I/work/main/build/lib/generated before_main.cpp \
 //       /work/main/build/lib/libperfmodel.a -lyaml-cpp -o before && ./before
-// old chain, compiled = quantized_linear's vLLM kernels, both on the profile's roofs (harness idle 0).
+// eager = eager_ops.cpp's old chain, compiled = quantized_linear's vLLM kernels, both on the profile's roofs (harness idle 0).
 #include <cmath>
 #include <cstdio>
 #include <fstream>
