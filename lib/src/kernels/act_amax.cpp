@@ -1,7 +1,7 @@
 // Kernel kind `act_amax`: the amax reduction of dynamic per-tensor activation quantization
 // (vLLM's segmented_max_reduction, PyTorch's x.abs().amax()): reads the m x k activations once,
 // writes one fp32.
-#include "../cost/kernel_costs.hpp"
+#include "../cost/act_quant_cost.hpp"
 #include "op_builders.hpp"
 
 namespace perfmodel {
@@ -23,7 +23,7 @@ const KernelDef& kernel_def_act_amax() {
                            .accuracy_set = "elementwise",
                            .from_case = from_case,
                            .instructions = {},
-                           .cost = stream_cost};
+                           .cost = act_quant_cost};
   return d;
 }
 

@@ -2,7 +2,7 @@
 // (vLLM's scaled_fp8_quant / dynamic_per_token_scaled_fp8_quant, the NVFP4 quantizer). Per
 // token and per block the kernel finds each row's / group's amax itself: it sweeps the row
 // twice, the second time from L1/L2 (`amax_inside`).
-#include "../cost/kernel_costs.hpp"
+#include "../cost/act_quant_cost.hpp"
 #include "op_builders.hpp"
 
 namespace perfmodel {
@@ -23,8 +23,11 @@ Op ops::act_quant(std::string name, int64_t m, int64_t k, DType act, DType in, S
 }
 
 namespace {
+// A measured case names the quantized type (h200-quant: dtype fp8); what it quantizes is the
+// model's bf16 activations (validation/scripts/quant/quant_gemm.py act_case). The case carries no
+// scaling: priced as the static per-tensor cast.
 Op from_case(const KernelCase& c, bool) {
-  return ops::act_quant(c.name, c.rows, c.cols, c.dtype, DType::fp8, Scaling::tensor, false);
+  return ops::act_quant(c.name, c.rows, c.cols, DType::bf16, c.dtype, Scaling::tensor, false);
 }
 }  // namespace
 
@@ -34,7 +37,7 @@ const KernelDef& kernel_def_act_quant() {
                            .accuracy_set = "elementwise",
                            .from_case = from_case,
                            .instructions = {},
-                           .cost = stream_cost};
+                           .cost = act_quant_cost};
   return d;
 }
 

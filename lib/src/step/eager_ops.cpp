@@ -2,6 +2,7 @@
 // and eager_form: one fused kernel as PyTorch eager runs it (profile.hpp).
 #include "eager_ops.hpp"
 
+#include "perfmodel/act_quant_forms.hpp"
 #include "perfmodel/instructions.hpp"
 
 #include "perfmodel/ops.hpp"
@@ -88,27 +89,17 @@ void eager_silu_mul(Step& s, const std::string& name, int64_t T, int64_t d, DTyp
   s.ops.push_back(counted(ops::elementwise(name + ".mul", KernelId::mul, T, d, act, 2, 1, 1), count));
 }
 
-// h200-quant2's HF Llama-3-8B FP8 decode steps: 10 kernels per linear (these 9 and the GEMM).
+// h200-quant2's HF Llama-3-8B FP8 decode steps: 10 kernels per linear (these 9 and the GEMM);
+// the chain and its pricing: act_quant_forms.cpp (branch actq14, h200-quant's eager act_quant cases).
 void eager_fp8_act_quant(Step& s, const std::string& name, int64_t T, int64_t k, DType act, bool dynamic,
                          bool per_row, int64_t count) {
-  if (dynamic) {
-    s.ops.push_back(counted(ops::elementwise(name + ".abs", KernelId::other, T, k, act, 1, 1, 1), count));
-    Op amax = ops::elementwise(name + ".amax", KernelId::other, T, k, act, 1, 0, 1);
-    amax.kind = OpKind::norm;  // a reduction: per row, or over the whole tensor
-    const int64_t scales = per_row ? T : 1;
-    amax.bytes_written = static_cast<double>(scales) * bytes_of(act);
-    s.ops.push_back(counted(amax, count));
-    Op scale = ops::elementwise(name + ".scale", KernelId::other, scales, 1, DType::fp32, 1, 1, 1, 3);
-    scale.passes = 3;  // .to(fp32), .clamp(min=eps), / fp8_max
-    s.ops.push_back(counted(scale, count));
-  }
-  s.ops.push_back(counted(ops::cast(name + ".to_fp32", T, k, act, DType::fp32), count));
-  Op div = ops::elementwise(name + ".div_scale", KernelId::mul, T, k, DType::fp32, 1, 1, 1);
-  div.bytes_read += static_cast<double>(per_row ? T : 1) * 4;
-  div.strided = per_row;  // the (T, 1) scale broadcast over the row
-  s.ops.push_back(counted(div, count));
-  s.ops.push_back(counted(ops::elementwise(name + ".clamp", KernelId::other, T, k, DType::fp32, 1, 1, 2), count));
-  s.ops.push_back(counted(ops::cast(name + ".to_fp8", T, k, DType::fp32, DType::fp8), count));
+  ActQuantCall call;
+  call.m = T;
+  call.k = k;
+  call.act = act;
+  call.scaling = per_row ? Scaling::row : Scaling::tensor;
+  call.dynamic = dynamic;
+  for (Op& op : act_quant_kernels(name, call, Impl::eager)) s.ops.push_back(counted(std::move(op), count));
 }
 
 std::vector<Op> eager_form(const Op& op, bool hf_modules) {

@@ -1,0 +1,35 @@
+#pragma once
+// Activation quantization (issue 12) as each implementation profile runs it: the kernels that
+// scale and cast an m x k activation into a scaled GEMM's input type before the GEMM
+// (lib/src/quant/act_quant_forms.cpp; measured: validation/results/h200-quant, kernel act_quant).
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "perfmodel/op.hpp"
+#include "perfmodel/workload.hpp"
+
+namespace perfmodel {
+
+struct ActQuantCall {
+  int64_t m = 0, k = 0;
+  DType act = DType::bf16;  // the activations' dtype (the kernels' input)
+  DType in = DType::fp8;    // the GEMM's input dtype (the kernels' output)
+  Scaling scaling = Scaling::tensor;
+  bool dynamic = true;      // scales found from the activations (false: a calibrated tensor scale)
+  // Inductor fixes a split reduction's split count when it compiles the graph, from the shape it
+  // compiled for; torch.compile(dynamic=True) then reuses the graph at every other size. The
+  // elements of that shape (0: this call's own, a static-shape compile).
+  int64_t compiled_elements = 0;
+};
+
+// fused: the serving engine's CUDA kernels (vLLM scaled_fp8_quant / per-token quant, an amax
+// kernel first for a dynamic tensor scale); not measured. eager: the torch ops of a
+// torchao-style quantization, one ATen kernel each (9 dynamic, 4 static). compiled: Inductor's
+// Triton kernels (one pointwise kernel static; one looped row reduction per token; per tensor a
+// split reduction, its combine, then the pointwise cast). Eager and compiled 4-bit formats and
+// 1x128 blocks: the engine's kernels stand in (transformers' block-FP8 linear runs one Triton
+// quantization kernel; h200-quant2's torch-op group cases are not priced).
+std::vector<Op> act_quant_kernels(const std::string& name, const ActQuantCall& c, Impl impl);
+
+}  // namespace perfmodel

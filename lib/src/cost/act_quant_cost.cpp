@@ -1,0 +1,111 @@
+// Activation quantization's kernels as PyTorch runs them (the forms: lib/src/quant/
+// act_quant_forms.cpp), measured as validation/results/h200-quant's act_quant cases (PyTorch 2.11,
+// H200). Under the compiled profile Inductor's Triton kernels; under the eager profile the amax is
+// ATen's reduce_kernel (its other kernels are ATen's elementwise ones, priced as such); the fused
+// profile prices the serving engine's CUDA kernels (vLLM's, not measured) as streams.
+#include "act_quant_cost.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace perfmodel {
+
+namespace {
+
+// Inductor's looped reductions walk a row in blocks of 2048 (its contiguous config, R0_BLOCK
+// 2048, 16 warps: 4 CTAs an SM) with num_stages 1: each block's loads wait on the last
+// (stream_cost.cpp, inductor_walk_s).
+constexpr double kBlock = 2048, kCtasPerSm = 4;
+// FITTED (the one parameter): the elements a second torch.compile(dynamic=True)'s pointwise
+// scale-and-cast sweeps over the whole card (triton_poi_fused__to_copy_clamp_div: bf16 in, fp8
+// out, 3 bytes an element: ~2.4 TB/s, where the stream model's copy rate is 3.9). Fitted by
+// validation/scripts/act_quant/fit_act_quant.py on h200-quant's compiled static cases at K = 4096
+// and 14336 (median of elements / (time - fixed part) over M >= 1024); K = 8192 held out.
+constexpr double kSweepElementsPerS = 8.055e11;
+
+double round_trip(const Op& op, const Roofs& r) {
+  return op.l2_hit * r.l2_pass_latency_s + (1 - op.l2_hit) * r.pass_latency_s;
+}
+
+// Inductor (act_quant_forms.cpp compiled_form). Every kernel: the launch floor, and the drain of
+// its stores (an L2 round trip, as stream_cost.cpp prices a persistent reduction's store).
+// Pointwise: one round trip, then the sweep at its rate. A looped row reduction (per token, or the
+// split reduction's partials): each CTA walks its row's blocks, a round trip each, plus the first
+// load of the row's second sweep (its later loads re-read what the first sweep brought into L2 and
+// are not priced: h200-quant's 16-row calls grow 0.92 us a 2048-column block, the round trip, from
+// an intercept of the floor, one round trip and the drain); the rows run in waves of 4 CTAs an SM;
+// the per-token kernel's second sweep scales and casts the row as the pointwise kernel does. The
+// split reduction's combine: a persistent reduction of the partials (in L2), its own launch.
+KernelTimes inductor_cost(const Op& op, const Roofs& r) {
+  KernelTimes t;
+  const double floor = kernel_alone_s(r.kernel_floor_s, r), drain = r.l2_pass_latency_s;
+  const double elements = static_cast<double>(op.rows) * static_cast<double>(op.cols);
+  t.memory_s = with_l2_hit(op, r, stream_memory_s(op, r));
+  const bool reduction = op.kernel == KernelId::act_amax || op.passes > 1;
+  if (!reduction) {
+    t.fixed_s = floor + round_trip(op, r) + drain;
+    t.compute_s = elements / kSweepElementsPerS;
+    return t;
+  }
+  const double blocks = std::ceil(static_cast<double>(op.cols) / kBlock);
+  const double waves = std::max(1.0, static_cast<double>(op.rows) / (kCtasPerSm * r.card.sm_count));
+  t.fixed_s = floor + drain;
+  t.compute_s = waves * (blocks + 1) * round_trip(op, r);
+  if (op.kernel == KernelId::act_amax) {  // + the combine
+    t.fixed_s += floor + r.l2_pass_latency_s + drain + (op.launches - 1) * r.harness_idle_s;
+  } else {
+    t.compute_s += elements / kSweepElementsPerS;
+  }
+  return t;
+}
+
+// ATen's reduce_kernel<512, 1> for the eager amax (aten/src/ATen/native/cuda/Reduce.cuh,
+// setReduceConfig), as aten_kernel_cost.cpp row_reduce prices the fp32 mean: a 512-thread CTA
+// of min(16, rows) rows of threads, 32 threads along a row (512 along the one row of a whole
+// tensor); a thread walks its values 16 a round (4-wide loads unrolled 4: ReduceOp<BFloat16, ...,
+// 4, 4> in the kernel names), each round a dependent trip to memory, 4 CTAs an SM a wave, one more
+// round trip for the cross-warp combine. Where a thread would walk 256 values or more, the CTA's
+// rows of threads split the row instead (one row a CTA); where it still would, the row is split
+// across CTAs (ctas_per_output: a round or so each, the last one combining the partials from
+// global memory, one more round trip, after the Memset act_quant_forms.cpp adds). So 16 rows of
+// 4096 walk 8 rounds and 16 of 8192 one: h200-quant's eager per-token calls are slower at K 4096
+// than at 8192 from 16 to 128 rows. No parameter.
+KernelTimes aten_amax_cost(const Op& op, const Roofs& r) {
+  auto last_pow2 = [](int64_t n) {
+    int64_t p = 1;
+    while (p * 2 <= n) p *= 2;
+    return p;
+  };
+  constexpr double threads = 512, per_round = 16, split_at = 256;
+  const double height = static_cast<double>(std::min<int64_t>(16, last_pow2(std::max<int64_t>(1, op.rows))));
+  const double width = std::min(static_cast<double>(last_pow2(std::max<int64_t>(1, op.cols))), threads / height);
+  const double slots = kCtasPerSm * r.card.sm_count;
+  double per_thread = static_cast<double>(op.cols) / width;
+  double ctas = std::ceil(static_cast<double>(op.rows) / height);
+  KernelTimes t;
+  t.fixed_s = r.kernel_floor_s + r.pass_latency_s;
+  if (per_thread >= split_at && height > 1) {  // the CTA's rows of threads split one row
+    per_thread = std::ceil(per_thread / height);
+    ctas = static_cast<double>(op.rows);
+  }
+  if (per_thread >= split_at) {  // across CTAs, then the last one's combine
+    const double per_output = std::min(std::ceil(per_thread / per_round), std::max(1.0, std::floor(slots / ctas)));
+    per_thread = std::ceil(per_thread / per_output);
+    ctas *= per_output;
+    t.fixed_s += r.pass_latency_s;
+  }
+  const double waves = std::max(1.0, std::ceil(ctas / slots));
+  t.compute_s = waves * std::ceil(per_thread / per_round) * round_trip(op, r);
+  t.memory_s = with_l2_hit(op, r, stream_memory_s(op, r));
+  return t;
+}
+
+}  // namespace
+
+KernelTimes act_quant_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
+  if (r.profile == "compiled") return inductor_cost(op, r);
+  if (r.profile == "eager" && op.kernel == KernelId::act_amax) return aten_amax_cost(op, r);
+  return stream_cost(op, r, force_tile);
+}
+
+}  // namespace perfmodel

@@ -1,0 +1,144 @@
+// Activation quantization per implementation profile (act_quant_forms.hpp; issue 12). The kernel
+// names of validation/results/h200-quant's act_quant cases (PyTorch 2.11 on the H200) give each
+// form: what a call launches, in order.
+#include "perfmodel/act_quant_forms.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+
+#include "perfmodel/ops.hpp"
+#include "perfmodel/quant.hpp"
+
+namespace perfmodel {
+
+namespace {
+
+// vLLM's CUDA kernels (scaled_fp8_quant, dynamic_per_token_scaled_fp8_quant, the NVFP4 quantizer):
+// a dynamic per-tensor scale needs the whole tensor's amax first (its own reduction kernel, then
+// the scale/cast kernel); per-token and 1x128-block scales and the 4-bit formats' per-16/32 block
+// scales are found inside the one quantization kernel; a static scale skips the amax. Not measured.
+std::vector<Op> fused_form(const std::string& name, const ActQuantCall& c) {
+  const bool four_bit = c.in == DType::nvfp4 || c.in == DType::mxfp4;
+  const bool tensor_dynamic = !four_bit && c.scaling == Scaling::tensor && c.dynamic;
+  std::vector<Op> out;
+  if (tensor_dynamic) out.push_back(ops::act_amax(name + "_amax", c.m, c.k, c.act));
+  out.push_back(ops::act_quant(name + "_quant", c.m, c.k, c.act, c.in, four_bit ? Scaling::block : c.scaling,
+                               !tensor_dynamic && (four_bit || c.scaling != Scaling::tensor)));
+  return out;
+}
+
+// ATen's reduce_kernel over the whole tensor (aten/src/ATen/native/cuda/Reduce.cuh,
+// setReduceConfig): 512 threads; once a thread would sum 256 values or more the reduction is
+// split across CTAs (ctas_per_output > 1), whose partials meet through a global buffer and
+// semaphores the caller zeroes first: the Memset of the kernel names (h200-quant: from 131072
+// elements, none at 65536).
+bool aten_full_reduce_splits(int64_t elements) { return elements / 512 >= 256; }
+
+// The torch ops of a torchao-style FP8 quantization (_choose_scale_float8 /
+// _quantize_affine_float8; validation/scripts/quant/quant_gemm.py q_tensor_dyn, q_row_dyn,
+// q_tensor_static), one ATen kernel each, the kernel names of h200-quant's torch.eager cases:
+// dynamic: x.abs() (vectorized), amax (reduce_kernel<512, 1>: per row, or the whole tensor with a
+// Memset before it), the scales' .float() (direct_copy's unrolled kernel), .clamp(min) and
+// / fp8_max (a multiply by the reciprocal); then x.float() (the unrolled LoadWithCast copy,
+// eager_ops.cpp's rate), x / scale (the scale broadcast, a 0-dim tensor or a (T, 1) column:
+// TensorIterator's generic elementwise_kernel<128, 2> either way), .clamp and .to(fp8)
+// (vectorized). 9 kernels (10 with the Memset), 4 static.
+std::vector<Op> eager_form(const std::string& name, const ActQuantCall& c) {
+  const int64_t T = c.m, k = c.k;
+  const bool per_row = c.scaling == Scaling::row;
+  const int64_t scales = per_row ? T : 1;
+  std::vector<Op> out;
+  if (c.dynamic) {
+    out.push_back(ops::elementwise(name + ".abs", KernelId::other, T, k, c.act, 1, 1, 1));
+    if (!per_row && aten_full_reduce_splits(T * k)) {
+      Op memset = ops::elementwise(name + ".amax_memset", KernelId::copy, 1, 1, DType::fp32, 0, 1, 0);
+      out.push_back(memset);
+    }
+    // A reduction per row, or of the whole tensor (one row): priced as ATen's reduce_kernel
+    // under the eager profile (act_quant_cost.cpp).
+    Op amax = ops::act_amax(name + ".amax", per_row ? T : 1, per_row ? k : T * k, c.act);
+    amax.bytes_written = static_cast<double>(scales) * bytes_of(c.act);
+    out.push_back(amax);
+    Op up = ops::cast(name + ".scale_to_fp32", scales, 1, c.act, DType::fp32);
+    up.strided = true;  // direct_copy_kernel's unrolled path
+    out.push_back(up);
+    out.push_back(ops::elementwise(name + ".scale_clamp", KernelId::other, scales, 1, DType::fp32, 1, 1, 2));
+    out.push_back(ops::elementwise(name + ".scale_div", KernelId::mul, scales, 1, DType::fp32, 1, 1, 1));
+  }
+  Op up = ops::cast(name + ".to_fp32", T, k, c.act, DType::fp32);
+  up.strided = true;  // direct_copy_kernel's unrolled LoadWithCast path (eager_rmsnorm's .to(fp32))
+  out.push_back(up);
+  Op div = ops::elementwise(name + ".div_scale", KernelId::mul, T, k, DType::fp32, 1, 1, 1);
+  div.bytes_read += static_cast<double>(scales) * 4;
+  div.strided = true;  // the broadcast scale: elementwise_kernel<128, 2>, per tensor and per row alike
+  out.push_back(div);
+  out.push_back(ops::elementwise(name + ".clamp", KernelId::other, T, k, DType::fp32, 1, 1, 2));
+  out.push_back(ops::cast(name + ".to_fp8", T, k, DType::fp32, c.in));
+  return out;
+}
+
+// Inductor's split count for a reduction to one value (torch/_inductor/choices.py,
+// InductorChoices.reduction_split_factor -> inner_reduction_splits with one output, PyTorch
+// 2.11): 256-thread shares of 32 values a thread up to 32 x SMs x 2048 elements, then shares
+// sized for 2 x (SMs x 2048 / 512) CTAs, up to 512 values a thread. At most 8192 elements: none.
+int64_t inductor_full_splits(int64_t elements, int64_t sms) {
+  constexpr int64_t threads = 256, threads_per_sm = 2048, min_per_thread = 32, max_per_thread = 512;
+  if (elements <= 8192) return 1;
+  auto closest_divisor = [&](int64_t want) {
+    int64_t closest = 1;
+    for (int64_t d = 1; d <= 2 * want; ++d)
+      if (elements % d == 0 && std::llabs(d - want) < std::llabs(closest - want)) closest = d;
+    return closest;
+  };
+  int64_t split_size = min_per_thread;
+  if (elements >= max_per_thread * sms * threads_per_sm) {
+    const int64_t closest = closest_divisor(max_per_thread);
+    split_size = std::llabs(closest - max_per_thread) < 50 ? closest : max_per_thread;
+  } else if (elements > min_per_thread * sms * threads_per_sm) {
+    const int64_t blocks = sms * threads_per_sm / (2 * threads);
+    const int64_t want = (elements + threads * blocks - 1) / (threads * blocks);
+    const int64_t closest = closest_divisor(want);
+    split_size = std::llabs(closest - want) < 30 ? std::max(closest, min_per_thread) : want;
+  }
+  return (elements + split_size * threads - 1) / (split_size * threads);
+}
+
+// Inductor's Triton kernels (torch.compile; the kernel names of h200-quant's torch.compile cases):
+// static: one pointwise kernel (triton_poi_fused__to_copy_clamp_div); per token: one looped row
+// reduction that finds the row's amax, then walks the row again to scale and cast it
+// (triton_red_fused__to_copy_abs_amax_clamp_div); per tensor where Inductor does not split (at most
+// 8192 elements: h200-quant's one-row graph, dynamic=True's specialization of a size of 1, was
+// compiled at 1 x 4096) the same kernel over the tensor as one row; else the split reduction's
+// partial amaxes (triton_red_fused_abs_amax), their combine into the scale
+// (triton_per_fused__to_copy_abs_amax_clamp_div) and the pointwise cast
+// (triton_poi_fused__to_copy_clamp_div). Priced by act_quant_cost.cpp under the compiled profile.
+std::vector<Op> compiled_form(const std::string& name, const ActQuantCall& c, int64_t sms) {
+  const int64_t elements = c.m * c.k;
+  if (!c.dynamic) return {ops::act_quant(name + "_quant", c.m, c.k, c.act, c.in, Scaling::tensor, false)};
+  const int64_t splits = inductor_full_splits(c.compiled_elements > 0 ? c.compiled_elements : elements, sms);
+  if (c.scaling == Scaling::row || splits <= 1) {
+    // One CTA a row (per tensor: the one row of the whole tensor).
+    const bool row = c.scaling == Scaling::row;
+    return {ops::act_quant(name + "_quant", row ? c.m : 1, row ? c.k : elements, c.act, c.in, c.scaling, true)};
+  }
+  // The partials: `splits` rows of the flattened tensor, then their combine (two launches).
+  Op amax = ops::act_amax(name + "_amax", splits, (elements + splits - 1) / splits, c.act);
+  amax.bytes_read = static_cast<double>(elements) * bytes_of(c.act);
+  amax.launches = 2;
+  return {amax, ops::act_quant(name + "_quant", c.m, c.k, c.act, c.in, Scaling::tensor, false)};
+}
+
+}  // namespace
+
+std::vector<Op> act_quant_kernels(const std::string& name, const ActQuantCall& c, Impl impl) {
+  const bool fp8_scales = c.in == DType::fp8 && c.scaling != Scaling::block;
+  // Eager and compiled quantizations of 4-bit formats and 1x128 blocks are not modelled: the
+  // engine's kernels stand in (the profiles' lowering before this file).
+  if (impl == Impl::fused || !fp8_scales) return fused_form(name, c);
+  if (impl == Impl::eager) return eager_form(name, c);
+  // Inductor's split rule reads the device's SMs; the lowering has no card: the H200's 132 (the
+  // count matters only past 32 x SMs x 2048 elements, where the partials fill the card either way).
+  return compiled_form(name, c, 132);
+}
+
+}  // namespace perfmodel

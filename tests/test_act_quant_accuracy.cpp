@@ -1,0 +1,151 @@
+// Activation quantization as each profile runs it (issue 12): h200-quant's act_quant cases (bf16
+// M x K to fp8, K = 4096 / 8192 / 14336, M = 1..4096; per-tensor dynamic, per-token dynamic,
+// per-tensor static) priced as the compiled profile's Inductor kernels (torch.compile cases) and
+// the eager profile's ATen kernels (torch.eager cases), act_quant_forms.cpp. The one fitted rate
+// (act_quant_cost.cpp) was fitted on K = 4096 and 14336; K = 8192 is held out.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <fstream>
+#include <map>
+#include <nlohmann/json.hpp>
+
+#include "perfmodel/act_quant_forms.hpp"
+#include "perfmodel/calibration.hpp"
+#include "perfmodel/kernel_case.hpp"
+#include "perfmodel/price.hpp"
+#include "quant_stats.hpp"
+#include "test_support.hpp"
+
+using namespace perfmodel;
+
+namespace {
+
+using quant_test::Stats;
+using quant_test::stats;
+
+// Absolute errors by set: "<impl>_<scaling>_<mode>" for K = 8192 (held out), "..._fit" else.
+std::map<std::string, std::vector<double>> errors() {
+  const Card card = test::catalogue().card("h200");
+  const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+  // Single-call harness times: the floors as fitted on such times (profile_accuracy.cpp as_fitted).
+  Roofs eager = make_roofs(card, &cal, Impl::eager), compiled = make_roofs(card, &cal, Impl::compiled);
+  eager.harness_idle_s = 0;
+  compiled.harness_idle_s = 0;
+  std::ifstream f(test::root() + "/validation/results/h200-quant/quant-1.json");
+  REQUIRE(f.good());
+  const nlohmann::json doc = nlohmann::json::parse(f);
+  // torch.compile(dynamic=True) compiles one graph per mode for one row (a size of 1 is
+  // specialized) and one for more, each at its first call in the file's order (quant_gemm.py runs
+  // the cases in order): that call's elements fix the split count of the per-tensor reduction.
+  std::map<std::string, int64_t> compiled_for;
+  std::map<std::string, std::vector<double>> out;
+  for (const auto& c : doc.at("cases")) {
+    if (c.at("kernel") != "act_quant" || !c.value("ok", false) || !c.value("correct", false)) continue;
+    const std::string impl = c.at("implementation") == "torch.compile" ? "compiled" : "eager";
+    const std::string scaling = c.at("scaling"), mode = c.at("act_quant");
+    ActQuantCall call;
+    call.m = c.at("m");
+    call.k = c.at("k");
+    call.scaling = scaling == "row" ? Scaling::row : Scaling::tensor;
+    call.dynamic = mode == "dynamic";
+    const std::string key = scaling + "_" + mode, graph = key + (call.m == 1 ? "_one_row" : "");
+    if (impl == "compiled" && !compiled_for.count(graph)) compiled_for[graph] = call.m * call.k;
+    if (impl == "compiled") call.compiled_elements = compiled_for.at(graph);
+    const Roofs& r = impl == "compiled" ? compiled : eager;
+    KernelCase kc;
+    kc.rotated_bytes = c.value("rotated_bytes", 0.0);
+    const double hit = harness_l2_hit(kc, r.l2_cyclic_capacity);
+    double t = 0;
+    int launches = 0;
+    for (Op& op : act_quant_kernels("q", call, impl == "compiled" ? Impl::compiled : Impl::eager)) {
+      op.l2_hit = hit;
+      t += price(op, r, Impl::fused).time_s;
+      launches += op.launches;
+    }
+    // The forms launch what the profiler saw (the Memset of a split whole-tensor amax included).
+    CHECK_MESSAGE(launches == c.at("kernels_per_launch").get<int>(), c.at("name").get<std::string>());
+    const double measured = c.at("measured_s");
+    REQUIRE(measured > 0);
+    const std::string set = impl + "_" + key + (call.k == 8192 ? "" : "_fit");
+    out[set].push_back(std::fabs(t / measured - 1));
+    out[impl + (call.k == 8192 ? "" : "_fit")].push_back(std::fabs(t / measured - 1));
+    if (std::getenv("ACTQ_DEBUG"))
+      MESSAGE(c.at("name").get<std::string>() << " pred " << t * 1e6 << " meas " << measured * 1e6 << " err "
+                                              << 100 * (t / measured - 1) << " %");
+  }
+  return out;
+}
+
+const std::map<std::string, std::vector<double>>& errs() {
+  static const auto e = errors();
+  return e;
+}
+
+// Held out (K = 8192), before -> after: compiled 61.8 % / 97.1 % (h200-quant's 45 compiled cases
+// priced as vLLM's kernels) -> 8.1 % / 13.2 % (15 cases); eager 93.9 % / 95.1 % (perfmodel accuracy:
+// the one act_quant op, fp8 as the input's dtype) -> 6.0 % / 18.3 %. Guarded at today's level.
+constexpr double COMPILED_MEDIAN = 0.09, COMPILED_P90 = 0.14, EAGER_MEDIAN = 0.07, EAGER_P90 = 0.19;
+
+Stats report(const std::string& set) {
+  const Stats s = stats(errs().at(set));
+  MESSAGE(set << ": n=" << s.n << " median " << 100 * s.median << " % p90 " << 100 * s.p90 << " %");
+  return s;
+}
+
+}  // namespace
+
+TEST_CASE("activation quantization per profile: report") {
+  for (const char* impl : {"compiled", "eager"})
+    for (const char* key : {"tensor_dynamic", "row_dynamic", "tensor_static"}) {
+      report(std::string(impl) + "_" + key + "_fit");
+      report(std::string(impl) + "_" + key);
+    }
+  report("compiled_fit");
+  report("eager_fit");
+}
+
+TEST_CASE("activation quantization, K = 8192 held out: compiled (Inductor) and eager (ATen) kernels") {
+  const Stats compiled = report("compiled"), eager = report("eager");
+  CHECK(compiled.n == 15);
+  CHECK(eager.n == 15);
+  CHECK(compiled.median <= COMPILED_MEDIAN);
+  CHECK(compiled.p90 <= COMPILED_P90);
+  CHECK(eager.median <= EAGER_MEDIAN);
+  CHECK(eager.p90 <= EAGER_P90);
+  // Per class (5 cases each: M = 1, 16, 128, 1024, 4096), at today's level: median, p90.
+  const std::map<std::string, std::pair<double, double>> bounds{
+      {"compiled_tensor_dynamic", {0.10, 0.12}}, {"compiled_row_dynamic", {0.10, 0.14}},
+      {"compiled_tensor_static", {0.04, 0.04}},  {"eager_tensor_dynamic", {0.04, 0.12}},
+      {"eager_row_dynamic", {0.07, 0.18}},       {"eager_tensor_static", {0.12, 0.16}}};
+  for (const auto& [set, bound] : bounds) {
+    const Stats s = stats(errs().at(set));
+    CAPTURE(set);
+    CHECK(s.n == 5);
+    CHECK(s.median <= bound.first);
+    CHECK(s.p90 <= bound.second);
+  }
+}
+
+TEST_CASE("activation quantization forms: each profile's kernels") {
+  ActQuantCall c;
+  c.m = 16;
+  c.k = 4096;
+  // fused: vLLM's amax kernel then its quantization kernel; per token one kernel.
+  CHECK(act_quant_kernels("q", c, Impl::fused).size() == 2);
+  // eager: 9 ATen kernels dynamic, 4 static.
+  CHECK(act_quant_kernels("q", c, Impl::eager).size() == 9);
+  // compiled per tensor: the split reduction (partials + combine, one op of two launches) and the cast.
+  const std::vector<Op> compiled = act_quant_kernels("q", c, Impl::compiled);
+  REQUIRE(compiled.size() == 2);
+  CHECK(compiled[0].launches == 2);
+  CHECK(compiled[0].rows == 8);  // Inductor's split of 65536 elements: 8 shares of 32 values x 256 threads
+  c.dynamic = false;
+  CHECK(act_quant_kernels("q", c, Impl::eager).size() == 4);
+  CHECK(act_quant_kernels("q", c, Impl::compiled).size() == 1);
+  c.dynamic = true;
+  c.scaling = Scaling::row;
+  CHECK(act_quant_kernels("q", c, Impl::fused).size() == 1);
+  CHECK(act_quant_kernels("q", c, Impl::compiled).size() == 1);
+}
