@@ -108,6 +108,10 @@ struct AtenKernels {
   // (h200-moe6: 96-128 balanced rows stream at ~3.7 TB/s, 64 and fewer at the partial-pair rate
   // of the two terms above); 0 when not measured.
   double grouped_mm_full_pair_stream = 0;  // B/s
+  // Branch moe14 (opt-in): the share in [0, 1] of the wave-sharing law for a partial pair's per-CTA
+  // term (a CTA's first tile pays it all, later ones c_eff / W of it; grouped_mm_cost.cpp); 0 (absent)
+  // keeps moe9's law, the per-CTA term on every wave.
+  double grouped_mm_wave_sharing = 0;
   bool grouped_mm_measured() const {
     return grouped_mm_floor_s >= 0 && grouped_mm_cta_rate > 0 && grouped_mm_stream > 0;
   }

@@ -73,6 +73,7 @@ AtenKernels read_aten(MapReader& m) {
   a.grouped_mm_cta_rate = m.opt_quantity("grouped_mm_cta_rate", Dimension::bytes_per_s).value_or(0);
   a.grouped_mm_stream = m.opt_quantity("grouped_mm_stream", Dimension::bytes_per_s).value_or(0);
   a.grouped_mm_full_pair_stream = m.opt_quantity("grouped_mm_full_pair_stream", Dimension::bytes_per_s).value_or(0);
+  if (const Measured v = share(m, "grouped_mm_wave_sharing")) a.grouped_mm_wave_sharing = *v;
   for (auto [key, field] : {std::pair{"grouped_mm_pingpong_mma_share", &a.grouped_mm_pingpong_mma_share},
                             std::pair{"grouped_mm_cooperative_mma_share", &a.grouped_mm_cooperative_mma_share}})
     if (const Measured v = share(m, key)) {
@@ -208,6 +209,7 @@ void write_aten(std::ostream& o, const AtenKernels& a) {
     o << "      grouped_mm_cooperative_mma_share: " << a.grouped_mm_cooperative_mma_share << "\n";
   if (a.grouped_mm_full_pair_stream > 0)
     o << "      grouped_mm_full_pair_stream: " << q(a.grouped_mm_full_pair_stream, "GB/s", 1e9) << "\n";
+  if (a.grouped_mm_wave_sharing > 0) o << "      grouped_mm_wave_sharing: " << a.grouped_mm_wave_sharing << "\n";
 }
 
 }  // namespace

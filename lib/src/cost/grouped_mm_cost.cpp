@@ -50,8 +50,19 @@
 // router's rows take these over the binomial (branch moe6 credited exact rows only), so its one-
 // pair experts earn their full-pair stream and its two-pair ones pay their partial pair: h200-
 // moe7's mixtures run at their experts' average. No key refitted.
-// Left: Qwen3's gate_up partial pairs (K = 2048, 128 experts) run ~10 % faster per CTA tile than
-// Mixtral's and DeepSeek-V2-Lite's (0.32-0.35 against 0.34-0.38 us a K step), not isolated.
+// Branch moe14 (h200-moe14, validation/scripts/moe/fit_grouped_mm14.py): the per-CTA term of a
+// partial pair follows how many CTAs work one expert at once (our reading, not measured: the stage
+// waits on A's L2 lines that those CTAs load in the same K-iteration). The persistent clusters walk
+// the tiles expert-major, sm_count / 2 of them at once, so the c clusters of a wave on one expert
+// read its A rows in the same K-iteration. Holding B's address set (1.88 GB at K 4096, cut 8 x 28672
+// .. 128 x 1792) the one-pair r8 / r128 falls 1.28 -> 1.13 -> 1.06 -> 1.02 as c goes 66 -> 64 -> 28
+// -> 14; Qwen3's 12 clusters an expert run as fast as its full pairs, Mixtral's 66 do not. So a CTA's
+// first tile pays the whole per-CTA term (its pipeline fills from empty) and each later tile the
+// share c_eff / W of it: c_eff the mean over clusters of the clusters of the same expert in the same
+// wave, W the clusters a wave. Counted, not fitted. Opt-in (`grouped_mm_wave_sharing`, a share;
+// validation/results/h200-moe14/moe14.calibration.yaml sets 1): it under-prices decode ops of 1-4
+// rows an expert (Qwen3 / DeepSeek-V2-Lite T = 8, -16 to -19 %), so the MoE decode-step guards
+// move out with it (h200-moe14/README.md).
 #include <algorithm>
 #include <cmath>
 
@@ -119,6 +130,23 @@ Pairs pair_mix(const Op& op) {
           mean([](const Pairs& p) { return p.further_partial; })};
 }
 
+// c_eff / W (branch moe14): `experts` experts of `each` clusters laid out expert-major in waves of
+// `per_wave` clusters; c_eff = sum over each wave's expert parts of part^2 / all clusters.
+double wave_sharing(int64_t experts, double each, int64_t per_wave) {
+  const int64_t m = std::max<int64_t>(1, std::llround(each));
+  const int64_t total = std::max<int64_t>(1, experts) * m;
+  const int64_t w = std::max<int64_t>(1, std::min(per_wave, total));
+  double acc = 0;
+  for (int64_t e = 0; e < std::max<int64_t>(1, experts); ++e) {
+    const int64_t a = e * m, b = a + m;
+    for (int64_t wave = a / w; wave * w < b; ++wave) {
+      const double p = static_cast<double>(std::min(b, (wave + 1) * w) - std::max(a, wave * w));
+      acc += p * p;
+    }
+  }
+  return std::min(1.0, acc / static_cast<double>(total) / static_cast<double>(w));
+}
+
 }  // namespace
 
 GroupedMmTiles grouped_mm_tiles(const Op& op, int64_t sm_count) {
@@ -181,8 +209,17 @@ KernelTimes grouped_gemm_cost(const Op& op, const Roofs& r, const Tile* force_ti
   const double tile_bytes = op.bytes() / static_cast<double>(g.tiles);
   const double row_tiles = std::max(1.0, g.row_tiles);  // per touched expert
   const double fetched = tile_bytes * row_tiles / std::min(2.0, row_tiles);
-  t.memory_s =
-      waves * (fetched / a.grouped_mm_cta_rate + tile_bytes * static_cast<double>(g.ctas) / a.grouped_mm_stream);
+  // The per-CTA term's waves: all of them (moe9), or on the pingpong kernel, in the opt-in share
+  // `grouped_mm_wave_sharing`, the first and c_eff / W of each later one (branch moe14; only a
+  // partial pair's share of the two terms uses it).
+  double cta_waves = waves;
+  if (!g.cooperative && a.grouped_mm_wave_sharing > 0) {
+    const double each = static_cast<double>((op.gemm.n + g.tile_n - 1) / g.tile_n) * std::max(1.0, g.row_tiles / 2);
+    const double shared = 1 + (waves - 1) * wave_sharing(op.gemm.batch, each, r.card.sm_count / 2);
+    cta_waves += a.grouped_mm_wave_sharing * (shared - waves);
+  }
+  t.memory_s = waves * (fetched / a.grouped_mm_cta_rate * (cta_waves / waves) +
+                        tile_bytes * static_cast<double>(g.ctas) / a.grouped_mm_stream);
   if (!g.cooperative) t.memory_s = pingpong_memory_s(op, a, t.memory_s, g.full_pair_share);
   t.compute_s = waves * tile_flops / sm_peak;
   TilePlan plan;  // what `perfmodel ops` reports: the kernel's tiles and their waves
