@@ -201,10 +201,18 @@ def issue12(build):
                       ("scaled_tensor", "FP8 torch._scaled_mm, tensor-wise scales"),
                       ("scaled_row", "FP8 torch._scaled_mm, row-wise scales"),
                       ("scaled_block", "FP8 cuBLASLt, 128x128 block scales"),
-                      ("int8_mm", "INT8 W8A8 torch._int_mm"),
-                      ("act_quant", "FP8 activation quantization kernels (torch.compile)")):
+                      ("fm14_scaled_tensor", "FP8 torch._scaled_mm tensor-wise, new shapes measured after the fit (h200-fp8mm14)"),
+                      ("int8_mm", "INT8 W8A8 torch._int_mm")):
         if key in q:
             t.add(what, how, q[key], (0.08, 0.20))
+    aq = doctest_reports(build, "test_act_quant_accuracy")
+    for key, what in (("compiled", "FP8 activation quantization, torch.compile's kernels (K 8192 held out)"),
+                      ("eager", "FP8 activation quantization, PyTorch eager's kernels (K 8192 held out)")):
+        if key in aq:
+            t.add(what, "tests/test_act_quant_accuracy.cpp (-s)", aq[key], (0.08, 0.20))
+    if "act_quant_group" in q:
+        t.add("FP8 1x128-group activation quantization, torch.compile's kernels (h200-quant2)", how, q["act_quant_group"],
+              (0.08, 0.20), "priced as vLLM's one kernel: Inductor's form not modelled")
     if "triton_fp8" in kv:
         t.add("FP8-KV decode attention (Triton split-KV)", "tests/test_quant_kv_accuracy.cpp (-s)", kv["triton_fp8"], (0.08, 0.20))
     return t
@@ -215,6 +223,7 @@ BLOCKED = [
     "H200 (no network there); the fused profile is measured against PyTorch's cuBLASLt/cuDNN kernels and Triton "
     "stand-ins (issue 10, issue 11's MLA decode).",
     "- NVFP4 / MXFP4 GEMMs: priced for Blackwell cards, not measured (no Blackwell card is lent; issue 12).",
+    "- vLLM's activation-quantization kernels (the fused profile's): not installed, not measured (issue 12).",
     "- Marlin / Machete weight-only kernels: not installed; W4A16 is measured on PyTorch's tinygemm (issue 12).",
 ]
 
