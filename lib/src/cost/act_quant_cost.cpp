@@ -16,12 +16,13 @@ namespace {
 // 2048, 16 warps: 4 CTAs an SM) with num_stages 1: each block's loads wait on the last
 // (stream_cost.cpp, inductor_walk_s).
 constexpr double kBlock = 2048, kCtasPerSm = 4;
-// FITTED (the one parameter): the elements a second torch.compile(dynamic=True)'s pointwise
-// scale-and-cast sweeps over the whole card (triton_poi_fused__to_copy_clamp_div: bf16 in, fp8
-// out, 3 bytes an element: ~2.4 TB/s, where the stream model's copy rate is 3.9). Fitted by
+// FITTED (the one parameter): the share of the card's copy streams (read_bandwidth for the bf16
+// in, write_bandwidth for the fp8 out) that a torch.compile(dynamic=True)'s pointwise scale-and-cast
+// sweep reaches (triton_poi_fused__to_copy_clamp_div: ~2.4 TB/s of its 3 bytes an element on the
+// H200, where the copy's rate is 3.9). A share, so that another card's streams carry it. Fitted by
 // validation/scripts/act_quant/fit_act_quant.py on h200-quant's compiled static cases at K = 4096
-// and 14336 (median of elements / (time - fixed part) over M >= 1024); K = 8192 held out.
-constexpr double kSweepElementsPerS = 8.055e11;
+// and 14336 (median of stream time / (time - fixed part) over M >= 1024); K = 8192 held out.
+constexpr double kSweepStreamShare = 0.581;
 
 double round_trip(const Op& op, const Roofs& r) {
   return op.l2_hit * r.l2_pass_latency_s + (1 - op.l2_hit) * r.pass_latency_s;
@@ -44,7 +45,7 @@ KernelTimes inductor_cost(const Op& op, const Roofs& r) {
   const bool reduction = op.kernel == KernelId::act_amax || op.passes > 1;
   if (!reduction) {
     t.fixed_s = floor + round_trip(op, r) + drain;
-    t.compute_s = elements / kSweepElementsPerS;
+    t.compute_s = stream_memory_s(op, r) / kSweepStreamShare;
     return t;
   }
   const double blocks = std::ceil(static_cast<double>(op.cols) / kBlock);
@@ -54,7 +55,7 @@ KernelTimes inductor_cost(const Op& op, const Roofs& r) {
   if (op.kernel == KernelId::act_amax) {  // + the combine
     t.fixed_s += floor + r.l2_pass_latency_s + drain + (op.launches - 1) * r.harness_idle_s;
   } else {
-    t.compute_s += elements / kSweepElementsPerS;
+    t.compute_s += stream_memory_s(op, r) / kSweepStreamShare;
   }
   return t;
 }
