@@ -310,3 +310,31 @@ TEST_CASE("cuBLASLt's narrow nvjet tiles with the split rule (branch gemm14, val
   const TilePlan old = cheapest_plan(128, 8, 4096, 1, 132, peak, fixup_rate, costs);
   CHECK(old.tile.n >= 64);
 }
+
+TEST_CASE("nvjet's MMA pace on tiles of at least 64x64 with the split rule (branch gemm15, validation/results/h200-gemm15)") {
+  // gemm15_tile_eff.py: nvjet's 128x64 tiles run their MMA at 0.71-0.82 of the peak, 64x64 at 0.49-0.61
+  // (kernel-only, one CTA an SM); the law reuse / 64 gives 0.67 and 0.50. Where the block gives the
+  // split rule the knee is 57 (fitted on fit_gemm.py's fit half); without it, the law.
+  const double peak = 800e12, fixup_rate = 64.0 * 1.98e9;
+  PlanCosts costs;
+  costs.fixed_s = 2.0e-6;
+  costs.split_k_s = 1.64e-6;
+  costs.cta_walk_per_1024_k_s = 3.8e-6;
+  costs.cta_walk_latency_share = 0.35;
+  costs.split_k_min_slice = 1536;
+  costs.memory_s = 2.0 * 2048 * 2048 / 4e12;
+  // h200-gemm-small's M = 512, N = 2048, K = 2048: cuBLASLt's 128x64 tile, 128 CTAs, 8.75 us.
+  const TilePlan p = cheapest_plan(512, 2048, 2048, 1, 132, peak, fixup_rate, costs);
+  CHECK(p.tile.m * p.tile.n == 128 * 64);
+  CHECK(p.tile_efficiency == test::approx(128.0 * 64 / 192 / 57));
+  CHECK(p.compute_time_s == test::approx(2.0 * 128 * 64 * 2048 / (peak / 132) / p.tile_efficiency));
+  // The narrow tiles keep the law (their walk, not the MMA, prices them); 128x128 stays at 1.
+  costs.memory_s = 2.0 * (128.0 * 4096 + 8.0 * 4096) / 4e12;
+  const TilePlan router = cheapest_plan(128, 8, 4096, 1, 132, peak, fixup_rate, costs);
+  CHECK(router.tile_efficiency == test::approx(64.0 * 8 / 72 / 64));
+  // Without the rule (gemm5's blocks): the law.
+  costs.split_k_min_slice = 0;
+  costs.memory_s = 2.0 * 2048 * 2048 / 4e12;
+  const TilePlan old = cheapest_plan(512, 2048, 2048, 1, 132, peak, fixup_rate, costs);
+  CHECK(old.tile_efficiency == test::approx(std::min(1.0, static_cast<double>(old.tile.m * old.tile.n) / (old.tile.m + old.tile.n) / 64)));
+}

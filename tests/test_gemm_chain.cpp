@@ -219,7 +219,7 @@ TEST_CASE("the fused block with cuBLASLt's split rule and its narrow tiles, held
   CAPTURE(small.held_out_median_abs);
   CAPTURE(small.held_out_p90_abs);
   CHECK(small.held_out_cases == 70);
-  CHECK(small.held_out_median_abs <= 0.065);  // 6.4 % / 17.2 % (target 5 / 15 %: not met)
+  CHECK(small.held_out_median_abs <= 0.065);  // 6.4 % / 17.2 %; with gemm15's knee 6.1 / 17.2 % (target 5 / 15 %: not met)
   CHECK(small.held_out_p90_abs <= 0.173);
   const ProfileSetStats prod = held("/validation/results/h200-production/kernels.json", opt);
   CAPTURE(prod.held_out_median_abs);

@@ -178,6 +178,27 @@ const std::vector<Tile>& narrow_tiles() {
 }
 }  // namespace
 
+namespace {
+// nvjet's MMA pace on a tile of at least 64 x 64 (branch gemm15, validation/results/h200-gemm15): the
+// busiest SM's work over the measured time (less the block's fixed cost) on the tile cuBLASLt ran
+// (kernel name, one CTA an SM) is 0.49-0.61 on 64x64, 0.75 on 96x64, 0.71-0.82 on 128x64 and 1.0 on
+// 112x128 where plan_tile's law (reuse / 64) gives 0.50, 0.60, 0.67 and 0.93: a K step's operand rows
+// come in at the SM's load rate, peak / knee bytes an SM, and nvjet's rate is the higher one. The
+// knee is fitted (least squares on log efficiency) on fit_gemm.py's fit half of the M >= 256
+// torch.linear cases that ran unsplit on such a tile (24 cases, 5 of them on tiles under reuse 64);
+// validation/scripts/production/gemm15_tile_eff.py. The narrower nvjet tiles keep the law: their
+// time is the K loop's walk (cta_walk_of), not the MMA.
+constexpr double kNvjetReuseKnee = 57.0;
+
+TilePlan nvjet_efficiency(TilePlan p) {
+  const double reuse = static_cast<double>(p.tile.m * p.tile.n) / static_cast<double>(p.tile.m + p.tile.n);
+  const double eff = std::min(1.0, reuse / kNvjetReuseKnee);
+  p.compute_time_s *= p.tile_efficiency / eff;
+  p.tile_efficiency = eff;
+  return p;
+}
+}  // namespace
+
 double PlanCosts::priced_s(const TilePlan& p) const {
   return fixed_of(p) + std::max({p.compute_time_s, memory_s, p.cta_walk_s});
 }
@@ -225,7 +246,11 @@ TilePlan cheapest_plan(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_co
       for (int64_t split = 2; split <= max_split; split *= 2) splits.push_back(split);
     }
     for (const int64_t split : splits) {
-      const TilePlan p = plan_tile(m, n, k, batch, t, sm_count, peak_flops, split);
+      TilePlan p = plan_tile(m, n, k, batch, t, sm_count, peak_flops, split);
+      // nvjet's MMA pace where the block gives cuBLASLt's split rule (its kernels), on tiles the rows
+      // fill (as in every case the knee was fitted on; on the M = 1 chains a padded 64x64 tile priced
+      // at it wins plans cuBLASLt does not run: held-out chain median 3.2 -> 3.4 %).
+      if (cublaslt_splits && std::min(t.m, t.n) >= 64 && m >= t.m) p = nvjet_efficiency(p);
       // cuBLASLt runs a skinny tile's K loop at most 2048 deep (h200-gemm-small and h200-gemm-chain
       // kernel names: K <= 2048 unsplit on 64x8 / 128x8 / 64x16 tiles, K >= 3584 split-K).
       if (t.m < 64 && p.k_per_cta > kSkinnyMaxK) continue;
