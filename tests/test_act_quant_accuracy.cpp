@@ -25,7 +25,10 @@ namespace {
 using quant_test::Stats;
 using quant_test::stats;
 
-// Absolute errors by set: "<impl>_<scaling>_<mode>" for K = 8192 (held out), "..._fit" else.
+// Absolute errors by set: "<impl>_<scaling>_<mode>" for K = 8192 (held out), "..._fit" else;
+// "new_<impl>..." for validation/results/h200-actq15 (K = 3584, 5120, 18944, measured after the
+// model was fixed; its compiled cases compiled per shape, dynamic=False: each call's own elements
+// set the split count).
 std::map<std::string, std::vector<double>> errors() {
   const Card card = test::catalogue().card("h200");
   const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
@@ -33,14 +36,16 @@ std::map<std::string, std::vector<double>> errors() {
   Roofs eager = make_roofs(card, &cal, Impl::eager), compiled = make_roofs(card, &cal, Impl::compiled);
   eager.harness_idle_s = 0;
   compiled.harness_idle_s = 0;
-  std::ifstream f(test::root() + "/validation/results/h200-quant/quant-1.json");
+  std::map<std::string, std::vector<double>> out;
+  for (const char* file : {"/validation/results/h200-quant/quant-1.json", "/validation/results/h200-actq15/act_quant_static.json"}) {
+  const bool fresh = std::string(file).find("actq15") != std::string::npos;
+  std::ifstream f(test::root() + file);
   REQUIRE(f.good());
   const nlohmann::json doc = nlohmann::json::parse(f);
   // torch.compile(dynamic=True) compiles one graph per mode for one row (a size of 1 is
   // specialized) and one for more, each at its first call in the file's order (quant_gemm.py runs
   // the cases in order): that call's elements fix the split count of the per-tensor reduction.
   std::map<std::string, int64_t> compiled_for;
-  std::map<std::string, std::vector<double>> out;
   for (const auto& c : doc.at("cases")) {
     if (c.at("kernel") != "act_quant" || !c.value("ok", false) || !c.value("correct", false)) continue;
     const std::string impl = c.at("implementation") == "torch.compile" ? "compiled" : "eager";
@@ -52,7 +57,7 @@ std::map<std::string, std::vector<double>> errors() {
     call.dynamic = mode == "dynamic";
     const std::string key = scaling + "_" + mode, graph = key + (call.m == 1 ? "_one_row" : "");
     if (impl == "compiled" && !compiled_for.count(graph)) compiled_for[graph] = call.m * call.k;
-    if (impl == "compiled") call.compiled_elements = compiled_for.at(graph);
+    if (impl == "compiled") call.compiled_elements = fresh ? call.m * call.k : compiled_for.at(graph);
     const Roofs& r = impl == "compiled" ? compiled : eager;
     KernelCase kc;
     kc.rotated_bytes = c.value("rotated_bytes", 0.0);
@@ -65,15 +70,17 @@ std::map<std::string, std::vector<double>> errors() {
       launches += op.launches;
     }
     // The forms launch what the profiler saw (the Memset of a split whole-tensor amax included).
-    CHECK_MESSAGE(launches == c.at("kernels_per_launch").get<int>(), c.at("name").get<std::string>());
+    if (!fresh) CHECK_MESSAGE(launches == c.at("kernels_per_launch").get<int>(), c.at("name").get<std::string>());
+    if (fresh && launches != c.at("kernels_per_launch").get<int>()) out["new_kernel_count_misses"].push_back(1);
     const double measured = c.at("measured_s");
     REQUIRE(measured > 0);
-    const std::string set = impl + "_" + key + (call.k == 8192 ? "" : "_fit");
-    out[set].push_back(std::fabs(t / measured - 1));
-    out[impl + (call.k == 8192 ? "" : "_fit")].push_back(std::fabs(t / measured - 1));
+    const std::string prefix = fresh ? "new_" : "", suffix = fresh || call.k == 8192 ? "" : "_fit";
+    out[prefix + impl + "_" + key + suffix].push_back(std::fabs(t / measured - 1));
+    out[prefix + impl + suffix].push_back(std::fabs(t / measured - 1));
     if (std::getenv("ACTQ_DEBUG"))
       MESSAGE(c.at("name").get<std::string>() << " pred " << t * 1e6 << " meas " << measured * 1e6 << " err "
                                               << 100 * (t / measured - 1) << " %");
+  }
   }
   return out;
 }
@@ -104,6 +111,10 @@ TEST_CASE("activation quantization per profile: report") {
     }
   report("compiled_fit");
   report("eager_fit");
+  for (const char* impl : {"new_compiled", "new_eager"}) {
+    report(impl);
+    for (const char* key : {"tensor_dynamic", "row_dynamic", "tensor_static"}) report(std::string(impl) + "_" + key);
+  }
 }
 
 TEST_CASE("activation quantization, K = 8192 held out: compiled (Inductor) and eager (ATen) kernels") {
@@ -126,6 +137,26 @@ TEST_CASE("activation quantization, K = 8192 held out: compiled (Inductor) and e
     CHECK(s.median <= bound.first);
     CHECK(s.p90 <= bound.second);
   }
+}
+
+// validation/results/h200-actq15 (measured after the model was fixed; nothing fitted on it):
+// K = 3584, 5120, 18944. Eager's ATen chains hold: 7.5 % / 22.9 % (45 cases; the one-row and
+// 16-row calls 15-29 % under, as in h200-quant). The compiled cases were compiled per shape
+// (dynamic=False, what a fixed-shape step runs) and are priced as dynamic=True's kernels: 31.7 % /
+// 50.0 % over, the static pointwise sweep reaching ~0.8-0.9 of the copy streams against the 0.58
+// fitted on dynamic=True's (its loads not proven aligned). A known miss, asserted as one: when the
+// static form is priced this check fails and the bound below should become a target.
+TEST_CASE("activation quantization, h200-actq15's new widths: eager holds, compiled static shapes a known miss") {
+  const Stats eager = report("new_eager"), compiled = report("new_compiled");
+  CHECK(eager.n == 45);
+  CHECK(compiled.n == 45);
+  CHECK(eager.median <= 0.08);
+  CHECK(eager.p90 <= 0.24);
+  CHECK(compiled.median > 0.20);  // the known miss (static compiles priced as dynamic=True's kernels)
+  CHECK(stats(errs().at("new_compiled_tensor_static")).median < compiled.median);
+  // Static shapes also split the per-token rows of 18944 at 1-128 rows (three kernels: Inductor's
+  // split reduction, as eltwise8 found for few long rows), which compiled_form does not: 3 cases.
+  CHECK(errs().at("new_kernel_count_misses").size() == 3);
 }
 
 TEST_CASE("activation quantization forms: each profile's kernels") {
