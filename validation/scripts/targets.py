@@ -144,6 +144,7 @@ def issue10(binary):
     e4 = Kernels(binary, R + "h200-eltwise4/kernels.json", True)
     e5 = Kernels(binary, R + "h200-eltwise5/kernels.json", False)
     e6 = Kernels(binary, R + "h200-eltwise6/kernels.json", True)
+    e14 = Kernels(binary, R + "h200-eltwise14/kernels.json", False)
     acc = "`perfmodel accuracy --card h200`"
     e, parts = pooled([prod], "fused", lambda c: c["kernel"] == "attention_prefill_fused")
     t.add("attention prefill, cuDNN fused SDPA (every profile)", f"{acc}, h200-production", summary(e), (0.08, 0.20), parts)
@@ -167,8 +168,16 @@ def issue10(binary):
               summary(e), (0.05, 0.15), parts)
     e, parts = pooled([prod, heldout, e3, e4], "eager", is_small)
     t.add("norms, softmax, SiLU*mul, rotary as PyTorch eager runs them", f"{acc}, four sets", summary(e), (0.08, 0.20), parts)
-    e, parts = pooled([prod, e3, e4, e5, e6], "fused", is_small)
-    t.add("the same, the fused/compiled profiles' kernels (Inductor's)", f"{acc}, five sets", summary(e), (0.08, 0.20), parts)
+    e, parts = pooled([prod, e3, e4, e5, e6, e14], "fused", is_small)
+    t.add("the same, the fused/compiled profiles' kernels (Inductor's)", f"{acc}, six sets", summary(e), (0.08, 0.20), parts)
+    walk = R + "h200-eltwise14/h200.calibration.walk4096.yaml"  # eltwise14's walk past 4096 columns, not the default
+    if os.path.exists(walk):
+        sets = [Kernels(binary, R + f"{n}/kernels.json", f, walk) for n, f in (
+            ("h200-production", True), ("h200-eltwise3", False), ("h200-eltwise4", True), ("h200-eltwise5", False),
+            ("h200-eltwise6", True), ("h200-eltwise14", False))]
+        e, parts = pooled(sets, "fused", is_small)
+        t.add("the same, with the opt-in `h200-eltwise14/h200.calibration.walk4096.yaml`", f"{acc} --calibration <that file>",
+              summary(e), (0.08, 0.20), parts)
     rows = hf_rows(binary, R + "h200-production/hf.json", True) + hf_rows(binary, R + "h200-hf-grid/hf.json", False)
     how = "compare_hf.py, h200-production (held out) and h200-hf-grid"
     t.add("transformers eager decode step, GPU kernel time", how, summary([k for ph, _, k in rows if ph == "decode"]), (0.10, None))
