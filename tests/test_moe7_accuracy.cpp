@@ -335,3 +335,34 @@ TEST_CASE("h200-moe14 torch._grouped_mm: the expert cut sets the one-pair penalt
     CHECK(std::fabs(e) < 0.06);
   }
 }
+
+TEST_CASE("h200-moe15 opt-in: the unhidden tile switch lifts the short-K down projections the wave-sharing law under-prices") {
+  // Branch moe15 (validation/scripts/moe/fit_grouped_mm15.py): with moe14's law alone Qwen3's down
+  // projection (K 768) runs under at every row count, full pairs included; each CTA tile's switch
+  // (epilogue + scheduler step), hidden by the K loop in proportion to its length, adds
+  // grouped_mm_tile_switch x 768 / K a tile (0.38 us, fitted on the even half of the kernel cases;
+  // of these six h200-moe7 cases binom128 / r64 / r96 / r128 were in the fit half, r8 / r32 held out).
+  const Calibration law = load_calibration(test::root() + "/validation/results/h200-moe14/moe14.calibration.yaml");
+  const Calibration opt = load_calibration(test::root() + "/validation/results/h200-moe15/moe15.calibration.yaml");
+  const Roofs shared = make_roofs(test::catalogue().card("h200"), &law, Impl::eager),
+              switched = make_roofs(test::catalogue().card("h200"), &opt, Impl::eager);
+  std::vector<double> before, after;
+  for (const auto& c : load("h200-moe7")["pair_cases"]) {
+    const std::string name = c["name"].as<std::string>();
+    if (name.find("qwen3_down") == std::string::npos || name.find("mix") != std::string::npos) continue;
+    const Op op = pair7_op(c);
+    const double t = c["median_s"].as<double>();
+    before.push_back(price(op, shared, Impl::eager).device_time_s / t - 1);
+    after.push_back(price(op, switched, Impl::eager).device_time_s / t - 1);
+  }
+  REQUIRE(before.size() == 6);
+  std::vector<double> abs_after;
+  for (double e : after) abs_after.push_back(std::fabs(e));
+  CAPTURE(quantile(before, 0.5));
+  CAPTURE(quantile(after, 0.5));
+  CAPTURE(quantile(abs_after, 0.5));
+  CAPTURE(quantile(abs_after, 1.0));
+  CHECK(quantile(before, 0.5) < -0.04);  // the law alone: under at every row count
+  CHECK(quantile(abs_after, 0.5) <= 0.03);
+  CHECK(quantile(abs_after, 1.0) <= 0.10);
+}

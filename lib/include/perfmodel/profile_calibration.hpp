@@ -112,6 +112,9 @@ struct AtenKernels {
   // term (a CTA's first tile pays it all, later ones c_eff / W of it; grouped_mm_cost.cpp); 0 (absent)
   // keeps moe9's law, the per-CTA term on every wave.
   double grouped_mm_wave_sharing = 0;
+  // Branch moe15 (opt-in, with the law above): the unhidden tile switch (epilogue + scheduler step) a
+  // CTA tile pays at K 768, scaled 768 / K (grouped_mm_cost.cpp); 0 (absent) = none.
+  double grouped_mm_tile_switch_s = 0;
   bool grouped_mm_measured() const {
     return grouped_mm_floor_s >= 0 && grouped_mm_cta_rate > 0 && grouped_mm_stream > 0;
   }

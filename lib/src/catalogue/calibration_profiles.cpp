@@ -74,6 +74,7 @@ AtenKernels read_aten(MapReader& m) {
   a.grouped_mm_stream = m.opt_quantity("grouped_mm_stream", Dimension::bytes_per_s).value_or(0);
   a.grouped_mm_full_pair_stream = m.opt_quantity("grouped_mm_full_pair_stream", Dimension::bytes_per_s).value_or(0);
   if (const Measured v = share(m, "grouped_mm_wave_sharing")) a.grouped_mm_wave_sharing = *v;
+  a.grouped_mm_tile_switch_s = std::max(0.0, time("grouped_mm_tile_switch"));
   for (auto [key, field] : {std::pair{"grouped_mm_pingpong_mma_share", &a.grouped_mm_pingpong_mma_share},
                             std::pair{"grouped_mm_cooperative_mma_share", &a.grouped_mm_cooperative_mma_share}})
     if (const Measured v = share(m, key)) {
@@ -210,6 +211,8 @@ void write_aten(std::ostream& o, const AtenKernels& a) {
   if (a.grouped_mm_full_pair_stream > 0)
     o << "      grouped_mm_full_pair_stream: " << q(a.grouped_mm_full_pair_stream, "GB/s", 1e9) << "\n";
   if (a.grouped_mm_wave_sharing > 0) o << "      grouped_mm_wave_sharing: " << a.grouped_mm_wave_sharing << "\n";
+  if (a.grouped_mm_tile_switch_s > 0)
+    o << "      grouped_mm_tile_switch: " << q(a.grouped_mm_tile_switch_s, "us", 1e-6) << "\n";
 }
 
 }  // namespace

@@ -63,6 +63,14 @@
 // validation/results/h200-moe14/moe14.calibration.yaml sets 1): it under-prices decode ops of 1-4
 // rows an expert (Qwen3 / DeepSeek-V2-Lite T = 8, -16 to -19 %), so the MoE decode-step guards
 // move out with it (h200-moe14/README.md).
+// Branch moe15 (validation/scripts/moe/fit_grouped_mm15.py): with that law, short-K ops went under
+// (Qwen3 down, K 768: -5 to -17 %, full pairs too). Each CTA tile ends in an epilogue (its stores)
+// and a scheduler step to its next tile (a new group's TMA descriptors); the producer prefetches the
+// next tile's stages meanwhile, which hides the switch in proportion to the K loop. So with the
+// opt-in key `grouped_mm_tile_switch` (t, fitted: 0.38 us on the even half of the 206 non-fit cases
+// sorted by run / name, the odd half held out; fit_grouped_mm15.py), each CTA tile a CTA walks (an
+// expert's M tiles rounded up to the 2 x 1 cluster) adds t x 768 / K. Our reading, not profiled.
+// validation/results/h200-moe15/moe15.calibration.yaml sets it with grouped_mm_wave_sharing 1.
 #include <algorithm>
 #include <cmath>
 
@@ -147,6 +155,19 @@ double wave_sharing(int64_t experts, double each, int64_t per_wave) {
   return std::min(1.0, acc / static_cast<double>(total) / static_cast<double>(w));
 }
 
+// The tile switch's key (`grouped_mm_tile_switch`) is its time at this K (branch moe15).
+constexpr double kTileSwitchK = 768;
+
+// CTA tiles each CTA walks: the experts' M tiles, a cluster pair at least (CUTLASS rounds an
+// expert's M tiles up to the 2 x 1 cluster), times the column tiles, over the CTAs.
+double cta_tiles_per_cta(const Op& op, int64_t tile_m, int64_t tile_n, int64_t sm_count) {
+  const double row_tiles = over_router_rows(op.moe.tokens, op.moe.top_k, op.moe.experts, op.gemm.m,
+                                            [tile_m](int64_t r) { return std::max(2.0, pair_tiles(r, tile_m)); });
+  const double tiles = static_cast<double>(op.gemm.batch) * row_tiles *
+                       static_cast<double>((op.gemm.n + tile_n - 1) / tile_n);
+  return tiles / std::min(tiles, static_cast<double>(sm_count));
+}
+
 }  // namespace
 
 GroupedMmTiles grouped_mm_tiles(const Op& op, int64_t sm_count) {
@@ -221,6 +242,9 @@ KernelTimes grouped_gemm_cost(const Op& op, const Roofs& r, const Tile* force_ti
   t.memory_s = waves * (fetched / a.grouped_mm_cta_rate * (cta_waves / waves) +
                         tile_bytes * static_cast<double>(g.ctas) / a.grouped_mm_stream);
   if (!g.cooperative) t.memory_s = pingpong_memory_s(op, a, t.memory_s, g.full_pair_share);
+  if (!g.cooperative && a.grouped_mm_tile_switch_s > 0)  // the unhidden tile switch (branch moe15)
+    t.memory_s += a.grouped_mm_tile_switch_s * kTileSwitchK / static_cast<double>(op.gemm.k) *
+                  cta_tiles_per_cta(op, g.tile_m, g.tile_n, r.card.sm_count);
   t.compute_s = waves * tile_flops / sm_peak;
   TilePlan plan;  // what `perfmodel ops` reports: the kernel's tiles and their waves
   plan.tile = {g.tile_m, g.tile_n};
