@@ -6,10 +6,10 @@ source and the autotuner's chosen configs, to name the mechanism behind h200-act
     TORCHINDUCTOR_CACHE_DIR=OUT/cache python3 validation/scripts/quant/act_quant_codegen.py OUT
 
 Per (mode, dynamic, M, K): a fresh dynamo state, torch.compile(fn, dynamic=...), the call run under
-torch._inductor.utils.run_and_get_code (its generated wrapper + kernels kept in OUT/codegen.json), then
+torch._inductor.utils.run_and_get_code (its generated wrapper + kernels kept in OUT/inductor_code.json), then
 timed with CUDA events (median of 50 calls after 10 warm-ups, each call on the same input: L2-warm
 at small sizes) and its kernels' names and durations from torch.profiler. The autotuner's
-.best_config files stay in the cache folder (the caller gathers them into OUT/best_configs.json).
+.best_config files stay in the cache folder (the caller gathers them into OUT/configs.json).
 """
 import json
 import os
@@ -72,7 +72,7 @@ def main():
                 except Exception as e:  # one variant's failure must not lose the others
                     rows.append(dict(tag=tag, error=f"{type(e).__name__}: {str(e)[:300]}"))
                     print(f"{tag}: ERROR {e}", flush=True)
-                with open(f"{out}/codegen.json", "w") as fh:
+                with open(f"{out}/inductor_code.json", "w") as fh:
                     json.dump(dict(torch=torch.__version__, rows=rows), fh, indent=1)
 
 
