@@ -30,6 +30,7 @@ import fit_grouped_mm as old  # noqa: E402
 import fit_grouped_mm9 as f9  # noqa: E402
 
 SMS = 132
+TILE_K0 = 768  # branch moe15: the K at which the tile switch is read (Qwen3's down projection)
 
 
 def sharing(sizes, per_wave):
@@ -62,8 +63,9 @@ def wave_sharing(experts, clusters_each, per_wave):
     return min(1.0, sharing([m] * g, w) / w)
 
 
-def predict(c, k=f9.KEYS, law="moe14"):
-    """grouped_mm_cost.cpp (branch moe14) for the pingpong kernel; law='moe9' is fit_grouped_mm9's."""
+def predict(c, k=f9.KEYS, law="moe14", tile_s=0.0):
+    """grouped_mm_cost.cpp (branch moe14) for the pingpong kernel; law='moe9' is fit_grouped_mm9's.
+    tile_s > 0 adds branch moe15's unhidden tile switch (fit_grouped_mm15.py) to moe14's law."""
     n, kd = c["n"], c["k"]
     rows, groups = f9.rows_of(c)
     if rows is not None:
@@ -73,6 +75,7 @@ def predict(c, k=f9.KEYS, law="moe14"):
         terms = [f9.expert_pairs(r) for r in rows]
         a, q = (sum(t[i] for t in terms) / g for i in (1, 2))
         row_tiles = sum(old.pair_tiles(r, 64) for r in rows) / g
+        cta_row_tiles = sum(max(2, old.pair_tiles(r, 64)) for r in rows) / g
     else:
         e, top, t = c["experts"], c["top_k"], c["tokens"]
         if t * top / c.get("groups", e) > 128 and n > 128:
@@ -81,6 +84,7 @@ def predict(c, k=f9.KEYS, law="moe14"):
         pmf = f9.binom_pmf(t, top / e)
         a, q = (sum(w * f9.expert_pairs(r)[i] for r, w in pmf) for i in (1, 2))
         row_tiles = sum(w * old.pair_tiles(r, 64) for r, w in pmf)
+        cta_row_tiles = sum(w * max(2, old.pair_tiles(r, 64)) for r, w in pmf)
     gi = math.ceil(g - 1e-9)
     col_tiles = math.ceil(n / 128)
     tiles = math.ceil(gi * row_tiles - 1e-9) * col_tiles
@@ -101,6 +105,9 @@ def predict(c, k=f9.KEYS, law="moe14"):
     two_terms = cta_waves * cta_term + waves * tile_bytes * ctas / k["stream"]
     weight_share = n * kd / (n * kd + m * (kd + n))
     mem = (1 - a) * two_terms + a * op_bytes / k["full"] + op_bytes * weight_share * q / k["stream"]
+    if law == "moe14" and tile_s > 0:  # branch moe15: every CTA tile's switch, hidden in proportion to K
+        tiles_each = gi * cta_row_tiles * col_tiles
+        mem += tile_s * TILE_K0 / kd * tiles_each / min(tiles_each, SMS)
     comp = waves * 2 * min(math.ceil(m), 64) * 128 * kd / (f9.PEAK * k["ping"] / SMS)
     return k["floor"] + max(mem, comp)
 

@@ -14,73 +14,22 @@ One parameter, tile_s, fitted (least |error| median) on the even half of the non
 by run / name; the odd half is held out (main() prints both). The C++ applies it with the opt-in
 key `grouped_mm_tile_switch` (grouped_mm_cost.cpp; h200-moe15/moe15.calibration.yaml sets it with the law).
 """
-import math
 import os
 import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import fit_grouped_mm as old  # noqa: E402
 import fit_grouped_mm9 as f9  # noqa: E402
 import fit_grouped_mm14 as f14  # noqa: E402
-from fit_grouped_mm14 import wave_sharing  # noqa: E402
 
-SMS, K0 = 132, 768
 TILE_S = 0.38e-6  # fitted by main() below on the even half; the key grouped_mm_tile_switch
-
-
-def cta_tiles(experts, cta_row_tiles, col_tiles):
-    """CTA tiles each CTA walks: the experts' real M tiles (a pair at least) x column tiles over the CTAs."""
-    tiles = experts * cta_row_tiles * col_tiles
-    return tiles / min(tiles, SMS)
 
 
 def predict(c, k=f9.KEYS, law="moe14", tile_s=TILE_S):
     """grouped_mm_cost.cpp (branch moe15) for the pingpong kernel: moe14's law plus the unhidden tile switch
-    (tile_s at K 768, scaled 768 / K, per CTA tile of a CTA); law='moe9' is fit_grouped_mm9's (no tile term)."""
-    n, kd = c["n"], c["k"]
-    rows, groups = f9.rows_of(c)
-    if rows is not None:
-        if sum(rows) / groups > 128 and n > 128:
-            return None if len(set(rows)) > 1 else f9.old_predict(c)
-        g, routed = len(rows), sum(rows)
-        terms = [f9.expert_pairs(r) for r in rows]
-        a, q = (sum(t[i] for t in terms) / g for i in (1, 2))
-        row_tiles = sum(old.pair_tiles(r, 64) for r in rows) / g
-        cta_row_tiles = sum(max(2, old.pair_tiles(r, 64)) for r in rows) / g
-    else:
-        e, top, t = c["experts"], c["top_k"], c["tokens"]
-        if t * top / c.get("groups", e) > 128 and n > 128:
-            return f9.old_predict(c)
-        g, routed = old.touched(e, top, t), t * top
-        pmf = f9.binom_pmf(t, top / e)
-        a, q = (sum(w * f9.expert_pairs(r)[i] for r, w in pmf) for i in (1, 2))
-        row_tiles = sum(w * old.pair_tiles(r, 64) for r, w in pmf)
-        cta_row_tiles = sum(w * max(2, old.pair_tiles(r, 64)) for r, w in pmf)
-    gi = math.ceil(g - 1e-9)
-    col_tiles = math.ceil(n / 128)
-    tiles = math.ceil(gi * row_tiles - 1e-9) * col_tiles
-    ctas = min(tiles, SMS)
-    waves = math.ceil(tiles / ctas)
-    op_bytes = 2 * (g * n * kd + routed * (kd + n))
-    m = routed / gi
-    tile_bytes = op_bytes / tiles
-    fetched = tile_bytes * max(1, row_tiles) / min(2, max(1, row_tiles))
-    cta_term = fetched / k["cta_rate"]
-    if law == "moe14":
-        # Clusters (2 x 1 CTA pairs): an expert's pairs times its column tiles; SMS / 2 at once.
-        each = col_tiles * max(1.0, row_tiles / 2)
-        share = wave_sharing(gi, each, SMS // 2)
-        cta_waves = 1 + (waves - 1) * share
-    else:
-        cta_waves = waves
-    two_terms = cta_waves * cta_term + waves * tile_bytes * ctas / k["stream"]
-    weight_share = n * kd / (n * kd + m * (kd + n))
-    mem = (1 - a) * two_terms + a * op_bytes / k["full"] + op_bytes * weight_share * q / k["stream"]
-    if law == "moe14" and tile_s > 0:
-        mem += tile_s * K0 / kd * cta_tiles(gi, cta_row_tiles, col_tiles)
-    comp = waves * 2 * min(math.ceil(m), 64) * 128 * kd / (f9.PEAK * k["ping"] / SMS)
-    return k["floor"] + max(mem, comp)
+    (tile_s at K 768, scaled 768 / K, per CTA tile of a CTA: fit_grouped_mm14.predict's tile term);
+    law='moe9' is fit_grouped_mm9's (no tile term)."""
+    return f14.predict(c, k, law, tile_s)
 
 
 def stats(v):
