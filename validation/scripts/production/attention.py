@@ -69,10 +69,10 @@ def _sample_rows(sq, dev):
     return r
 
 
-def cases(backends=("flash", "cudnn", "efficient"), quick=False):
-    """Yields (case dict, make_set, fn, check, set_bytes)."""
-    pre = PREFILL[:1] if quick else PREFILL
-    dec = DECODE[:1] if quick else DECODE
+def cases(backends=("flash", "cudnn", "efficient"), quick=False, prefill=PREFILL, decode=DECODE):
+    """Yields (case dict, make_set, fn, check, set_bytes); prefill / decode: shape lists as above."""
+    pre = prefill[:1] if quick else prefill
+    dec = decode[:1] if quick else decode
     for bk in backends:
         for (b, h, kvh, s, d) in pre:
             yield _case(bk, "prefill", b, h, kvh, s, s, d)

@@ -3,7 +3,7 @@
 F.linear / _scaled_mm GEMMs, PyTorch eager and torch.compile'd ops, Hugging Face decode steps.
 
     python3 validation/scripts/production/run_all.py OUT_DIR [--quick] [--budget S]
-        [--groups attention,gemm,ops,hf] [--case-seconds S]
+        [--groups attention,gemm,ops,hf] [--case-seconds S] [--shapes default|heldout16]
 
 Writes OUT_DIR/kernels.json (the backend's result format: a "cases" list with the same field
 names, plus `implementation`, `kernel_names` and `graph` per case; read by
@@ -34,6 +34,8 @@ def main():
     ap.add_argument("--budget", type=float, default=420.0, help="seconds for the whole run")
     ap.add_argument("--groups", default="attention,gemm,ops,hf")
     ap.add_argument("--case-seconds", type=float, default=0.4, help="time limit per case's sampling")
+    ap.add_argument("--shapes", default="default", choices=("default", "heldout16"),
+                    help="attention and GEMM shape lists: attention.py / gemm.py's, or heldout16.py's held-out set")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     t_start = time.perf_counter()
@@ -90,7 +92,14 @@ def main():
             import attention
             import eager_ops
             import gemm
-            gen = {"attention": lambda: attention.cases(quick=a.quick), "gemm": lambda: gemm.cases(quick=a.quick),
+            if a.shapes == "heldout16":
+                import heldout16
+                att = lambda: attention.cases(heldout16.BACKENDS, a.quick, heldout16.PREFILL, heldout16.DECODE)  # noqa: E731
+                gem = lambda: gemm.cases(a.quick, heldout16.gemm_shapes())  # noqa: E731
+            else:
+                att = lambda: attention.cases(quick=a.quick)  # noqa: E731
+                gem = lambda: gemm.cases(quick=a.quick)  # noqa: E731
+            gen = {"attention": att, "gemm": gem,
                    "ops": lambda: eager_ops.cases(quick=a.quick)}[g]()
             for case, make_set, fn, check, set_bytes in gen:
                 if time.perf_counter() - g_start > g_budget:
