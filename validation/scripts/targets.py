@@ -225,6 +225,14 @@ def fresh(binary):
         o = Kernels(binary, path, False, opt_in)
         t.add("GEMMs, `fused` profile with the opt-in `h200-gemm16/gemm16.calibration.yaml`", f"{acc} --calibration <that file>",
               summary(o.errors("fused", is_gemm)), (0.05, 0.15))
+    # Steps of five models never measured as transformers steps (compare_hf.py's fit / held-out column is its
+    # parity split of other sets; nothing is fitted on these): every step counts.
+    rows = hf_rows(binary, "validation/results/h200-heldout16/hf/hf.json", False)
+    how = "compare_hf.py, h200-heldout16/hf (Mistral-7B, Llama-2-13B, Qwen2.5-0.5B, TinyLlama, GPT-2)"
+    t.add("transformers eager decode step, GPU kernel time", how, summary([k for ph, _, k in rows if ph == "decode"]), (0.10, None))
+    t.add("transformers eager decode step, wall time", how, summary([w for ph, w, _ in rows if ph == "decode"]), (0.20, None),
+          "the host's pace varied within the run: quartiles up to +-20 % of a step's median")
+    t.add("transformers eager prefill, GPU kernel time", how, summary([k for ph, _, k in rows if ph == "prefill"]), (0.10, None))
     return t
 
 

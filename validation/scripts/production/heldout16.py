@@ -45,3 +45,14 @@ def gemm_shapes():
     out += [("tf32", tag, m, n, k) for tag, n, k in (PHI3[0], NEMO[3]) for m in (8, 777, 6000)]
     out += [("fp8", tag, m, n, k) for tag, n, k in (NEMO[2], L70_TP2[2], PHI3[1]) for m in (8, 200, 2048, 16384)]
     return out
+
+# Hugging Face transformers eager steps (hf_grid.py --plan heldout16): models never measured as
+# transformers steps here, at batch / context points off the grids. (model, decode (batch, ctx),
+# prefill (batch, ctx)); contexts inside each model's positions (Mistral's inside its 4096 window).
+HF_PLAN = {
+    "mistral-7b": ([(1, 3000), (8, 4000), (48, 1500), (100, 700)], [(1, 3000)]),
+    "llama2-13b": ([(1, 1000), (12, 3000), (32, 2000)], [(1, 1500)]),
+    "qwen2.5-0.5b": ([(1, 500), (3, 8000), (24, 5000), (128, 1200)], [(4, 2000)]),
+    "tinyllama-1.1b": ([(2, 2000), (96, 600)], [(1, 700)]),
+    "gpt2": ([(24, 300)], [(2, 900)]),
+}
