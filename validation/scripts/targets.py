@@ -271,10 +271,10 @@ def issue12(build):
         if key in aq:
             t.add(what, "tests/test_act_quant_accuracy.cpp (-s)", aq[key], (0.08, 0.20))
     for key, what in (("new_eager", "FP8 activation quantization, eager, new widths (h200-actq15)"),
-                      ("new_compiled", "FP8 activation quantization, torch.compile per shape (static), new widths (h200-actq15)")):
+                      ("new_compiled_held", "FP8 activation quantization, torch.compile per shape (static), K 5120 held out (h200-actq15)")):
         if key in aq:
             t.add(what, "tests/test_act_quant_accuracy.cpp (-s)", aq[key], (0.08, 0.20),
-                  "priced as dynamic=True's kernels: static shapes run faster" if "compiled" in key else "")
+                  "static forms (actq16): two shares fitted on K 3584 / 18944" if "compiled" in key else "")
     if "act_quant_group" in q:
         t.add("FP8 1x128-group activation quantization, torch.compile's kernels (h200-quant2)", how, q["act_quant_group"],
               (0.08, 0.20), "priced as vLLM's one kernel: Inductor's form not modelled")

@@ -17,10 +17,15 @@ struct ActQuantCall {
   DType in = DType::fp8;    // the GEMM's input dtype (the kernels' output)
   Scaling scaling = Scaling::tensor;
   bool dynamic = true;      // scales found from the activations (false: a calibrated tensor scale)
-  // Inductor fixes a split reduction's split count when it compiles the graph, from the shape it
-  // compiled for; torch.compile(dynamic=True) then reuses the graph at every other size. The
-  // elements of that shape (0: this call's own, a static-shape compile).
-  int64_t compiled_elements = 0;
+  // torch.compile's shape mode (compiled profile only). false: the graph compiled for this call's
+  // own shape (dynamic=False; what the compiled profile's fixed-shape steps run: hf_compiled.py
+  // compiles mode="reduce-overhead", dynamic=False): constant sizes, unmasked and vectorized
+  // accesses, split counts from the call's shape. true: one graph for every size (dynamic=True, or
+  // a marked-dynamic token dimension): sizes are kernel arguments, every access is masked against
+  // them (scalar loads and stores), and the split counts were fixed at compile time from the shape
+  // the graph was compiled for: compiled_m x compiled_k (0: this call's own).
+  bool dynamic_shapes = false;
+  int64_t compiled_m = 0, compiled_k = 0;
 };
 
 // fused: the serving engine's CUDA kernels (vLLM scaled_fp8_quant / per-token quant, an amax

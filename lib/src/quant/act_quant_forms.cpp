@@ -77,55 +77,81 @@ std::vector<Op> eager_form(const std::string& name, const ActQuantCall& c) {
   return out;
 }
 
-// Inductor's split count for a reduction to one value (torch/_inductor/choices.py,
-// InductorChoices.reduction_split_factor -> inner_reduction_splits with one output, PyTorch
-// 2.11): 256-thread shares of 32 values a thread up to 32 x SMs x 2048 elements, then shares
-// sized for 2 x (SMs x 2048 / 512) CTAs, up to 512 values a thread. At most 8192 elements: none.
-int64_t inductor_full_splits(int64_t elements, int64_t sms) {
+// Inductor's split count for an inner reduction of `outputs` rows of `reduction` elements
+// (torch/_inductor/choices.py, InductorChoices.reduction_split_factor, inner_reduction, PyTorch
+// 2.11): no split for 2 x SMs rows or more, nor for rows of at most 8192; else 256-thread shares of
+// 32 values a thread while the whole is at most 32 x SMs x 2048 elements, then shares sized for
+// 2 x (SMs x 2048 / 512) CTAs over the rows (a divisor of the row within 30 preferred), and past
+// 512 x SMs x 2048 shares of 512 values a thread (a divisor within 50 preferred). Checked against
+// the generated code (validation/results/h200-actq15/inductor_code.json): 16 x 18944 per tensor 37
+// partials of 8192, 4096 x 18944 512 of 151552, 1024 x 5120 640 of 8192; per token 16 and 128 rows
+// of 18944 three partials a row of 6315, 1024 and 4096 rows none.
+int64_t inductor_inner_splits(int64_t reduction, int64_t outputs, int64_t sms) {
   constexpr int64_t threads = 256, threads_per_sm = 2048, min_per_thread = 32, max_per_thread = 512;
-  if (elements <= 8192) return 1;
+  if (outputs >= 2 * sms || reduction <= 8192) return 1;
   auto closest_divisor = [&](int64_t want) {
     int64_t closest = 1;
     for (int64_t d = 1; d <= 2 * want; ++d)
-      if (elements % d == 0 && std::llabs(d - want) < std::llabs(closest - want)) closest = d;
+      if (reduction % d == 0 && std::llabs(d - want) < std::llabs(closest - want)) closest = d;
     return closest;
   };
+  const int64_t whole = reduction * outputs;
   int64_t split_size = min_per_thread;
-  if (elements >= max_per_thread * sms * threads_per_sm) {
+  if (whole >= max_per_thread * sms * threads_per_sm) {
     const int64_t closest = closest_divisor(max_per_thread);
     split_size = std::llabs(closest - max_per_thread) < 50 ? closest : max_per_thread;
-  } else if (elements > min_per_thread * sms * threads_per_sm) {
+  } else if (whole > min_per_thread * sms * threads_per_sm) {
     const int64_t blocks = sms * threads_per_sm / (2 * threads);
-    const int64_t want = (elements + threads * blocks - 1) / (threads * blocks);
+    const int64_t per_output = (blocks + outputs - 1) / outputs;
+    const int64_t want = (reduction + threads * per_output - 1) / (threads * per_output);
     const int64_t closest = closest_divisor(want);
     split_size = std::llabs(closest - want) < 30 ? std::max(closest, min_per_thread) : want;
   }
-  return (elements + split_size * threads - 1) / (split_size * threads);
+  return (reduction + split_size * threads - 1) / (split_size * threads);
 }
 
-// Inductor's Triton kernels (torch.compile; the kernel names of h200-quant's torch.compile cases):
-// static: one pointwise kernel (triton_poi_fused__to_copy_clamp_div); per token: one looped row
-// reduction that finds the row's amax, then walks the row again to scale and cast it
-// (triton_red_fused__to_copy_abs_amax_clamp_div); per tensor where Inductor does not split (at most
-// 8192 elements: h200-quant's one-row graph, dynamic=True's specialization of a size of 1, was
-// compiled at 1 x 4096) the same kernel over the tensor as one row; else the split reduction's
-// partial amaxes (triton_red_fused_abs_amax), their combine into the scale
+// Inductor's Triton kernels (torch.compile; the kernel names of h200-quant's and h200-actq15's
+// torch.compile cases, the generated code of h200-actq15's inductor_code.json): static scale: one
+// pointwise kernel (triton_poi_fused__to_copy_clamp_div). A dynamic scale needs each row's (per
+// token) or the tensor's (per tensor, the tensor as one row) amax: where Inductor does not split
+// the reduction (inductor_inner_splits), one looped row reduction that finds a row's amax, then
+// walks the row again to scale and cast it (triton_red_fused__to_copy_abs_amax_clamp_div); else
+// the split reduction's partial amaxes (triton_red_fused_abs_amax), their combine into the scales
 // (triton_per_fused__to_copy_abs_amax_clamp_div) and the pointwise cast
-// (triton_poi_fused__to_copy_clamp_div). Priced by act_quant_cost.cpp under the compiled profile.
+// (triton_poi_fused__to_copy_clamp_div). With dynamic shapes the split counts are those of the
+// shape the graph was compiled for (a partial then covers its share of the call's own row), and
+// every access is masked against a size the compiler cannot prove a multiple of the vector
+// (`xindex < xnumel`, xnumel without Triton's divisibility-16 hint): Triton's load/store lowering
+// takes the vector width as min(pointer contiguity, mask constancy) (AxisInfo getMaskAlignment),
+// 1 here, so scalar 2-byte loads and 1-byte stores: marked `strided` for act_quant_cost.cpp. A
+// static compile's sizes are constants: no mask on the pointwise sweep, 16-byte vectors.
+// Priced by act_quant_cost.cpp under the compiled profile.
 std::vector<Op> compiled_form(const std::string& name, const ActQuantCall& c, int64_t sms) {
-  const int64_t elements = c.m * c.k;
-  if (!c.dynamic) return {ops::act_quant(name + "_quant", c.m, c.k, c.act, c.in, Scaling::tensor, false)};
-  const int64_t splits = inductor_full_splits(c.compiled_elements > 0 ? c.compiled_elements : elements, sms);
-  if (c.scaling == Scaling::row || splits <= 1) {
-    // One CTA a row (per tensor: the one row of the whole tensor).
-    const bool row = c.scaling == Scaling::row;
-    return {ops::act_quant(name + "_quant", row ? c.m : 1, row ? c.k : elements, c.act, c.in, c.scaling, true)};
-  }
-  // The partials: `splits` rows of the flattened tensor, then their combine (two launches).
-  Op amax = ops::act_amax(name + "_amax", splits, (elements + splits - 1) / splits, c.act);
-  amax.bytes_read = static_cast<double>(elements) * bytes_of(c.act);
+  const bool masked = c.dynamic_shapes;
+  const int64_t hint_m = masked && c.compiled_m > 0 ? c.compiled_m : c.m;
+  const int64_t hint_k = masked && c.compiled_k > 0 ? c.compiled_k : c.k;
+  const bool row = c.scaling == Scaling::row;
+  auto mark = [&](Op op) {
+    op.strided = masked;
+    return op;
+  };
+  if (!c.dynamic) return {mark(ops::act_quant(name + "_quant", c.m, c.k, c.act, c.in, Scaling::tensor, false))};
+  // Per token a reduction of each row; per tensor of the whole tensor as one row.
+  const int64_t outputs = row ? c.m : 1, length = row ? c.k : c.m * c.k;
+  const int64_t splits = row ? inductor_inner_splits(hint_k, hint_m, sms) : inductor_inner_splits(hint_m * hint_k, 1, sms);
+  if (splits <= 1) return {mark(ops::act_quant(name + "_quant", outputs, length, c.act, c.in, c.scaling, true))};
+  // The partials: `splits` shares of each row, then their combine (two launches), then the cast.
+  Op amax = ops::act_amax(name + "_amax", outputs * splits, (length + splits - 1) / splits, c.act);
+  amax.bytes_read = static_cast<double>(c.m) * static_cast<double>(c.k) * bytes_of(c.act);
+  amax.bytes_written = static_cast<double>(outputs) * 4;
   amax.launches = 2;
-  return {amax, ops::act_quant(name + "_quant", c.m, c.k, c.act, c.in, Scaling::tensor, false)};
+  // A share that is not a whole number of 16-byte vectors (per token, 18944 / 3 = 6315 elements)
+  // starts its rows unaligned: scalar loads whatever the shape mode (the pointer's divisibility
+  // bounds the vector width as the mask's does).
+  const bool unaligned = ((length + splits - 1) / splits) % (16 / std::max<int64_t>(1, static_cast<int64_t>(bytes_of(c.act)))) != 0;
+  Op partials = mark(amax);
+  partials.strided = masked || unaligned;
+  return {partials, mark(ops::act_quant(name + "_quant", c.m, c.k, c.act, c.in, c.scaling, false))};
 }
 
 }  // namespace
@@ -137,7 +163,8 @@ std::vector<Op> act_quant_kernels(const std::string& name, const ActQuantCall& c
   if (impl == Impl::fused || !fp8_scales) return fused_form(name, c);
   if (impl == Impl::eager) return eager_form(name, c);
   // Inductor's split rule reads the device's SMs; the lowering has no card: the H200's 132 (the
-  // count matters only past 32 x SMs x 2048 elements, where the partials fill the card either way).
+  // count matters past 32 x SMs x 2048 elements, where the partials fill the card either way, and
+  // for per-token rows, split below 2 x SMs rows).
   return compiled_form(name, c, 132);
 }
 
