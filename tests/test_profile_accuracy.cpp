@@ -675,6 +675,22 @@ TEST_CASE("h200-eltwise14: the walk past two blocks (opt-in), and a held-out set
   // Past it one row an SM walks its blocks one after another: a block more adds softmax_block (and
   // its bytes' stream, 0.07 us; 33 rows of more than 8192 columns would split, inductor_splits).
   CHECK(t(softmax(33, 8192), w) - t(softmax(33, 6144), w) == test::approx(w.inductor.softmax_block_s).epsilon(0.12));
+  // Branch eltdef: the walk's block times were fitted on row-masked calls (at most 132 rows); a
+  // layer_norm whose rows are a multiple of 4096 drops the row mask and its walk is shorter by the
+  // issue the mask adds: (3826 + 7 x 1404) - (2707 + 7 x 1088) warp instructions a row at 7 blocks
+  // over the masked reference's 1.188 a padded element (inductor_masks.cpp), at the compiled rate.
+  // The default's sweeps do not see the masks and each call's issue / stream is the same under
+  // both calibrations, so the opt-in's excess over the default differs by that saving alone
+  // between 8192 rows (no row mask) and 8191 (a row mask).
+  auto layernorm = [](int64_t rows, int64_t cols) { return ops::layernorm("n", rows, cols, DType::bf16, false); };
+  const double share = ((3826.0 + 7 * 1404) - (2707.0 + 7 * 1088)) / (14336 * 14595.0 / 12288);
+  const double saving = share * 14336 / (w.inductor.layernorm_rate / w.card.sm_count);
+  const double excess_unmasked = t(layernorm(8192, 14336), w) - t(layernorm(8192, 14336), d);
+  const double excess_masked = t(layernorm(8191, 14336), w) - t(layernorm(8191, 14336), d);
+  CHECK(excess_masked - excess_unmasked == test::approx(saving).epsilon(0.01));
+  // The default's held-out guard (8192 x 14336 within 3 % of h200-production's 120.75 us, branch
+  // eltwise12) holds under the opt-in too: +3.3 % before branch eltdef, +2.9 % now.
+  CHECK(std::abs(t(layernorm(8192, 14336), w) / 120.75e-6 - 1) <= 0.03);
   // validation/results/h200-eltwise14/kernels.json: 30 torch.compile calls measured after the opt-in's
   // mechanism was chosen, none fitted on (all held out); layer_norm / softmax / rms_norm at 10 shapes.
   for (Impl p : {Impl::fused, Impl::compiled}) {

@@ -1,5 +1,6 @@
 #include "inductor_masks.hpp"
 
+#include <algorithm>
 #include <cstdint>
 
 namespace perfmodel {
@@ -32,17 +33,43 @@ namespace perfmodel {
 // at +1.0 / -0.3 %. 9 blocks (1536 x 18432) counts 22323, not the line's 16462: past 7 blocks the
 // kernel issues as the masked reference does (1.21 a padded element), so the weight stops at 7
 // blocks, the largest count the line was tested on (8 blocks not measured).
-double inductor_mask_weight(const Op& op) {
-  constexpr int64_t max_xblock = 4096, block = 2048, row_mask_max_blocks = 7;
-  constexpr double kFixed = 2707, kBlock = 1088;        // no masks: warp instructions a row, a block
-  constexpr double kRowFixed = 3826, kRowBlock = 1404;  // row mask only
-  constexpr double masked_per_element = 14595.0 / (6 * block);  // 6144 x 11008's kernel
-  if (op.kernel != KernelId::layernorm || op.cols <= block || op.cols % block != 0) return 1.0;
-  const int64_t blocks = op.cols / block;
+namespace {
+
+constexpr int64_t max_xblock = 4096, block = 2048, row_mask_max_blocks = 7;
+constexpr double kFixed = 2707, kBlock = 1088;        // no masks: warp instructions a row, a block
+constexpr double kRowFixed = 3826, kRowBlock = 1404;  // row mask only
+constexpr double masked_per_element = 14595.0 / (6 * block);  // 6144 x 11008's kernel
+
+bool whole_block_layernorm(const Op& op) {
+  return op.kernel == KernelId::layernorm && op.cols > block && op.cols % block == 0;
+}
+
+// The row-mask-only kernel's weight at `blocks` whole blocks: the line up to 7 blocks, the masked
+// reference past it.
+double row_mask_weight(int64_t blocks) {
   const double masked = static_cast<double>(blocks * block) * masked_per_element;
-  if (op.rows % max_xblock == 0) return (kFixed + blocks * kBlock) / masked;
-  if (blocks <= row_mask_max_blocks) return (kRowFixed + blocks * kRowBlock) / masked;
-  return 1.0;
+  return blocks <= row_mask_max_blocks ? (kRowFixed + blocks * kRowBlock) / masked : 1.0;
+}
+
+double unmasked_weight(int64_t blocks) {
+  return (kFixed + blocks * kBlock) / (static_cast<double>(blocks * block) * masked_per_element);
+}
+
+}  // namespace
+
+double inductor_mask_weight(const Op& op) {
+  if (!whole_block_layernorm(op)) return 1.0;
+  const int64_t blocks = op.cols / block;
+  return op.rows % max_xblock == 0 ? unmasked_weight(blocks) : row_mask_weight(blocks);
+}
+
+// The walk's block times (fit_inductor.py) were fitted on calls of at most 132 rows, never a multiple
+// of 4096: every one of them kept its row mask. What an unmasked call saves on its walk is the
+// issue the row mask adds, the row-mask-only kernel's count less the unmasked one's.
+double inductor_walk_unmasked_share(const Op& op) {
+  if (!whole_block_layernorm(op) || op.rows % max_xblock != 0) return 0.0;
+  const int64_t blocks = op.cols / block;
+  return std::max(0.0, row_mask_weight(blocks) - unmasked_weight(blocks));
 }
 
 }  // namespace perfmodel

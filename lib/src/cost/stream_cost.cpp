@@ -182,7 +182,17 @@ std::optional<double> inductor_walk_s(const Op& op, const Roofs& r) {
   // set still there; the blocks' chains do not shorten (h200-production's 1 x 4096 calls rotate
   // 16-33 MB: +40-70 % with the whole walk DRAM-fed, -20 % with all of it scaled to L2's latency).
   const double scale = r.pass_latency_s > 0 ? op.l2_hit * r.l2_pass_latency_s / r.pass_latency_s + (1 - op.l2_hit) : 1;
-  return k.looped_row_s * scale + sweeps * blocks * block - saved;
+  // A lone CTA's block is mostly its own issue: the row's issue at the SM's rate (2048 / (rate /
+  // SMs) a block) is 0.38 of layernorm_block's 0.50 us and 0.59 of softmax_block's 0.72 (the
+  // compiled rates), a block's dependent time its issue and a short wait. The block times were
+  // fitted on calls that all kept their row mask (at most 132 rows); a layer_norm whose rows are a
+  // multiple of 4096 drops it and issues fewer instructions a row (inductor_masks.cpp, branches
+  // eltwise12 / -13: Nsight Compute counts), so its walk is shorter by the issue it saves. No
+  // parameter (branch eltdef): the unmasked 8192 x 14336 was priced +3.3 % by the walk, where the
+  // default's sweeps price +1.9 %.
+  const double row_issue = blocks * 2048.0 / (inductor_rate(op, k) / static_cast<double>(r.card.sm_count));
+  const double unmasked_saving = sweeps * inductor_walk_unmasked_share(op) * row_issue;
+  return k.looped_row_s * scale + sweeps * blocks * block - saved - unmasked_saving;
 }
 
 // Inductor splits a row reduction whose rows cannot fill the card (torch/_inductor/ir.py,

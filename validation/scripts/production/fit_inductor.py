@@ -66,6 +66,9 @@ Branch eltwise14: its opt-in (validation/results/h200-eltwise14/h200.calibration
 the walk's three times printed here with `walk_from_cols: 4097` (the walk priced past two blocks only)
 beside the default's rates, which up to 4096 columns keep pricing the default's sweeps; nothing is
 refitted (the walk's fit cases of 2049-4096 columns ran the walk, so they still fit it as measured).
+Branch eltdef: every walk fit case here (at most 132 rows) keeps Inductor's row mask, so the block
+times are the row-masked kernel's; stream_cost.cpp shortens the walk of a layer_norm without it (rows
+a multiple of 4096, whole blocks) by the issue the mask adds (inductor_masks.cpp). Nothing refitted.
 """
 import json
 import math
