@@ -76,7 +76,9 @@
 // at the MMA share) short in proportion to 1 / K (Qwen3 down K 768 -17 %, DeepSeek-V2-Lite down
 // K 1408 -5 %, Qwen3 gate_up K 2048 -4 %; Mixtral's K 4096 / 14336 fit the share): a short K loop
 // does not hide the switch behind the other consumer's MMAs either (our reading, not profiled).
-// Refitted in this form as moe15 fitted it (even half of the 206 non-fit cases): 0.29 us.
+// Refitted in this form as moe15 fitted it (even half of the 206 non-fit cases): 0.29 us. Both keys
+// are in hardware/h200.calibration.yaml since this branch: the decode-step guards moe14 and moe15
+// failed pass once eager torch.topk is priced (moe_topk.cpp), the kernels the old over-price hid.
 #include <algorithm>
 #include <cmath>
 
