@@ -140,7 +140,14 @@ TEST_CASE("eager experts at prefill: cub's radix sort past 4096 picks, the gener
 }
 
 TEST_CASE("torch._grouped_mm: each CTA's own stream plus the card's shared one; prefill is MMA-bound") {
-  const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+  // The checks below state moe9's law term by term: the calibration with branch moe14's wave
+  // sharing and branch moe15's tile switch cleared (both in the default since branch moedef; the
+  // next test case states them).
+  Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+  for (ProfileCalibration& p : cal.profiles) {
+    p.aten.grouped_mm_wave_sharing = 0;
+    p.aten.grouped_mm_tile_switch_s = 0;
+  }
   const Card card = test::catalogue().card("h200");
   const Roofs r = make_roofs(card, &cal, Impl::eager);
   REQUIRE(r.aten.grouped_mm_measured());
@@ -234,4 +241,40 @@ TEST_CASE("torch._grouped_mm: each CTA's own stream plus the card's shared one; 
   CHECK(c.tiling->tile.name() == "64x128");
   CHECK(c.tiling->tiles == 96);
   CHECK(c.tiling->waves == 1);
+}
+
+TEST_CASE("torch._grouped_mm's default since branch moedef: moe14's wave sharing and the serial tile switch") {
+  const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+  const Card card = test::catalogue().card("h200");
+  const Roofs r = make_roofs(card, &cal, Impl::eager);
+  REQUIRE(r.aten.grouped_mm_wave_sharing == 1);
+  REQUIRE(r.aten.grouped_mm_tile_switch_s > 0);
+  const double cta = r.aten.grouped_mm_cta_rate, stream = r.aten.grouped_mm_stream;
+  // Qwen3 gate_up at one token, one wave: the law leaves the two terms as they were (the first
+  // wave pays the per-CTA term whole); each CTA tile a CTA walks adds the switch x 768 / K: 8
+  // experts x 2 M tiles (CUTLASS's cluster pair) x 12 column tiles over 132 CTAs, serial to the
+  // larger of the memory and MMA terms.
+  const Op one = ops::grouped_gemm("gate_up", 1, 8, 128, 1536, 2048, DType::bf16, DType::bf16, Precision::bf16);
+  const OpCost c = price(one, r, Impl::eager);
+  CHECK(c.memory_time_s == test::approx(one.bytes() / 96 / cta + one.bytes() / stream));
+  const double tile_switch = r.aten.grouped_mm_tile_switch_s * 768.0 / 2048.0 * (8.0 * 2 * 12 / 132);
+  CHECK(c.device_time_s == test::approx(r.aten.grouped_mm_floor_s + tile_switch + c.memory_time_s));
+  // Measured 32.4 us (h200-moe) and 31.9 us (h200-moe-sync): within 5 %.
+  CHECK(c.device_time_s == test::approx(32.4e-6).epsilon(0.05));
+  // At T = 8, 624 tiles in 5 waves: each later wave's per-CTA term in the share c_eff / W, the
+  // clusters of one expert in a wave (6 here: 12 column tiles, one pair) over the wave's 66.
+  const Op eight = ops::grouped_gemm("gate_up", 8, 8, 128, 1536, 2048, DType::bf16, DType::bf16, Precision::bf16);
+  const double tile_bytes = eight.bytes() / 624;
+  const OpCost e = price(eight, r, Impl::eager);
+  CHECK(e.memory_time_s < 5 * (tile_bytes / cta + tile_bytes * 132 / stream));
+  CHECK(e.memory_time_s > tile_bytes / cta + 5 * tile_bytes * 132 / stream);
+  // A compute-bound pingpong op (h200-moe5's forced-pingpong Qwen3 down, 256 rows on each of 128
+  // experts): the switch adds to the MMA term, not hidden under it.
+  Op forced = ops::grouped_gemm("w2", 256, 128, 128, 2048, 768, DType::bf16, DType::bf16, Precision::bf16);
+  forced.moe = {128, 256, 256, forced.moe.experts_touched};
+  const OpCost f = price(forced, r, Impl::eager);
+  REQUIRE(f.tiling.has_value());
+  CHECK(f.tiling->tile.name() == "64x128");
+  CHECK(f.compute_time_s > f.memory_time_s);
+  CHECK(f.device_time_s > r.aten.grouped_mm_floor_s + f.compute_time_s + r.aten.grouped_mm_tile_switch_s * 60);
 }

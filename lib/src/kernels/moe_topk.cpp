@@ -2,6 +2,7 @@
 // csrc/moe/topk_softmax_kernels.cu; grouped_topk for DeepSeek-V3's sigmoid + group-limited
 // routing). The router GEMM before it is a plain `gemm`.
 #include <algorithm>
+#include <cmath>
 
 #include "../cost/kernel_costs.hpp"
 #include "op_builders.hpp"
@@ -99,8 +100,47 @@ constexpr double kTopkCyclesPerInstruction = 0.50;
 // issue fit falls to 0.38 and 16384 tokens are -15 to -24 %).
 constexpr double kSchedulersPerSm = 4;
 
+// PyTorch eager's torch.topk (transformers' routers; branch moedef). Its kernels at decode are
+// latency, not bytes (h200-moe's steps, torch.profiler per kernel: 4-8 us for a row of 8-128
+// logits, where a stream price gives ~1 us):
+//  - sbtopk::gatherTopK (aten/src/ATen/native/cuda/TensorTopK.cu, SortingRadixSelect.cuh): one CTA
+//    a row of ceil(E / 32) warps; radixSelect finds the k-th value two bits at a time over the
+//    32-bit key, 16 dependent passes, each a count of the row's digits (warp ballots, a shared-
+//    memory sum across the warps, a barrier) that every thread then reads. A pass is
+//    kSelectPassCycles plus kSelectWarpCycles per doubling of the warps (the cross-warp sum);
+//  - bitonicSortKVInPlace (Sort.cu, sortKeyValueInplace) when the call sorts (sorted=True, the
+//    default Qwen3-MoE's and Mixtral's routers keep; DeepSeek-V2's passes sorted=False and its
+//    steps show no sort kernel): a fixed 16-slot sort of the k values and their indices, one
+//    latency whatever k (3.9-4.4 us at k 2 and 8).
+// Fitted on h200-moe's T = 1 decode steps only (the cropped-cache run, 5 steps: Mixtral E 8 (1
+// warp) 4.08 us, DeepSeek-V2-Lite E 64 (2) 4.71 / 4.65, Qwen3 E 128 (4) 5.31 / 5.07; sort 3.90 /
+// 3.90 / 4.02), each kernel's time less its launch's share of the kernel floor: 4.045 us + 0.555
+// us a warp doubling (least squares on log2 warps), sort 3.85 us (median), at the 1980 MHz SM
+// clock. Held out: h200-moe's T > 1, h200-moe-contiguous and h200-moe-sync. Not modelled: the
+// select grows with T at decode (Qwen3 5.3 -> 8.2 us at T = 1 -> 64; 6.8 at T = 8), our reading
+// the slowest row's passes (radixSelect returns early once the k-th value's digits are unique),
+// and the prefill rows' throughput (T = 2048: 19.7 us measured); both under-price.
+constexpr double kRadixPasses = 16;
+constexpr double kSelectPassCycles = 501;
+constexpr double kSelectWarpCycles = 69;
+constexpr double kSortCycles = 7625;
+
+KernelTimes torch_topk_cost(const Op& op, const Roofs& r, KernelTimes t) {
+  const double clock = r.card.cuda_clock_hz;
+  const double warps = std::max(1.0, std::ceil(static_cast<double>(op.cols) / 32.0));
+  const double select = kRadixPasses * (kSelectPassCycles + kSelectWarpCycles * std::log2(warps)) / clock;
+  const double sort = op.passes >= 2 ? kSortCycles / clock : 0;  // eager_router: passes 2 when torch.topk sorts
+  const double launches = op.launches * kernel_alone_s(r.kernel_floor_s, r);
+  t.fixed_s = launches + select + sort;
+  t.fixed_parts = {{"launch floors", launches, "kernel_floor"},
+                   {"gatherTopK: 16 dependent radix-select passes", select, ""}};
+  if (sort > 0) t.fixed_parts.push_back({"bitonicSortKVInPlace: the sorted call's 16-slot sort", sort, ""});
+  return t;
+}
+
 KernelTimes moe_topk_cost(const Op& op, const Roofs& r, const Tile* tile) {
   KernelTimes t = stream_cost(op, r, tile);
+  if (r.profile == "eager" && r.card.cuda_clock_hz > 0) return torch_topk_cost(op, r, t);
   // Where the profile is measured on the vLLM-style MoE kernels (h200-moe-fused2), as the cycles were.
   if (r.profile != "fused" || !r.fused_moe.measured() || r.card.cuda_clock_hz <= 0 || r.card.sm_count <= 0) return t;
   const double k = static_cast<double>(op.moe.top_k);

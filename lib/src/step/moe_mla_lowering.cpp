@@ -92,7 +92,10 @@ void eager_router(const GraphNode& n, const Model& m, const Workload& w, Step& s
   // topk are 4 kernels, 12.8-13.4 us at T = 1).
   Op topk = ops::moe_topk(n.name + ".topk", T, E, k, DType::fp32);
   topk.launches = 3;
-  topk.passes = 3;
+  // Its dependent kernels (moe_topk.cpp prices them): gatherTopK, then the sort when the call sorts.
+  // transformers' Qwen3-MoE and Mixtral routers keep torch.topk's sorted=True; DeepSeek-V2/V3's pass
+  // sorted=False (h200-moe: no bitonicSortKVInPlace of fp32 values in DeepSeek-V2-Lite's steps).
+  topk.passes = m.architecture.rfind("deepseek", 0) == 0 ? 1 : 2;
   s.ops.push_back(counted(topk, n.count));
   if (m.moe.n_group > 1) {
     // Group-limited routing (DeepseekV3TopkRouter.get_topk_indices): group scores from each

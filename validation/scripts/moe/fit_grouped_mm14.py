@@ -63,7 +63,7 @@ def wave_sharing(experts, clusters_each, per_wave):
     return min(1.0, sharing([m] * g, w) / w)
 
 
-def predict(c, k=f9.KEYS, law="moe14", tile_s=0.0):
+def predict(c, k=f9.KEYS, law="moe14", tile_s=0.0, switch_in_memory=False):
     """grouped_mm_cost.cpp (branch moe14) for the pingpong kernel; law='moe9' is fit_grouped_mm9's.
     tile_s > 0 adds branch moe15's unhidden tile switch (fit_grouped_mm15.py) to moe14's law."""
     n, kd = c["n"], c["k"]
@@ -105,11 +105,15 @@ def predict(c, k=f9.KEYS, law="moe14", tile_s=0.0):
     two_terms = cta_waves * cta_term + waves * tile_bytes * ctas / k["stream"]
     weight_share = n * kd / (n * kd + m * (kd + n))
     mem = (1 - a) * two_terms + a * op_bytes / k["full"] + op_bytes * weight_share * q / k["stream"]
+    switch = 0.0
     if law == "moe14" and tile_s > 0:  # branch moe15: every CTA tile's switch, hidden in proportion to K
         tiles_each = gi * cta_row_tiles * col_tiles
-        mem += tile_s * TILE_K0 / kd * tiles_each / min(tiles_each, SMS)
+        switch = tile_s * TILE_K0 / kd * tiles_each / min(tiles_each, SMS)
     comp = waves * 2 * min(math.ceil(m), 64) * 128 * kd / (f9.PEAK * k["ping"] / SMS)
-    return k["floor"] + max(mem, comp)
+    if switch_in_memory:  # moe15's form: the switch hides behind the MMAs of a compute-bound kernel
+        return k["floor"] + max(mem + switch, comp)
+    # Branch moedef: serial to both (the compute-bound forced-pingpong cases of h200-moe5 are short too).
+    return k["floor"] + max(mem, comp) + switch
 
 
 def load(results):
