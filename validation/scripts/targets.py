@@ -244,7 +244,8 @@ def issue12(build):
               + (f"{100 * gq['compiled_large'][1]:.1f} / {100 * gq['compiled_large'][2]:.1f} % from 1024 rows up"
                  if "compiled_large" in gq else ""))
     if "eager" in gq:
-        t.add("FP8 1x128-group activation quantization, PyTorch eager's kernels (h200-quant2, h200-group16)", ghow,
+        t.add("FP8 1x128-group activation quantization, PyTorch eager's kernels (h200-quant2, h200-group16)",
+              "tests/test_act_quant_group_accuracy.cpp (-s), nothing fitted: K 4096 / 14336 (h200-quant2), 3584 / 5120 / 18944 (h200-group16)",
               gq["eager"], (0.08, 0.20), "9 ATen kernels (8 at one row); one-row calls 19-25 % under")
     if "triton_fp8" in kv:
         t.add("FP8-KV decode attention (Triton split-KV)", "tests/test_quant_kv_accuracy.cpp (-s)", kv["triton_fp8"], (0.08, 0.20))
