@@ -320,6 +320,8 @@ TEST_CASE("block-scaled FP8 on held-out shapes: <= 8 % median, <= 20 % p90 (issu
   CHECK(held.median <= BLOCK_MEDIAN);
   CHECK(held.p90 <= BLOCK_P90);
   CHECK(report("sweep_tensor").median <= SWEEP_TENSOR_MEDIAN);
+  // h200-quant2's compiled 1x128-group quantizations priced as vLLM's one kernel (79 % / 83 %), kept
+  // as the before figure; as Inductor's and ATen's kernels: tests/test_act_quant_group_accuracy.cpp.
   report("act_quant_group");
 }
 

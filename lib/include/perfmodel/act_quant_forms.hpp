@@ -32,9 +32,11 @@ struct ActQuantCall {
 // kernel first for a dynamic tensor scale); not measured. eager: the torch ops of a
 // torchao-style quantization, one ATen kernel each (9 dynamic, 4 static). compiled: Inductor's
 // Triton kernels (one pointwise kernel static; one looped row reduction per token; per tensor a
-// split reduction, its combine, then the pointwise cast). Eager and compiled 4-bit formats and
-// 1x128 blocks: the engine's kernels stand in (transformers' block-FP8 linear runs one Triton
-// quantization kernel; h200-quant2's torch-op group cases are not priced).
+// split reduction, its combine, then the pointwise cast). Dynamic FP8 1x128 blocks, eager and
+// compiled: the torch ops of quant_gemm.py's q_group_dyn (lib/src/quant/act_quant_group_forms.cpp:
+// 9 ATen kernels; Inductor's dynamic-shape three), as h200-quant2 / h200-group16 measured them;
+// transformers' own block-FP8 linear runs one Triton quantization kernel instead, which the fused
+// form's one kernel stands for. Eager and compiled 4-bit formats: the engine's kernels stand in.
 std::vector<Op> act_quant_kernels(const std::string& name, const ActQuantCall& c, Impl impl);
 
 }  // namespace perfmodel

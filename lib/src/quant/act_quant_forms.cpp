@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 
+#include "act_quant_group_forms.hpp"
 #include "perfmodel/ops.hpp"
 #include "perfmodel/quant.hpp"
 
@@ -157,6 +158,8 @@ std::vector<Op> compiled_form(const std::string& name, const ActQuantCall& c, in
 }  // namespace
 
 std::vector<Op> act_quant_kernels(const std::string& name, const ActQuantCall& c, Impl impl) {
+  // Eager and compiled 1x128-group FP8 quantization: act_quant_group_forms.cpp (branch group16).
+  if (is_act_quant_group(c, impl)) return act_quant_group_kernels(name, c, impl);
   const bool fp8_scales = c.in == DType::fp8 && c.scaling != Scaling::block;
   // Eager and compiled quantizations of 4-bit formats and 1x128 blocks are not modelled: the
   // engine's kernels stand in (the profiles' lowering before this file).
