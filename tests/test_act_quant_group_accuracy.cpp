@@ -66,6 +66,8 @@ std::map<std::string, std::vector<double>> errors() {
       call.k = c.at("k");
       call.scaling = Scaling::block;
       call.dynamic = true;
+      call.torch_ops = true;  // the measured functions quantize in torch ops
+      call.dynamic_shapes = compile && !fixed_shape;
       const Roofs& r = compile ? compiled : eager;
       KernelCase kc;
       kc.rotated_bytes = c.value("rotated_bytes", 0.0);
@@ -157,6 +159,10 @@ TEST_CASE("1x128-group FP8 activation quantization forms: each profile's kernels
   c.m = 16;
   c.k = 4096;
   c.scaling = Scaling::block;
+  // The profiles' default: one quantization kernel (transformers' Triton act_quant, vLLM's kernel).
+  for (Impl impl : {Impl::fused, Impl::eager, Impl::compiled}) CHECK(act_quant_kernels("q", c, impl).size() == 1);
+  c.torch_ops = true;
+  c.dynamic_shapes = true;
   // fused: the serving engine's one kernel.
   CHECK(act_quant_kernels("q", c, Impl::fused).size() == 1);
   // eager: 9 ATen kernels, the last the column-major scale copy; one row skips it.

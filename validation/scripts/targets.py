@@ -280,14 +280,15 @@ def issue12(build):
     gq = doctest_reports(build, "test_act_quant_group_accuracy")
     ghow = "tests/test_act_quant_group_accuracy.cpp (-s), K 4096 fit, K 14336 (h200-quant2) and 3584 / 5120 / 18944 (h200-group16) held out"
     if "compiled" in gq:
-        t.add("FP8 1x128-group activation quantization, torch.compile's kernels (h200-quant2, h200-group16)", ghow,
+        t.add("FP8 1x128-group activation quantization written in torch ops, torch.compile(dynamic=True)'s kernels "
+              "(h200-quant2, h200-group16)", ghow,
               gq["compiled"], (0.08, 0.20),
               "Inductor's three kernels (group quant as a masked sweep, the reshape's indexed copy issue-bound, the "
               "transposed scales); under at <= 128 rows, "
               + (f"{100 * gq['compiled_large'][1]:.1f} / {100 * gq['compiled_large'][2]:.1f} % from 1024 rows up"
                  if "compiled_large" in gq else ""))
     if "eager" in gq:
-        t.add("FP8 1x128-group activation quantization, PyTorch eager's kernels (h200-quant2, h200-group16)",
+        t.add("FP8 1x128-group activation quantization written in torch ops, PyTorch eager's kernels (h200-quant2, h200-group16)",
               "tests/test_act_quant_group_accuracy.cpp (-s), nothing fitted: K 4096 / 14336 (h200-quant2), 3584 / 5120 / 18944 (h200-group16)",
               gq["eager"], (0.08, 0.20), "9 ATen kernels (8 at one row); one-row calls 19-25 % under")
     if "triton_fp8" in kv:

@@ -26,17 +26,22 @@ struct ActQuantCall {
   // the graph was compiled for: compiled_m x compiled_k (0: this call's own).
   bool dynamic_shapes = false;
   int64_t compiled_m = 0, compiled_k = 0;
+  // 1x128 groups: quantization written in torch ops (quant_gemm.py's q_group_dyn, as h200-quant2 and
+  // h200-group16 measured it), eager or under torch.compile(dynamic=True): act_quant_group_forms.cpp.
+  // false (the profiles' default): one quantization kernel, what transformers' FP8Linear runs
+  // (integrations/finegrained_fp8.py's Triton act_quant) and a per-shape compile fuses it into.
+  bool torch_ops = false;
 };
 
 // fused: the serving engine's CUDA kernels (vLLM scaled_fp8_quant / per-token quant, an amax
 // kernel first for a dynamic tensor scale); not measured. eager: the torch ops of a
 // torchao-style quantization, one ATen kernel each (9 dynamic, 4 static). compiled: Inductor's
 // Triton kernels (one pointwise kernel static; one looped row reduction per token; per tensor a
-// split reduction, its combine, then the pointwise cast). Dynamic FP8 1x128 blocks, eager and
-// compiled: the torch ops of quant_gemm.py's q_group_dyn (lib/src/quant/act_quant_group_forms.cpp:
+// split reduction, its combine, then the pointwise cast). Dynamic FP8 1x128 blocks with torch_ops,
+// eager and compiled with dynamic shapes: the torch ops of quant_gemm.py's q_group_dyn (lib/src/quant/act_quant_group_forms.cpp:
 // 9 ATen kernels; Inductor's dynamic-shape three), as h200-quant2 / h200-group16 measured them;
-// transformers' own block-FP8 linear runs one Triton quantization kernel instead, which the fused
-// form's one kernel stands for. Eager and compiled 4-bit formats: the engine's kernels stand in.
+// without torch_ops (the default), transformers' own block-FP8 linear runs one Triton quantization
+// kernel, which the fused form's one kernel stands for. Eager and compiled 4-bit formats: the engine's kernels stand in.
 std::vector<Op> act_quant_kernels(const std::string& name, const ActQuantCall& c, Impl impl);
 
 }  // namespace perfmodel

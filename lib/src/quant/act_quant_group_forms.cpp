@@ -78,7 +78,9 @@ constexpr double kIndexedCopyInstructions = 88.3;
 std::vector<Op> compiled_group_form(const std::string& name, const ActQuantCall& c) {
   const int64_t T = c.m, k = c.k, groups = groups_of(c);
   std::vector<Op> out;
-  out.push_back(ops::act_quant(name + ".group_quant", T, k, c.act, c.in, Scaling::block, false));
+  Op quant = ops::act_quant(name + ".group_quant", T, k, c.act, c.in, Scaling::block, false);
+  quant.strided = c.dynamic_shapes;  // masked against the size arguments: scalar accesses (act_quant_cost.cpp)
+  out.push_back(quant);
   Op view = ops::copy(name + ".view_copy", T, k, c.in);
   view.instructions = static_cast<double>(T) * static_cast<double>(k) * kIndexedCopyInstructions;
   out.push_back(view);
@@ -89,7 +91,8 @@ std::vector<Op> compiled_group_form(const std::string& name, const ActQuantCall&
 }  // namespace
 
 bool is_act_quant_group(const ActQuantCall& c, Impl impl) {
-  return impl != Impl::fused && c.in == DType::fp8 && c.scaling == Scaling::block && c.dynamic;
+  return c.torch_ops && impl != Impl::fused && c.in == DType::fp8 && c.scaling == Scaling::block && c.dynamic &&
+         (impl == Impl::eager || c.dynamic_shapes);
 }
 
 std::vector<Op> act_quant_group_kernels(const std::string& name, const ActQuantCall& c, Impl impl) {
