@@ -3,8 +3,6 @@
 // kernel, rotary is one kernel for q and one for k (as Inductor's stand-in runs it) and the KV-cache
 // write one, attention is flash-style, and the
 // step is replayed as one CUDA graph, so there is no host gap between kernels (docs/profiles.md).
-#include <algorithm>
-
 #include "../parallel/parallel_internal.hpp"
 #include "fused_ops.hpp"
 #include "perfmodel/ops.hpp"
@@ -96,23 +94,6 @@ std::vector<Op> rotary_q_k(const std::string& name, int64_t T, const Model& m, D
 // rate (stream_cost's l2_hit); price() keeps only what the card's L2 holds of the op's bytes.
 void reads_last_output(Op& op) { op.l2_hit = 1; }
 
-// Prefill's add+RMSNorm (Inductor's triton_red_fused__fused_rms_norm_add) sits between two GEMMs
-// that are compute-bound at prefill: its input x is the GEMM output just written (in L2), and its
-// own writes (h and the normalized rows) land in L2 and drain to DRAM under the next GEMM, which
-// leaves DRAM idle. Only the residual (written a GEMM block earlier) and the weight come from DRAM.
-// So the share of the op's bytes that is x plus its writes moves at the L2 rate, the rest at
-// DRAM's (stream_cost's l2_hit), clamped by price() to what the card's L2 keeps of the op's bytes
-// (cyclic_l2_hit: all of 8-34 MB, a quarter at 67 MB, none at 134 MB). Measured in the steps
-// (validation/results/h200-fused-step-alone, profiler): 3.0 us a call at 512 x 2048 where the
-// DRAM pricing gave 4.32, 4.78 at 512 x 4096 (6.45), 16.1 at 4096 x 2048 (19.2), within 3 % at
-// 4096 x 4096 (branch prefill). Decode keeps DRAM: its next GEMM streams weights at the full DRAM
-// rate, so the drain is not free, and its sweeps wait on the residual's first touch
-// (h200-fusedsmall: 0-14 % faster warm). No parameter.
-void prefill_norm_in_l2(Op& op) {
-  const double x = static_cast<double>(op.rows) * static_cast<double>(op.cols) * bytes_of(op.dtype);
-  if (op.bytes() > 0) op.l2_hit = std::min(1.0, (x + op.bytes_written) / op.bytes());
-}
-
 void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
   const int64_t T = w.tokens();
   const DType act = w.act_dtype, wt = w.weight_dtype;
@@ -126,10 +107,7 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
       case Kind::position_embed:  // learned positions: a second gather fused with the add
         s.ops.push_back(counted(ops::add(n.name, T, m.hidden, act), n.count));
         break;
-      case Kind::norm:
-        s.ops.push_back(counted(fused_norm(m, n, T, act), n.count));
-        if (w.phase == Phase::prefill && m.norm == NormKind::rmsnorm) prefill_norm_in_l2(s.ops.back());
-        break;
+      case Kind::norm: s.ops.push_back(counted(fused_norm(m, n, T, act), n.count)); break;
       case Kind::linear:  // the parts as one GEMM (QKVParallelLinear, MergedColumnParallelLinear)
         if (is_quantized(w) && !n.logits) {  // the LM head stays in the activations' dtype (quant.hpp)
           for (Op& op : quantized_linear(n.name, T, n.out(), n.in, w, n.bias)) s.ops.push_back(counted(std::move(op), n.count));
