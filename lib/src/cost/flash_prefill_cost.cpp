@@ -1,5 +1,7 @@
 // Flash (fused) prefill attention: the CTAs of (batch x heads x query tiles) scheduled over the
 // SMs, each walking its K/V tiles (attention_schedule.hpp; docs/model.md, "prefill attention").
+#include <algorithm>
+
 #include "kernel_costs.hpp"
 #include "perfmodel/attention_schedule.hpp"
 
@@ -14,6 +16,28 @@ double attention_tile_time(const Roofs& r, int64_t head_dim) {
   return t128 * ((1 - s) * static_cast<double>(head_dim) / 128.0 + s);
 }
 
+// A profile's fused kernel (cuDNN's SDPA: the call floor below is its fit) starts every CTA of its
+// first wave at once, each loading its Q tile, and ends with its last wave storing their O tiles
+// together: those tiles cross DRAM with no walk under them (the walk needs Q; the store waits on
+// the last tile), so one wave's Q bytes at the read rate and O bytes at the write rate add to the
+// critical path. Head-dim proportional where the call floor is not: at 32 heads, s 512 it is 2.2 us
+// at head dim 128 and 1.1 at 64, which the one floor of fit_profiles.py had priced alike (TinyLlama's
+// d 64 s 512 call 11.8 us priced, 8.3 + 0.9 us Memset measured in validation/results/
+// h200-fused-step-alone; branch prefill). No parameter: the card's read and write rates.
+namespace {
+
+double attention_wave_edge_s(const Op& op, const Roofs& r) {
+  const AttentionShape& a = op.attention;
+  if (r.read_bandwidth <= 0 || r.write_bandwidth <= 0 || r.card.sm_count <= 0) return 0;
+  const int64_t tiles = (a.q_len + kAttentionTile - 1) / kAttentionTile;
+  const double ctas = static_cast<double>(a.batch * a.heads * tiles);
+  const double wave = std::min(ctas, static_cast<double>(r.card.sm_count));
+  const double tile = static_cast<double>(std::min(a.q_len, kAttentionTile) * a.head_dim) * bytes_of(op.dtype);
+  return wave * tile / r.read_bandwidth + wave * tile / r.write_bandwidth;
+}
+
+}  // namespace
+
 KernelTimes flash_prefill_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
   if (op.flops <= 0) return stream_cost(op, r, force_tile);
   effective_peak(r, op.precision);  // a card without the op's peak is refused, as for any op
@@ -23,7 +47,8 @@ KernelTimes flash_prefill_cost(const Op& op, const Roofs& r, const Tile* force_t
                                              r.attention_cta_fixed_s, attention_tile_time(r, a.head_dim));
   // A profile's kernel has its own floor per call (cuDNN's, FlashAttention's: measured on the
   // smallest calls); else the card's launch floor and one sweep per pass.
-  t.fixed_s = r.attention_call_floor_s.value_or(op.launches * r.kernel_floor_s + op.passes * r.pass_latency_s);
+  t.fixed_s = r.attention_call_floor_s ? *r.attention_call_floor_s + attention_wave_edge_s(op, r)
+                                       : op.launches * r.kernel_floor_s + op.passes * r.pass_latency_s;
   t.memory_s = with_l2_hit(op, r, stream_memory_s(op, r));
   return t;
 }

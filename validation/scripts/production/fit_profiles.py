@@ -27,6 +27,7 @@ import math
 import sys
 
 SMS, TILE, DRAM = 132, 128, 4.0e12
+READ, WRITE = 4658.4e9, 3432.33e9  # hardware/h200.calibration.yaml: read_bandwidth, write_bandwidth
 
 
 def med(v):
@@ -63,11 +64,19 @@ def critical(b, h, q, kv, causal, fixed, tile):
     return makespan
 
 
-def prefill_time(c, peak, share, fixed, floor):
+def wave_edge(c):
+    """cuDNN's first wave's Q tiles in and last wave's O tiles out, all CTAs at once, no walk under them
+    (flash_prefill_cost.cpp, attention_wave_edge_s; branch prefill): the card's read / write rates."""
+    wave = min(c['batch'] * c['heads'] * math.ceil(c['q_len'] / TILE), SMS)
+    tile = min(c['q_len'], TILE) * c['head_dim'] * 2
+    return wave * tile / READ + wave * tile / WRITE
+
+
+def prefill_time(c, peak, share, fixed, floor, edge=False):
     t128 = 4 * TILE * TILE * 128 / (peak / SMS)
     tile = t128 * ((1 - share) * c['head_dim'] / 128 + share)
-    return floor + max(critical(c['batch'], c['heads'], c['q_len'], c['kv_len'], c['causal'], fixed, tile),
-                       c['bytes'] / DRAM)
+    return floor + (wave_edge(c) if edge else 0) + max(
+        critical(c['batch'], c['heads'], c['q_len'], c['kv_len'], c['causal'], fixed, tile), c['bytes'] / DRAM)
 
 
 def nelder_mead(f, x0, steps, iterations=400):
@@ -97,12 +106,12 @@ def nelder_mead(f, x0, steps, iterations=400):
     return pts[min(range(n + 1), key=lambda k: vals[k])]
 
 
-def fit_prefill(cases):
+def fit_prefill(cases, edge=False):
     def loss(x):
         peak, share, fixed, floor = x[0] * 1e12, x[1], x[2] * 1e-6, x[3] * 1e-6
         if peak <= 0 or not 0 <= share <= 1 or fixed < 0 or floor < 0:
             return 1e9
-        return sum(math.log(prefill_time(c, peak, share, fixed, floor) / c['measured_s']) ** 2
+        return sum(math.log(prefill_time(c, peak, share, fixed, floor, edge) / c['measured_s']) ** 2
                    for i, c in cases if i % 2 == 0)
     x = nelder_mead(loss, [500, 0.3, 1.0, 5.0], [100, 0.1, 0.5, 2.0])
     return x[0] * 1e12, x[1], x[2] * 1e-6, x[3] * 1e-6
@@ -153,11 +162,12 @@ def main(path):
     for impl, profile in (('torch.sdpa.cudnn', 'fused, eager and compiled'), ('torch.sdpa.flash', 'FlashAttention-2 (its share: fused decode)'),
                           ('torch.sdpa.efficient', 'no profile (the record)')):
         sel = pick('attention_prefill_fused', impl)
-        peak, share, fixed, floor = fit_prefill(sel)
+        edge = impl == 'torch.sdpa.cudnn'  # the profiles' kernel: its wave edge priced (flash_prefill_cost.cpp)
+        peak, share, fixed, floor = fit_prefill(sel, edge)
         shares[impl] = share
         print(f'{profile} prefill <- {impl}: attention_peak {peak / 1e12:.1f} TFLOP/s, softmax share {share:.3f}, '
               f'cta_fixed {fixed * 1e6:.3f} us, call_floor {floor * 1e6:.2f} us')
-        report('prefill', [(i, prefill_time(c, peak, share, fixed, floor) / c['measured_s'] - 1) for i, c in sel])
+        report('prefill', [(i, prefill_time(c, peak, share, fixed, floor, edge) / c['measured_s'] - 1) for i, c in sel])
     dec = pick('attention_decode', 'torch.sdpa.flash')
     kv = lambda c: 2 * c['batch'] * c['kv_heads'] * c['kv_len'] * c['head_dim'] * 2
     split = [(i, c) + split_plan(c) for i, c in dec if split_plan(c)[0] > 1]
