@@ -139,7 +139,7 @@ TEST_CASE("compiled decode SDPA is cuDNN's 16-row-tile kernel: memory-bound, hel
   const Op big_op = ops::attention_decode_cudnn("a", 64, 32, 32, 1064, 128, DType::bf16, DType::bf16);
   CHECK(big_op.bytes() == test::approx(2.0 * 64 * 32 * 1064 * 128 * 2 + 2.0 * 64 * 32 * 128 * 2));  // K, V; q, o
   CHECK(big.memory_time_s == test::approx(big_op.bytes() / (4298.2e9 * 2048 / (16 * 132))).epsilon(1e-6));
-  // Without a mask (the eager and fused profiles, the harness cases): three CTAs resident an SM (a
+  // Without a mask (the eager profile, the harness cases; the fused profile keeps the old rule): three CTAs resident an SM (a
   // 68 KB Q tile and K/V stage in 228 KiB): 5 waves of 396 at the card's rate, then 68 CTAs that
   // each stream at their own 46.66 GB/s (branch decode16).
   const Roofs eager = make_roofs(test::catalogue().card("h200"), &h200_calibration(), Impl::eager);
