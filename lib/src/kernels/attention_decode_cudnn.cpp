@@ -17,13 +17,22 @@
 // H200's 132 SMs, never at 112 or more, and only over more than 4 key tiles (at 32-64 CTAs the
 // kernel ran alone up to 512 keys, validation/results/h200-cudnn-decode, and split at 552 keys,
 // validation/results/h200-compiled, and from 1024).
-// Otherwise each CTA walks its whole cache, one CTA per SM at a time, in waves; a wave takes at
-// least a CTA's latency-bound first tile (cta_latency), what short walks at many CTAs show
-// (docs/model.md, "cuDNN decode").
+// Otherwise each CTA walks its whole cache; a wave takes at least a CTA's latency-bound first tile
+// (cta_latency), what short walks at many CTAs show (docs/model.md, "cuDNN decode").
+// With cudnn_decode measured and no mask (branch decode16, validation/results/h200-heldout16): CTAs are
+// resident as many per SM as the kernel's shared memory allows (a 16 x d Q tile and one 128-key K
+// and V stage: 3 at head dim 128, 6 at 64, 1 at 256), and n resident CTAs stream at
+// min(stream_bandwidth, n x a CTA's own rate): 96 CTAs at head dim 128 read 4.05 TB/s, 160 CTAs
+// of one KV head (more than the SMs, one wave when 3 fit an SM) 3.98 TB/s, not the 72 % and two
+// waves of a one-CTA-per-SM rule. At head dim 256 one CTA fills an SM and its tile's work is not
+// hidden behind another CTA's fetch (kUnhiddenTile): 96 CTAs read 2.75 TB/s. The split spreads
+// the keys over the largest power of two of splits that keeps one split CTA per SM: 24 CTAs at
+// head dim 256 split 4 ways (96 CTAs, 2.70 TB/s measured, where 132 would read 3.8).
 #include <algorithm>
 #include <cmath>
 
 #include "../cost/kernel_costs.hpp"
+#include "perfmodel/card.hpp"
 #include "perfmodel/engine_decode.hpp"
 #include "op_builders.hpp"
 
@@ -47,9 +56,81 @@ int64_t ceil_div(int64_t a, int64_t b) { return a / b + (a % b != 0 ? 1 : 0); }
 constexpr int64_t kQueryTileRows = 16;
 constexpr int64_t kKeyTile = 128;         // the `x128x` of the kernel's name
 constexpr int64_t kSplitMinKeyTiles = 5;  // no split at 512 keys or fewer
+// Branch decode16, fitted with the cudnn_decode block (fit_compiled.py, even cases of
+// h200-production, h200-cudnn-decode and h200-heldout16): one CTA's own K/V read rate (its loads
+// in flight over the memory latency; like the grouped GEMM's CTA stream, the same on both HBM
+// generations to first order, calibration_transfer.cpp), and a 128-key tile's work that nothing
+// hides when one CTA fills an SM (head dim 256; set by h200-heldout16 #24 alone). In the code, not
+// the calibration file, for now: a new cudnn_decode key changes profile_calibration.hpp and so
+// every translation unit (a full rebuild the branch could not afford); moving them is mechanical.
+constexpr double kCtaStream = 46.66e9;      // B/s
+constexpr double kUnhiddenTile = 1.759e-6;  // s
 
-// The kernel's time with or without the split (no split: CTAs in waves, one per SM).
-KernelTimes decode_times(const Op& op, const Roofs& r, int64_t ctas, bool split) {
+// CTAs of the kernel resident on one SM: its shared memory is the 16 x d query tile and one
+// 128-key K and V stage (bf16) plus the block's system reservation, 128 threads (the 1x4x1 warps
+// of its name); the card's per-SM limits as occupancy.cpp applies them. At least 1 (a card without
+// the limits: 1).
+int resident_ctas(const Card& card, int64_t head_dim) {
+  const SmLimits& L = card.limits;
+  if (L.shared_memory_per_sm <= 0) return 1;
+  const double smem = 2.0 * static_cast<double>((kQueryTileRows + 2 * kKeyTile) * head_dim);
+  int n = static_cast<int>(std::floor(L.shared_memory_per_sm / (smem + L.reserved_shared_memory_per_block)));
+  if (L.max_blocks_per_sm > 0) n = std::min(n, L.max_blocks_per_sm);
+  if (L.max_threads_per_sm > 0) n = std::min(n, L.max_threads_per_sm / 128);
+  return std::max(1, n);
+}
+
+// One CTA's K/V read rate (B/s): a 128-key tile (K and V) fetched at cta_stream, plus the tile's
+// unhidden work when the CTA is alone on its SM.
+double cta_rate(int64_t head_dim, int resident) {
+  const double tile = 4.0 * static_cast<double>(kKeyTile * head_dim);
+  const double unhidden = resident == 1 ? kUnhiddenTile : 0.0;
+  return tile / (tile / kCtaStream + unhidden);
+}
+
+// The split's CTA count: cuDNN's split count is the largest power of two that keeps one split CTA
+// per SM (24 CTAs at head dim 256 run as 96: validation/results/h200-heldout16).
+int64_t split_ctas(int64_t ctas, int sms) {
+  int64_t splits = 1;
+  while (ctas * splits * 2 <= sms) splits *= 2;
+  return ctas * splits;
+}
+
+// The K/V stream's time with the resident CTAs and their own rate (resident_rule): split,
+// `ctas` split CTAs at once; whole, waves of resident CTAs, the last one partial (its CTAs each
+// streaming at most at their own rate).
+double resident_stream_s(const Op& op, const Roofs& r, int64_t ctas, bool split, double bandwidth) {
+  const int resident = resident_ctas(r.card, op.attention.head_dim);
+  const double rate = cta_rate(op.attention.head_dim, resident);
+  const double bytes = op.bytes();
+  if (split) return bytes / std::min(bandwidth, static_cast<double>(ctas) * rate);
+  const int64_t slots = static_cast<int64_t>(resident) * std::max(1, r.card.sm_count);
+  const double per_cta = bytes / static_cast<double>(ctas);
+  auto wave = [&](int64_t n) { return std::max(static_cast<double>(n) * per_cta / bandwidth, per_cta / rate); };
+  const int64_t full = ctas / slots, rest = ctas % slots;
+  return static_cast<double>(full) * wave(slots) + (rest > 0 ? wave(rest) : 0.0);
+}
+
+// The resident-CTA rule prices the kernel without a mask (PyTorch's SDPA as the harness and eager
+// transformers call it); with the StaticCache's mask (the compiled profile)
+// the measured steps keep the one-CTA-per-SM waves: 112 CTAs (Qwen2.5-7B b4) stream 3.76 TB/s,
+// 224 (b8) 3.36 TB/s, where unmasked calls read 4.05 TB/s at 96 CTAs and 3.98 at 160
+// (validation/results/h200-compiled's profiles against h200-heldout16). Unmeasured: the old rule.
+// The fused profile keeps the rule and fit before branch decode16 (its cudnn_decode block prices
+// the serving engine's stand-in, whose guards were set on them; docs/accuracy-notes.md).
+bool resident_rule(const Roofs& r) {
+  return r.cudnn_decode.measured() && r.profile != "compiled" && r.profile != "fused";
+}
+
+// The kernel's time with or without the split (no split: CTAs in waves). `ctas`: one per
+// (sequence, KV head, 16 query rows); `streaming`: the CTAs that stream the keys when split (0:
+// one per SM: the old rule). `cudnn`: cuDNN's own kernel (resident_rule may apply); the serving
+// engine's stand-in (engine_decode_cost) keeps the old rule: the residency, the CTA's own rate and
+// the power-of-two split count were measured on cuDNN's kernel only (FlashAttention-3, FlashInfer
+// and the Triton split-KV kernels have their own tiles and split plans; test_quant_kv_accuracy's
+// fp8 / bf16 ratios moved past their bounds when the engine took the rule).
+KernelTimes decode_times(const Op& op, const Roofs& r, int64_t ctas, bool split, int64_t streaming = 0,
+                         bool cudnn = false) {
   const AttentionShape& a = op.attention;
   const CudnnDecode& c = r.cudnn_decode;
   // Unmeasured: the card's launch floor and read rate; the merge as a launch and two dependent sweeps.
@@ -61,9 +142,8 @@ KernelTimes decode_times(const Op& op, const Roofs& r, int64_t ctas, bool split)
                                 : kernel_alone_s(r.kernel_floor_s, r) + 2 * r.pass_latency_s;
   const double bandwidth = measured ? c.stream_bandwidth : r.read_bandwidth;
   const double sms = static_cast<double>(std::max(1, r.card.sm_count));
-  // One CTA per SM at a time (its double-buffered 128 x d K and V tiles take most of an SM's shared
-  // memory), each streaming at an SM's share of the read rate: the CTAs run in waves and the last
-  // wave's idle SMs stream nothing (224 CTAs: two waves at 85 %).
+  // Unmeasured or masked: one CTA per SM at a time, each streaming at an SM's share of the read rate:
+  // the CTAs run in waves and the last wave's idle SMs stream nothing (224 CTAs: two waves at 85 %).
   const double waves = std::ceil(static_cast<double>(ctas) / sms);
   const double fill = split ? 1.0 : static_cast<double>(ctas) / (waves * sms);
   KernelTimes t;
@@ -73,7 +153,8 @@ KernelTimes decode_times(const Op& op, const Roofs& r, int64_t ctas, bool split)
   if (split)
     t.fixed_parts.push_back({measured ? "reduction kernel floor (the split's merge)" : "merge: a launch and two dependent sweeps",
                              merge, measured ? key : "pass_latency"});
-  t.memory_s = with_l2_hit(op, r, op.bytes() / (bandwidth * fill));
+  t.memory_s = with_l2_hit(op, r, cudnn && resident_rule(r) ? resident_stream_s(op, r, split ? (streaming > 0 ? streaming : r.card.sm_count) : ctas, split, bandwidth)
+                                                         : op.bytes() / (bandwidth * fill));
   if (!split && measured && c.cta_latency_s)
     t.memory_s = std::max(t.memory_s, waves * *c.cta_latency_s * static_cast<double>(a.head_dim) / 128.0);
   // QK^T and PV over the padded 16-row tile of every CTA.
@@ -103,8 +184,11 @@ int64_t decode_ctas(const AttentionShape& a) {
 // the walk is over 4 key tiles.
 KernelTimes cudnn_decode_cost(const Op& op, const Roofs& r, const Tile*) {
   const int64_t ctas = decode_ctas(op.attention);
-  const bool split = 2 * ctas <= std::max(1, r.card.sm_count) && ceil_div(op.attention.kv_len, kKeyTile) >= kSplitMinKeyTiles;
-  return decode_times(op, r, ctas, split);
+  const int sms = std::max(1, r.card.sm_count);
+  const bool split = 2 * ctas <= sms && ceil_div(op.attention.kv_len, kKeyTile) >= kSplitMinKeyTiles;
+  // The resident rule prices the split's CTAs (a power-of-two split count); otherwise every SM.
+  const bool split_count = split && resident_rule(r);
+  return decode_times(op, r, ctas, split, split_count ? split_ctas(ctas, sms) : 0, true);
 }
 
 Op from_case(const KernelCase& c, bool) {
