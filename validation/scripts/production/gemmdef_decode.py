@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Which decode errors the fused GEMM block uncovers in h200-fused-step-cudnn (branch gemmdef).
 
-    python3 validation/scripts/production/gemmdef_decode.py [perfmodel] [calibration.yaml]
+    python3 validation/scripts/production/gemmdef_decode.py [perfmodel] [calibration.yaml with the block]
+
+(default: validation/results/h200-gemm16/gemm16.calibration.yaml, the opt-in block)
 
 Per decode point (60, measure()'s replays; none fitted on): the step's error against the graph replay
 without the fused profile's `gemm:` block (the calibration with those lines cut, as main had it) and
@@ -75,4 +77,4 @@ def main(binary, cal):
 
 if __name__ == "__main__":
     main(sys.argv[1] if len(sys.argv) > 1 else "build/tools/perfmodel/perfmodel",
-         sys.argv[2] if len(sys.argv) > 2 else "hardware/h200.calibration.yaml")
+         sys.argv[2] if len(sys.argv) > 2 else "validation/results/h200-gemm16/gemm16.calibration.yaml")
