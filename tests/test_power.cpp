@@ -80,6 +80,40 @@ TEST_CASE("price_step: a long prefill is capped and stretched, a batch-1 decode 
   CHECK(price_step(d, capped, Impl::fused).time_s == test::approx(price_step(d, free, Impl::fused).time_s));
 }
 
+TEST_CASE("a rest before each step counts in the cap's average: the clock rises with it, back to back it does not") {
+  // Branch gemmdef: fused_replay_probe.py's spin-first replays (3 ms of one-thread spin before each)
+  // of the 7-8B ctx512 prefills ran at the profiler's full-clock kernel sum, the same graphs back to
+  // back ~10 % longer (validation/results/h200-fused-step-alone).
+  const Card h200 = test::catalogue().card("h200");
+  const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+  const Roofs roofs = make_roofs(h200, &cal);
+  Workload pre;
+  pre.phase = Phase::prefill;
+  pre.ctx = 512;
+  const Step s = build_step(test::catalogue().model("llama3-8b"), pre);
+  const StepCost loop = price_step(s, roofs, Impl::fused), none = price_step(s, roofs, Impl::fused, 0.0);
+  const StepCost short_rest = price_step(s, roofs, Impl::fused, 0.3e-3), spin = price_step(s, roofs, Impl::fused, 3e-3);
+  CHECK(none.time_s == loop.time_s);  // the default is a serving loop's, back to back
+  CHECK(loop.clock_scale < 0.95);
+  CHECK(short_rest.clock_scale > loop.clock_scale);  // the clock rises with the rest...
+  CHECK(spin.clock_scale > short_rest.clock_scale);
+  CHECK(spin.time_s < loop.time_s);                  // ...and the step shortens
+  // The rest is averaged at idle power: with R seconds of it the step's own power may pass the cap
+  // by (cap - idle) x R / T, and no more.
+  const StepCost huge = price_step(s, roofs, Impl::fused, 1.0);
+  CHECK(huge.clock_scale == 1.0);
+  // Pure arithmetic of power.hpp: 1 ms of tensor work at full clock, 1 ms of rest, the average is
+  // idle + w x phi^2 x 1 ms / (1 ms / phi + 1 ms).
+  PowerCap p;
+  p.limit_w = 700;
+  p.idle_w = 124;
+  p.tensor_w = 1400;
+  const StepLoad load{1e-3, 0};
+  const double phi = capped_clock_scale(p, load, [](double f) { return 1e-3 / f + 1e-3; });
+  CHECK(step_power(p, phi, load, 1e-3 / phi + 1e-3) == test::approx(700.0).epsilon(1e-6));
+  CHECK(phi > capped_clock_scale(p, load, [](double f) { return 1e-3 / f; }));
+}
+
 TEST_CASE("power quantities parse in watts") {
   std::string why;
   CHECK(parse_quantity("700 W", Dimension::watts, &why).value_or(0) == test::approx(700.0));

@@ -80,6 +80,7 @@ struct WorkloadArgs {
   bool tf32 = false;
   double mem_util = 0.9;
   double routing_skew = 0;
+  double gpu_rest = 0;  // --gpu-rest: seconds the GPU rests before each step (Workload::gpu_rest_s)
   std::string eager_cache = "cropped";  // --eager-cache cropped|contiguous  // MoE: Zipf exponent of the experts' popularity (0 = uniform)
 };
 void add_workload(po::options_description& d, WorkloadArgs& a, bool with_model = true);

@@ -176,21 +176,24 @@ struct StepCost {
   double roofline_time_s = 0;  // sum of count x roofline time
   double compute_time_s = 0, memory_time_s = 0, overhead_time_s = 0;  // time shares by bound
   Bound bound = Bound::memory;  // the bound holding the largest share of time
-  // Sustained (a serving loop): the clock scale the power cap leaves (1: under the cap); every
-  // op's compute time is stretched by 1 / clock_scale (power.hpp).
+  // Sustained (a serving loop, or steps with Workload::gpu_rest_s between them): the clock scale the
+  // power cap leaves (1: under the cap); every op's compute time is stretched by 1 / clock_scale
+  // (power.hpp).
   double clock_scale = 1;
   // The step's p10-p90 band: from whole-step validations when the bands have a "step" set, else
   // the ops' bands summed (errors taken as fully correlated: the wider, honest choice).
   TimeBand time_band;
 };
 
-StepCost price_step(const Step& step, const Roofs& roofs, Impl impl);
+// rest_s: the seconds the GPU rests before each step (Workload::gpu_rest_s; the power cap's average).
+StepCost price_step(const Step& step, const Roofs& roofs, Impl impl, double rest_s = 0);
 // The step of workload w priced in the implementation it runs in (runs_as, step.hpp): a compiled
 // profile's prefill with roofs.uncompiled, as eager.
 StepCost price_step(const Step& step, const Roofs& roofs, const Workload& w);
 // The step from its ops already priced one by one (`costs` parallel to `ops`, as price() gives
 // them): the kernel switch of a fused step, the power cap's clock, the sums and the bound.
 // price_step is price() of each op and then this; the Predictor reuses priced ops through it.
-StepCost combine_step(const std::vector<const Op*>& ops, std::vector<OpCost> costs, const Roofs& roofs, Impl impl);
+StepCost combine_step(const std::vector<const Op*>& ops, std::vector<OpCost> costs, const Roofs& roofs, Impl impl,
+                      double rest_s = 0);
 
 }  // namespace perfmodel

@@ -38,6 +38,11 @@ struct Workload {
   // h200-production and h200-moe measured), so its torch.cat takes the generic kernel; false: a
   // contiguous cache, as a generate() loop leaves it (h200-moe-contiguous).
   bool eager_cache_cropped = true;
+  // Seconds the GPU rests (idle or spinning one thread, at idle power) before each step: the
+  // board's power cap acts on the power averaged over steps and rests alike (power.hpp), so a
+  // harness that rests between replays (fused_replay_probe.py's 3 ms spin before each spin-first
+  // replay) runs a compute-bound step at a higher clock than a serving loop, which rests 0 s.
+  double gpu_rest_s = 0;
   // Over how many GPUs, and how (parallel.hpp). `batch` is one replica's sequences; build_step
   // builds one GPU's step (one pipeline stage) for them, evaluate() one per micro-batch.
   Parallelism parallel;

@@ -55,7 +55,7 @@ StepCost Predictor::step_cost(const Workload& w) {
     ops.push_back(&base.step.ops[i]);
     costs.push_back(base.costs[i]);
   }
-  return combine_step(ops, std::move(costs), roofs_, w.impl);
+  return combine_step(ops, std::move(costs), roofs_, w.impl, w.gpu_rest_s);
 }
 
 Prediction Predictor::predict(const Workload& w) {

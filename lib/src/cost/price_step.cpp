@@ -35,7 +35,7 @@ double eager_wall_time(const std::vector<const Op*>& ops, const std::vector<OpCo
 
 }  // namespace
 
-StepCost price_step(const Step& step, const Roofs& roofs, Impl impl) {
+StepCost price_step(const Step& step, const Roofs& roofs, Impl impl, double rest_s) {
   std::vector<const Op*> ops;
   std::vector<OpCost> costs;
   ops.reserve(step.ops.size());
@@ -44,15 +44,16 @@ StepCost price_step(const Step& step, const Roofs& roofs, Impl impl) {
     ops.push_back(&op);
     costs.push_back(price(op, roofs, impl));
   }
-  return combine_step(ops, std::move(costs), roofs, impl);
+  return combine_step(ops, std::move(costs), roofs, impl, rest_s);
 }
 
 StepCost price_step(const Step& step, const Roofs& roofs, const Workload& w) {
   const Impl impl = runs_as(w);
-  return price_step(step, impl != w.impl && roofs.uncompiled ? *roofs.uncompiled : roofs, impl);
+  return price_step(step, impl != w.impl && roofs.uncompiled ? *roofs.uncompiled : roofs, impl, w.gpu_rest_s);
 }
 
-StepCost combine_step(const std::vector<const Op*>& ops, std::vector<OpCost> costs, const Roofs& roofs, Impl impl) {
+StepCost combine_step(const std::vector<const Op*>& ops, std::vector<OpCost> costs, const Roofs& roofs, Impl impl,
+                      double rest_s) {
   StepCost s;
   s.ops = std::move(costs);
   StepLoad load;  // what the step keeps busy at the full clock (power cap)
@@ -80,9 +81,13 @@ StepCost combine_step(const std::vector<const Op*>& ops, std::vector<OpCost> cos
     if (op.kernel == KernelId::attention_prefill_fused) load.attention_s += n * c.compute_time_s;
     else if (is_tensor(op.precision) && op.flops > 0 && peak > 0) load.tensor_s += n * op.flops / peak;
   }
-  // A serving loop runs its steps back to back: the power cap sets the clock (power.hpp).
+  // A serving loop runs its steps back to back: the power cap sets the clock (power.hpp). The cap
+  // acts on the board's power averaged over seconds, so a rest before each step (rest_s, at idle
+  // power) counts in the average as the step's own time does: fused_replay_probe.py's spin-first
+  // replays of a 7-8B ctx512 prefill (11.6 ms behind a 3 ms spin) ran at the profiler's full-clock
+  // kernel sum, the same graph back to back 11 % longer (validation/results/h200-fused-step-alone).
   auto step_time = [&](double phi) {
-    double t = 0;
+    double t = rest_s;
     for (size_t i = 0; i < s.ops.size(); ++i)
       if (!ops[i]->overlaps) t += static_cast<double>(ops[i]->count) * at_clock(s.ops[i], phi);
     return t;

@@ -11,10 +11,14 @@ one), and the host's time in graph.replay() (`host_launch_s`). The profile price
 replay as step.time_s - step.host_time_s (kernels + graph_kernel_gap per predicted launch) and the
 wall as step.time_s (+ graph_launch_per_node per predicted launch, the host's launch). Both keys
 were fitted on this set (fit_graph_gap.py): graph_kernel_gap on the even decode points,
-graph_launch_per_node on the even points; the rows say which points are held out of which. With a
+graph_launch_per_node on the even points; the rows say which points are held out of which. The
+GPU-alone rows price the replay as it ran, behind its 3 ms spin (`--gpu-rest 0.003`: the power cap
+averages over the rest too, branch gemmdef); the wall rows back to back (`SPIN_REST = 0` in the
+environment prices the GPU-alone rows back to back too, as before gemmdef). With a
 calibration from before branch graphhost11 (one graph_kernel_gap fitted on measure()'s replays, no
 host time) the same rows give the former figures.
 """
+import os
 import statistics
 import sys
 import tempfile
@@ -23,6 +27,8 @@ import compare_fused_step as c
 from compare_hf import pct
 
 DATA = "validation/results/h200-fused-step-alone/results.jsonl"
+# fused_replay_probe.py's spin before each GPU-alone replay, seconds (its spin(3e-3)).
+SPIN_REST = os.environ.get("SPIN_REST", "0.003")
 
 
 def line(name, e):
@@ -36,6 +42,7 @@ def main(cal, binary):
     pts = [r for r in c.load(DATA) if r.get("kind") == "point" and r.get("ok")]
     tmp = tempfile.mkdtemp()
     rows = [(p, c.predict(binary, p, tmp)["step"]) for p in pts]
+    rested = {id(p): c.predict(binary, p, tmp, ("--gpu-rest", SPIN_REST))["step"] for p in pts}
     dec = [(p, s) for p, s in rows if p["phase"] == "decode"]
     pre = [(p, s) for p, s in rows if p["phase"] == "prefill"]
     over = [p["device_s"] / p["spin_first_s"] - 1 for p, _ in rows]
@@ -43,7 +50,8 @@ def main(cal, binary):
     print(f"{len(rows)} points; measure()'s replay over the GPU-alone one: median {100 * statistics.median(over):.1f} %, "
           f"max {100 * max(over):.1f} %; host in graph.replay(): median {statistics.median(host):.0f} us "
           f"({min(host):.0f}-{max(host):.0f})")
-    alone = lambda rs: [(s["time_s"] - s["host_time_s"]) / p["spin_first_s"] - 1 for p, s in rs]  # noqa: E731
+    alone = lambda rs: [(rested[id(p)]["time_s"] - rested[id(p)]["host_time_s"]) / p["spin_first_s"] - 1  # noqa: E731
+                        for p, _ in rs]
     wall = lambda rs: [s["time_s"] / p["device_s"] - 1 for p, s in rs]  # noqa: E731
     print("| set | points | median abs | p90 abs | mean signed |")
     print("| --- | ---: | ---: | ---: | ---: |")

@@ -60,10 +60,11 @@ def model_arg(key, ctx, folder):
 CALIBRATION = []  # ["--calibration", path] when a third argument names one
 
 
-def predict(binary, p, folder):
+def predict(binary, p, folder, extra=()):
+    """`extra`: more flags, e.g. ("--gpu-rest", "0.003") for a replay timed behind a 3 ms spin."""
     model = model_arg(p["model"], p["ctx"], folder)
     out = subprocess.run([binary, p["phase"], "--model", model, "--card", "h200", "--batch", str(p["batch"]),
-                          "--ctx", str(p["ctx"]), "--impl", "fused", "--format", "json"] + CALIBRATION,
+                          "--ctx", str(p["ctx"]), "--impl", "fused", "--format", "json"] + CALIBRATION + list(extra),
                          capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
 

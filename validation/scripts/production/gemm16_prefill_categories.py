@@ -20,6 +20,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import compare_fused_step as c  # noqa: E402
 
 DATA = "validation/results/h200-fused-step-alone/results.jsonl"
+SPIN_REST = os.environ.get("SPIN_REST", "0.003")  # fused_replay_probe.py's spin(3e-3); "0": back to back
 
 
 def median(v):
@@ -37,7 +38,7 @@ def main(cal, binary):
     print("| point | error | " + " | ".join(f"{k} us (if exact)" for k in cats) + " | other us |")
     print("| --- | ---: |" + " ---: |" * (len(cats) + 1))
     for p in pts:
-        d = c.predict(binary, p, tmp)
+        d = c.predict(binary, p, tmp, ("--gpu-rest", SPIN_REST))  # the replay behind its 3 ms spin (gemmdef)
         s = d["step"]
         pred = {k: 0.0 for k in c.CATEGORIES}
         for o in d["ops"]:
