@@ -117,7 +117,9 @@ double resident_stream_s(const Op& op, const Roofs& r, int64_t ctas, bool split,
 // 224 (b8) 3.36 TB/s, where unmasked calls read 4.05 TB/s at 96 CTAs and 3.98 at 160
 // (validation/results/h200-compiled's profiles against h200-heldout16). Unmeasured: the old rule.
 // The fused profile keeps the rule and fit before branch decode16 (its cudnn_decode block prices
-// the serving engine's stand-in, whose guards were set on them; docs/accuracy-notes.md).
+// the serving engine's stand-in, whose guards were set on them; docs/accuracy-notes.md), except
+// past one CTA an SM with a bf16 cache, where its steps' CTAs are resident as here (branch
+// blockdef, engine_decode_cost).
 bool resident_rule(const Roofs& r) {
   return r.cudnn_decode.measured() && r.profile != "compiled" && r.profile != "fused";
 }
