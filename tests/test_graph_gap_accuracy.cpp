@@ -178,7 +178,9 @@ TEST_CASE("fused graph keys: the GPU's idle per launch and the host's graph laun
   CHECK(quantile(odd_wall, 0.9) <= 0.050);
   CHECK(quantile(odd_host, 0.5) <= 0.37);
   // Every step of h200-fused-step-cudnn (an earlier lease; fitted on by neither key), measure()'s
-  // replay: 2.1 / 4.7 % (0.891 us: 2.2 / 5.2 %).
+  // replay: 2.1 / 4.7 % (0.891 us: 2.2 / 5.2 %); with the fused GEMM block 2.32 / 4.30 %, and with
+  // it and the resident decode CTAs past the SM count 1.82 / 4.47 % (branch blockdef,
+  // validation/results/h200-blockdef).
   std::vector<double> held;
   for (const YAML::Node& r : jsonl("/validation/results/h200-fused-step-cudnn/results.jsonl"))
     if (r["kind"].as<std::string>() == "point" && r["ok"].as<bool>())

@@ -117,7 +117,9 @@ double resident_stream_s(const Op& op, const Roofs& r, int64_t ctas, bool split,
 // 224 (b8) 3.36 TB/s, where unmasked calls read 4.05 TB/s at 96 CTAs and 3.98 at 160
 // (validation/results/h200-compiled's profiles against h200-heldout16). Unmeasured: the old rule.
 // The fused profile keeps the rule and fit before branch decode16 (its cudnn_decode block prices
-// the serving engine's stand-in, whose guards were set on them; docs/accuracy-notes.md).
+// the serving engine's stand-in, whose guards were set on them; docs/accuracy-notes.md), except
+// past one CTA an SM with a bf16 cache, where its steps' CTAs are resident as here (branch
+// blockdef, engine_decode_cost).
 bool resident_rule(const Roofs& r) {
   return r.cudnn_decode.measured() && r.profile != "compiled" && r.profile != "fused";
 }
@@ -130,7 +132,7 @@ bool resident_rule(const Roofs& r) {
 // and the Triton split-KV kernels have their own tiles and split plans; test_quant_kv_accuracy's
 // fp8 / bf16 ratios moved past their bounds when the engine took the rule).
 KernelTimes decode_times(const Op& op, const Roofs& r, int64_t ctas, bool split, int64_t streaming = 0,
-                         bool cudnn = false) {
+                         bool cudnn = false, bool resident_waves = false) {
   const AttentionShape& a = op.attention;
   const CudnnDecode& c = r.cudnn_decode;
   // Unmeasured: the card's launch floor and read rate; the merge as a launch and two dependent sweeps.
@@ -153,8 +155,9 @@ KernelTimes decode_times(const Op& op, const Roofs& r, int64_t ctas, bool split,
   if (split)
     t.fixed_parts.push_back({measured ? "reduction kernel floor (the split's merge)" : "merge: a launch and two dependent sweeps",
                              merge, measured ? key : "pass_latency"});
-  t.memory_s = with_l2_hit(op, r, cudnn && resident_rule(r) ? resident_stream_s(op, r, split ? (streaming > 0 ? streaming : r.card.sm_count) : ctas, split, bandwidth)
-                                                         : op.bytes() / (bandwidth * fill));
+  const bool resident = (cudnn && resident_rule(r)) || (resident_waves && !split);
+  t.memory_s = with_l2_hit(op, r, resident ? resident_stream_s(op, r, split ? (streaming > 0 ? streaming : r.card.sm_count) : ctas, split, bandwidth)
+                                           : op.bytes() / (bandwidth * fill));
   if (!split && measured && c.cta_latency_s)
     t.memory_s = std::max(t.memory_s, waves * *c.cta_latency_s * static_cast<double>(a.head_dim) / 128.0);
   // QK^T and PV over the padded 16-row tile of every CTA.
@@ -200,9 +203,20 @@ Op from_case(const KernelCase& c, bool) {
 // A serving engine's scheduler splits the keys whenever the CTAs leave SMs idle and the split is
 // faster (FlashAttention-3's num_splits heuristic, FlashInfer's balanced split-KV): no cliff where
 // cuDNN's rule starts splitting at 5 key tiles, so the time never drops as the context grows.
+//
+// Past one CTA per SM (more CTAs than SMs, never split) with a bf16 cache, the step's decode is
+// cuDNN's kernel (h200-fused-step-cudnn's kernel names: ..._16x128x<d>_1x4x1 at head dims 64 and
+// 128) and its CTAs are resident several to an SM (resident_ctas: 3 at head dim 128, 6 at 64), as
+// branch decode16 measured it alone (validation/results/h200-heldout16: 160 CTAs of one KV head in
+// one wave at 3.98 TB/s): no last wave with idle SMs. In the steps, Llama-3-8B b128 ctx4096 (1024
+// CTAs) streams its 2.15 GB a layer in 490 us, 4.38 TB/s, where the one-CTA-per-SM waves (8 waves,
+// the last 76 % full) priced 509 us. Below the SM count the one-CTA rule stays (its floors and
+// cta_latency were fitted with it); an fp8 cache keeps it too (the Triton split-KV kernel's own
+// tiles; test_quant_kv_accuracy). No new parameter.
 KernelTimes engine_decode_cost(const Op& op, const Roofs& r) {
   const int64_t ctas = decode_ctas(op.attention);
-  const KernelTimes whole = decode_times(op, r, ctas, false);
+  const bool many = ctas > std::max(1, r.card.sm_count);
+  const KernelTimes whole = decode_times(op, r, ctas, false, 0, false, many && op.kv_cache != DType::fp8);
   if (ctas >= std::max(1, r.card.sm_count)) return whole;
   const KernelTimes split = decode_times(op, r, ctas, true);
   return total(split) < total(whole) ? split : whole;
