@@ -162,15 +162,6 @@ def issue10(binary):
         e, parts = pooled([prod, small, chain], p, is_gemm)
         t.add(f"GEMMs, `{p}` profile (torch.linear / torch._scaled_mm on cuBLASLt)",
               f"{acc}, h200-production, h200-gemm-small, h200-gemm-chain", summary(e), (0.05, 0.15), parts)
-    opt_in = R + "h200-gemm16/gemm16.calibration.yaml"  # the narrow-tile block (gemm14-16) on today's calibration, not the default
-    if os.path.exists(opt_in):
-        sets = [Kernels(binary, R + f"{s}/kernels.json", True, opt_in) for s in ("h200-production", "h200-gemm-small")]
-        ch = Kernels(binary, R + "h200-gemm-chain/kernels.json", True, opt_in)
-        for c in ch.cases:
-            c["held_out"] = "llama2_7b" in c["name"] or "tinyllama" in c["name"]
-        e, parts = pooled(sets + [ch], "fused", is_gemm)
-        t.add("GEMMs, `fused` profile with the opt-in `h200-gemm16/gemm16.calibration.yaml`", f"{acc} --calibration <that file>",
-              summary(e), (0.05, 0.15), parts)
     e, parts = pooled([prod, heldout, e3, e4], "eager", is_small)
     t.add("norms, softmax, SiLU*mul, rotary as PyTorch eager runs them", f"{acc}, four sets", summary(e), (0.08, 0.20), parts)
     e, parts = pooled([prod, e3, e4, e5, e6, e14], "fused", is_small)
@@ -229,11 +220,6 @@ def fresh(binary):
           "all 12: %.1f / %.1f %%" % tuple(100 * x for x in summary(cudnn_decode_errors(binary, path, False))[1:]))
     for p in ("fused", "eager", "compiled"):
         t.add(f"GEMMs, `{p}` profile (torch.linear / torch._scaled_mm)", acc, summary(s.errors(p, is_gemm)), (0.05, 0.15))
-    opt_in = "validation/results/h200-gemm16/gemm16.calibration.yaml"
-    if os.path.exists(opt_in):
-        o = Kernels(binary, path, False, opt_in)
-        t.add("GEMMs, `fused` profile with the opt-in `h200-gemm16/gemm16.calibration.yaml`", f"{acc} --calibration <that file>",
-              summary(o.errors("fused", is_gemm)), (0.05, 0.15))
     # Steps of five models never measured as transformers steps (compare_hf.py's fit / held-out column is its
     # parity split of other sets; nothing is fitted on these): every step counts.
     rows = hf_rows(binary, "validation/results/h200-heldout16/hf/hf.json", False)
