@@ -55,6 +55,15 @@ KernelTimes gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
   }
   // A profile that measured one CTA's K loop (cuBLASLt through PyTorch: profiles.*.gemm) prices it per plan.
   costs.cta_walk_per_1024_k_s = r.gemm_cta_walk_s;
+  // That walk waits on its loads' latency (Little's law, fitted on DRAM-fed weights). Operand bytes
+  // L2 still holds (op.l2_hit, clamped by price() to what L2 keeps: the bf16 weight a W8A16 linear
+  // just wrote, quant_lowering.cpp) come back at L2's latency: the share of the walk they take
+  // shrinks by L2's ramp over DRAM's (l2_pass_latency / pass_latency, both measured by calibrate:
+  // 0.444 / 0.913 us on the H200; not fitted here). Branch compiledblock.
+  if (op.l2_hit > 0 && r.pass_latency_s > 0 && r.l2_pass_latency_s > 0) {
+    const double l2_latency = std::min(1.0, r.l2_pass_latency_s / r.pass_latency_s);
+    costs.cta_walk_per_1024_k_s *= 1 - std::min(1.0, op.l2_hit) * (1 - l2_latency);
+  }
   costs.cta_walk_latency_share = r.gemm_cta_walk_share;
   KernelTimes t;
   // The plan is the one whose price is least (issue 14: chosen by compute time alone, prefill
