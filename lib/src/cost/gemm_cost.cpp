@@ -31,6 +31,7 @@ TilePlan gemm_plan(const Card& card, int64_t m, int64_t n, int64_t k, int64_t ba
 
 KernelTimes gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
   if (op.flops <= 0) return stream_cost(op, r, force_tile);
+  if (!force_tile && unaligned_gemm_rows(op)) return unaligned_gemm_cost(op, r);
   const Card& card = r.card;
   const double peak = effective_peak(r, op.precision);
   // The weight stream runs at the fitted share of a copy's read rate (its loads wait on the MMA

@@ -19,6 +19,10 @@ KernelTimes stream_cost(const Op& op, const Roofs& r, const Tile* force_tile);
 std::optional<KernelTimes> aten_kernel_cost(const Op& op, const Roofs& r);
 // Tensor-core GEMMs: tiles, waves, split-K / stream-K (gemm_cost.cpp).
 KernelTimes gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile);
+// cuBLAS's fallback when a row is not 16-byte aligned (TMA cannot load it): GEMV, small-N and
+// align1 CUTLASS kernels (gemm_unaligned_cost.cpp).
+bool unaligned_gemm_rows(const Op& op);
+KernelTimes unaligned_gemm_cost(const Op& op, const Roofs& r);
 // torch._grouped_mm's persistent CUTLASS kernel, when the eager profile measured it
 // (grouped_mm_cost.cpp): tiles over at most one CTA per SM, each CTA's weight stream; else gemm_cost.
 struct GroupedMmTiles {

@@ -113,7 +113,9 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
           for (Op& op : quantized_linear(n.name, T, n.out(), n.in, w, n.bias)) s.ops.push_back(counted(std::move(op), n.count));
           break;
         }
-        s.ops.push_back(counted(ops::gemm(n.name, n.logits ? logits_rows(w) : T, n.out(), n.in, act,
+        // vLLM pads the LM head's vocabulary to a multiple of 64 (ParallelLMHead, pad_vocab_size), so
+        // its rows stay 16-byte aligned and cuBLASLt's TMA kernels run it (gemm_unaligned_cost.cpp).
+        s.ops.push_back(counted(ops::gemm(n.name, n.logits ? logits_rows(w) : T, n.logits ? (n.out() + 63) / 64 * 64 : n.out(), n.in, act,
                                           is_quantized(w) ? act : wt, is_quantized(w) ? matmul_precision(act, w.allow_tf32) : mm, n.bias),
                                 n.count));
         break;
