@@ -6,6 +6,7 @@
 #include <cmath>
 #include <tuple>
 
+#include "perfmodel/calibration.hpp"
 #include "perfmodel/gemm_tiling.hpp"
 #include "perfmodel/ops.hpp"
 #include "perfmodel/price.hpp"
@@ -337,4 +338,20 @@ TEST_CASE("nvjet's MMA pace on tiles of at least 64x64 with the split rule (bran
   costs.memory_s = 2.0 * 2048 * 2048 / 4e12;
   const TilePlan old = cheapest_plan(512, 2048, 2048, 1, 132, peak, fixup_rate, costs);
   CHECK(old.tile_efficiency == test::approx(std::min(1.0, static_cast<double>(old.tile.m * old.tile.n) / (old.tile.m + old.tile.n) / 64)));
+}
+
+// cuBLAS's fallback for rows not 16-byte aligned (gemm_unaligned_cost.cpp): GPT-2's tied LM head
+// (vocab 50257) measured in validation/results/h200-unaligned16. Fitted on M = 1, 8, 512; the
+// align1 kernels' M = 24 (the decode batch of h200-heldout16/hf) is held out here.
+TEST_CASE("an unaligned output row is priced as cuBLAS's align1 fallback, not nvjet (h200-unaligned16)") {
+  const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+  const Roofs roofs = make_roofs(test::catalogue().card("h200"), &cal);
+  auto seconds = [&](int64_t m, int64_t n) {
+    return price(ops::gemm("lm_head", m, n, 768, DType::bf16, DType::bf16, Precision::bf16), roofs, Impl::fused).time_s;
+  };
+  // Measured: 105.9 us unaligned, 23.4 us padded to 50304 (nvjet 384x24).
+  CHECK(seconds(24, 50257) == doctest::Approx(105.9e-6).epsilon(0.10));
+  CHECK(seconds(24, 50257) > 3.0 * seconds(24, 50304));
+  // Aligned rows keep the TMA kernels' price (the padded vocabulary is unchanged by the fallback).
+  CHECK(seconds(24, 50304) < 40e-6);
 }
