@@ -21,9 +21,9 @@ using namespace perfmodel;
 TEST_CASE("the catalogue lists the cards and models of hardware/ and models/") {
   const auto cards = test::catalogue().card_keys();
   const auto models = test::catalogue().model_keys();
-  // 14 card files and 19 model files (13 dense, 6 MoE/MLA; aliases.yaml is not an entry).
+  // 14 card files and 23 model files (17 dense, 6 MoE/MLA; aliases.yaml is not an entry).
   CHECK(cards.size() == 14);
-  CHECK(models.size() == 19);
+  CHECK(models.size() == 23);
   for (const char* k : {"a100-80gb-sxm", "a100-40gb-sxm", "h100-sxm", "t4", "rtx-4080", "mi300x"})
     CHECK(std::find(cards.begin(), cards.end(), k) != cards.end());
   for (const char* k : {"llama2-7b", "tinyllama-1.1b", "baby-gpt", "gemma2-9b", "gpt2"})
@@ -118,6 +118,11 @@ TEST_CASE("every model loads and its parameter count matches reference B.3") {
       //   = 589,824 + 1,179,648 + 3,456 + 1,536 = 1,774,464; x 6 = 10,646,784;
       // + wte 137·384 = 52,608 + wpe 256·384 = 98,304 + ln_f 768 = 10,798,464 ("10.8M").
       {"baby-gpt", 10798464.0},
+      // Llama-3.2 / Qwen2.5 (HF configs cited in models/*.yaml; tied embeddings counted once). Llama-3.2-1B:
+      // per layer q, o 2·2048² + k, v 2·512·2048 + MLP 3·2048·8192 + 2 norms·2048 = 60,821,504; x 16 =
+      // 973,144,064; + embedding 128256·2048 = 262,668,288 + final norm 2048 = 1,235,814,400 (HF: 1.24B).
+      {"llama3.2-1b", 1235814400.0},    {"llama3.2-3b", 3212749824.0},   {"qwen2.5-3b", 3085938688.0},
+      {"qwen2.5-14b", 14770033664.0},
       // MoE / MLA (issue 11; hand counts in tests/test_moe_model.cpp):
       {"mixtral-8x7b", 46702792704.0},  {"mixtral-8x22b", 140620634112.0}, {"qwen3-30b-a3b", 30532122624.0},
       {"qwen3-235b-a22b", 235093634560.0}, {"deepseek-v2-lite", 15706484224.0}, {"deepseek-v3", 671026419200.0}};
