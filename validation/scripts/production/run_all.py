@@ -3,7 +3,7 @@
 F.linear / _scaled_mm GEMMs, PyTorch eager and torch.compile'd ops, Hugging Face decode steps.
 
     python3 validation/scripts/production/run_all.py OUT_DIR [--quick] [--budget S]
-        [--groups attention,gemm,ops,hf] [--case-seconds S] [--shapes default|heldout16]
+        [--groups attention,gemm,ops,hf] [--case-seconds S] [--shapes default|heldout16|heldout17]
 
 Writes OUT_DIR/kernels.json (the backend's result format: a "cases" list with the same field
 names, plus `implementation`, `kernel_names` and `graph` per case; read by
@@ -34,8 +34,9 @@ def main():
     ap.add_argument("--budget", type=float, default=420.0, help="seconds for the whole run")
     ap.add_argument("--groups", default="attention,gemm,ops,hf")
     ap.add_argument("--case-seconds", type=float, default=0.4, help="time limit per case's sampling")
-    ap.add_argument("--shapes", default="default", choices=("default", "heldout16"),
-                    help="attention and GEMM shape lists: attention.py / gemm.py's, or heldout16.py's held-out set")
+    ap.add_argument("--shapes", default="default", choices=("default", "heldout16", "heldout17"),
+                    help="attention, GEMM (and ops, where the set has them) shape lists: attention.py / gemm.py / "
+                         "eager_ops.py's, or a held-out set's (heldout16.py, heldout17.py)")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     t_start = time.perf_counter()
@@ -92,15 +93,17 @@ def main():
             import attention
             import eager_ops
             import gemm
-            if a.shapes == "heldout16":
-                import heldout16
-                att = lambda: attention.cases(heldout16.BACKENDS, a.quick, heldout16.PREFILL, heldout16.DECODE)  # noqa: E731
-                gem = lambda: gemm.cases(a.quick, heldout16.gemm_shapes())  # noqa: E731
+            ops = lambda: eager_ops.cases(quick=a.quick)  # noqa: E731
+            if a.shapes != "default":
+                held = __import__(a.shapes)
+                att = lambda: attention.cases(held.BACKENDS, a.quick, held.PREFILL, held.DECODE)  # noqa: E731
+                gem = lambda: gemm.cases(a.quick, held.gemm_shapes())  # noqa: E731
+                if hasattr(held, "ops_cases"):
+                    ops = held.ops_cases
             else:
                 att = lambda: attention.cases(quick=a.quick)  # noqa: E731
                 gem = lambda: gemm.cases(quick=a.quick)  # noqa: E731
-            gen = {"attention": att, "gemm": gem,
-                   "ops": lambda: eager_ops.cases(quick=a.quick)}[g]()
+            gen = {"attention": att, "gemm": gem, "ops": ops}[g]()
             for case, make_set, fn, check, set_bytes in gen:
                 if time.perf_counter() - g_start > g_budget:
                     log(f"group {g}: budget spent, stopping before {case['name']}")
