@@ -231,6 +231,29 @@ def fresh(binary):
     return t
 
 
+def fresh17(binary, folder="validation/results/h200-heldout17"):
+    """validation/results/h200-heldout17: four models never measured (Llama-3.2-1B / 3B, Qwen2.5-3B / 14B),
+    measured after the second session of 2026-12-02 began and kept out of every fit: every case held out."""
+    t = Table()
+    s = Kernels(binary, folder + "/kernels.json", False)
+    acc = "`perfmodel accuracy --card h200`, h200-heldout17"
+    t.add("attention prefill, cuDNN fused SDPA", acc, summary(s.errors("fused", lambda c: c["kernel"] == "attention_prefill_fused")),
+          (0.08, 0.20))
+    t.add("attention decode, cuDNN's decode SDPA", "`perfmodel op --kind attention --impl eager` per case, h200-heldout17",
+          summary(cudnn_decode_errors(binary, folder + "/kernels.json", False)), (0.08, 0.20))
+    for p in ("fused", "eager", "compiled"):
+        t.add(f"GEMMs, `{p}` profile (torch.linear / torch._scaled_mm)", acc, summary(s.errors(p, is_gemm)), (0.05, 0.15))
+    t.add("norms, softmax, SiLU*mul, rotary as PyTorch eager runs them", acc, summary(s.errors("eager", is_small)), (0.08, 0.20))
+    t.add("the same, torch.compile'd (Inductor's kernels, the compiled profile)", acc,
+          summary(s.errors("compiled", is_small)), (0.08, 0.20))
+    rows = hf_rows(binary, folder + "/hf/hf.json", False)
+    how = "compare_hf.py, h200-heldout17/hf (Llama-3.2-1B / 3B, Qwen2.5-3B / 14B)"
+    t.add("transformers eager decode step, GPU kernel time", how, summary([k for ph, _, k in rows if ph == "decode"]), (0.10, None))
+    t.add("transformers eager decode step, wall time", how, summary([w for ph, w, _ in rows if ph == "decode"]), (0.20, None))
+    t.add("transformers eager prefill, GPU kernel time", how, summary([k for ph, _, k in rows if ph == "prefill"]), (0.10, None))
+    return t
+
+
 def issue11(binary):
     t = Table()
     moe = run([PY, os.path.join(HERE, "moe", "compare_moe.py"), "validation/results/h200-moe-sync", binary])
@@ -317,6 +340,12 @@ def main(binary, build):
               "once after every fit (branch decode16 later fitted its even decode cases): the closest this project has to the "
               "maintainers' independent check. "
               "validation/results/h200-heldout16/README.md.", ""] + fresh(binary).markdown() + [""]
+    if os.path.exists("validation/results/h200-heldout17/kernels.json"):
+        lines += ["## Issue 10's kernels and four new models, measured after this session's fits began (h200-heldout17)", "",
+                  "Llama-3.2-1B / 3B, Qwen2.5-3B / 14B (never measured before): attention at their head counts off every "
+                  "grid (100k prefill, batch to 250), GEMMs of their projections and LM heads (M 1-12000, bf16 / fp16 / "
+                  "tf32 / fp8), row ops eager and compiled at their widths, 15 transformers steps; measured once, kept out "
+                  "of every fit since. validation/results/h200-heldout17/README.md.", ""] + fresh17(binary).markdown() + [""]
     lines += ["## Not measurable here", ""] + BLOCKED + [""]
     text = "\n".join(lines)
     with open("docs/targets.md", "w") as f:
