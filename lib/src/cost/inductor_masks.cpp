@@ -33,12 +33,25 @@ namespace perfmodel {
 // at +1.0 / -0.3 %. 9 blocks (1536 x 18432) counts 22323, not the line's 16462: past 7 blocks the
 // kernel issues as the masked reference does (1.21 a padded element), so the weight stops at 7
 // blocks, the largest count the line was tested on (8 blocks not measured).
+//
+// With both masks (rows not a multiple of 4096, columns not a multiple of 2048) the row is a fixed part
+// and a part a block too, and past 7 blocks each block costs more (branch rowops17,
+// validation/results/h200-rowops17/ncu.csv, the kept 2048 / 16-warp config, 1536 rows): 7 blocks
+// count 16371 a row (1536 x 14000; h200-eltwise13's 3072 x 13000 the same), 8, 9, 10 blocks 23555,
+// 26003, 28451 (1536 x 16000, 17000, 18944): 2448 a block from 8 blocks on, against 1776 from 6 to 7
+// (h200-eltwise13: 14595, 16371). The loop of a constant trip count is compiled into fewer
+// instructions a block up to 7 blocks and not past them (the row-mask-only kernel jumps there too:
+// 22323 at 9 blocks against its line's 16462). kBothFixed + blocks x kBothBlockLong is fitted on 8 and
+// 10 blocks (two counts, two unknowns); 9 blocks held out (26003 counted, 26003 by the formula).
+// Up to 7 blocks the both-mask kernel keeps the reference's weight 1: its counts are not on one line
+// there (3 blocks, 4000 x 4608: 8283 a row, 1.35 a padded element; 6 blocks 1.19; 7 blocks 1.14).
 namespace {
 
 constexpr int64_t max_xblock = 4096, block = 2048, row_mask_max_blocks = 7;
 constexpr double kFixed = 2707, kBlock = 1088;        // no masks: warp instructions a row, a block
 constexpr double kRowFixed = 3826, kRowBlock = 1404;  // row mask only
 constexpr double masked_per_element = 14595.0 / (6 * block);  // 6144 x 11008's kernel
+constexpr double kBothFixed = 3971, kBothBlockLong = 2448;     // both masks past 7 blocks (rowops17)
 
 bool whole_block_layernorm(const Op& op) {
   return op.kernel == KernelId::layernorm && op.cols > block && op.cols % block == 0;
@@ -55,19 +68,30 @@ double unmasked_weight(int64_t blocks) {
   return (kFixed + blocks * kBlock) / (static_cast<double>(blocks * block) * masked_per_element);
 }
 
+// A layer_norm with both masks past 7 blocks: its count over the reference's; 1 up to 7 blocks.
+double both_masks_weight(const Op& op) {
+  if (op.kernel != KernelId::layernorm || op.cols <= block || op.cols % block == 0 || op.rows % max_xblock == 0) return 1.0;
+  const int64_t blocks = (op.cols + block - 1) / block;
+  if (blocks <= row_mask_max_blocks) return 1.0;
+  return (kBothFixed + blocks * kBothBlockLong) / (static_cast<double>(blocks * block) * masked_per_element);
+}
+
 }  // namespace
 
 double inductor_mask_weight(const Op& op) {
-  if (!whole_block_layernorm(op)) return 1.0;
+  if (!whole_block_layernorm(op)) return both_masks_weight(op);
   const int64_t blocks = op.cols / block;
   return op.rows % max_xblock == 0 ? unmasked_weight(blocks) : row_mask_weight(blocks);
 }
 
 // The walk's block times (fit_inductor.py) were fitted on calls of at most 132 rows, never a multiple
 // of 4096: every one of them kept its row mask. What an unmasked call saves on its walk is the
-// issue the row mask adds, the row-mask-only kernel's count less the unmasked one's.
-double inductor_walk_unmasked_share(const Op& op) {
-  if (!whole_block_layernorm(op) || op.rows % max_xblock != 0) return 0.0;
+// issue the row mask adds, the row-mask-only kernel's count less the unmasked one's. The fit's
+// both-mask calls had at most 4 blocks (the reference's weight): a both-mask row past 7 blocks
+// walks the issue it adds (branch rowops17), a negative share.
+double inductor_walk_mask_share(const Op& op) {
+  if (!whole_block_layernorm(op)) return 1.0 - both_masks_weight(op);
+  if (op.rows % max_xblock != 0) return 0.0;
   const int64_t blocks = op.cols / block;
   return std::max(0.0, row_mask_weight(blocks) - unmasked_weight(blocks));
 }

@@ -5,12 +5,14 @@
 
 namespace perfmodel {
 
-// Multiplies inductor_issue_s's padded-element issue time: 1 except for layer_norm's unmasked walk.
+// Multiplies inductor_issue_s's padded-element issue time: 1 except for layer_norm's walks whose
+// count differs from the both-mask reference's (no mask, the row mask only, both masks past 7 blocks).
 double inductor_mask_weight(const Op& op);
 
-// The share of the masked reference's issue a row that an unmasked layer_norm (rows a multiple of
-// 4096, whole blocks) saves against the row-masked kernels the walk's block times were fitted on
-// (stream_cost.cpp, inductor_walk_s; branch eltdef); 0 for every other op.
-double inductor_walk_unmasked_share(const Op& op);
+// The share of the masked reference's issue a row that a layer_norm saves on its walk against the
+// kernels the walk's block times were fitted on (stream_cost.cpp, inductor_walk_s): positive for an
+// unmasked one (rows a multiple of 4096, whole blocks; branch eltdef), negative for both masks past
+// 7 blocks (more issue a block; branch rowops17); 0 for every other op.
+double inductor_walk_mask_share(const Op& op);
 
 }  // namespace perfmodel

@@ -191,8 +191,9 @@ std::optional<double> inductor_walk_s(const Op& op, const Roofs& r) {
   // parameter (branch eltdef): the unmasked 8192 x 14336 was priced +3.3 % by the walk, where the
   // default's sweeps price +1.9 %.
   const double row_issue = blocks * 2048.0 / (inductor_rate(op, k) / static_cast<double>(r.card.sm_count));
-  const double unmasked_saving = sweeps * inductor_walk_unmasked_share(op) * row_issue;
-  return k.looped_row_s * scale + sweeps * blocks * block - saved - unmasked_saving;
+  // Branch rowops17: a both-mask row past 7 blocks issues more a block than the fit's (a negative saving).
+  const double mask_saving = sweeps * inductor_walk_mask_share(op) * row_issue;
+  return k.looped_row_s * scale + sweeps * blocks * block - saved - mask_saving;
 }
 
 // Inductor splits a row reduction whose rows cannot fill the card (torch/_inductor/ir.py,

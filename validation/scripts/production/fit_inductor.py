@@ -69,6 +69,9 @@ refitted (the walk's fit cases of 2049-4096 columns ran the walk, so they still 
 Branch eltdef: every walk fit case here (at most 132 rows) keeps Inductor's row mask, so the block
 times are the row-masked kernel's; stream_cost.cpp shortens the walk of a layer_norm without it (rows
 a multiple of 4096, whole blocks) by the issue the mask adds (inductor_masks.cpp). Nothing refitted.
+Branch rowops17: a layer_norm with both masks past 7 blocks issues 3971 + 2448 warp instructions a row a
+block (validation/results/h200-rowops17/ncu.csv), weighted in inductor_masks.cpp and added to its walk;
+no fit case here has more than 4 blocks with both masks, so nothing here moves. Nothing refitted.
 """
 import json
 import math
