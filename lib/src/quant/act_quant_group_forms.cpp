@@ -74,15 +74,23 @@ std::vector<Op> eager_group_form(const std::string& name, const ActQuantCall& c)
 // 18944 (held out) is 87.4-90.6. About what two 64-bit divisions' software sequences, the
 // one-byte load, the store and the mask take; no SASS was read.
 constexpr double kIndexedCopyInstructions = 88.3;
+// The blocks the dynamic graph's autotuner fixed at its first call and keeps at every size
+// (h200-group16/inductor_code.json, each kernel's .best_config beside its source): the group
+// quantization 32 groups of 128 a CTA (XBLOCK 32, 2 warps; the one-row graph's the same), the
+// indexed copy XBLOCK 512 (4 warps; the one-row graph's 256). At few rows they leave each warp
+// alone on its scheduler (lib/src/cost/inductor_lone_warp.cpp, branch group17).
+constexpr int64_t kGroupQuantBlock = 32 * kScaleBlock, kCopyBlock = 512, kOneRowCopyBlock = 256;
 
 std::vector<Op> compiled_group_form(const std::string& name, const ActQuantCall& c) {
   const int64_t T = c.m, k = c.k, groups = groups_of(c);
   std::vector<Op> out;
   Op quant = ops::act_quant(name + ".group_quant", T, k, c.act, c.in, Scaling::block, false);
   quant.strided = c.dynamic_shapes;  // masked against the size arguments: scalar accesses (act_quant_cost.cpp)
+  if (c.dynamic_shapes) quant.inductor_block = kGroupQuantBlock;
   out.push_back(quant);
   Op view = ops::copy(name + ".view_copy", T, k, c.in);
   view.instructions = static_cast<double>(T) * static_cast<double>(k) * kIndexedCopyInstructions;
+  view.inductor_block = T > 1 ? kCopyBlock : kOneRowCopyBlock;
   out.push_back(view);
   if (T > 1) out.push_back(ops::copy(name + ".scale_transpose", groups, 1, DType::fp32));
   return out;
