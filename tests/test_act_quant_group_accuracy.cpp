@@ -154,6 +154,54 @@ TEST_CASE("1x128-group FP8 activation quantization, held out: compiled (Inductor
   CHECK(report("eager_before").median > eager.median);
 }
 
+// The group quantization's thread chain (lib/src/cost/inductor_lone_warp.cpp, branch group17) is
+// fitted on the kernel alone at the fit width only: h200-group16/kernel_split.json's K = 4096
+// dynamic=True kernel at 16 and 128 rows (one CTA an SM or less, where the chain is the kernel),
+// each kernel's profiled time plus the GPU idle an isolated graph replay holds after a kernel
+// (the eager block's harness_idle, 0.46 us, measured on h200-gemm-chain: the floor priced here
+// holds it) less its price without the chain; the median over the two. The figure in the .cpp must
+// be that fit's; every other width, and every whole call, is held out of it.
+TEST_CASE("1x128-group FP8 activation quantization: the group kernel's chain is K = 4096's fit") {
+  const Card card = test::catalogue().card("h200");
+  const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+  Roofs r = make_roofs(card, &cal, Impl::compiled);
+  r.harness_idle_s = 0;
+  const double idle = make_roofs(card, &cal, Impl::eager).harness_idle_s;
+  REQUIRE(idle > 0);
+  std::ifstream f(test::root() + "/validation/results/h200-group16/kernel_split.json");
+  REQUIRE(f.good());
+  const nlohmann::json doc = nlohmann::json::parse(f);
+  std::vector<double> fitted, priced_chain;
+  for (const auto& row : doc.at("rows")) {
+    if (row.at("impl") != "compile" || row.value("compile", "") != "dynamic" || row.at("k") != 4096) continue;
+    const int64_t m = row.at("m");
+    if (m != 16 && m != 128) continue;
+    ActQuantCall call;
+    call.m = m;
+    call.k = 4096;
+    call.scaling = Scaling::block;
+    call.dynamic = true;
+    call.torch_ops = true;
+    call.dynamic_shapes = true;
+    Op with = act_quant_kernels("q", call, Impl::compiled).at(0);
+    KernelCase kc;
+    kc.rotated_bytes = row.at("sets").get<double>() * with.bytes();
+    with.l2_hit = harness_l2_hit(kc, r.l2_cyclic_capacity);
+    Op without = with;
+    without.inductor_block = 0;  // the chain off
+    const double measured = row.at("kernels").at(0).at("median_us").get<double>() * 1e-6;
+    const double bare = price(without, r, Impl::fused).time_s;
+    fitted.push_back(measured + idle - bare);
+    priced_chain.push_back(price(with, r, Impl::fused).time_s - bare);
+  }
+  REQUIRE(fitted.size() == 2);
+  const double fit = 0.5 * (fitted[0] + fitted[1]);
+  MESSAGE("group quant chain: fitted " << fit * 1e6 << " us (" << fitted[0] * 1e6 << ", " << fitted[1] * 1e6
+                                       << "), priced " << priced_chain[0] * 1e6 << " us");
+  CHECK(std::fabs(priced_chain[1] / priced_chain[0] - 1) < 1e-9);  // a chain, whatever the rows
+  CHECK(std::fabs(priced_chain[0] / fit - 1) < 0.01);
+}
+
 TEST_CASE("1x128-group FP8 activation quantization forms: each profile's kernels") {
   ActQuantCall c;
   c.m = 16;
