@@ -8,6 +8,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "inductor_lone_warp.hpp"
+
 namespace perfmodel {
 
 namespace {
@@ -60,6 +62,7 @@ KernelTimes inductor_cost(const Op& op, const Roofs& r) {
   const bool reduction = op.kernel == KernelId::act_amax || op.passes > 1;
   if (!reduction) {
     t.fixed_s = floor + round_trip(op, r) + drain;
+    t.fixed_s += inductor_group_quant_chain_s(op, r);  // the group quantization's thread chain (branch group17)
     t.compute_s = stream_memory_s(op, r) / sweep_share(op);
     return t;
   }

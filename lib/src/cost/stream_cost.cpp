@@ -5,6 +5,7 @@
 #include <cstdlib>
 #include <optional>
 
+#include "inductor_lone_warp.hpp"
 #include "inductor_masks.hpp"
 #include "inductor_one_warp.hpp"
 #include "inductor_waves.hpp"
@@ -333,6 +334,9 @@ KernelTimes stream_cost(const Op& op, const Roofs& r, const Tile*) {
   const bool streams = persistent || (inductor && inductor_rate(op, r.inductor) <= 0);  // no issue roof
   if (!streams && op.instructions > 0 && r.issue_rate > 0)
     t.compute_s = std::max(t.compute_s, op.instructions / card.limits.warp_size / r.issue_rate);
+  // An Inductor copy whose autotuned block leaves its warps alone on their schedulers at this size
+  // issues at the lone warp's rate (inductor_lone_warp.cpp: the group quantization's indexed copy).
+  if (const std::optional<double> lone = inductor_lone_warp_issue_s(op, r)) t.compute_s = std::max(t.compute_s, *lone);
   if (inductor) t.compute_s = std::max(t.compute_s, *inductor);
   // One round trip per dependent sweep, to where its data is: first touches wait on DRAM, or
   // on L2 for the share of a re-run working set that is still there; re-reads of what an

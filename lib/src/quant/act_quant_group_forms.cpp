@@ -58,13 +58,16 @@ std::vector<Op> eager_group_form(const std::string& name, const ActQuantCall& c)
 //     a row, that loads the group once, finds its amax and writes the whole quantization (the fp8
 //     values into a (T, K/128, 128) buffer and the amax); its loads and stores masked (dynamic
 //     shapes), so priced as Inductor's masked pointwise sweep (act_quant_cost.cpp, the one stream
-//     share fitted for it), which a persistent reduction is (stream-bound, stream_cost.cpp);
+//     share fitted for it), which a persistent reduction is (stream-bound, stream_cost.cpp), plus
+//     its thread's chain over the 64 elements the autotuned block gives it
+//     (lib/src/cost/inductor_lone_warp.cpp, branch group17: what it takes at <= 128 rows);
 //   triton_poi_fused__to_copy_clamp_div_view_1: the reshape to (T, K) as a copy, because the
 //     symbolic K/128 * 128 is not known to be K: each element's source index is
 //     `128*ks1*(x // ks0) + (x % ks0) % (128*ks1)` with ks0, ks1 64-bit kernel arguments (K and
 //     K // 128), so every fp8 element pays two 64-bit divisions (software sequences on the GPU)
 //     and a one-byte unvectorized load: issue-bound (h200-group16/kernel_split.json: 290-335 G
-//     elements/s at every width from 1024 rows up, 0.6 TB/s of its 2 bytes an element);
+//     elements/s at every width from 1024 rows up, 0.6 TB/s of its 2 bytes an element); at few
+//     rows its warps issue alone, at the lone warp's rate (inductor_lone_warp.cpp);
 //   triton_poi_fused_clamp_clone_t_view_2: the scales' clamp / 448 written transposed (a tiled
 //     2-D pointwise kernel over T x K/128), more than one row only.
 // FITTED (the one parameter of this file): thread instructions an element of the indexed copy, at
@@ -74,15 +77,23 @@ std::vector<Op> eager_group_form(const std::string& name, const ActQuantCall& c)
 // 18944 (held out) is 87.4-90.6. About what two 64-bit divisions' software sequences, the
 // one-byte load, the store and the mask take; no SASS was read.
 constexpr double kIndexedCopyInstructions = 88.3;
+// The blocks the dynamic graph's autotuner fixed at its first call and keeps at every size
+// (h200-group16/inductor_code.json, each kernel's .best_config beside its source): the group
+// quantization 32 groups of 128 a CTA (XBLOCK 32, 2 warps; the one-row graph's the same), the
+// indexed copy XBLOCK 512 (4 warps; the one-row graph's 256). At few rows they leave each warp
+// alone on its scheduler (lib/src/cost/inductor_lone_warp.cpp, branch group17).
+constexpr int64_t kGroupQuantBlock = 32 * kScaleBlock, kCopyBlock = 512, kOneRowCopyBlock = 256;
 
 std::vector<Op> compiled_group_form(const std::string& name, const ActQuantCall& c) {
   const int64_t T = c.m, k = c.k, groups = groups_of(c);
   std::vector<Op> out;
   Op quant = ops::act_quant(name + ".group_quant", T, k, c.act, c.in, Scaling::block, false);
   quant.strided = c.dynamic_shapes;  // masked against the size arguments: scalar accesses (act_quant_cost.cpp)
+  if (c.dynamic_shapes) quant.inductor_block = kGroupQuantBlock;
   out.push_back(quant);
   Op view = ops::copy(name + ".view_copy", T, k, c.in);
   view.instructions = static_cast<double>(T) * static_cast<double>(k) * kIndexedCopyInstructions;
+  view.inductor_block = T > 1 ? kCopyBlock : kOneRowCopyBlock;
   out.push_back(view);
   if (T > 1) out.push_back(ops::copy(name + ".scale_transpose", groups, 1, DType::fp32));
   return out;
