@@ -19,10 +19,11 @@ inline constexpr double kWiderGridMinGainK = 1024;
 // nvjet's 16-stage tiles (64 weight rows by 8-32 token rows) put their first 16 x 64 of K in flight at
 // once: that fill costs this share of a 128x128 tile's walk of 1024 (cta_walk_per_1024_k), whatever the
 // tile; after it the stages hide the latency and the walk paces at the load port (gemm_tiling.cpp,
-// PlanCosts::cta_walk_of). Fitted (least squares on log error, a grid of 0.65-1.0 by 0.05) on the fit side
-// of the fused block's GEMM sets (137 cases: h200-production and h200-gemm-small even, h200-gemm-chain's
-// Llama-3-8B and Qwen2.5-7B); the odd cases and the Llama-2-7B and TinyLlama chains held out. Measured
-// walks it stands for (h200-compiled2 kernels less the block's 2.01 us): 3.2 us at 1365 deep, 3.65 at 2048.
+// PlanCosts::cta_walk_of). Fitted (least rms log error over 0.65, 0.70, 0.75, 0.80, 0.85, 0.88, 0.92,
+// 0.96, 1.0) on the fit side of the fused block's GEMM sets (137 cases: h200-production and
+// h200-gemm-small even, h200-gemm-chain's Llama-3-8B and Qwen2.5-7B); the odd cases and the Llama-2-7B
+// and TinyLlama chains held out. Measured walks it stands for (h200-compiled2 kernels less the block's
+// 2.01 us): 3.2 us at 1365 deep, 3.65 at 2048.
 inline constexpr double kNvjetFillShare = 0.85;
 
 // The split count for a grid of `grid` CTA tiles over K: the most splits with each slice at least

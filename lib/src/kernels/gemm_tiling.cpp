@@ -169,10 +169,10 @@ double PlanCosts::cta_walk_of(const TilePlan& p, int sm_count) const {
   const double pace = cta_walk_latency_share >= 0 ? cta_walk_latency_share + (1 - cta_walk_latency_share) * rows : 1.0;
   double per_cta = p.k_per_cta / 1024.0 * cta_walk_per_1024_k_s * pace;
   // Where the block gives cuBLASLt's split rule (its nvjet kernels), a 16-stage tile (at most 96 operand
-  // rows) puts its first 1024 of K in flight at once: that stretch is a fill (kNvjetFillShare of a
-  // 128x128 tile's pace, cublaslt_split.hpp), after which the stages hide the loads' latency and the walk paces at the load port
-  // alone, the operand rows' share of the pace (branch compiled17: Llama-3-8B's k / v split 3 ways, 1365
-  // deep, 5.19 us, beside TinyLlama's 2048-deep o, 5.66 us; h200-compiled2, h200-block11).
+  // rows) puts its first 1024 of K in flight at once: that stretch is a fill (kNvjetFillShare of a 128x128
+  // tile's pace, cublaslt_split.hpp), after which the stages hide the loads' latency and the walk paces at
+  // the load port alone, the operand rows' share of the pace (branch compiled17: Llama-3-8B's k / v split
+  // 3 ways, 1365 deep, 5.19 us, beside TinyLlama's 2048-deep o, 5.66 us; h200-compiled2, h200-block11).
   if (split_k_min_slice > 0 && cta_walk_latency_share >= 0 && p.tile.m + p.tile.n <= kSixteenStageRows) {
     const double filled = std::min(p.k_per_cta, kSixteenStageK);
     per_cta = filled / 1024.0 * cta_walk_per_1024_k_s * kNvjetFillShare +
@@ -230,8 +230,10 @@ int64_t cublaslt_split(int64_t grid, int64_t k, int sm_count, int64_t min_slice)
   const int64_t wide = std::min<int64_t>(sm_count / grid, by_depth);
   const double kd = static_cast<double>(k);
   int64_t s = clustered;
-  if (wide > clustered && kd / static_cast<double>(std::max<int64_t>(1, clustered)) - kd / static_cast<double>(wide) >= kWiderGridMinGainK)
-    s = wide;
+  if (wide > clustered) {
+    const double slice_gain = kd / static_cast<double>(std::max<int64_t>(1, clustered)) - kd / static_cast<double>(wide);
+    if (slice_gain >= kWiderGridMinGainK) s = wide;
+  }
   return s >= 2 ? s : 1;
 }
 
@@ -275,7 +277,8 @@ TilePlan cheapest_plan(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_co
   for (const Tile& t : tiles) {
     std::vector<int64_t> splits{1};
     if (cublaslt_splits) {
-      const int64_t rule = cublaslt_split(ceil_div(m, t.m) * ceil_div(n, t.n) * batch, k, sm_count, costs.split_k_min_slice);
+      const int64_t grid = ceil_div(m, t.m) * ceil_div(n, t.n) * batch;
+      const int64_t rule = cublaslt_split(grid, k, sm_count, costs.split_k_min_slice);
       if (rule >= 2 && rule <= max_split) splits.push_back(rule);
     } else {
       for (int64_t split = 2; split <= max_split; split *= 2) splits.push_back(split);
