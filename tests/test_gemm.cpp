@@ -7,6 +7,7 @@
 #include <tuple>
 
 #include "perfmodel/calibration.hpp"
+#include "perfmodel/cublaslt_split.hpp"
 #include "perfmodel/gemm_tiling.hpp"
 #include "perfmodel/ops.hpp"
 #include "perfmodel/price.hpp"
@@ -272,7 +273,7 @@ TEST_CASE("cuBLASLt's split-K rule and the reduce's partials (branch block11, va
     const TilePlan p = cheapest_plan(m, n, k, 1, 132, peak, fixup_rate, costs);
     if (p.split_k > 1) {
       const int64_t grid = p.tiles / p.split_k;
-      CHECK(p.split_k == std::min<int64_t>(132 / grid, k / 1536));
+      CHECK(p.split_k == cublaslt_split(grid, k, 132, 1536));
       CHECK(costs.fixed_of(p) == test::approx(costs.fixed_s + costs.split_k_s + costs.split_k_per_split_s * p.split_k));
     }
   }
@@ -284,6 +285,58 @@ TEST_CASE("cuBLASLt's split-K rule and the reduce's partials (branch block11, va
   costs.split_k_per_split_s = 0;
   const TilePlan old = cheapest_plan(1, 2048, 5632, 1, 132, peak, fixup_rate, costs);
   CHECK((old.split_k & (old.split_k - 1)) == 0);
+}
+
+TEST_CASE("cuBLASLt's split count with the 4-CTA cluster cap (branch compiled17, h200-block11 fit, h200-compiled2 held out)") {
+  // Measured counts (kernel name's tile, grid / tiles; validation/scripts/production/compiled17_splits.py):
+  // grid of G tiles over K, D = 1280.
+  struct Case {
+    int64_t grid, k, splits;
+  };
+  for (const Case c : {Case{32, 5632, 3},    // TinyLlama's down, 64x8 4x1 splitK, 96 CTAs (block11)
+                       Case{64, 4096, 2},    // Llama-3-8B's o, 64x8 2x1, 128 CTAs (block11)
+                       Case{32, 14336, 4},   // Llama-3-8B's down, 128x8 2x1, 128 CTAs (block11)
+                       Case{14, 18944, 8},   // Qwen2.5-7B's down, 256x8 4x1, 112 CTAs (block11)
+                       Case{19, 18944, 5},   // ... at M 16, 192x16, 100 CTAs (block11)
+                       Case{56, 3584, 2},    // Qwen2.5-7B's o, 112 CTAs (block11)
+                       Case{32, 2048, 1},    // TinyLlama's o, unsplit (block11)
+                       Case{16, 4096, 3},    // Llama-3-8B's k / v, 48 CTAs (h200-compiled2, held out)
+                       Case{8, 3584, 2},     // Qwen2.5-7B's k / v, 16 CTAs (h200-compiled2, held out)
+                       Case{32, 11008, 3}})  // Llama-2-7B's down, 128x8 4x1, 96 CTAs (h200-compiled2, held out)
+  {
+    CAPTURE(c.grid);
+    CAPTURE(c.k);
+    CHECK(cublaslt_split(c.grid, c.k, 132, 1280) == c.splits);
+  }
+  // block11's rule (no cluster cap) split TinyLlama's down 4 ways at D 1280: the cap is what keeps 3.
+  CHECK(std::min<int64_t>(132 / 32, 5632 / 1280) == 4);
+}
+
+TEST_CASE("nvjet's 16-stage walk: a fill, then the load port's pace (branch compiled17)") {
+  PlanCosts costs;
+  costs.cta_walk_per_1024_k_s = 3.8e-6;
+  costs.cta_walk_latency_share = 0.35;
+  const double peak = 800e12;
+  const TilePlan o = plan_tile(1, 2048, 2048, 1, Tile{8, 64}, 132, peak);         // TinyLlama's o, 32 CTAs, 2048 deep
+  const TilePlan kv = plan_tile(1, 1024, 4096, 1, Tile{8, 64}, 132, peak, 3);     // Llama-3-8B's k / v, 3 splits, 1365 deep
+  const TilePlan wide = plan_tile(1, 2048, 2048, 1, Tile{128, 128}, 132, peak);
+  const double o_pace = costs.cta_walk_of(o, 132), kv_pace = costs.cta_walk_of(kv, 132), wide_pace = costs.cta_walk_of(wide, 132);
+  // Without the split rule (gemm5's blocks) the pace alone: 2 x 3.8 x (0.35 + 0.65 x 72 / 256) us.
+  CHECK(o_pace == test::approx(2 * 3.8e-6 * (0.35 + 0.65 * 72.0 / 256)));
+  costs.split_k_min_slice = 1280;
+  // The first 1024 of K a fill, the rest at the load port's share of the pace.
+  const double port = 3.8e-6 * 0.65 * 72.0 / 256;
+  CHECK(costs.cta_walk_of(o, 132) == test::approx(3.8e-6 * kNvjetFillShare + port));
+  CHECK(costs.cta_walk_of(kv, 132) == test::approx(3.8e-6 * kNvjetFillShare + port * (std::ceil(4096.0 / 3) - 1024) / 1024));  // plan_tile rounds the slice up
+  // What the kernels show (h200-compiled2, less the block's 2.01 us fixed): the 2048-deep walk under the
+  // pace alone (5.66 us), the 1365-deep one over it (5.19 us): a fill, then a faster pace.
+  CHECK(costs.cta_walk_of(o, 132) < o_pace);
+  CHECK(costs.cta_walk_of(kv, 132) > kv_pace);
+  // A walk shorter than the fill is all fill.
+  const TilePlan short_k = plan_tile(1, 2048, 512, 1, Tile{8, 64}, 132, peak);
+  CHECK(costs.cta_walk_of(short_k, 132) == test::approx(0.5 * 3.8e-6 * kNvjetFillShare));
+  // Tiles of more operand rows (fewer stages) keep the pace alone.
+  CHECK(costs.cta_walk_of(wide, 132) == test::approx(wide_pace));
 }
 
 TEST_CASE("cuBLASLt's narrow nvjet tiles with the split rule (branch gemm14, validation/results/h200-gemm14)") {

@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "perfmodel/checked.hpp"
+#include "perfmodel/cublaslt_split.hpp"
 #include "perfmodel/errors.hpp"
 
 namespace perfmodel {
@@ -150,6 +151,14 @@ double PlanCosts::fixed_of(const TilePlan& p) const {
          (p.split_k > 1 ? split_k_s + split_k_per_split_s * static_cast<double>(p.split_k) : 0.0);
 }
 
+namespace {
+// nvjet's 16-stage kernels (`nvjet_sm90_tst_64x8_64x16_...`, `..._8x64_64x16_...`, 64x16, 64x32, 24x64,
+// 32x64: a K tile of 64, 16 stages; validation/results/h200-block11 and h200-compiled2 kernel names):
+// tiles of at most 96 operand rows, 1024 of K in flight.
+constexpr int64_t kSixteenStageRows = 96;
+constexpr double kSixteenStageK = 16 * 64;
+}  // namespace
+
 double PlanCosts::cta_walk_of(const TilePlan& p, int sm_count) const {
   if (!(cta_walk_per_1024_k_s > 0)) return 0;
   // The SM runs ceil(tiles / SMs) tiles one after another (cuBLASLt's nvjet kernels: one CTA per SM).
@@ -158,7 +167,18 @@ double PlanCosts::cta_walk_of(const TilePlan& p, int sm_count) const {
   // load port, relative to a 128x128 tile's 256 rows.
   const double rows = static_cast<double>(p.tile.m + p.tile.n) / 256.0;
   const double pace = cta_walk_latency_share >= 0 ? cta_walk_latency_share + (1 - cta_walk_latency_share) * rows : 1.0;
-  return per_sm * p.k_per_cta / 1024.0 * cta_walk_per_1024_k_s * pace;
+  double per_cta = p.k_per_cta / 1024.0 * cta_walk_per_1024_k_s * pace;
+  // Where the block gives cuBLASLt's split rule (its nvjet kernels), a 16-stage tile (at most 96 operand
+  // rows) puts its first 1024 of K in flight at once: that stretch is a fill (kNvjetFillShare of a 128x128
+  // tile's pace, cublaslt_split.hpp), after which the stages hide the loads' latency and the walk paces at
+  // the load port alone, the operand rows' share of the pace (branch compiled17: Llama-3-8B's k / v split
+  // 3 ways, 1365 deep, 5.19 us, beside TinyLlama's 2048-deep o, 5.66 us; h200-compiled2, h200-block11).
+  if (split_k_min_slice > 0 && cta_walk_latency_share >= 0 && p.tile.m + p.tile.n <= kSixteenStageRows) {
+    const double filled = std::min(p.k_per_cta, kSixteenStageK);
+    per_cta = filled / 1024.0 * cta_walk_per_1024_k_s * kNvjetFillShare +
+              (p.k_per_cta - filled) / 1024.0 * cta_walk_per_1024_k_s * (1 - cta_walk_latency_share) * rows;
+  }
+  return per_sm * per_cta;
 }
 
 namespace {
@@ -198,6 +218,24 @@ TilePlan nvjet_efficiency(TilePlan p) {
   return p;
 }
 }  // namespace
+
+int64_t cublaslt_split(int64_t grid, int64_t k, int sm_count, int64_t min_slice) {
+  if (grid < 1 || min_slice < 1 || sm_count < 1) return 1;
+  // nvjet's split grids at M <= 128 (cublaslt_split.hpp): the 4-CTA cluster grid first, the whole
+  // card's 2-CTA grid where it cuts each CTA's slice by a ring of stages or more (and every grid the
+  // cluster cap leaves unsplit: Llama-3-8B's o, 64 tiles x 2).
+  const int64_t cluster_cap = static_cast<int64_t>(sm_count) * kClusterGridNumerator / kClusterGridDenominator;
+  const int64_t by_depth = k / min_slice;
+  const int64_t clustered = std::min<int64_t>(cluster_cap / grid, by_depth);
+  const int64_t wide = std::min<int64_t>(sm_count / grid, by_depth);
+  const double kd = static_cast<double>(k);
+  int64_t s = clustered;
+  if (wide > clustered) {
+    const double slice_gain = kd / static_cast<double>(std::max<int64_t>(1, clustered)) - kd / static_cast<double>(wide);
+    if (slice_gain >= kWiderGridMinGainK) s = wide;
+  }
+  return s >= 2 ? s : 1;
+}
 
 double PlanCosts::priced_s(const TilePlan& p) const {
   return fixed_of(p) + std::max({p.compute_time_s, memory_s, p.cta_walk_s});
@@ -240,7 +278,7 @@ TilePlan cheapest_plan(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_co
     std::vector<int64_t> splits{1};
     if (cublaslt_splits) {
       const int64_t grid = ceil_div(m, t.m) * ceil_div(n, t.n) * batch;
-      const int64_t rule = std::min<int64_t>(sm_count / std::max<int64_t>(1, grid), k / costs.split_k_min_slice);
+      const int64_t rule = cublaslt_split(grid, k, sm_count, costs.split_k_min_slice);
       if (rule >= 2 && rule <= max_split) splits.push_back(rule);
     } else {
       for (int64_t split = 2; split <= max_split; split *= 2) splits.push_back(split);
