@@ -73,7 +73,13 @@ std::map<std::string, std::vector<double>> errors() {
     int launches = 0;
     for (Op& op : act_quant_kernels("q", call, impl == "compiled" ? Impl::compiled : Impl::eager)) {
       op.l2_hit = hit;
-      t += price(op, r, Impl::fused).time_s;
+      const OpCost oc = price(op, r, Impl::fused);
+      t += oc.time_s;
+      if (std::getenv("ACTQ_OPS"))
+        MESSAGE(c.at("name").get<std::string>() << " op " << op.name << " rows " << op.rows << " cols " << op.cols
+                                                << " strided " << op.strided << " hit " << op.l2_hit << " fixed "
+                                                << oc.overhead_time_s * 1e6 << " compute " << oc.compute_time_s * 1e6
+                                                << " memory " << oc.memory_time_s * 1e6);
       launches += op.launches;
     }
     // The forms launch what the profiler saw (the Memset of a split whole-tensor amax included).

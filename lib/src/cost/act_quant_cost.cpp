@@ -31,7 +31,20 @@ constexpr double kSweepStreamShare = 0.581;
 // which is our reading, not verified in SASS). A grid in steps of 0.05 minimizing the median
 // |error| over h200-actq15's 30 compiled cases at K = 3584 and 18944 (all three modes, M 1-4096;
 // `ACTQ_DEBUG=1 build/tests/test_act_quant_accuracy -s`); K = 5120 held out (15 cases).
-constexpr double kStaticSweepShare = 0.85, kVectorWalkShare = 0.65;
+// Branch actq17 split the walk share in two (the per-token kernel's walk and the split
+// reduction's partials, which differ in what follows the walk: a second sweep of the row, or
+// only the partial's store), with every CTA walk paid by whole waves and no second-sweep block in
+// the partials: refitted the same way (the same 30 cases, a grid in steps of 0.05, least median
+// |error|; K = 5120 still held out): the sweep stays 0.85, the per-token walk 0.65 -> 0.60, the
+// partials' walk 0.75 (`python3 validation/scripts/act_quant/fit_act_quant17.py`).
+constexpr double kStaticSweepShare = 0.85, kVectorWalkShare = 0.60, kVectorPartialsShare = 0.75;
+// FITTED (branch actq17): a scalar (masked or unaligned) walk of the split reduction's partials
+// costs this many round trips a 2048-element block: 4 scalar 2-byte loads a thread a block
+// against one 8-byte vector, ~1.02 us a block measured where the round trip is 0.91 (actq14's
+// "-7 to -9 % at every size" on h200-quant's dynamic=True per-tensor cases, which the second-sweep
+// block, priced on the partials until actq17, partly hid). Grid in steps of 0.01 over h200-quant's
+// compiled cases at K = 4096 and 14336 (least median |error|; K = 8192 held out).
+constexpr double kScalarPartialsShare = 1.12;
 
 // The pointwise sweep's share of the copy streams: a dynamic-shape compile's masked, scalar
 // accesses (act_quant_forms.cpp marks them `strided`) reach kSweepStreamShare; a static compile's
@@ -64,11 +77,17 @@ KernelTimes inductor_cost(const Op& op, const Roofs& r) {
     return t;
   }
   const double blocks = std::ceil(static_cast<double>(op.cols) / kBlock);
-  const double waves = std::max(1.0, static_cast<double>(op.rows) / (kCtasPerSm * r.card.sm_count));
+  // Whole waves: a CTA's walk is a chain of dependent round trips, so a wave that is only partly
+  // full still takes the whole chain (branch actq17; before, a fractional wave count: 640 partials
+  // of 8192 at 1024 x 5120 were priced 1.2 walks where the card runs 528 CTAs at a time, then 112).
+  const double waves = std::max(1.0, std::ceil(static_cast<double>(op.rows) / (kCtasPerSm * r.card.sm_count)));
   t.fixed_s = floor + drain;
-  const double share = op.strided ? 1.0 : kVectorWalkShare;
-  t.compute_s = waves * (blocks + 1) * round_trip(op, r) * share;
-  if (op.kernel == KernelId::act_amax) {  // + the combine
+  const bool partials = op.kernel == KernelId::act_amax;
+  const double share = partials ? (op.strided ? kScalarPartialsShare : kVectorPartialsShare) : op.strided ? 1.0 : kVectorWalkShare;
+  // The per-token kernel's walk ends in the first load of its second sweep (one more round trip);
+  // the partials' walk ends in their store only (the drain in fixed_s).
+  t.compute_s = waves * (blocks + (partials ? 0 : 1)) * round_trip(op, r) * share;
+  if (partials) {  // + the combine
     t.fixed_s += floor + r.l2_pass_latency_s + drain + (op.launches - 1) * r.harness_idle_s;
   } else {
     t.compute_s += stream_memory_s(op, r) / sweep_share(op);
