@@ -107,10 +107,14 @@ const std::map<std::string, std::vector<double>>& errs() {
 
 // Held out (K = 8192), before -> after: compiled 61.8 % / 97.1 % (h200-quant's 45 compiled cases
 // priced as vLLM's kernels) -> 8.1 % / 13.2 % (15 cases); eager 93.9 % / 95.1 % (perfmodel accuracy:
-// the one act_quant op, fp8 as the input's dtype) -> 6.0 % / 18.3 %. Guarded at today's level.
-constexpr double COMPILED_MEDIAN = 0.09, COMPILED_P90 = 0.14, EAGER_MEDIAN = 0.07, EAGER_P90 = 0.19;
-// h200-actq15's static compiles (branch actq16): K = 5120 held out, and all 45 cases.
-constexpr double NEW_HELD_MEDIAN = 0.11, NEW_HELD_P90 = 0.16, NEW_ALL_MEDIAN = 0.11, NEW_ALL_P90 = 0.22;
+// the one act_quant op, fp8 as the input's dtype) -> 6.0 % / 18.3 %. Branch actq17 (whole waves, no
+// second-sweep block in the split partials, their scalar walk 1.12 round trips a block, fitted on
+// K = 4096 / 14336): compiled 8.1 % / 13.2 % -> 3.1 % / 13.2 %. Guarded at today's level.
+constexpr double COMPILED_MEDIAN = 0.04, COMPILED_P90 = 0.14, EAGER_MEDIAN = 0.07, EAGER_P90 = 0.19;
+// h200-actq15's static compiles (branch actq16): K = 5120 held out, and all 45 cases. Branch actq17
+// (whole waves, the partials' own walk, shares refitted on K = 3584 / 18944): held out 10.5 % / 13.4 %
+// -> 7.0 % / 15.5 %, all 10.1 % / 20.7 % -> 7.5 % / 18.7 %.
+constexpr double NEW_HELD_MEDIAN = 0.08, NEW_HELD_P90 = 0.16, NEW_ALL_MEDIAN = 0.08, NEW_ALL_P90 = 0.19;
 
 Stats report(const std::string& set) {
   const Stats s = stats(errs().at(set));
@@ -146,7 +150,7 @@ TEST_CASE("activation quantization, K = 8192 held out: compiled (Inductor) and e
   CHECK(eager.p90 <= EAGER_P90);
   // Per class (5 cases each: M = 1, 16, 128, 1024, 4096), at today's level: median, p90.
   const std::map<std::string, std::pair<double, double>> bounds{
-      {"compiled_tensor_dynamic", {0.10, 0.12}}, {"compiled_row_dynamic", {0.10, 0.14}},
+      {"compiled_tensor_dynamic", {0.05, 0.12}}, {"compiled_row_dynamic", {0.10, 0.14}},
       {"compiled_tensor_static", {0.04, 0.04}},  {"eager_tensor_dynamic", {0.04, 0.12}},
       {"eager_row_dynamic", {0.07, 0.18}},       {"eager_tensor_static", {0.12, 0.16}}};
   for (const auto& [set, bound] : bounds) {
