@@ -57,16 +57,18 @@ for line in out.splitlines():
         measured[t[0]] = float(t[4])
 
 
-def walk_units(o, partials):
-    rt = o["hit"] * RT_L2 + (1 - o["hit"]) * RT_DRAM
-    waves = max(1, math.ceil(o["rows"] / SLOTS))
-    return waves * (math.ceil(o["cols"] / 2048) + (0 if partials else 1)) * rt
-
-
 def walk_share(o, partials, s):
     if partials:
         return s["scalar_partials"] if o["strided"] else s["partials"]
     return 1.0 if o["strided"] else s["walk"]
+
+
+def walk(o, partials, s):
+    """A looped walk as inductor_cost prices it: whole waves of blocks, each an L2 round trip for the
+    share of it in L2 and the DRAM round trip times the walk's share for the rest."""
+    waves = max(1, math.ceil(o["rows"] / SLOTS))
+    block = o["hit"] * RT_L2 + (1 - o["hit"]) * RT_DRAM * walk_share(o, partials, s)
+    return waves * (math.ceil(o["cols"] / 2048) + (0 if partials else 1)) * block
 
 
 def price(name, s):
@@ -74,13 +76,13 @@ def price(name, s):
     looped_quant = len(ops[name]) == 1 and "static" not in name
     for o in ops[name]:
         if o["op"] == "q_amax":
-            compute = walk_units(o, True) * walk_share(o, True, s)
+            compute = walk(o, True, s)
         else:
             sweep_now = NOW["mask_sweep"] if o["strided"] else NOW["sweep"]
             sweep_new = s["mask_sweep"] if o["strided"] else s["sweep"]
             if looped_quant:  # the per-token kernel (or one row per tensor): walk + second sweep
-                stream = (o["compute"] - walk_units(o, False) * walk_share(o, False, NOW)) * sweep_now
-                compute = walk_units(o, False) * walk_share(o, False, s) + stream / sweep_new
+                stream = (o["compute"] - walk(o, False, NOW)) * sweep_now
+                compute = walk(o, False, s) + stream / sweep_new
             else:  # the pointwise cast
                 compute = o["compute"] * sweep_now / sweep_new
         total += o["fixed"] + max(compute, o["memory"])
@@ -107,9 +109,9 @@ print(f"h200-quant held out K 8192: {stats([n for n in old if k_of(n) == 8192], 
 fit = [n for n in fresh if k_of(n) != 5120]
 best = None
 for sweep in [x / 100 for x in range(60, 101, 5)]:
-    for walk in [x / 100 for x in range(40, 101, 5)]:
+    for row_walk in [x / 100 for x in range(40, 101, 5)]:
         for partials in [x / 100 for x in range(30, 101, 5)]:
-            s = dict(NOW, sweep=sweep, walk=walk, partials=partials)
+            s = dict(NOW, sweep=sweep, walk=row_walk, partials=partials)
             m = stats(fit, s)[0]
             if best is None or m < best[0] - 1e-9:
                 best = (m, s)
