@@ -88,9 +88,11 @@ KernelTimes inductor_cost(const Op& op, const Roofs& r) {
   // The per-token kernel's walk ends in the first load of its second sweep (one more round trip);
   // the partials' walk ends in their store only (the drain in fixed_s).
   // The share scales the DRAM part of a block's round trip only (the overlap of the blocks' DRAM
-  // requests); a block from L2 pays the L2 round trip whole: h200-actq15's one-row calls (L2-resident
-  // rotations) walk ~0.4 us a block, the L2 round trip, where the shared DRAM walks pay 0.55-0.6 of
-  // 0.91 (branch actq17; the same shares fit either way, the fit half's median 8.1 -> 7.5 %).
+  // requests); a block from L2 pays the L2 round trip whole. h200-actq15's one-row calls (L2-resident
+  // rotations) walk ~0.35 us a block (0.8 of the 0.44-us L2 round trip; priced 0.27 with the share,
+  // now 0.44: -12..-16 % -> +13..+14 %) where the DRAM walks pay 0.4-0.65 of 0.91 (branch actq17; the
+  // same shares fit either way, the fit half 8.1 / 23.4 -> 7.5 / 23.3 %, K 5120 held out 7.0 / 15.5 ->
+  // 6.9 / 13.8 %).
   const double block = op.l2_hit * r.l2_pass_latency_s + (1 - op.l2_hit) * r.pass_latency_s * share;
   t.compute_s = waves * (blocks + (partials ? 0 : 1)) * block;
   if (partials) {  // + the combine
