@@ -4,6 +4,9 @@
 // the eager profile's ATen kernels (torch.eager cases), act_quant_forms.cpp. The dynamic-shape
 // sweep's share (act_quant_cost.cpp) was fitted on K = 4096 and 14336; K = 8192 is held out. The
 // static-shape shares were fitted on h200-actq15's K = 3584 and 18944; its K = 5120 is held out.
+// Branch actq17's scalar partials share was fitted on h200-quant's K = 4096 and 14336 (K = 8192 held
+// out) and its static walk shares on K = 3584 and 18944 (validation/scripts/act_quant/fit_act_quant17.py,
+// which reads the kernels this test prints under ACTQ_OPS=1 ACTQ_DEBUG=1).
 #include <doctest/doctest.h>
 
 #include <cmath>

@@ -60,11 +60,11 @@ double round_trip(const Op& op, const Roofs& r) {
 // Inductor (act_quant_forms.cpp compiled_form). Every kernel: the launch floor, and the drain of
 // its stores (an L2 round trip, as stream_cost.cpp prices a persistent reduction's store).
 // Pointwise: one round trip, then the sweep at its rate. A looped row reduction (per token, or the
-// split reduction's partials): each CTA walks its row's blocks, a round trip each (a static
-// compile's vectorized walk kVectorWalkShare of one), plus the first
-// load of the row's second sweep (its later loads re-read what the first sweep brought into L2 and
-// are not priced: h200-quant's 16-row calls grow 0.92 us a 2048-column block, the round trip, from
-// an intercept of the floor, one round trip and the drain); the rows run in waves of 4 CTAs an SM;
+// split reduction's partials): each CTA walks its row's blocks, a round trip each (its DRAM part
+// scaled by the kernel's walk share), the per-token kernel plus the first load of the row's second
+// sweep (its later loads re-read what the first sweep brought into L2 and are not priced:
+// h200-quant's 16-row calls grow 0.92 us a 2048-column block, the round trip, from an intercept of
+// the floor, one round trip and the drain); the rows run in whole waves of 4 CTAs an SM;
 // the per-token kernel's second sweep scales and casts the row as the pointwise kernel does. The
 // split reduction's combine: a persistent reduction of the partials (in L2), its own launch.
 KernelTimes inductor_cost(const Op& op, const Roofs& r) {
