@@ -4,6 +4,9 @@
 // the eager profile's ATen kernels (torch.eager cases), act_quant_forms.cpp. The dynamic-shape
 // sweep's share (act_quant_cost.cpp) was fitted on K = 4096 and 14336; K = 8192 is held out. The
 // static-shape shares were fitted on h200-actq15's K = 3584 and 18944; its K = 5120 is held out.
+// Branch actq17's scalar partials share was fitted on h200-quant's K = 4096 and 14336 (K = 8192 held
+// out) and its static walk shares on K = 3584 and 18944 (validation/scripts/act_quant/fit_act_quant17.py,
+// which reads the kernels this test prints under ACTQ_OPS=1 ACTQ_DEBUG=1).
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -73,7 +76,13 @@ std::map<std::string, std::vector<double>> errors() {
     int launches = 0;
     for (Op& op : act_quant_kernels("q", call, impl == "compiled" ? Impl::compiled : Impl::eager)) {
       op.l2_hit = hit;
-      t += price(op, r, Impl::fused).time_s;
+      const OpCost oc = price(op, r, Impl::fused);
+      t += oc.time_s;
+      if (std::getenv("ACTQ_OPS"))
+        MESSAGE(c.at("name").get<std::string>() << " op " << op.name << " rows " << op.rows << " cols " << op.cols
+                                                << " strided " << op.strided << " hit " << op.l2_hit << " fixed "
+                                                << oc.overhead_time_s * 1e6 << " compute " << oc.compute_time_s * 1e6
+                                                << " memory " << oc.memory_time_s * 1e6);
       launches += op.launches;
     }
     // The forms launch what the profiler saw (the Memset of a split whole-tensor amax included).
@@ -101,10 +110,14 @@ const std::map<std::string, std::vector<double>>& errs() {
 
 // Held out (K = 8192), before -> after: compiled 61.8 % / 97.1 % (h200-quant's 45 compiled cases
 // priced as vLLM's kernels) -> 8.1 % / 13.2 % (15 cases); eager 93.9 % / 95.1 % (perfmodel accuracy:
-// the one act_quant op, fp8 as the input's dtype) -> 6.0 % / 18.3 %. Guarded at today's level.
-constexpr double COMPILED_MEDIAN = 0.09, COMPILED_P90 = 0.14, EAGER_MEDIAN = 0.07, EAGER_P90 = 0.19;
-// h200-actq15's static compiles (branch actq16): K = 5120 held out, and all 45 cases.
-constexpr double NEW_HELD_MEDIAN = 0.11, NEW_HELD_P90 = 0.16, NEW_ALL_MEDIAN = 0.11, NEW_ALL_P90 = 0.22;
+// the one act_quant op, fp8 as the input's dtype) -> 6.0 % / 18.3 %. Branch actq17 (whole waves, no
+// second-sweep block in the split partials, their scalar walk 1.12 round trips a block, fitted on
+// K = 4096 / 14336): compiled 8.1 % / 13.2 % -> 3.1 % / 13.2 %. Guarded at today's level.
+constexpr double COMPILED_MEDIAN = 0.04, COMPILED_P90 = 0.14, EAGER_MEDIAN = 0.07, EAGER_P90 = 0.19;
+// h200-actq15's static compiles (branch actq16): K = 5120 held out, and all 45 cases. Branch actq17
+// (whole waves, the partials' own walk, the shares on the DRAM part of a block, refitted on K = 3584 /
+// 18944): held out 10.5 % / 13.4 % -> 6.9 % / 13.8 %, all 10.1 % / 20.7 % -> 7.1 % / 15.5 %.
+constexpr double NEW_HELD_MEDIAN = 0.08, NEW_HELD_P90 = 0.14, NEW_ALL_MEDIAN = 0.08, NEW_ALL_P90 = 0.16;
 
 Stats report(const std::string& set) {
   const Stats s = stats(errs().at(set));
@@ -140,7 +153,7 @@ TEST_CASE("activation quantization, K = 8192 held out: compiled (Inductor) and e
   CHECK(eager.p90 <= EAGER_P90);
   // Per class (5 cases each: M = 1, 16, 128, 1024, 4096), at today's level: median, p90.
   const std::map<std::string, std::pair<double, double>> bounds{
-      {"compiled_tensor_dynamic", {0.10, 0.12}}, {"compiled_row_dynamic", {0.10, 0.14}},
+      {"compiled_tensor_dynamic", {0.05, 0.12}}, {"compiled_row_dynamic", {0.10, 0.14}},
       {"compiled_tensor_static", {0.04, 0.04}},  {"eager_tensor_dynamic", {0.04, 0.12}},
       {"eager_row_dynamic", {0.07, 0.18}},       {"eager_tensor_static", {0.12, 0.16}}};
   for (const auto& [set, bound] : bounds) {

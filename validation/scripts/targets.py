@@ -294,7 +294,7 @@ def issue12(build):
                       ("new_compiled_held", "FP8 activation quantization, torch.compile per shape (static), K 5120 held out (h200-actq15)")):
         if key in aq:
             t.add(what, "tests/test_act_quant_accuracy.cpp (-s)", aq[key], (0.08, 0.20),
-                  "static forms (actq16): two shares fitted on K 3584 / 18944" if "compiled" in key else "")
+                  "static forms (actq16, actq17): three walk / sweep shares fitted on K 3584 / 18944" if "compiled" in key else "")
     gq = doctest_reports(build, "test_act_quant_group_accuracy")
     ghow = "tests/test_act_quant_group_accuracy.cpp (-s), K 4096 fit, K 14336 (h200-quant2) and 3584 / 5120 / 18944 (h200-group16) held out"
     if "compiled" in gq:
