@@ -22,6 +22,9 @@ struct KernelCase {
   bool residual = false;          // rmsnorm / layernorm with the residual add fused in
   bool l2_resident = false;       // measured hot without rotating buffers
   double rotated_bytes = 0;       // bytes of the buffer sets the harness cycled through (0 = not recorded)
+  // How long the production harness replayed the call (harness.py; 0 = not recorded): its samples,
+  // the launches in each, and the buffer sets it rotated (harness_clock.hpp reads them).
+  int64_t samples = 0, launches_per_sample = 0, buffer_sets = 0;
 };
 
 // The share of the case's first touches the harness served from L2: all of them when it asked

@@ -18,6 +18,9 @@ struct PowerCap {
   double idle_w = 0;       // board draw with the GPU clocked but idle
   double tensor_w = 0;     // tensor cores busy at the effective GEMM peak, full clock, beyond idle
   double attention_w = 0;  // the flash prefill kernel busy, full clock, beyond idle (0: as tensor_w)
+  // From rest, how long a load above the cap runs at full clock before the limiter lowers it
+  // (0: unknown; harness_clock.hpp). validation/results/h200-heldgemm17.
+  double burst_window_s = 0;
   bool known() const { return limit_w > 0 && tensor_w > 0; }
 };
 

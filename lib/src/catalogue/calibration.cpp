@@ -78,6 +78,7 @@ Calibration load_calibration(const std::string& path) {
   c.power.idle_w = r.opt_quantity("idle_power", Dimension::watts, true, kMaxPower).value_or(0);
   c.power.tensor_w = r.opt_quantity("tensor_power", Dimension::watts, false, kMaxPower).value_or(0);
   c.power.attention_w = r.opt_quantity("attention_power", Dimension::watts, false, kMaxPower).value_or(0);
+  c.power.burst_window_s = r.opt_quantity("power_burst_window", Dimension::seconds, false, kMaxTime).value_or(0);
   c.sustained_clock_scale = r.opt_number("sustained_clock_scale", 0, 1);
   if (auto ramp = r.opt_map("memory_ramp")) {
     c.ramp_t0_s = ramp->opt_quantity("t0", Dimension::seconds, true, kMaxTime).value_or(0);
@@ -151,6 +152,8 @@ std::string to_yaml(const Calibration& c) {
     o << "idle_power: " << q(c.power.idle_w, "W", 1) << "   # board draw, clocked and idle\n";
     o << "tensor_power: " << q(c.power.tensor_w, "W", 1) << "   # a tensor-bound GEMM's draw beyond idle at full clock\n";
     if (c.power.attention_w > 0) o << "attention_power: " << q(c.power.attention_w, "W", 1) << "   # the flash prefill kernel's, same\n";
+    if (c.power.burst_window_s > 0)
+      o << "power_burst_window: " << q(c.power.burst_window_s, "ms", 1e-3) << "   # from rest, a load above the cap runs this long at full clock\n";
   }
   if (c.sustained_clock_scale)
     o << "sustained_clock_scale: " << *c.sustained_clock_scale << "   # that GEMM sustained at the cap: burst time / sustained time\n";

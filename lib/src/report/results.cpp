@@ -23,6 +23,11 @@ void read_shape(const Record& r, KernelCase& c) {
   c.residual = r.opt_boolean("residual");
   c.l2_resident = r.opt_boolean("l2_resident");
   c.rotated_bytes = r.nullable_number("rotated_bytes").value_or(0);
+  c.samples = r.opt_integer("samples");
+  c.launches_per_sample = r.opt_integer("launches_per_sample");
+  c.buffer_sets = r.opt_integer("buffer_sets");
+  if (c.samples < 0 || c.launches_per_sample < 0 || c.buffer_sets < 0)
+    r.fail(c.samples < 0 ? "samples" : c.launches_per_sample < 0 ? "launches_per_sample" : "buffer_sets", "must be >= 0");
 }
 
 SuiteCase suite_case(const Record& r) {
