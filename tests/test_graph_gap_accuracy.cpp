@@ -16,6 +16,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <fstream>
 
 #include "perfmodel/calibration.hpp"
@@ -83,6 +85,7 @@ TEST_CASE("compiled decode steps at 8-32 layers (h200-compiled2), all held out: 
     // spin queued first, graph_pure_s) against the step less its host time (graph_call_host): the
     // kernels and graph_kernel_gap per launch. -5.2 to +3.1 %: the wall's misses are the host's.
     const double ae = (e.cost.time_s - e.cost.host_time_s) / r["graph_pure_s"].as<double>() - 1;
+    if (std::getenv("GAP_DEBUG")) std::printf("%-16s L%2d b%2d wall %+6.2f kern %+6.2f alone %+6.2f\n", r["model"].as<std::string>().c_str(), r["layers"].as<int>(), r["batch"].as<int>(), 100*we, 100*ke, 100*ae);
     CHECK(std::fabs(ae) <= 0.055);
     alone.push_back(std::fabs(ae));
   }
