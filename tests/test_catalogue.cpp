@@ -21,9 +21,9 @@ using namespace perfmodel;
 TEST_CASE("the catalogue lists the cards and models of hardware/ and models/") {
   const auto cards = test::catalogue().card_keys();
   const auto models = test::catalogue().model_keys();
-  // 14 card files and 23 model files (17 dense, 6 MoE/MLA; aliases.yaml is not an entry).
+  // 14 card files and 26 model files (20 dense, 6 MoE/MLA; aliases.yaml is not an entry).
   CHECK(cards.size() == 14);
-  CHECK(models.size() == 23);
+  CHECK(models.size() == 26);
   for (const char* k : {"a100-80gb-sxm", "a100-40gb-sxm", "h100-sxm", "t4", "rtx-4080", "mi300x"})
     CHECK(std::find(cards.begin(), cards.end(), k) != cards.end());
   for (const char* k : {"llama2-7b", "tinyllama-1.1b", "baby-gpt", "gemma2-9b", "gpt2"})
@@ -123,6 +123,12 @@ TEST_CASE("every model loads and its parameter count matches reference B.3") {
       // 973,144,064; + embedding 128256·2048 = 262,668,288 + final norm 2048 = 1,235,814,400 (HF: 1.24B).
       {"llama3.2-1b", 1235814400.0},    {"llama3.2-3b", 3212749824.0},   {"qwen2.5-3b", 3085938688.0},
       {"qwen2.5-14b", 14770033664.0},
+      // Qwen2.5-1.5B: per layer q 1536²+1536, k / v 2·(256·1536+256), o 1536², MLP 3·1536·8960, 2 norms
+      // = 46,797,824; x 28 = 1,310,339,072 (card: 1.31B non-embedding) + 151936·1536 + 1536 = 1,543,714,304.
+      // SmolLM2-1.7B: 4·2048² + 3·2048·8192 + 2·2048 = 67,112,960; x 24 + 49152·2048 + 2048 = 1,711,376,384.
+      // Yi-6B: 2·4096² + 2·512·4096 + 3·4096·11008 + 2·4096 = 173,023,232; x 32 + 2·64000·4096 (untied)
+      // + 4096 = 6,061,035,520 (HF: 6.06B).
+      {"qwen2.5-1.5b", 1543714304.0},   {"smollm2-1.7b", 1711376384.0},  {"yi-6b", 6061035520.0},
       // MoE / MLA (issue 11; hand counts in tests/test_moe_model.cpp):
       {"mixtral-8x7b", 46702792704.0},  {"mixtral-8x22b", 140620634112.0}, {"qwen3-30b-a3b", 30532122624.0},
       {"qwen3-235b-a22b", 235093634560.0}, {"deepseek-v2-lite", 15706484224.0}, {"deepseek-v3", 671026419200.0}};

@@ -231,15 +231,16 @@ def fresh(binary):
     return t
 
 
-def fresh17(binary, folder="validation/results/h200-heldout17"):
-    """validation/results/h200-heldout17: four models never measured (Llama-3.2-1B / 3B, Qwen2.5-3B / 14B),
-    measured after the second session of 2026-12-02 began and kept out of every fit: every case held out."""
+def fresh_models(binary, folder, models):
+    """A held-out set of models never measured before (h200-heldout17, h200-heldout18), measured at a
+    session's start and kept out of every fit: every case held out."""
+    tag = os.path.basename(folder.rstrip("/"))
     t = Table()
     s = Kernels(binary, folder + "/kernels.json", False)
-    acc = "`perfmodel accuracy --card h200`, h200-heldout17"
+    acc = f"`perfmodel accuracy --card h200`, {tag}"
     t.add("attention prefill, cuDNN fused SDPA", acc, summary(s.errors("fused", lambda c: c["kernel"] == "attention_prefill_fused")),
           (0.08, 0.20))
-    t.add("attention decode, cuDNN's decode SDPA", "`perfmodel op --kind attention --impl eager` per case, h200-heldout17",
+    t.add("attention decode, cuDNN's decode SDPA", f"`perfmodel op --kind attention --impl eager` per case, {tag}",
           summary(cudnn_decode_errors(binary, folder + "/kernels.json", False)), (0.08, 0.20))
     for p in ("fused", "eager", "compiled"):
         t.add(f"GEMMs, `{p}` profile (torch.linear / torch._scaled_mm)", acc, summary(s.errors(p, is_gemm)), (0.05, 0.15))
@@ -247,7 +248,7 @@ def fresh17(binary, folder="validation/results/h200-heldout17"):
     t.add("the same, torch.compile'd (Inductor's kernels, the compiled profile)", acc,
           summary(s.errors("compiled", is_small)), (0.08, 0.20))
     rows = hf_rows(binary, folder + "/hf/hf.json", False)
-    how = "compare_hf.py, h200-heldout17/hf (Llama-3.2-1B / 3B, Qwen2.5-3B / 14B)"
+    how = f"compare_hf.py, {tag}/hf ({models})"
     t.add("transformers eager decode step, GPU kernel time", how, summary([k for ph, _, k in rows if ph == "decode"]), (0.10, None))
     t.add("transformers eager decode step, wall time", how, summary([w for ph, w, _ in rows if ph == "decode"]), (0.20, None))
     t.add("transformers eager prefill, GPU kernel time", how, summary([k for ph, _, k in rows if ph == "prefill"]), (0.10, None))
@@ -347,7 +348,15 @@ def main(binary, build):
                   "Llama-3.2-1B / 3B, Qwen2.5-3B / 14B (never measured before): attention at their head counts off every "
                   "grid (100k prefill, batch to 250), GEMMs of their projections and LM heads (M 1-12000, bf16 / fp16 / "
                   "tf32 / fp8), row ops eager and compiled at their widths, 15 transformers steps; measured once, kept out "
-                  "of every fit since. validation/results/h200-heldout17/README.md.", ""] + fresh17(binary).markdown() + [""]
+                  "of every fit since. validation/results/h200-heldout17/README.md.", ""] + fresh_models(
+            binary, "validation/results/h200-heldout17", "Llama-3.2-1B / 3B, Qwen2.5-3B / 14B").markdown() + [""]
+    if os.path.exists("validation/results/h200-heldout18/kernels.json"):
+        lines += ["## Issue 10's kernels and three new models, measured at the third session's start (h200-heldout18)", "",
+                  "Qwen2.5-1.5B, SmolLM2-1.7B, Yi-6B (never measured before) and Qwen2.5-32B's projections at TP 2 / 4: "
+                  "attention at their head counts off every grid (110k decode, 70k prefill, batch to 200), GEMMs at M 2-9000 "
+                  "(bf16 / fp16 / tf32 / fp8), row ops eager and compiled at their widths, 12 transformers steps; measured "
+                  "before any of the session's merges, kept out of every fit. validation/results/h200-heldout18/README.md.", ""] + \
+                  fresh_models(binary, "validation/results/h200-heldout18", "Qwen2.5-1.5B, SmolLM2-1.7B, Yi-6B").markdown() + [""]
     lines += ["## Not measurable here", ""] + BLOCKED + [""]
     text = "\n".join(lines)
     with open("docs/targets.md", "w") as f:
