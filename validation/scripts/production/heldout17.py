@@ -12,6 +12,8 @@ their projections and LM heads at M values off the grids (bf16, plus fp16 / tf32
 ops (RMSNorm, LayerNorm, softmax, SiLU*mul, transformers' rotary) eager and torch.compile'd at their
 widths (1536-13824 columns) and rows 3-10000.
 """
+import heldout_common
+
 # (batch, heads, kv_heads, seq, head_dim), causal prefill
 PREFILL = [
     (1, 32, 8, 20000, 64), (3, 32, 8, 1234, 64), (1, 24, 8, 50000, 128), (6, 24, 8, 2500, 128),
@@ -36,11 +38,8 @@ MS = (1, 3, 16, 100, 333, 1536, 4100, 12000)
 
 
 def gemm_shapes():
-    out = []
-    for i, (tag, n, k) in enumerate(L32_1B + L32_3B + QW3B + QW14B):
-        # every shape at three of the eight M values, rotating, so the set spans M in 51 bf16 cases
-        ms = [MS[(i + j) % len(MS)] for j in (0, 3, 6)]
-        out += [("bf16", tag, m, n, k) for m in ms]
+    # every shape at three of the eight M values, rotating, so the set spans M in 51 bf16 cases
+    out = heldout_common.rotating_gemms(L32_1B + L32_3B + QW3B + QW14B, MS, (0, 3, 6))
     out += [("fp16", tag, m, n, k) for tag, n, k in (L32_3B[1], QW14B[3]) for m in (5, 640, 3000)]
     out += [("tf32", tag, m, n, k) for tag, n, k in (L32_1B[0], QW14B[1]) for m in (12, 500, 2500)]
     out += [("fp8", tag, m, n, k) for tag, n, k in (QW14B[2], L32_3B[0], QW3B[2]) for m in (4, 96, 1000, 7000)]
@@ -53,20 +52,7 @@ ROTARY = [(7, 32, 8, 64), (900, 32, 8, 64), (3, 40, 8, 128), (1200, 40, 8, 128),
 
 def ops_cases():
     """Row ops eager and torch.compile'd (static shapes) at the four models' widths."""
-    import torch
-    import eager_ops as eo
-    for impl in ("torch.eager", "torch.compile"):
-        for kernel in ("rmsnorm", "layernorm", "softmax_fused", "silu_mul"):
-            for rows, cols in ROWCOL:
-                cf = torch.compile(eo.OPS[kernel][0], dynamic=False) if impl == "torch.compile" else None
-                yield eo._rowcol_case(kernel, rows, cols, impl, compiled_fn=cf)
-        for t, h, kvh, d in ROTARY:
-            cf = torch.compile(eo.hf_rotary, dynamic=False) if impl == "torch.compile" else None
-            yield eo._rotary_case(t, impl, compiled_fn=cf, h=h, kvh=kvh, d=d)
-    for rows, cols in ((5, 2048), (77, 5120), (2000, 3072)):  # transformers' LlamaRMSNorm as it runs
-        c = eo._rowcol_case("rmsnorm", rows, cols, "hf.eager", compiled_fn=eo.hf_rmsnorm)
-        c[0]["name"] = f"hf_eager_rmsnorm_bf16_{rows}x{cols}"
-        yield c
+    return heldout_common.row_op_cases(ROWCOL, ROTARY, ((5, 2048), (77, 5120), (2000, 3072)))  # the last: LlamaRMSNorm as it runs
 
 
 # transformers eager steps (hf_grid.py --plan heldout17): (model, decode (batch, ctx), prefill (batch, ctx))

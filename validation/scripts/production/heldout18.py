@@ -10,6 +10,8 @@ Models: Qwen2.5-1.5B (12 / 2 heads: GQA 6), SmolLM2-1.7B (32 / 32: no GQA, head 
 (32 / 4: GQA 8, vocab 64000), none measured before (models/*.yaml), and Qwen2.5-32B's projections at
 tensor parallel 2 and 4 (GEMMs only). Lengths, batches and M values off every committed grid.
 """
+import heldout_common
+
 # (batch, heads, kv_heads, seq, head_dim), causal prefill
 PREFILL = [
     (1, 12, 2, 30000, 128), (4, 12, 2, 3000, 128), (1, 32, 32, 8000, 64), (7, 32, 32, 1000, 64),
@@ -35,11 +37,8 @@ MS = (2, 7, 48, 250, 777, 2222, 5000, 9000)
 
 
 def gemm_shapes():
-    out = []
-    for i, (tag, n, k) in enumerate(QW15 + SMOL + YI6 + QW32_TP):
-        # every shape at three of the eight M values, rotating, so the set spans M in 51 bf16 cases
-        ms = [MS[(i + j) % len(MS)] for j in (1, 4, 6)]
-        out += [("bf16", tag, m, n, k) for m in ms]
+    # every shape at three of the eight M values, rotating, so the set spans M in 51 bf16 cases
+    out = heldout_common.rotating_gemms(QW15 + SMOL + YI6 + QW32_TP, MS, (1, 4, 6))
     out += [("fp16", tag, m, n, k) for tag, n, k in (QW15[2], QW32_TP[3]) for m in (9, 400, 3500)]
     out += [("tf32", tag, m, n, k) for tag, n, k in (SMOL[0], QW32_TP[1]) for m in (20, 640, 1800)]
     out += [("fp8", tag, m, n, k) for tag, n, k in (YI6[2], QW32_TP[0], QW15[3]) for m in (6, 200, 1200, 6000)]
@@ -52,20 +51,7 @@ ROTARY = [(5, 12, 2, 128), (700, 32, 32, 64), (2, 32, 4, 128), (2000, 12, 2, 128
 
 def ops_cases():
     """Row ops eager and torch.compile'd (static shapes) at the new models' widths."""
-    import torch
-    import eager_ops as eo
-    for impl in ("torch.eager", "torch.compile"):
-        for kernel in ("rmsnorm", "layernorm", "softmax_fused", "silu_mul"):
-            for rows, cols in ROWCOL:
-                cf = torch.compile(eo.OPS[kernel][0], dynamic=False) if impl == "torch.compile" else None
-                yield eo._rowcol_case(kernel, rows, cols, impl, compiled_fn=cf)
-        for t, h, kvh, d in ROTARY:
-            cf = torch.compile(eo.hf_rotary, dynamic=False) if impl == "torch.compile" else None
-            yield eo._rotary_case(t, impl, compiled_fn=cf, h=h, kvh=kvh, d=d)
-    for rows, cols in ((3, 1536), (150, 4096), (3000, 2048)):  # transformers' LlamaRMSNorm as it runs
-        c = eo._rowcol_case("rmsnorm", rows, cols, "hf.eager", compiled_fn=eo.hf_rmsnorm)
-        c[0]["name"] = f"hf_eager_rmsnorm_bf16_{rows}x{cols}"
-        yield c
+    return heldout_common.row_op_cases(ROWCOL, ROTARY, ((3, 1536), (150, 4096), (3000, 2048)))  # the last: LlamaRMSNorm as it runs
 
 
 # transformers eager steps (hf_grid.py --plan heldout18): (model, decode (batch, ctx), prefill (batch, ctx))
