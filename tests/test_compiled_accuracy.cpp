@@ -329,3 +329,44 @@ TEST_CASE("compiled prefill is the eager step: against the static-cache eager pr
     CHECK(std::fabs(e.cost.device_time_s / r["kernel_s"].as<double>() - 1) <= 0.045);
   }
 }
+
+TEST_CASE("Inductor's decode: the kernels around the attention as h200-compiled2's traces hold them (branch compfuse)") {
+  // What the compiled profile's lowering must match (validation/results/h200-compfuse/README.md; the
+  // lowering itself is the opt-in compfuse.patch there). Per layer, named by the fused ops Inductor
+  // puts in a kernel's name (cut at 70 characters): k's rotary WITH the K index_copy_ into the static
+  // cache (`cos_index_co`), the V index_copy_ (`index_copy_transpose_view`), and the SDPA's inputs
+  // (`scaled_dot_product_cudnn_attention__to_copy`): q's rotary, the mask and, with GQA, repeat_kv's
+  // two expands of the cache. Without GQA (Llama-2-7B) q's and k's rotary and the K write are one
+  // SDPA-input kernel. And one `add_copy_` per layer at the step's end (priced once a step by default).
+  std::ifstream in(test::root() + "/validation/results/h200-compiled2/compiled2.jsonl");
+  int steps = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    const YAML::Node r = YAML::Load(line);
+    CAPTURE(r["model"].as<std::string>());
+    CAPTURE(r["batch"].as<int>());
+    const int64_t layers = r["layers"].as<int64_t>();
+    const Model m = test::catalogue().model(r["model"].as<std::string>());
+    const bool gqa = m.kv_heads < m.heads;
+    int64_t rope_k = 0, v_write = 0, sdpa_inputs = 0, big_inputs = 0, add_copy = 0;
+    const int64_t cache_threads = r["batch"].as<int64_t>() * r["kv_len"].as<int64_t>() * m.heads * m.head_dim;
+    for (const YAML::Node& k : r["trace"]) {
+      const std::string name = k[0].as<std::string>();
+      const int64_t threads = k[3].as<int64_t>() * k[4].as<int64_t>();
+      if (name.find("cos_index_co") != std::string::npos) ++rope_k;
+      if (name.find("index_copy_transpose_view") != std::string::npos) ++v_write;
+      if (name.find("scaled_dot_product_cudnn_attention__to_copy") != std::string::npos) {
+        ++sdpa_inputs;
+        if (threads * 16 >= cache_threads) ++big_inputs;  // an expand of the whole cache (8 elements a thread)
+      }
+      if (name.find("add_copy_") != std::string::npos) ++add_copy;
+    }
+    CHECK(rope_k == (gqa ? layers : 0));
+    CHECK(v_write == layers);
+    CHECK(sdpa_inputs == (gqa ? 4 : 2) * layers);
+    CHECK(big_inputs == (gqa ? 2 : 0) * layers);
+    CHECK(add_copy == layers);
+    ++steps;
+  }
+  CHECK(steps == 9);
+}
