@@ -45,6 +45,23 @@ namespace perfmodel {
 // 10 blocks (two counts, two unknowns); 9 blocks held out (26003 counted, 26003 by the formula).
 // Up to 7 blocks the both-mask kernel keeps the reference's weight 1: its counts are not on one line
 // there (3 blocks, 4000 x 4608: 8283 a row, 1.35 a padded element; 6 blocks 1.19; 7 blocks 1.14).
+//
+// Short both-mask rows (branch inductorrow): at 2 and 3 padded blocks the row's fixed part (the
+// Welford combine across the CTA's 16 warps over masked lane counts, the rsqrt, the masked store's
+// setup) outweighs its blocks. h200-rowops17/ncu.csv counts, in padded 2048-column units whichever
+// 16-warp config the compile kept: 1000 x 3072 7191 warp instructions a row (4096 padded, the whole-row
+// R0_BLOCK 4096 kernel: 1.76 a padded element), 4000 x 4608 8283 (6144 padded, the 2048-column walk:
+// 1.35), against the reference's 1.188. kShortFixed + blocks x kShortBlock = 5007 + 1092 a block is the
+// line through those two counts (two counts, two unknowns); held out: 3072 x 7168 (8192 padded, R0_BLOCK
+// 4096 twice) counts 9747, the line 9375 (-3.8 %), both at or under the reference (1.00 counted, 0.96 by
+// the line), and from 6 blocks the counts grow ~2400 a block (14595 at 6, 16371 at 7), the reference's
+// own kernel. So the weight is the line's over the reference where that is above 1 (1 to 3 blocks) and
+// 1 from 4 blocks on. At 1 block (1025-2047 columns) a CTA holds two rows (XBLOCK 2, inductor_issue_s)
+// and reduces both in the same instructions: each row carries half the fixed part, (5007 / 2 + 1092) /
+// 2433 = 1.48 (not counted; h200-heldout17's 10000 x 1536 checks it, never fitted on). The times agree
+// where counted (no time fitted): 1000 x 3072 needs 1.40 of the reference's issue (h200-eltwise4,
+// 10.65 us), 4000 x 4608 1.09 (h200-rowops17, the 2048-column kernel, 41.00 us). The walk
+// (inductor_walk_mask_share) is not lengthened: its block times were fitted on short both-mask rows.
 namespace {
 
 constexpr int64_t max_xblock = 4096, block = 2048, row_mask_max_blocks = 7;
@@ -52,6 +69,7 @@ constexpr double kFixed = 2707, kBlock = 1088;        // no masks: warp instruct
 constexpr double kRowFixed = 3826, kRowBlock = 1404;  // row mask only
 constexpr double masked_per_element = 14595.0 / (6 * block);  // 6144 x 11008's kernel
 constexpr double kBothFixed = 3971, kBothBlockLong = 2448;     // both masks past 7 blocks (rowops17)
+constexpr double kShortFixed = 5007, kShortBlock = 1092;       // both masks, 1-3 blocks (inductorrow)
 
 bool whole_block_layernorm(const Op& op) {
   return op.kernel == KernelId::layernorm && op.cols > block && op.cols % block == 0;
@@ -76,10 +94,22 @@ double both_masks_weight(const Op& op) {
   return (kBothFixed + blocks * kBothBlockLong) / (static_cast<double>(blocks * block) * masked_per_element);
 }
 
+// A looped layer_norm with both masks at 1-3 blocks: its short row's count over the reference's
+// (above 1 only); 1 for every other call. Issue only, not the walk.
+double short_both_masks_weight(const Op& op) {
+  constexpr int64_t looped_from = 1025;  // Inductor's persistent reductions stop at 1024 columns
+  if (op.kernel != KernelId::layernorm || op.cols < looped_from || op.cols % block == 0 || op.rows % max_xblock == 0)
+    return 1.0;
+  const int64_t blocks = (op.cols + block - 1) / block;
+  const double rows_a_cta = op.cols <= block ? 2.0 : 1.0;  // XBLOCK
+  const double count = kShortFixed / rows_a_cta + kShortBlock * static_cast<double>(blocks);
+  return std::max(1.0, count / (static_cast<double>(blocks * block) * masked_per_element));
+}
+
 }  // namespace
 
 double inductor_mask_weight(const Op& op) {
-  if (!whole_block_layernorm(op)) return both_masks_weight(op);
+  if (!whole_block_layernorm(op)) return both_masks_weight(op) * short_both_masks_weight(op);
   const int64_t blocks = op.cols / block;
   return op.rows % max_xblock == 0 ? unmasked_weight(blocks) : row_mask_weight(blocks);
 }

@@ -6,7 +6,8 @@
 namespace perfmodel {
 
 // Multiplies inductor_issue_s's padded-element issue time: 1 except for layer_norm's walks whose
-// count differs from the both-mask reference's (no mask, the row mask only, both masks past 7 blocks).
+// count differs from the both-mask reference's (no mask, the row mask only, both masks past 7 blocks,
+// both masks at 1-3 blocks: branch inductorrow).
 double inductor_mask_weight(const Op& op);
 
 // The share of the masked reference's issue a row that a layer_norm saves on its walk against the
