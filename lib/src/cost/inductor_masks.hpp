@@ -7,8 +7,13 @@ namespace perfmodel {
 
 // Multiplies inductor_issue_s's padded-element issue time: 1 except for layer_norm's walks whose
 // count differs from the both-mask reference's (no mask, the row mask only, both masks past 7 blocks,
-// both masks at 1-3 blocks: branch inductorrow).
+// both masks at 2-3 blocks, softmax's short rows: branch inductorrow).
 double inductor_mask_weight(const Op& op);
+
+// Softmax's looped kernel: its count a row (a fixed part and a part a block) over the reference's
+// (6144 x 11008's) count a padded element where that is above 1, past 2048 columns (branch
+// inductorrow). Part of inductor_mask_weight.
+double inductor_softmax_weight(const Op& op);
 
 // The share of the masked reference's issue a row that a layer_norm saves on its walk against the
 // kernels the walk's block times were fitted on (stream_cost.cpp, inductor_walk_s): positive for an
