@@ -56,14 +56,16 @@ namespace perfmodel {
 // 4096 twice) counts 9747, the line 9375 (-3.8 %), both at or under the reference (1.00 counted, 0.96 by
 // the line), and from 6 blocks the counts grow ~2400 a block (14595 at 6, 16371 at 7), the reference's
 // own kernel. So the weight is the line's over the reference where that is above 1 (2 and 3 blocks) and
-// 1 from 4 blocks on. One block (1025-2047 columns, XBLOCK 2: two rows a CTA) is not weighted: there the
-// count a row (h200-inductorrow: 3651 at 5000 x 1792, 3637 at 8000 x 1280) is the line's with half the
-// fixed part a row (3596, -1.5 %), but the SMs that hold one or two such CTAs (h200-eltwise3's 24 x 1536,
-// h200-eltwise9's 264 / 266 x 1536) measure their second row's issue at or under the rate (266 rows add
-// 0.68 us for one more CTA of two rows): the weight priced them +7 to +10 % and moved three guards of
-// tests/test_profile_accuracy.cpp (h200-eltwise3's layer_norm median 4.1 -> 7.5 %), while many CTAs an SM
-// (h200-heldout17's 10000 x 1536, 38 an SM) need it (-28 % without). How few CTAs hide it is not
-// modelled. The times agree where weighted (no time fitted): 1000 x 3072 needs 1.40 of the reference's
+// 1 from 4 blocks on. One block (1025-2047 columns, XBLOCK 2: two rows a CTA) counts the line's row with
+// half the fixed part (h200-inductorrow: 3651 at 5000 x 1792, 3637 at 8000 x 1280, against 5007 / 2 + 1092
+// = 3596, -1.5 %): 1.48 x the reference (inductor_one_block_weight). stream_cost.cpp weights only the rows
+// an SM queues past its first resident wave (4 CTAs of two rows): the SMs that hold one or two such CTAs
+// (h200-eltwise3's 24 x 1536, h200-eltwise9's 264 / 266 x 1536) measure their second row's issue at or
+// under the rate (266 rows add 0.68 us for one more CTA of two rows), and weighting every row priced them
+// +7 to +10 % and moved eight guards of tests/test_profile_accuracy.cpp (h200-eltwise3's layer_norm median
+// 4.1 -> 7.5 %), while many CTAs an SM (h200-heldout17's 10000 x 1536, 38 an SM) need it (-28 % without).
+// The wave is inductor_lockstep_s's (the CTAs that start together, waiting on their loads, then issuing
+// under each other's); no parameter. The times agree where weighted (no time fitted): 1000 x 3072 needs 1.40 of the reference's
 // issue (h200-eltwise4, 10.65 us), 4000 x 4608 1.09 (h200-rowops17, the 2048-column kernel, 41.00 us). The
 // walk (inductor_walk_mask_share) is not lengthened: its block times were fitted on short both-mask rows.
 //
@@ -75,7 +77,7 @@ namespace perfmodel {
 // 1056 x 8192 16640, 6144 x 11008 24304 a row; residuals within 6 %); held out, the 4096-column kernel
 // the autotuner kept elsewhere: 4096 x 4096 8688 (-8 % to the line), 1000 x 3072 9044 (-4 %),
 // 3072 x 7168 16736 (0 %), 8192 x 14336 26720 (-4 %); at one block two rows a CTA (XBLOCK 2) share the
-// fixed part: 5000 x 1792 4525 against (2086 / 2 + 3668) = 4711 (-4 %), not weighted, as layer_norm's.
+// fixed part: 5000 x 1792 4525 against (2086 / 2 + 3668) = 4711 (-4 %), weighted as layer_norm's (1.16).
 // The compiled softmax rate prices the reference's 1.978 a padded element (6144 x 11008's count, as
 // layer_norm's reference is that shape's kernel), so the weight is the line's count over it where that is
 // above 1: 1.16 at 2 blocks, 1.08 at 3, 1.03 at 4, 1.01 at 5; from 6 blocks the line is at or under the
@@ -94,7 +96,7 @@ constexpr double kFixed = 2707, kBlock = 1088;        // no masks: warp instruct
 constexpr double kRowFixed = 3826, kRowBlock = 1404;  // row mask only
 constexpr double masked_per_element = 14595.0 / (6 * block);  // 6144 x 11008's kernel
 constexpr double kBothFixed = 3971, kBothBlockLong = 2448;     // both masks past 7 blocks (rowops17)
-constexpr double kShortFixed = 5007, kShortBlock = 1092;       // both masks, 2-3 blocks (inductorrow)
+constexpr double kShortFixed = 5007, kShortBlock = 1092;       // both masks, 1-3 blocks (inductorrow)
 constexpr double kSoftmaxFixed = 2086, kSoftmaxBlock = 3668;   // softmax, any mask (inductorrow)
 constexpr double softmax_reference = 24304.0 / (6 * block);     // 6144 x 11008's softmax kernel
 
@@ -138,6 +140,16 @@ double inductor_softmax_weight(const Op& op) {
   const int64_t blocks = (op.cols + block - 1) / block;
   const double count = kSoftmaxFixed + kSoftmaxBlock * static_cast<double>(blocks);
   return std::max(1.0, count / (static_cast<double>(blocks * block) * softmax_reference));
+}
+
+double inductor_one_block_weight(const Op& op) {
+  if (op.cols <= 1024 || op.cols >= block) return 1.0;  // a column mask at one block only
+  const double reference_block = static_cast<double>(block);
+  if (op.kernel == KernelId::softmax_fused)
+    return (kSoftmaxFixed / 2 + kSoftmaxBlock) / (reference_block * softmax_reference);
+  if (op.kernel == KernelId::layernorm && op.rows % max_xblock != 0)
+    return (kShortFixed / 2 + kShortBlock) / (reference_block * masked_per_element);
+  return 1.0;
 }
 
 double inductor_mask_weight(const Op& op) {
