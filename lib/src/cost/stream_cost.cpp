@@ -93,7 +93,14 @@ std::optional<double> inductor_issue_s(const Op& op, const Roofs& r) {
   const double xblock = op.cols <= block ? 2.0 : 1.0;
   const double per_sm = std::ceil(std::ceil(static_cast<double>(op.rows) / xblock) / sms) * xblock;
   // A layer_norm kernel with no masks issues fewer instructions a row (inductor_masks.cpp).
-  return (per_sm - 1) * padded / (rate / sms) * inductor_mask_weight(op);
+  const double row = padded / (rate / sms) * inductor_mask_weight(op);
+  // Branch inductorrow: a one-block row with a column mask issues its count (inductor_masks.cpp,
+  // inductor_one_block_weight) once the SM queues CTAs past its first resident wave (4 CTAs of two rows,
+  // inductor_lockstep_s); within the wave the CTAs' issue runs under each other's loads at the rate
+  // (h200-eltwise9: 266 x 1536 adds 0.68 us for a second CTA of two rows on one SM, the rate's 0.77).
+  constexpr double first_wave_rows = 2.0 * (2048 / (16 * 32));
+  const double beyond = op.cols <= block ? std::max(0.0, per_sm - first_wave_rows) : 0.0;
+  return ((per_sm - 1) - beyond + beyond * inductor_one_block_weight(op)) * row;
 }
 
 // The SM's first resident CTAs of a looped reduction of at most 2048 columns run in lockstep (branch
