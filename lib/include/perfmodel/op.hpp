@@ -71,6 +71,17 @@ struct Op {
   // its re-read, weight and bias rows); what a CTA keeps in flight is priced per sweep.
   std::array<int, 4> row_reads_per_sweep{};
   int framework_calls = 0;     // eager: framework op calls that launch nothing (views, transposes, slices)
+  // Eager host (branch hostmod2): the top-level ATen ops transformers dispatches for this op, those
+  // that launch (-1: one per kernel, `launches`; a sort launches 5 kernels from one call) and those
+  // that launch nothing (-1: framework_calls), and the nn.Module calls it stands for (each Linear,
+  // norm, attention, MLP, decoder layer...). Counted per module class in
+  // validation/results/h200-hostmod2 (torch.profiler under module hooks).
+  int aten_launching = -1;
+  int aten_other = -1;
+  int module_calls = 0;
+  int aten_calls() const {
+    return (aten_launching < 0 ? launches : aten_launching) + (aten_other < 0 ? framework_calls : aten_other);
+  }
   // Quantized GEMMs (gemm_wonly, gemm_scaled) and activation quantization (act_amax,
   // act_quant): the weight's stored type, its group along K (weight-only; 0 = per channel) and
   // the scale granularity (quant.hpp).

@@ -69,6 +69,7 @@ struct Roofs {
   ErrorBands error_bands;
   ProductionDecode production_decode;  // decode attention as production kernels run it (unmeasured: flash_decode_cost's own)
   Measured host_per_kernel_s;          // eager host time per kernel launched (not measured: host_launch_s)
+  Measured host_per_aten_s, host_per_module_s;  // eager host per ATen op / nn.Module call (hostmod2; set: replaces the two above)
   CollectiveCalibration collectives;   // NCCL between cards of this kind (unmeasured: NCCL's model values)
   QuantCalibration quant;              // weight-only GEMMs: measured, else QuantDefaults
   AtenKernels aten;                    // eager: PyTorch's own kernels (unmeasured: the card's costs)
@@ -156,6 +157,12 @@ TilePlan gemm_plan(const Card& card, int64_t m, int64_t n, int64_t k, int64_t ba
 TilePlan fit_gemm_plan(const Card& card, int64_t m, int64_t n, int64_t k, int64_t batch, double peak_flops);
 
 OpCost price(const Op& op, const Roofs& roofs, Impl impl, const Tile* force_tile = nullptr);
+
+// Eager: the host's time to issue an op. With the profile's host_per_aten (branch hostmod2): each
+// top-level ATen op transformers dispatches, launching or not, and each nn.Module call that starts
+// at this op; otherwise host_per_kernel (else the card's launch) per kernel plus eager_view per
+// call that launches nothing.
+double eager_host_time(const Op& op, const Roofs& roofs);
 
 // Flash prefill: one K/V tile's time on one SM at this head dim (price.cpp).
 double attention_tile_time(const Roofs& roofs, int64_t head_dim);

@@ -206,6 +206,10 @@ struct ProfileCalibration {
   // PyTorch eager as transformers runs it: the host time per kernel launched (Python module
   // calls, dispatcher, launch); not measured: the card's eager_dispatch.
   Measured host_per_kernel_s;
+  // Branch hostmod2: the host's time per top-level ATen op transformers dispatches (launching or
+  // not) and per nn.Module call; when host_per_aten is set it replaces host_per_kernel and the
+  // card's eager_view (price.cpp).
+  Measured host_per_aten_s, host_per_module_s;
   AtenKernels aten;  // eager: PyTorch's own kernels
   InductorKernels inductor;  // compiled (and the fused profile's stand-in): Inductor's row reductions
   CudnnDecode cudnn_decode;  // compiled: cuDNN's decode SDPA (attention_decode_cudnn)

@@ -94,7 +94,12 @@ std::vector<Explained> explain_op(const Op& op, const OpCost& c, const Roofs& r)
                        r.source("pass_latency") + ")" +
                        (op.kind == OpKind::gemm ? ", GEMM fixed " + num(r.gemm_fixed_s) + " s (" + r.source("gemm_fixed") + ")" : ""));
   out.push_back(dev);
-  if (c.host_time_s > 0) {
+  if (c.host_time_s > 0 && r.host_per_aten_s) {
+    out.push_back({"host time", "ATen ops × host per ATen op + nn.Module calls × host per module",
+                   num(op.aten_calls()) + " × " + num(*r.host_per_aten_s) + " + " + num(op.module_calls) + " × " +
+                       num(r.host_per_module_s.value_or(0)),
+                   c.host_time_s, "s", {"the profile's host_per_aten and host_per_module (branch hostmod2)"}});
+  } else if (c.host_time_s > 0) {
     const double per_launch = r.host_per_kernel_s.value_or(r.host_launch_s);
     out.push_back({"host time", "launches × host per launch + framework calls × view",
                    num(op.launches) + " × " + num(per_launch) + " + " + num(op.framework_calls) + " × " + num(r.eager_view_s),
@@ -102,6 +107,8 @@ std::vector<Explained> explain_op(const Op& op, const OpCost& c, const Roofs& r)
                    {"host per launch: " + (r.host_per_kernel_s ? "the profile's host_per_kernel"
                                                                    : r.source(r.sources.count("eager_dispatch") ? "eager_dispatch" : "host_launch")),
                     "view: " + r.source("eager_view")}});
+  }
+  if (c.host_time_s > 0) {
     const double longer = std::max(c.device_time_s, c.host_time_s);
     if (std::fabs(longer - c.time_s) <= 1e-9 * c.time_s)
       out.push_back({"time", "max(device time, host time)", "max(" + num(c.device_time_s) + ", " + num(c.host_time_s) + ")",

@@ -42,6 +42,13 @@ double l2_hit_held(const Op& op, const Roofs& r) {
 
 }  // namespace
 
+double eager_host_time(const Op& op, const Roofs& r) {
+  if (r.host_per_aten_s)
+    return op.aten_calls() * *r.host_per_aten_s + op.module_calls * r.host_per_module_s.value_or(0);
+  const double per_launch = r.host_per_kernel_s.value_or(r.host_launch_s);
+  return op.launches * per_launch + op.framework_calls * r.eager_view_s;
+}
+
 OpCost price(const Op& op_in, const Roofs& r, Impl impl, const Tile* force_tile) {
   Op held;
   const bool clamp = op_in.l2_hit > 0 && r.l2_cyclic_capacity > 0 && l2_hit_held(op_in, r) < op_in.l2_hit;
@@ -75,8 +82,7 @@ OpCost price(const Op& op_in, const Roofs& r, Impl impl, const Tile* force_tile)
   // the GPU cannot run ahead of it. A profile measured on its framework has its own host time
   // per kernel.
   if (impl == Impl::eager) {
-    const double per_launch = r.host_per_kernel_s.value_or(r.host_launch_s);
-    c.host_time_s = op.launches * per_launch + op.framework_calls * r.eager_view_s;
+    c.host_time_s = eager_host_time(op, r);
     time = std::max(time, c.host_time_s);
   }
   c.time_s = time;

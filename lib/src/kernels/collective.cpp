@@ -46,7 +46,7 @@ OpCost price_collective(const Op& op, const Roofs& r, Impl impl) {
   c.roofline_time_s = c.nominal_bandwidth > 0 ? op.collective_bytes * e.bus_factor / c.nominal_bandwidth : 0;
   double time = e.time_s;
   if (impl == Impl::eager) {  // torch.distributed issues it from the host like any other kernel
-    c.host_time_s = op.launches * r.host_per_kernel_s.value_or(r.host_launch_s);
+    c.host_time_s = eager_host_time(op, r);
     time = std::max(time, c.host_time_s);
   }
   c.time_s = time;

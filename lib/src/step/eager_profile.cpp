@@ -16,11 +16,31 @@ namespace {
 
 using Kind = GraphNode::Kind;
 
+// Branch hostmod2: the top-level ATen ops (launching / launching nothing) and nn.Module calls the
+// host dispatches for an op, where they differ from one ATen op per kernel plus framework_calls
+// (validation/results/h200-hostmod2/counts.jsonl, torch.profiler under module hooks, transformers
+// 5.17: per decoder layer Llama / Qwen2 / Mistral 54 ATen ops and 13 module calls, GPT-2 38 and 12).
+Op& host_counts(Op& op, int launching, int other, int modules) {
+  op.aten_launching = launching;
+  op.aten_other = other;
+  op.module_calls = modules;
+  return op;
+}
+
+// GPT-2's Conv1D: addmm over x.view(-1, nx), then .view(size_out): two views a call.
+bool conv1d_model(const Model& m) { return m.architecture == "gpt2"; }
+
 // The embedding, and what HF computes once per step before the layers.
 void eager_embed(const GraphNode& n, const Model& m, const Workload& w, Step& s) {
   const int64_t T = w.tokens();
   s.ops.push_back(counted(ops::embedding(n.name, T, m.hidden, is_quantized(w) ? w.act_dtype : w.weight_dtype, w.act_dtype), n.count));
   s.ops.back().vocab = m.vocab;
+  // The host: *ForCausalLM, *Model and the token Embedding modules. The model's own ATen calls
+  // (cache_position's arange, position ids, the mask check: 2 launching, 1 more for Llama-style
+  // models, 4 for GPT-2's) sit on the decode mask below; at prefill here.
+  const int own_other = m.position == PositionKind::learned ? 4 : 1;
+  const bool prefill = w.phase == Phase::prefill;
+  host_counts(s.ops.back(), 1 + (prefill ? 2 : 0), prefill ? own_other : 0, 3);
   if (m.position == PositionKind::rope) {
     // LlamaRotaryEmbedding.forward, once per step: inv_freq @ positions, cat, cos, sin and two
     // casts (6 kernels on a few KB), with cache_position, position_ids and the expands around it.
@@ -28,6 +48,10 @@ void eager_embed(const GraphNode& n, const Model& m, const Workload& w, Step& s)
     r.launches = 6;
     r.passes = 6;
     r.framework_calls = 6;
+    // Host: 9 launching ATen calls (the arange/expand/matmul/cat/cos/sin/casts) and 6 views, one
+    // module (DeepSeek-V2's complex rotary: 5 and 7).
+    if (m.mla.enabled()) host_counts(r, 5, 7, 1);
+    else host_counts(r, 9, 6, 1);
     s.ops.push_back(r);
   }
   if (w.phase == Phase::decode) {
@@ -37,6 +61,8 @@ void eager_embed(const GraphNode& n, const Model& m, const Workload& w, Step& s)
     mask.launches = 5;
     mask.passes = 5;
     mask.framework_calls = 4;
+    // transformers 5.17 builds no mask for SDPA at one query: the model's own calls only (above).
+    host_counts(mask, 2, own_other, 0);
     s.ops.push_back(mask);
   }
 }
@@ -76,11 +102,15 @@ void eager_attention(const GraphNode& n, const Model& m, const Workload& w, Step
     a.launches = 1;
     a.passes = 1;
     a.framework_calls = 3;  // .transpose(1, 2), .contiguous() (already contiguous at one query), .reshape()
+    // Host: .contiguous() of a contiguous tensor dispatches nothing (the probe's ATen calls: one
+    // transpose and one reshape after SDPA); the attention module.
+    host_counts(a, 1, 2, 1);
     s.ops.push_back(counted(a, n.count));
   } else {
-    s.ops.push_back(counted(ops::attention_prefill(n.name + ".sdpa", w.batch, m.heads, m.kv_heads, w.ctx, kv_len,
-                                                   head_dim, true, w.act_dtype, w.kv_dtype),
-                            n.count));
+    Op a = ops::attention_prefill(n.name + ".sdpa", w.batch, m.heads, m.kv_heads, w.ctx, kv_len, head_dim, true,
+                                  w.act_dtype, w.kv_dtype);
+    host_counts(a, 1, 2, 1);
+    s.ops.push_back(counted(a, n.count));
   }
 }
 
@@ -91,11 +121,17 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
   for (const GraphNode& n : g.nodes) {
     switch (n.kind) {
       case Kind::embed: eager_embed(n, m, w, s); break;
-      case Kind::position_embed: s.ops.push_back(counted(ops::add(n.name, T, m.hidden, act), n.count)); break;
-      case Kind::norm:
+      case Kind::position_embed:
+        s.ops.push_back(counted(ops::add(n.name, T, m.hidden, act), n.count));
+        host_counts(s.ops.back(), 2, 1, 2);  // the position Embedding's gather and the add; the Dropout module
+        break;
+      case Kind::norm: {
+        const size_t first = s.ops.size();
         if (m.norm == NormKind::rmsnorm) eager_rmsnorm(s, n.name, T * n.rows_per_token, node_width(n, m.hidden), act, n.count);
         else s.ops.push_back(counted(ops::layernorm(n.name, T * n.rows_per_token, node_width(n, m.hidden), act, false), n.count));
+        s.ops[first].module_calls = 1;  // the norm module (RMSNorm: 8 ATen calls, one a kernel)
         break;
+      }
       case Kind::linear: {  // each part its own nn.Linear
         const int64_t rows = n.logits ? logits_rows(w) : T;
         for (const GraphNode::Part& p : n.parts) {
@@ -108,21 +144,40 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
               q.erase(q.begin(), q.end() - 1);  // keep the GEMM
             }
             q.back().framework_calls = n.framework_views;
+            q.back().module_calls = 1;
             for (Op& op : q) s.ops.push_back(counted(std::move(op), n.count));
             continue;
           }
           Op op = ops::gemm(p.name, rows, p.out, n.in, act, is_quantized(w) ? act : wt, mm, n.bias && !n.logits);
           op.framework_calls = n.framework_views;
+          op.module_calls = 1;  // its nn.Linear
+          if (conv1d_model(m) && !n.logits) {
+            // GPT-2: one Conv1D (c_attn) for q, k and v, each Conv1D's two views; c_attn's output
+            // split, and q, k, v each viewed and transposed (the attention module's calls).
+            const bool qkv = n.parts.size() == 3;
+            if (&p != &n.parts.front()) host_counts(op, 0, 0, 0);
+            else host_counts(op, 1, 2 + (qkv ? 1 + 3 + 3 : 0), 1);
+          }
           s.ops.push_back(counted(op, n.count));
         }
         // HF upcasts logits to fp32.
-        if (n.logits) s.ops.push_back(counted(ops::cast("logits.float", rows, m.vocab, act, DType::fp32), n.count));
+        if (n.logits) {
+          s.ops.push_back(counted(ops::cast("logits.float", rows, m.vocab, act, DType::fp32), n.count));
+          host_counts(s.ops.back(), 0, 0, 0);  // transformers 5.17's *ForCausalLM dispatched no cast (h200-hostmod2)
+        }
         break;
       }
       case Kind::rotary:
         if (m.mla.enabled()) {  // q_rot of every head, the one shared k_rot
+          const size_t first = s.ops.size();
           eager_rotary(s, T, m.heads * m.mla.qk_rope_head_dim, "q", act, n.count, 2, w.phase == Phase::decode);
           eager_rotary(s, T, m.mla.qk_rope_head_dim, "k", act, n.count, 0, w.phase == Phase::decode);
+          // The host: DeepseekV2Attention's complex rotary and its splits (h200-hostmod2: 38 ATen
+          // calls a layer in the attention module, 12 launching): to x2, mul x2, type_as x2 launch;
+          // the views, splits, view_as_complex / view_as_real, flatten, expand, new_empty and slices
+          // around it (16) launch nothing. Carried on the first rotary op.
+          for (size_t i = first; i < s.ops.size(); ++i) host_counts(s.ops[i], 0, 0, 0);
+          host_counts(s.ops[first], 6, 16, 0);
           break;
         }
         // cos.unsqueeze(1), sin.unsqueeze(1)
@@ -155,6 +210,8 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
           for (const bool key : {true, false}) {
             Op cat = ops::copy(n.name + (key ? ".prompt_k" : ".prompt_v"), w.batch * w.ctx, kv_width, w.kv_dtype);
             cat.strided = !key || m.position != PositionKind::rope;
+            // DynamicLayer's lazy init before the cat: empty, to, lift_fresh, detach_ (h200-hostmod2).
+            host_counts(cat, 1, 4, 0);
             s.ops.push_back(counted(cat, n.count));
           }
         }
@@ -162,7 +219,14 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
       }
       case Kind::attention: eager_attention(n, m, w, s); break;
       case Kind::collective: s.ops.push_back(lower_collective(n, w)); break;
-      case Kind::residual_add: s.ops.push_back(counted(ops::add(n.name, T, m.hidden, act), n.count)); break;
+      case Kind::residual_add: {
+        s.ops.push_back(counted(ops::add(n.name, T, m.hidden, act), n.count));
+        // The decoder layer's module on its first add; GPT-2's resid / MLP Dropout before each.
+        const bool first = n.name == "residual_add_attn";
+        if (conv1d_model(m)) host_counts(s.ops.back(), 1, 1, first ? 2 : 1);
+        else s.ops.back().module_calls = first ? 1 : 0;
+        break;
+      }
       case Kind::router: lowering::eager_router(n, m, w, s); break;
       case Kind::moe_experts: lowering::eager_experts(n, m, w, s); break;
       case Kind::mla_up: lowering::eager_mla_up(n, m, w, s); break;
@@ -173,12 +237,15 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
                                                                                        : KernelId::gelu_fused,
                                                    T, node_width(n, m.intermediate), act, 1, 1, 4),
                                   n.count));
+          s.ops.back().module_calls = 1;  // the activation module (SiLUActivation)
           s.ops.push_back(counted(
               ops::elementwise("act_mul_up", KernelId::mul, T, node_width(n, m.intermediate), act, 2, 1, 1), n.count));
+          s.ops.back().module_calls = 1;  // the MLP module
         } else {
           // transformers' NewGELUActivation (gelu_new, GPT-2) is written out in torch ops: pow,
           // mul, add, mul, tanh, add, mul, mul, 8 kernels; other GELUs are F.gelu, one kernel.
           s.ops.push_back(counted(ops::gelu(n.name, T, m.intermediate, act, m.act != Activation::gelu_tanh), n.count));
+          s.ops.back().module_calls = 2;  // the activation module and the MLP
         }
         break;
     }

@@ -12,6 +12,15 @@ Op counted(Op op, int64_t count, int framework_calls = 0) {
   return op;
 }
 
+// Branch hostmod2: the ATen ops the host dispatches for an op (launching / not) and the
+// nn.Module calls it stands for (op.hpp; validation/results/h200-hostmod2, transformers 5.17's
+// Qwen3-MoE / Mixtral / DeepSeek-V2 blocks: router 7 ATen calls, experts 32, 20-21 of them launching).
+void host(Step& s, int launching, int other, int modules = 0) {
+  s.ops.back().aten_launching = launching;
+  s.ops.back().aten_other = other;
+  s.ops.back().module_calls = modules;
+}
+
 Precision mm_precision(const Workload& w) {
   return matmul_precision(w.weight_dtype == DType::fp8 ? DType::fp8 : w.act_dtype, w.allow_tf32);
 }
@@ -85,6 +94,10 @@ void eager_router(const GraphNode& n, const Model& m, const Workload& w, Step& s
   const DType act = w.act_dtype;
   s.ops.push_back(counted(
       ops::gemm(n.name + ".gate", T, E, m.hidden, act, act, matmul_precision(act, w.allow_tf32)), n.count, 1));
+  // F.linear inside the router module; the sparse block's view and reshape, its module (DeepSeek's
+  // adds the shared experts' output: one more launch).
+  const bool deepseek = m.architecture.rfind("deepseek", 0) == 0;
+  host(s, deepseek ? 4 : 1, 3, 2);  // DeepSeek-V2: 6 of its router's 7 calls launch (no renorm op here)
   // softmax / sigmoid over the logits (in fp32), then torch.topk.
   s.ops.push_back(counted(ops::elementwise(n.name + ".scores", KernelId::other, T, E, DType::fp32, 1, 1, 4), n.count));
   // torch.topk on a [T, E] row: sbtopk's gatherTopK, then a bitonic sort of the k values with
@@ -97,6 +110,7 @@ void eager_router(const GraphNode& n, const Model& m, const Workload& w, Step& s
   // sorted=False (h200-moe: no bitonicSortKVInPlace of fp32 values in DeepSeek-V2-Lite's steps).
   topk.passes = m.architecture.rfind("deepseek", 0) == 0 ? 1 : 2;
   s.ops.push_back(counted(topk, n.count));
+  host(s, 1, 0);  // one torch.topk call
   if (m.moe.n_group > 1) {
     // Group-limited routing (DeepseekV3TopkRouter.get_topk_indices): group scores from each
     // group's top-2, topk over groups, a mask scattered and expanded, masked_fill: ~6 kernels.
@@ -148,11 +162,18 @@ void eager_experts(const GraphNode& n, const Model& m, const Workload& w, Step& 
   // transformers 5's grouped_mm experts (integrations/moe.py), kernel by kernel as hf.json's
   // MoE steps list them: token_idx = arange(T) expanded to the k picks and flattened (arange,
   // copy of the expand); the picked rows gathered (hidden_states[token_idx]).
+  //
+  // The host (h200-hostmod2: one experts call dispatches 32 ATen ops, 20 of them launching: arange,
+  // floor_divide, sort, 3 index, to, histc, cumsum, ge, clamp_, masked_fill_, 2 masked_fill,
+  // 2 _grouped_mm, 2 mul, index_put_, sum; reshape x2, to x3, unsqueeze x2, transpose x2, chunk,
+  // empty_like and view launch nothing) is spread over the ops below by what each stands for.
   s.ops.push_back(counted(ops::elementwise(n.name + ".token_idx", KernelId::other, T, k, DType::fp32, 0, 2, 1, 2),
                           n.count, 3));
+  host(s, 2, 2, 1);  // arange, floor_divide; two reshapes; the experts module
   Op rows = ops::copy(n.name + ".gather_rows", routed, h, act);
   rows.kernel = KernelId::moe_permute;  // vectorized_gather_kernel
   s.ops.push_back(counted(rows, n.count, 1));
+  host(s, 1, 0);
   // perm = argsort(expert_ids) and inv_perm = argsort(perm), each an iota fill and a sort over
   // the T k picks (argsort_launches); expert ids, weights and rows indexed by perm; histc of the
   // ids (cast, memset, histogram), cumsum, int32 offsets.
@@ -160,33 +181,46 @@ void eager_experts(const GraphNode& n, const Model& m, const Workload& w, Step& 
   sort.launches = 2 * argsort_launches(routed);
   sort.passes = sort.launches;
   s.ops.push_back(counted(sort, n.count, 2));
+  host(s, 1, 0);  // one torch.sort (5 kernels at decode)
   Op gather = ops::moe_permute(n.name + ".sort_gather", T, k, E, h, act, true);
   s.ops.push_back(counted(gather, n.count, 3));
+  host(s, 2, 0);
   s.ops.push_back(counted(ops::elementwise(n.name + ".histc_offsets", KernelId::other, 1, E, DType::fp32, 1, 1, 1, 5),
                           n.count, 1));
+  host(s, 3, 3);  // to, histc, cumsum; three casts of nothing
   // Before each torch._grouped_mm its input rows pass a masked_fill out of place (clone +
   // masked_fill_): [T k, hidden] and [T k, I]. Its source in transformers is not read; the
   // element count is the data's: at prefill the masked_fill kernel time over three models is
   // T k (hidden + I) elements at one rate (h200-moe-contiguous/README.md), and the Memcpy DtoD
   // follows it; at decode both are two kernels a layer.
   masked_fill_clone(n.name + ".rows", routed, h, act, n.count, s);
+  host(s, 3, 0);  // ge, clamp_ and the out-of-place masked_fill (its clone is inside it)
+  s.ops[s.ops.size() - 2].aten_launching = 0;
+  s.ops[s.ops.size() - 2].aten_other = 0;
   // Each torch._grouped_mm: prepare_grouped_gemm_data, then the CUTLASS kernel (grouped_mm_cost.cpp).
   Op gate_up = ops::grouped_gemm(n.name + "._grouped_mm_gate_up", T, k, E, 2 * I, h, act, wt, mm, w.routing_skew);
   gate_up.launches = 2;
   s.ops.push_back(counted(gate_up, n.count, 2));
+  host(s, 1, 1);  // _grouped_mm, the weight's transpose
   // act_fn(gate) * up: gate and up are chunk views of the [T k, 2I] output, so both kernels
   // run the generic path.
   s.ops.push_back(counted(generic(n.name + ".act_fn", KernelId::other, routed, I, act, 1, 4), n.count, 1));
+  host(s, 1, 1, 1);  // chunk, the SiLU module
   s.ops.push_back(counted(generic(n.name + ".act_mul_up", KernelId::mul, routed, I, act, 2, 1), n.count));
   masked_fill_clone(n.name + ".act", routed, I, act, n.count, s);
+  host(s, 1, 0);
+  s.ops[s.ops.size() - 2].aten_launching = 0;
+  s.ops[s.ops.size() - 2].aten_other = 0;
   Op down = ops::grouped_gemm(n.name + "._grouped_mm_down", T, k, E, h, I, act, wt, mm, w.routing_skew);
   down.launches = 2;
   s.ops.push_back(counted(down, n.count, 1));
+  host(s, 1, 1);
   // out * weights.unsqueeze(-1): the [T k, 1] weights broadcast along the row, the generic path.
   Op mul = generic(n.name + ".mul_weights", KernelId::mul, routed, h, act, 2, 1);
   mul.bytes_read -= static_cast<double>(routed) * static_cast<double>(h) * bytes_of(act);
   mul.bytes_read += static_cast<double>(routed) * bytes_of(act);
   s.ops.push_back(counted(mul, n.count, 1));
+  host(s, 1, 2);  // two unsqueezes
   // out[inv_perm], then .view(T, k, h).sum(dim=1) back to token order.
   Op back = ops::moe_unpermute(n.name + ".unpermute_sum", T, k, h, act);
   back.bytes_read += static_cast<double>(routed) * static_cast<double>(h) * bytes_of(act);
@@ -194,6 +228,7 @@ void eager_experts(const GraphNode& n, const Model& m, const Workload& w, Step& 
   back.launches = 2;
   back.passes = 2;
   s.ops.push_back(counted(back, n.count, 2));
+  host(s, 3, 2);  // index_put_, sum, masked_fill_; empty_like, view
 }
 
 void eager_mla_up(const GraphNode& n, const Model& m, const Workload& w, Step& s) {
@@ -209,6 +244,14 @@ void eager_mla_up(const GraphNode& n, const Model& m, const Workload& w, Step& s
   s.ops.push_back(counted(ops::gemm("kv_b_proj", rows, H * (a.qk_nope_head_dim + a.v_head_dim), a.kv_lora_rank,
                                     act, w.weight_dtype, matmul_precision(act, w.allow_tf32)),
                           n.count, 3));  // .view, .transpose, torch.split
+  s.ops.back().module_calls = 1;  // its nn.Linear
+  // At prefill DynamicLayer's first update (lazy init: empty, to, lift_fresh, detach_ of the latent
+  // and the rope key) and its two cats, and SDPA's .contiguous(): the host's, carried here (the
+  // prompt's cache cats are not priced on the GPU).
+  if (w.phase == Phase::prefill) {
+    s.ops.back().aten_launching = 1 + 3;
+    s.ops.back().aten_other = 3 + 8;
+  }
   // key_states = torch.cat((k_nope, k_pe.expand(...)), -1): k_nope is a strided view of
   // kv_b_proj's rows and k_pe an expanded view, so cat copies each input into its slice of the
   // 192-wide keys (aten::copy_ [[64, 16, 2049, 128], ...] and [..., 64] inside aten::cat in the
