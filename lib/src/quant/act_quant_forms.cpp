@@ -35,6 +35,30 @@ std::vector<Op> fused_form(const std::string& name, const ActQuantCall& c) {
 // elements, none at 65536).
 bool aten_full_reduce_splits(int64_t elements) { return elements / 512 >= 256; }
 
+// ATen's vectorized elementwise kernels and reduce_kernel in the eager chains: each kernel's stores
+// drain before the next starts (Op::store_drain: h200-group16/kernel_split.json profiles the tiny
+// ones at 0.93-1.28 us, one L2-resident row, where the floor and the load's round trip are 0.49).
+Op drained(Op op) {
+  op.store_drain = true;
+  return op;
+}
+
+// A kernel of the chain whose input an earlier kernel of the same call just wrote (or read) finds it
+// in L2, as the fused profile's reads_last_output: price() keeps the share the card's L2 holds of the
+// kernel's bytes (cyclic_l2_hit), so from a few thousand rows the chain streams from DRAM again. A
+// caller that knows a better first-touch hit (a harness's rotation) takes the larger.
+Op reads_chain(Op op) {
+  op.l2_hit = 1;
+  return op;
+}
+
+}  // namespace
+
+Op act_quant_eager_drained(Op op) { return drained(std::move(op)); }
+Op act_quant_eager_reads_chain(Op op) { return reads_chain(std::move(op)); }
+
+namespace {
+
 // The torch ops of a torchao-style FP8 quantization (_choose_scale_float8 /
 // _quantize_affine_float8; validation/scripts/quant/quant_gemm.py q_tensor_dyn, q_row_dyn,
 // q_tensor_static), one ATen kernel each, the kernel names of h200-quant's torch.eager cases:
@@ -50,7 +74,7 @@ std::vector<Op> eager_form(const std::string& name, const ActQuantCall& c) {
   const int64_t scales = per_row ? T : 1;
   std::vector<Op> out;
   if (c.dynamic) {
-    out.push_back(ops::elementwise(name + ".abs", KernelId::other, T, k, c.act, 1, 1, 1));
+    out.push_back(drained(ops::elementwise(name + ".abs", KernelId::other, T, k, c.act, 1, 1, 1)));
     if (!per_row && aten_full_reduce_splits(T * k)) {
       Op memset = ops::elementwise(name + ".amax_memset", KernelId::copy, 1, 1, DType::fp32, 0, 1, 0);
       out.push_back(memset);
@@ -59,22 +83,22 @@ std::vector<Op> eager_form(const std::string& name, const ActQuantCall& c) {
     // under the eager profile (act_quant_cost.cpp).
     Op amax = ops::act_amax(name + ".amax", per_row ? T : 1, per_row ? k : T * k, c.act);
     amax.bytes_written = static_cast<double>(scales) * bytes_of(c.act);
-    out.push_back(amax);
+    out.push_back(reads_chain(drained(amax)));  // reads |x|, just written
     Op up = ops::cast(name + ".scale_to_fp32", scales, 1, c.act, DType::fp32);
     up.strided = true;  // direct_copy_kernel's unrolled path
-    out.push_back(up);
-    out.push_back(ops::elementwise(name + ".scale_clamp", KernelId::other, scales, 1, DType::fp32, 1, 1, 2));
-    out.push_back(ops::elementwise(name + ".scale_div", KernelId::mul, scales, 1, DType::fp32, 1, 1, 1));
+    out.push_back(reads_chain(up));
+    out.push_back(reads_chain(drained(ops::elementwise(name + ".scale_clamp", KernelId::other, scales, 1, DType::fp32, 1, 1, 2))));
+    out.push_back(reads_chain(drained(ops::elementwise(name + ".scale_div", KernelId::mul, scales, 1, DType::fp32, 1, 1, 1))));
   }
   Op up = ops::cast(name + ".to_fp32", T, k, c.act, DType::fp32);
   up.strided = true;  // direct_copy_kernel's unrolled LoadWithCast path (eager_rmsnorm's .to(fp32))
-  out.push_back(up);
+  out.push_back(c.dynamic ? reads_chain(up) : up);  // dynamic: x, read by abs a few kernels before
   Op div = ops::elementwise(name + ".div_scale", KernelId::mul, T, k, DType::fp32, 1, 1, 1);
   div.bytes_read += static_cast<double>(scales) * 4;
   div.strided = true;  // the broadcast scale: elementwise_kernel<128, 2>, per tensor and per row alike
-  out.push_back(div);
-  out.push_back(ops::elementwise(name + ".clamp", KernelId::other, T, k, DType::fp32, 1, 1, 2));
-  out.push_back(ops::cast(name + ".to_fp8", T, k, DType::fp32, c.in));
+  out.push_back(reads_chain(div));
+  out.push_back(reads_chain(drained(ops::elementwise(name + ".clamp", KernelId::other, T, k, DType::fp32, 1, 1, 2))));
+  out.push_back(reads_chain(drained(ops::cast(name + ".to_fp8", T, k, DType::fp32, c.in))));
   return out;
 }
 
