@@ -83,7 +83,7 @@ std::vector<Op> eager_form(const std::string& name, const ActQuantCall& c) {
     // under the eager profile (act_quant_cost.cpp).
     Op amax = ops::act_amax(name + ".amax", per_row ? T : 1, per_row ? k : T * k, c.act);
     amax.bytes_written = static_cast<double>(scales) * bytes_of(c.act);
-    out.push_back(reads_chain(drained(amax)));  // reads |x|, just written
+    out.push_back(drained(amax));
     Op up = ops::cast(name + ".scale_to_fp32", scales, 1, c.act, DType::fp32);
     up.strided = true;  // direct_copy_kernel's unrolled path
     out.push_back(reads_chain(up));
