@@ -89,7 +89,7 @@ struct Op {
   // Eager activation quantization (act_quant_forms.cpp, act_quant_group_forms.cpp): an ATen
   // vectorized elementwise kernel or reduce_kernel whose stores drain (an L2 round trip) before the
   // chain's next kernel may start, beyond the launch floor and its load's round trip; Inductor's
-  // kernels are priced so (act_quant_cost.cpp). Measured: such kernels profile 0.93-1.28 us at one
+  // kernels are priced so (act_quant_cost.cpp). Measured: such kernels profile 0.83-1.41 us at one
   // L2-resident row where floor + round trip is 0.49 (validation/results/h200-group16/
   // kernel_split.json; branch actqeager). Other eager lowerings leave it off: their calibrated
   // thread chains (the card's thread_chain, fitted on harness times) hold it.

@@ -37,7 +37,7 @@ bool aten_full_reduce_splits(int64_t elements) { return elements / 512 >= 256; }
 
 // ATen's vectorized elementwise kernels and reduce_kernel in the eager chains: each kernel's stores
 // drain before the next starts (Op::store_drain: h200-group16/kernel_split.json profiles the tiny
-// ones at 0.93-1.28 us, one L2-resident row, where the floor and the load's round trip are 0.49).
+// ones at 0.83-1.41 us, one L2-resident row, where the floor and the load's round trip are 0.49).
 Op drained(Op op) {
   op.store_drain = true;
   return op;
