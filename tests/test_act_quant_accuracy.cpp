@@ -9,6 +9,7 @@
 // which reads the kernels this test prints under ACTQ_OPS=1 ACTQ_DEBUG=1).
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -75,7 +76,11 @@ std::map<std::string, std::vector<double>> errors() {
     double t = 0;
     int launches = 0;
     for (Op& op : act_quant_kernels("q", call, impl == "compiled" ? Impl::compiled : Impl::eager)) {
-      op.l2_hit = hit;
+      // The eager chains mark a kernel that reads what the call just wrote (l2_hit 1, price() keeps
+      // what the L2 holds; branch actqeager): the larger of that and the harness's rotation.
+      // ACTQEAGER_OFF=1 (diagnostic): no chain hits, no store drain (the amax's wave stream stays).
+      op.l2_hit = std::getenv("ACTQEAGER_OFF") ? hit : std::max(op.l2_hit, hit);
+      if (std::getenv("ACTQEAGER_OFF")) op.store_drain = false;
       const OpCost oc = price(op, r, Impl::fused);
       t += oc.time_s;
       if (std::getenv("ACTQ_OPS"))
@@ -112,8 +117,11 @@ const std::map<std::string, std::vector<double>>& errs() {
 // priced as vLLM's kernels) -> 8.1 % / 13.2 % (15 cases); eager 93.9 % / 95.1 % (perfmodel accuracy:
 // the one act_quant op, fp8 as the input's dtype) -> 6.0 % / 18.3 %. Branch actq17 (whole waves, no
 // second-sweep block in the split partials, their scalar walk 1.12 round trips a block, fitted on
-// K = 4096 / 14336): compiled 8.1 % / 13.2 % -> 3.1 % / 13.2 %. Guarded at today's level.
-constexpr double COMPILED_MEDIAN = 0.04, COMPILED_P90 = 0.14, EAGER_MEDIAN = 0.07, EAGER_P90 = 0.19;
+// K = 4096 / 14336): compiled 8.1 % / 13.2 % -> 3.1 % / 13.2 %. Branch actqeager (the eager chain's
+// ATen vectorized kernels and amax drain their stores, a kernel reading what the call just wrote finds
+// it in L2, the amax's rounds stream their wave's bytes; nothing fitted): eager 6.0 % / 18.3 % ->
+// 5.0 % / 9.2 %. Guarded at today's level.
+constexpr double COMPILED_MEDIAN = 0.04, COMPILED_P90 = 0.14, EAGER_MEDIAN = 0.06, EAGER_P90 = 0.10;
 // h200-actq15's static compiles (branch actq16): K = 5120 held out, and all 45 cases. Branch actq17
 // (whole waves, the partials' own walk, the shares on the DRAM part of a block, refitted on K = 3584 /
 // 18944): held out 10.5 % / 13.4 % -> 6.9 % / 13.8 %, all 10.1 % / 20.7 % -> 7.1 % / 15.5 %.
@@ -154,8 +162,8 @@ TEST_CASE("activation quantization, K = 8192 held out: compiled (Inductor) and e
   // Per class (5 cases each: M = 1, 16, 128, 1024, 4096), at today's level: median, p90.
   const std::map<std::string, std::pair<double, double>> bounds{
       {"compiled_tensor_dynamic", {0.05, 0.12}}, {"compiled_row_dynamic", {0.10, 0.14}},
-      {"compiled_tensor_static", {0.04, 0.04}},  {"eager_tensor_dynamic", {0.04, 0.12}},
-      {"eager_row_dynamic", {0.07, 0.18}},       {"eager_tensor_static", {0.12, 0.16}}};
+      {"compiled_tensor_static", {0.04, 0.04}},  {"eager_tensor_dynamic", {0.04, 0.09}},
+      {"eager_row_dynamic", {0.06, 0.09}},       {"eager_tensor_static", {0.09, 0.09}}};
   for (const auto& [set, bound] : bounds) {
     const Stats s = stats(errs().at(set));
     CAPTURE(set);
@@ -167,7 +175,8 @@ TEST_CASE("activation quantization, K = 8192 held out: compiled (Inductor) and e
 
 // validation/results/h200-actq15: K = 3584, 5120, 18944. Eager's ATen chains hold (nothing fitted
 // on them): 7.5 % / 22.9 % (45 cases; the one-row and 16-row calls 15-29 % under, as in
-// h200-quant). The compiled cases, compiled per shape (dynamic=False), priced as the static forms
+// h200-quant) -> 4.2 % / 17.5 % (branch actqeager: the store drain, the chain's L2 hits, the amax's
+// wave streams; left: the static chain at 16 x 3584-5120 -22..-24 %, one row of 18944 -17..-22 %). The compiled cases, compiled per shape (dynamic=False), priced as the static forms
 // (branch actq16): before, as dynamic=True's kernels, 31.7 % / 50.0 % with three kernel-count
 // misses; now every case's kernel count matches (checked above) and K = 5120, held out from the
 // two static shares' fit, is guarded at today's level, the fit half and the whole set beside it.
@@ -178,8 +187,8 @@ TEST_CASE("activation quantization, h200-actq15's new widths: eager and static-s
   CHECK(compiled.n == 45);
   CHECK(held.n == 15);
   CHECK(fit.n == 30);
-  CHECK(eager.median <= 0.08);
-  CHECK(eager.p90 <= 0.24);
+  CHECK(eager.median <= 0.05);
+  CHECK(eager.p90 <= 0.18);
   CHECK(held.median <= NEW_HELD_MEDIAN);
   CHECK(held.p90 <= NEW_HELD_P90);
   CHECK(compiled.median <= NEW_ALL_MEDIAN);
@@ -194,6 +203,23 @@ TEST_CASE("activation quantization forms: each profile's kernels") {
   CHECK(act_quant_kernels("q", c, Impl::fused).size() == 2);
   // eager: 9 ATen kernels dynamic, 4 static.
   CHECK(act_quant_kernels("q", c, Impl::eager).size() == 9);
+  // Branch actqeager: the vectorized kernels (abs, the scales' clamp and multiply, clamp, .to(fp8)) and
+  // the amax drain their stores; the generic and unrolled kernels (ATen's strided floor, fitted on
+  // harness times) do not. Every kernel after abs but the amax reads what the call just touched.
+  {
+    const std::vector<Op> eager = act_quant_kernels("q", c, Impl::eager);
+    int drained = 0, chained = 0;
+    for (const Op& op : eager) {
+      drained += op.store_drain;
+      chained += op.l2_hit == 1;
+      CHECK_FALSE((op.store_drain && op.strided));
+    }
+    CHECK(drained == 6);
+    CHECK(chained == 7);
+    CHECK(eager[0].l2_hit == 0);              // abs reads x: the caller's first touch
+    CHECK(eager[1].kernel == KernelId::act_amax);
+    CHECK(eager[1].l2_hit == 0);              // the amax's rounds: the harness's hit
+  }
   // compiled per tensor: the split reduction (partials + combine, one op of two launches) and the cast.
   const std::vector<Op> compiled = act_quant_kernels("q", c, Impl::compiled);
   REQUIRE(compiled.size() == 2);

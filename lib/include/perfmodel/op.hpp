@@ -97,6 +97,14 @@ struct Op {
   // Eager MoE glue: the operands (output included) of a generic-path kernel priced per operand
   // element (AtenKernels::generic_operand_rate); 0: the strided rate per element.
   int generic_operands = 0;
+  // Eager activation quantization (act_quant_forms.cpp, act_quant_group_forms.cpp): an ATen
+  // vectorized elementwise kernel or reduce_kernel whose stores drain (an L2 round trip) before the
+  // chain's next kernel may start, beyond the launch floor and its load's round trip; Inductor's
+  // kernels are priced so (act_quant_cost.cpp). Measured: such kernels profile 0.83-1.41 us at one
+  // L2-resident row where floor + round trip is 0.49 (validation/results/h200-group16/
+  // kernel_split.json; branch actqeager). Other eager lowerings leave it off: their calibrated
+  // thread chains (the card's thread_chain, fitted on harness times) hold it.
+  bool store_drain = false;
   // Fused prefill steps: the elements one CTA of an Inductor pointwise kernel covers, as the step's
   // compile history fixed it (fused_step.py's rope_kv, made dynamic at decode sizes: the larger of
   // the autotuner's two candidates, XBLOCK 256 / 128, 4 warps; inductor_waves.cpp). 0: not modelled.

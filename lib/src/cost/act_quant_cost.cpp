@@ -131,6 +131,8 @@ KernelTimes aten_amax_cost(const Op& op, const Roofs& r) {
   double ctas = std::ceil(static_cast<double>(op.rows) / height);
   KernelTimes t;
   t.fixed_s = r.kernel_floor_s + r.pass_latency_s;
+  // The amax's store drains before the chain's next kernel starts (Op::store_drain, branch actqeager).
+  if (op.store_drain) t.fixed_s += r.l2_pass_latency_s;
   if (per_thread >= split_at && height > 1) {  // the CTA's rows of threads split one row
     per_thread = std::ceil(per_thread / height);
     ctas = static_cast<double>(op.rows);
@@ -142,7 +144,15 @@ KernelTimes aten_amax_cost(const Op& op, const Roofs& r) {
     t.fixed_s += r.pass_latency_s;
   }
   const double waves = std::max(1.0, std::ceil(ctas / slots));
-  t.compute_s = waves * std::ceil(per_thread / per_round) * round_trip(op, r);
+  // A round's loads of every thread of the wave cross memory together: its last value lands one
+  // round trip and the round's bytes at the stream after its first load (branch actqeager). The
+  // 1x128-group amax (131072 rows of 128 at 4096 x 4096: 16 waves of 528 CTAs, one round each, 4.3 MB
+  // a round) profiles 42.0 us, 2.6 us a wave (h200-group16/kernel_split.json) where a round trip a
+  // wave priced 14.6; a wave is not the round trip alone once its bytes take longer than it to stream.
+  const double elements = static_cast<double>(op.rows) * static_cast<double>(op.cols);
+  const double round_bytes = std::min(ctas, slots) * height * width * std::min(per_round, per_thread) * (elements > 0 ? op.bytes_read / elements : 0);
+  const double round_stream = round_bytes * (op.l2_hit / r.l2_bandwidth + (1 - op.l2_hit) / r.read_bandwidth);
+  t.compute_s = waves * std::ceil(per_thread / per_round) * (round_trip(op, r) + round_stream);
   t.memory_s = with_l2_hit(op, r, stream_memory_s(op, r));
   return t;
 }

@@ -372,6 +372,9 @@ KernelTimes stream_cost(const Op& op, const Roofs& r, const Tile*) {
   t.fixed_s += chain ? first + (op.passes - 1) * (chain_hit * l2 + (1 - chain_hit) * dram)
                      : (passes - reread) * first + reread * l2;
   if (!one_warp) t.fixed_s += thread_chain_time(op, r);
+  // The eager activation quantization's ATen kernels: their stores drain before the next kernel
+  // of the chain starts (Op::store_drain; branch actqeager).
+  if (op.store_drain) t.fixed_s += r.l2_pass_latency_s;
   // Inductor's small-block pointwise kernels (fused prefill rotary + KV write): each further wave
   // of resident CTAs waits one CTA's chain, the sweep and the thread chain above (inductor_waves.cpp).
   // Latency-bound issue work, it competes with the stream and slows with the capped clock.

@@ -35,6 +35,30 @@ std::vector<Op> fused_form(const std::string& name, const ActQuantCall& c) {
 // elements, none at 65536).
 bool aten_full_reduce_splits(int64_t elements) { return elements / 512 >= 256; }
 
+// ATen's vectorized elementwise kernels and reduce_kernel in the eager chains: each kernel's stores
+// drain before the next starts (Op::store_drain: h200-group16/kernel_split.json profiles the tiny
+// ones at 0.83-1.41 us, one L2-resident row, where the floor and the load's round trip are 0.49).
+Op drained(Op op) {
+  op.store_drain = true;
+  return op;
+}
+
+// A kernel of the chain whose input an earlier kernel of the same call just wrote (or read) finds it
+// in L2, as the fused profile's reads_last_output: price() keeps the share the card's L2 holds of the
+// kernel's bytes (cyclic_l2_hit), so from a few thousand rows the chain streams from DRAM again. A
+// caller that knows a better first-touch hit (a harness's rotation) takes the larger.
+Op reads_chain(Op op) {
+  op.l2_hit = 1;
+  return op;
+}
+
+}  // namespace
+
+Op act_quant_eager_drained(Op op) { return drained(std::move(op)); }
+Op act_quant_eager_reads_chain(Op op) { return reads_chain(std::move(op)); }
+
+namespace {
+
 // The torch ops of a torchao-style FP8 quantization (_choose_scale_float8 /
 // _quantize_affine_float8; validation/scripts/quant/quant_gemm.py q_tensor_dyn, q_row_dyn,
 // q_tensor_static), one ATen kernel each, the kernel names of h200-quant's torch.eager cases:
@@ -43,14 +67,16 @@ bool aten_full_reduce_splits(int64_t elements) { return elements / 512 >= 256; }
 // / fp8_max (a multiply by the reciprocal); then x.float() (the unrolled LoadWithCast copy,
 // eager_ops.cpp's rate), x / scale (the scale broadcast, a 0-dim tensor or a (T, 1) column:
 // TensorIterator's generic elementwise_kernel<128, 2> either way), .clamp and .to(fp8)
-// (vectorized). 9 kernels (10 with the Memset), 4 static.
+// (vectorized). 9 kernels (10 with the Memset), 4 static. Branch actqeager: the vectorized kernels
+// and the amax drain their stores (drained), and a kernel reading what the call just wrote or read
+// finds it in L2 (reads_chain), as far as the L2 holds the kernel's bytes.
 std::vector<Op> eager_form(const std::string& name, const ActQuantCall& c) {
   const int64_t T = c.m, k = c.k;
   const bool per_row = c.scaling == Scaling::row;
   const int64_t scales = per_row ? T : 1;
   std::vector<Op> out;
   if (c.dynamic) {
-    out.push_back(ops::elementwise(name + ".abs", KernelId::other, T, k, c.act, 1, 1, 1));
+    out.push_back(drained(ops::elementwise(name + ".abs", KernelId::other, T, k, c.act, 1, 1, 1)));
     if (!per_row && aten_full_reduce_splits(T * k)) {
       Op memset = ops::elementwise(name + ".amax_memset", KernelId::copy, 1, 1, DType::fp32, 0, 1, 0);
       out.push_back(memset);
@@ -59,22 +85,25 @@ std::vector<Op> eager_form(const std::string& name, const ActQuantCall& c) {
     // under the eager profile (act_quant_cost.cpp).
     Op amax = ops::act_amax(name + ".amax", per_row ? T : 1, per_row ? k : T * k, c.act);
     amax.bytes_written = static_cast<double>(scales) * bytes_of(c.act);
-    out.push_back(amax);
+    // Its rounds keep the harness's first-touch hit, though |x| was just written: a round costs
+    // about a DRAM round trip from L2 too (h200-quant: 16 x 4096, 8 rounds, takes 6.9 us more than 16 x
+    // 8192, one round; 7 L2 round trips would be 3.1). The reduce's own chain, not the memory's.
+    out.push_back(drained(amax));
     Op up = ops::cast(name + ".scale_to_fp32", scales, 1, c.act, DType::fp32);
     up.strided = true;  // direct_copy_kernel's unrolled path
-    out.push_back(up);
-    out.push_back(ops::elementwise(name + ".scale_clamp", KernelId::other, scales, 1, DType::fp32, 1, 1, 2));
-    out.push_back(ops::elementwise(name + ".scale_div", KernelId::mul, scales, 1, DType::fp32, 1, 1, 1));
+    out.push_back(reads_chain(up));
+    out.push_back(reads_chain(drained(ops::elementwise(name + ".scale_clamp", KernelId::other, scales, 1, DType::fp32, 1, 1, 2))));
+    out.push_back(reads_chain(drained(ops::elementwise(name + ".scale_div", KernelId::mul, scales, 1, DType::fp32, 1, 1, 1))));
   }
   Op up = ops::cast(name + ".to_fp32", T, k, c.act, DType::fp32);
   up.strided = true;  // direct_copy_kernel's unrolled LoadWithCast path (eager_rmsnorm's .to(fp32))
-  out.push_back(up);
+  out.push_back(c.dynamic ? reads_chain(up) : up);  // dynamic: x, read by abs a few kernels before
   Op div = ops::elementwise(name + ".div_scale", KernelId::mul, T, k, DType::fp32, 1, 1, 1);
   div.bytes_read += static_cast<double>(scales) * 4;
   div.strided = true;  // the broadcast scale: elementwise_kernel<128, 2>, per tensor and per row alike
-  out.push_back(div);
-  out.push_back(ops::elementwise(name + ".clamp", KernelId::other, T, k, DType::fp32, 1, 1, 2));
-  out.push_back(ops::cast(name + ".to_fp8", T, k, DType::fp32, c.in));
+  out.push_back(reads_chain(div));
+  out.push_back(reads_chain(drained(ops::elementwise(name + ".clamp", KernelId::other, T, k, DType::fp32, 1, 1, 2))));
+  out.push_back(reads_chain(drained(ops::cast(name + ".to_fp8", T, k, DType::fp32, c.in))));
   return out;
 }
 

@@ -27,26 +27,31 @@ int64_t groups_of(const ActQuantCall& c) { return c.m * ((c.k + kScaleBlock - 1)
 // transposed source), which one row skips (a 1 x K/128 tensor's transpose is already contiguous).
 std::vector<Op> eager_group_form(const std::string& name, const ActQuantCall& c) {
   const int64_t T = c.m, k = c.k, groups = groups_of(c);
+  // Branch actqeager: the vectorized kernels and the amax drain their stores; every kernel after
+  // the first but the amax reads what the chain just wrote (g / s reads g, written four kernels
+  // before); the amax's rounds keep the harness's hit, as act_quant_forms.cpp's.
+  auto drained = act_quant_eager_drained;
+  auto chain = act_quant_eager_reads_chain;
   std::vector<Op> out;
   Op up = ops::cast(name + ".to_fp32", T, k, c.act, DType::fp32);
   up.strided = true;  // direct_copy_kernel's unrolled LoadWithCast path, as act_quant_forms.cpp eager_form
   out.push_back(up);
-  out.push_back(ops::elementwise(name + ".abs", KernelId::other, T, k, DType::fp32, 1, 1, 1));
+  out.push_back(chain(drained(ops::elementwise(name + ".abs", KernelId::other, T, k, DType::fp32, 1, 1, 1))));
   Op amax = ops::act_amax(name + ".group_amax", groups, kScaleBlock, DType::fp32);
   amax.bytes_written = static_cast<double>(groups) * 4;
-  out.push_back(amax);
-  out.push_back(ops::elementwise(name + ".scale_clamp", KernelId::other, groups, 1, DType::fp32, 1, 1, 2));
-  out.push_back(ops::elementwise(name + ".scale_div", KernelId::mul, groups, 1, DType::fp32, 1, 1, 1));
+  out.push_back(drained(amax));  // the harness's first-touch hit, as act_quant_forms.cpp's amax
+  out.push_back(chain(drained(ops::elementwise(name + ".scale_clamp", KernelId::other, groups, 1, DType::fp32, 1, 1, 2))));
+  out.push_back(chain(drained(ops::elementwise(name + ".scale_div", KernelId::mul, groups, 1, DType::fp32, 1, 1, 1))));
   Op div = ops::elementwise(name + ".div_scale", KernelId::mul, T, k, DType::fp32, 1, 1, 1);
   div.bytes_read += static_cast<double>(groups) * 4;
   div.strided = true;  // the broadcast scale: elementwise_kernel<128, 2>
-  out.push_back(div);
-  out.push_back(ops::elementwise(name + ".clamp", KernelId::other, T, k, DType::fp32, 1, 1, 2));
-  out.push_back(ops::cast(name + ".to_fp8", T, k, DType::fp32, c.in));
+  out.push_back(chain(div));
+  out.push_back(chain(drained(ops::elementwise(name + ".clamp", KernelId::other, T, k, DType::fp32, 1, 1, 2))));
+  out.push_back(chain(drained(ops::cast(name + ".to_fp8", T, k, DType::fp32, c.in))));
   if (T > 1) {
     Op t = ops::cast(name + ".scale_transpose", groups, 1, DType::fp32, DType::fp32);
     t.strided = true;  // a transposed source: TensorIterator's generic kernel
-    out.push_back(t);
+    out.push_back(chain(t));
   }
   return out;
 }

@@ -14,6 +14,12 @@ namespace perfmodel {
 // dynamic, eager or compiled.
 bool is_act_quant_group(const ActQuantCall& c, Impl impl);
 
+// The eager chains' marks (act_quant_forms.cpp, branch actqeager): an ATen vectorized kernel or
+// reduce_kernel whose stores drain before the next kernel (Op::store_drain), and a kernel whose input
+// an earlier kernel of the call just wrote or read (l2_hit 1; price() keeps what the L2 holds).
+Op act_quant_eager_drained(Op op);
+Op act_quant_eager_reads_chain(Op op);
+
 // The kernels of one call, in launch order.
 std::vector<Op> act_quant_group_kernels(const std::string& name, const ActQuantCall& c, Impl impl);
 
