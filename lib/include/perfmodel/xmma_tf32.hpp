@@ -15,8 +15,9 @@ namespace perfmodel {
 // The tiles cuBLAS's sm90 tf32 xmma kernels come in (kernel names of h200-tf3217, h200-heldgemm17).
 const std::vector<Tile>& xmma_tf32_tiles();
 
-// MMA pace of an xmma tf32 tile relative to the calibrated tf32 peak: 1 for a tile of 128 token rows
-// or 256 weight rows, kXmmaNarrowPace for the 64-row tiles of at most 128 columns.
+// MMA pace of an xmma tf32 tile relative to the calibrated tf32 peak: 1.04 for the two-warpgroup
+// 128x256 / 256x128, 1 for the other tiles of 128 token rows or 256 weight rows, 0.58 for the 64-row
+// tiles of at most 128 columns.
 double xmma_tf32_pace(const Tile& t);
 
 // The smallest M the rule prices: below it cuBLAS runs cutlass split-K kernels or 64x64 tiles fed
