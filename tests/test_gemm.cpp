@@ -420,7 +420,9 @@ TEST_CASE("cuBLAS's sm90 xmma tf32 tiles: its tile choice, whole waves or a stre
   // the partial wave streamed): one wave of 80 128x256 tiles run whole where 160 128x128 streamed would be
   // faster; 160 tiles of 128x256 streamed; 1152 tiles of 128x128; 128 tiles of 64x128 at N = K = 2048.
   for (const Case c : {Case{640, 4096, 4096, 128, 256, false}, Case{900, 5120, 14336, 128, 256, true},
-                       Case{2000, 9216, 3072, 128, 128, false}, Case{512, 2048, 2048, 64, 128, false}}) {
+                       Case{2000, 9216, 3072, 128, 128, false}, Case{512, 2048, 2048, 64, 128, false},
+                       // past M 512 no 64-row tile: 140 tiles of 128x256 streamed, not 260 of 64x256 whole
+                       Case{777, 5120, 14336, 128, 256, true}}) {
     CAPTURE(c.m);
     CAPTURE(c.n);
     const TilePlan p = xmma_tf32_plan(c.m, c.n, c.k, 1, 132, peak);

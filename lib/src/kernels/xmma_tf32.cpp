@@ -38,6 +38,12 @@ constexpr double kStreamedOverhead = 1.2;
 // the pull toward large tiles is why cuBLAS runs 80 tiles of 128x256 in one wave at 500 x 5120 x 5120
 // (h200-heldout17, 101.7 us) where 160 streamed 128x128 tiles would be faster.
 constexpr double kLargeTilePull = 0.325;
+
+// cuBLAS offers its 64-token-row tiles only to short M: the fit half runs them at M <= 400 and never at
+// 640-4096 (where the ranking alone would take 64x256 at 400-777 x 5120 x 14336 and 400 x 9216 x 3072).
+// Past this M they are not candidates; 512 (the sweep's next M past 400) and 1024 tie on the fit half
+// (8.0 / 21.8 %, 32 of 48 tiles), 384 fits worse (31 of 48).
+constexpr int64_t kMaxRowsFor64RowTiles = 512;
 constexpr double kRankedStream = 1.4;
 }  // namespace
 
@@ -59,6 +65,7 @@ TilePlan xmma_tf32_plan(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_c
   bool have = false;
   double best_rank = 0;
   for (const Tile& t : xmma_tf32_tiles()) {
+    if (t.m == 64 && m > kMaxRowsFor64RowTiles) continue;
     TilePlan p = plan_tile(m, n, k, batch, t, sm_count, peak_flops);
     const double pace = xmma_tf32_pace(t);
     const double tile_time = 2.0 * static_cast<double>(t.m * t.n) * static_cast<double>(k) / (peak_flops / sm_count * pace);
