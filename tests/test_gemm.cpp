@@ -11,6 +11,7 @@
 #include "perfmodel/gemm_tiling.hpp"
 #include "perfmodel/ops.hpp"
 #include "perfmodel/price.hpp"
+#include "perfmodel/xmma_tf32.hpp"
 #include "test_support.hpp"
 
 using namespace perfmodel;
@@ -407,4 +408,43 @@ TEST_CASE("an unaligned output row is priced as cuBLAS's align1 fallback, not nv
   CHECK(seconds(24, 50257) > 3.0 * seconds(24, 50304));
   // Aligned rows keep the TMA kernels' price (the padded vocabulary is unchanged by the fallback).
   CHECK(seconds(24, 50304) < 40e-6);
+}
+
+TEST_CASE("cuBLAS's sm90 xmma tf32 tiles: its tile choice, whole waves or a streamed last wave (branch tf32rule, h200-tf3217)") {
+  const double peak = 414.4e12;  // the calibrated H200 tf32 peak (hardware/h200.calibration.yaml)
+  struct Case {
+    int64_t m, n, k, tm, tn;
+    bool streamed;
+  };
+  // Kernel names of validation/results/h200-tf3217 (tilesize{tm}x{tn}, tm along the tokens; segment_k_on:
+  // the partial wave streamed): one wave of 80 128x256 tiles run whole where 160 128x128 streamed would be
+  // faster; 160 tiles of 128x256 streamed; 1152 tiles of 128x128; 128 tiles of 64x128 at N = K = 2048.
+  for (const Case c : {Case{640, 4096, 4096, 128, 256, false}, Case{900, 5120, 14336, 128, 256, true},
+                       Case{2000, 9216, 3072, 128, 128, false}, Case{512, 2048, 2048, 64, 128, false},
+                       // past M 512 no 64-row tile: 140 tiles of 128x256 streamed, not 260 of 64x256 whole
+                       Case{777, 5120, 14336, 128, 256, true}}) {
+    CAPTURE(c.m);
+    CAPTURE(c.n);
+    const TilePlan p = xmma_tf32_plan(c.m, c.n, c.k, 1, 132, peak);
+    CHECK(p.tile.m == c.tm);
+    CHECK(p.tile.n == c.tn);
+    CHECK(p.stream_k == c.streamed);
+  }
+  // The 64-row tiles of at most 128 columns run at about half the pace (one m64nN wgmma chain), 128x64 not.
+  CHECK(xmma_tf32_pace(Tile{64, 128}) < 0.7);
+  CHECK(xmma_tf32_pace(Tile{128, 64}) == test::approx(1.0));
+  // Whole waves: one wave of 80 tiles costs a whole tile time, not 80 / 132 of one.
+  const TilePlan one = xmma_tf32_plan(640, 4096, 4096, 1, 132, peak);
+  CHECK(one.compute_time_s == test::approx(2.0 * 128 * 256 * 4096 / (peak / 132 * xmma_tf32_pace(Tile{128, 256}))));
+
+  // Priced on the H200 (tf32 F.linear): 500 x 5120 x 5120 ran 80 tiles of 128x256 whole in 101.7 us
+  // (h200-heldout17, never fitted on); the nvjet-fitted chooser priced 128x128 streamed at 67.9 us.
+  const Card h200 = test::catalogue().card("h200");
+  const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+  const Roofs r = make_roofs(h200, &cal);
+  const OpCost c = price(ops::gemm("qw14b_o", 500, 5120, 5120, DType::fp32, DType::fp32, Precision::tf32), r, Impl::fused);
+  REQUIRE(c.tiling.has_value());
+  CHECK(c.tiling->tile.name() == "128x256");
+  CHECK_FALSE(c.tiling->stream_k);
+  CHECK(c.time_s == doctest::Approx(101.7e-6).epsilon(0.10));
 }

@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "kernel_costs.hpp"
+#include "perfmodel/xmma_tf32.hpp"
 
 namespace perfmodel {
 
@@ -69,9 +70,17 @@ KernelTimes gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
   KernelTimes t;
   // The plan is the one whose price is least (issue 14: chosen by compute time alone, prefill
   // steps got faster as the batch grew).
-  t.tiling = force_tile ? plan_tile(op.gemm.m, op.gemm.n, op.gemm.k, op.gemm.batch, *force_tile, card.sm_count, peak)
-                        : gemm_plan(card, op.gemm.m, op.gemm.n, op.gemm.k, op.gemm.batch, peak, costs);
-  if (force_tile) t.tiling->cta_walk_s = costs.cta_walk_of(*t.tiling, card.sm_count);
+  // tf32 on Hopper runs cuBLAS's sm90 xmma kernels, not nvjet: their tile choice and whole-wave /
+  // segment-K rule (xmma_tf32.hpp, branch tf32rule, validation/results/h200-tf3217).
+  const bool xmma_tf32 = !force_tile && op.precision == Precision::tf32 && stream_k_capable(card) &&
+                         op.gemm.m >= kXmmaMinRows;
+  if (xmma_tf32) {
+    t.tiling = xmma_tf32_plan(op.gemm.m, op.gemm.n, op.gemm.k, op.gemm.batch, card.sm_count, peak);
+  } else {
+    t.tiling = force_tile ? plan_tile(op.gemm.m, op.gemm.n, op.gemm.k, op.gemm.batch, *force_tile, card.sm_count, peak)
+                          : gemm_plan(card, op.gemm.m, op.gemm.n, op.gemm.k, op.gemm.batch, peak, costs);
+  }
+  if (force_tile || xmma_tf32) t.tiling->cta_walk_s = costs.cta_walk_of(*t.tiling, card.sm_count);
   t.compute_s = t.tiling->compute_time_s;
   // GEMV-shaped products (a few rows) run as dot products, not padded MMA tiles. The plan is still
   // chosen by its tiles' time: that is what tells a plan of few CTAs (one SM per output tile,
