@@ -313,6 +313,56 @@ TEST_CASE("cuBLASLt's split count with the 4-CTA cluster cap (branch compiled17,
   CHECK(std::min<int64_t>(132 / 32, 5632 / 1280) == 4);
 }
 
+TEST_CASE("a split grid of 4-CTA clusters streams a fixed tail longer, the 2-CTA grid over every SM not (branch splitk)") {
+  // Which grid cuBLASLt's split runs on (kernel names of validation/results/h200-block11: `_4x1_..._splitK` on
+  // at most 112 CTAs, `_2x1_..._splitK` on 128).
+  CHECK(cublaslt_split_grid(32, 5632, 132, 1280).clustered);     // TinyLlama's down, 64x8 4x1, 96 CTAs
+  CHECK(cublaslt_split_grid(56, 3584, 132, 1280).clustered);     // Qwen2.5-7B's o, 4x1, 112 CTAs
+  CHECK(cublaslt_split_grid(14, 18944, 132, 1280).clustered);    // Qwen2.5-7B's down, 256x8 4x1, 112 CTAs
+  CHECK_FALSE(cublaslt_split_grid(64, 4096, 132, 1280).clustered);   // Llama-3-8B's o, 64x8 2x1, 128 CTAs
+  CHECK_FALSE(cublaslt_split_grid(32, 14336, 132, 1280).clustered);  // Llama-3-8B's down, 128x8 2x1, 128 CTAs
+  CHECK(cublaslt_split_grid(32, 2048, 132, 1280).splits == 1);       // TinyLlama's o: unsplit, no tail
+  CHECK_FALSE(cublaslt_split_grid(32, 2048, 132, 1280).clustered);
+  // The tail is a fixed time, not a rate: the same on 17 MB of weight as on 136 MB (h200-gemm-small's
+  // Llama-3-70B TP8 q and h200-gemm-chain's Qwen2.5-7B down: +1 to +2 us over the stream price alike).
+  CHECK(kClusterSplitTailS > 0.5e-6);
+  CHECK(kClusterSplitTailS < 2.0e-6);
+  const double peak = 800e12, fixup_rate = 64.0 * 1.98e9;
+  PlanCosts costs;
+  costs.fixed_s = 2.0e-6;
+  costs.split_k_s = 1.64e-6;
+  costs.cta_walk_per_1024_k_s = 3.8e-6;
+  costs.cta_walk_latency_share = 0.35;
+  costs.split_k_min_slice = 1280;
+  costs.split_k_per_split_s = 2048 * 4.0 / 4.66e12;
+  // TinyLlama's down at M = 1 (2048 x 5632, 23 MB at ~4 TB/s): split 3 ways on the clusters; the stream
+  // binds (96 CTAs) and carries the tail.
+  costs.memory_s = 2.0 * 2048 * 5632 / 4.0e12;
+  const TilePlan down = cheapest_plan(1, 2048, 5632, 1, 132, peak, fixup_rate, costs);
+  REQUIRE(down.split_k == 3);
+  CHECK(down.cluster_split);
+  CHECK(costs.stream_of(down) == test::approx(costs.memory_s + kClusterSplitTailS));
+  CHECK(costs.priced_s(down) == test::approx(costs.fixed_of(down) + costs.memory_s + kClusterSplitTailS));
+  // Llama-3-8B's k / v at M = 1 (1024 x 4096): 3 ways on the clusters too, but 48 CTAs: their walk covers
+  // most of the tail (h200-production: priced -1.9 % without it).
+  costs.memory_s = 2.0 * 1024 * 4096 / 4.0e12;
+  const TilePlan kv = cheapest_plan(1, 1024, 4096, 1, 132, peak, fixup_rate, costs);
+  REQUIRE(kv.split_k == 3);
+  CHECK(kv.cluster_split);
+  CHECK(kv.cta_walk_s > costs.memory_s);
+  CHECK(costs.priced_s(kv) == test::approx(costs.fixed_of(kv) + std::max(kv.cta_walk_s, costs.memory_s + kClusterSplitTailS)));
+  CHECK(costs.priced_s(kv) - (costs.fixed_of(kv) + kv.cta_walk_s) < 0.5 * kClusterSplitTailS);
+  // Llama-3-8B's o at M = 1 (4096 x 4096): 2 ways on every SM's 2-CTA grid, no tail.
+  costs.memory_s = 2.0 * 4096 * 4096 / 4.0e12;
+  const TilePlan o = cheapest_plan(1, 4096, 4096, 1, 132, peak, fixup_rate, costs);
+  REQUIRE(o.split_k == 2);
+  CHECK_FALSE(o.cluster_split);
+  CHECK(costs.stream_of(o) == test::approx(costs.memory_s));
+  // The router (N = 8): 1 weight-row tile, no 4-CTA cluster (cuBLASLt's 8x64 1x1 / 1x2), no tail.
+  costs.memory_s = 2.0 * (128.0 * 4096 + 8.0 * 4096) / 4e12;
+  CHECK_FALSE(cheapest_plan(128, 8, 4096, 1, 132, peak, fixup_rate, costs).cluster_split);
+}
+
 TEST_CASE("nvjet's 16-stage walk: a fill, then the load port's pace (branch compiled17)") {
   PlanCosts costs;
   costs.cta_walk_per_1024_k_s = 3.8e-6;

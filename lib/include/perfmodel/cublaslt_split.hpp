@@ -26,9 +26,32 @@ inline constexpr double kWiderGridMinGainK = 1024;
 // 2.01 us): 3.2 us at 1365 deep, 3.65 at 2048.
 inline constexpr double kNvjetFillShare = 0.85;
 
+// A split grid on the 4-CTA clusters (at most 112 CTAs, 4 or more weight-row tiles) streams its operands
+// this much longer than the block's stream price, a fixed time whatever its bytes; where its CTAs' walk
+// binds (few CTAs: Llama-3-8B's k / v, 48) the walk hides it (PlanCosts::stream_of; branch splitk, issue 10).
+// Per kernel (validation/results/h200-block11/iso.jsonl, the main kernel against the price less the
+// reduce): the 4x1 split grids of 96-112 CTAs run 3-9.5 % (0.3-0.8 us) over it, the 2x1 grids of 128 CTAs
+// +0 % (Llama-3-8B's o); the reduce is priced within 0.1 us at M <= 32 and the graph idle around the pair
+// is 1.14 us (the accuracy's 1.06): neither is the miss. Whole calls (h200-gemm-small, h200-gemm-chain):
+// +0.7 to +2 us on 17-135 MB of weight alike, so a time, not a rate. Our reading, not measured per
+// counter: a cluster is placed, started and retired as one, so the grid's stream ramps up and drains on
+// whole clusters. Fitted (least rms log error over 0-2 us) on the fused block's fit side (137 GEMMs, as
+// kNvjetFillShare): 1.7 us, rms log 7.75 -> 6.69 %, flat within 0.05 % from 1.2 to 1.8 us
+// (validation/scripts/production/splitk_tail.py --fit, run on a build that read the tail from SPLITK_TAIL).
+inline constexpr double kClusterSplitTailS = 1.7e-6;
+// The CTAs of that cluster, along the weight rows' tiles.
+inline constexpr int64_t kClusterCtas = 4;
+
 // The split count for a grid of `grid` CTA tiles over K: the most splits with each slice at least
 // `min_slice` deep in a 4-CTA cluster grid, or over every SM where that gains kWiderGridMinGainK; 1 where
 // that is under 2.
 int64_t cublaslt_split(int64_t grid, int64_t k, int sm_count, int64_t min_slice);
+
+// The same count, and whether it runs on the 4-CTA cluster grid (true) or the 2-CTA grid over every SM.
+struct CublasltSplit {
+  int64_t splits = 1;
+  bool clustered = false;
+};
+CublasltSplit cublaslt_split_grid(int64_t grid, int64_t k, int sm_count, int64_t min_slice);
 
 }  // namespace perfmodel

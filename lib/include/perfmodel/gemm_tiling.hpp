@@ -26,6 +26,9 @@ struct TilePlan {
   bool stream_k = false;       // the last partial wave split along K over all SMs
   double k_per_cta = 0;        // the K depth one CTA walks: K / split_k, or a stream-K share
   double cta_walk_s = 0;       // the busiest SM's K loops at one CTA's pipeline pace (PlanCosts)
+  // A split grid of cuBLASLt's 4-CTA clusters (cublaslt_split_grid: at most 112 of 132 SMs), not its
+  // 2-CTA grid over every SM; set by cheapest_plan where a profile gives the split rule.
+  bool cluster_split = false;
 };
 
 // The largest tile side a plan accepts: far above any CTA tile (256), small enough that tile
@@ -89,6 +92,8 @@ struct PlanCosts {
   // The busiest SM's tiles one after another, each walking its K at its tile's pace.
   double cta_walk_of(const TilePlan& p, int sm_count) const;
   double fixed_of(const TilePlan& p) const;
+  // The operand stream of a plan: memory_s, a fixed tail longer on cuBLASLt's 4-CTA cluster split grids.
+  double stream_of(const TilePlan& p) const;
   double priced_s(const TilePlan& p) const;
 };
 

@@ -86,7 +86,7 @@ KernelTimes gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
   // chosen by its tiles' time: that is what tells a plan of few CTAs (one SM per output tile,
   // each walking all of K) from the split-K one cuBLAS runs there.
   if (op.gemm.m <= 8) t.compute_s = op.flops / peak;
-  t.memory_s = std::max(costs.memory_s, t.tiling->cta_walk_s);
+  t.memory_s = std::max(costs.stream_of(*t.tiling), t.tiling->cta_walk_s);
   t.fixed_s = costs.fixed_of(*t.tiling);
   return t;
 }

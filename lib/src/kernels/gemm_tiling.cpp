@@ -151,6 +151,12 @@ double PlanCosts::fixed_of(const TilePlan& p) const {
          (p.split_k > 1 ? split_k_s + split_k_per_split_s * static_cast<double>(p.split_k) : 0.0);
 }
 
+double PlanCosts::stream_of(const TilePlan& p) const {
+  // A split grid of 4-CTA clusters streams its operands a fixed tail longer (cublaslt_split.hpp, branch
+  // splitk); a grid its CTAs' walk binds (few CTAs) hides it.
+  return memory_s + (p.cluster_split ? kClusterSplitTailS : 0.0);
+}
+
 namespace {
 // nvjet's 16-stage kernels (`nvjet_sm90_tst_64x8_64x16_...`, `..._8x64_64x16_...`, 64x16, 64x32, 24x64,
 // 32x64: a K tile of 64, 16 stages; validation/results/h200-block11 and h200-compiled2 kernel names):
@@ -219,8 +225,8 @@ TilePlan nvjet_efficiency(TilePlan p) {
 }
 }  // namespace
 
-int64_t cublaslt_split(int64_t grid, int64_t k, int sm_count, int64_t min_slice) {
-  if (grid < 1 || min_slice < 1 || sm_count < 1) return 1;
+CublasltSplit cublaslt_split_grid(int64_t grid, int64_t k, int sm_count, int64_t min_slice) {
+  if (grid < 1 || min_slice < 1 || sm_count < 1) return {};
   // nvjet's split grids at M <= 128 (cublaslt_split.hpp): the 4-CTA cluster grid first, the whole
   // card's 2-CTA grid where it cuts each CTA's slice by a ring of stages or more (and every grid the
   // cluster cap leaves unsplit: Llama-3-8B's o, 64 tiles x 2).
@@ -230,15 +236,24 @@ int64_t cublaslt_split(int64_t grid, int64_t k, int sm_count, int64_t min_slice)
   const int64_t wide = std::min<int64_t>(sm_count / grid, by_depth);
   const double kd = static_cast<double>(k);
   int64_t s = clustered;
+  bool on_clusters = true;
   if (wide > clustered) {
     const double slice_gain = kd / static_cast<double>(std::max<int64_t>(1, clustered)) - kd / static_cast<double>(wide);
-    if (slice_gain >= kWiderGridMinGainK) s = wide;
+    if (slice_gain >= kWiderGridMinGainK) {
+      s = wide;
+      on_clusters = false;
+    }
   }
-  return s >= 2 ? s : 1;
+  if (s < 2) return {};
+  return {s, on_clusters};
+}
+
+int64_t cublaslt_split(int64_t grid, int64_t k, int sm_count, int64_t min_slice) {
+  return cublaslt_split_grid(grid, k, sm_count, min_slice).splits;
 }
 
 double PlanCosts::priced_s(const TilePlan& p) const {
-  return fixed_of(p) + std::max({p.compute_time_s, memory_s, p.cta_walk_s});
+  return fixed_of(p) + std::max({p.compute_time_s, stream_of(p), p.cta_walk_s});
 }
 
 TilePlan cheapest_plan(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_count, double peak_flops,
@@ -276,15 +291,23 @@ TilePlan cheapest_plan(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_co
   const bool cublaslt_splits = costs.split_k_min_slice > 0;
   for (const Tile& t : tiles) {
     std::vector<int64_t> splits{1};
+    bool on_clusters = false;
     if (cublaslt_splits) {
       const int64_t grid = ceil_div(m, t.m) * ceil_div(n, t.n) * batch;
-      const int64_t rule = cublaslt_split(grid, k, sm_count, costs.split_k_min_slice);
-      if (rule >= 2 && rule <= max_split) splits.push_back(rule);
+      const CublasltSplit rule = cublaslt_split_grid(grid, k, sm_count, costs.split_k_min_slice);
+      if (rule.splits >= 2 && rule.splits <= max_split) {
+        splits.push_back(rule.splits);
+        // The 4-CTA cluster spans 4 weight-row tiles (block11's grids: [4, 24, 1] for 96 tiles of 64x8);
+        // a grid of fewer runs on smaller clusters (the router's 8x64 1x1 / 1x2, Llama-3-70B TP8's k / v
+        // 64x8 2x1 at N = 128: h200-gemm-small kernel names) and pays no cluster tail.
+        on_clusters = rule.clustered && ceil_div(n, t.n) >= kClusterCtas;
+      }
     } else {
       for (int64_t split = 2; split <= max_split; split *= 2) splits.push_back(split);
     }
     for (const int64_t split : splits) {
       TilePlan p = plan_tile(m, n, k, batch, t, sm_count, peak_flops, split);
+      p.cluster_split = split > 1 && on_clusters;
       // nvjet's MMA pace where the block gives cuBLASLt's split rule (its kernels), on tiles the rows
       // fill (as in every case the knee was fitted on; on the M = 1 chains a padded 64x64 tile priced
       // at it wins plans cuBLASLt does not run: held-out chain median 3.2 -> 3.4 %).
