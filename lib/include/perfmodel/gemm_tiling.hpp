@@ -94,7 +94,10 @@ struct PlanCosts {
   double fixed_of(const TilePlan& p) const;
   // The operand stream of a plan: memory_s, a fixed tail longer on cuBLASLt's 4-CTA cluster split grids.
   double stream_of(const TilePlan& p) const;
+  // The price plans are chosen by (the cluster tail left out: cuBLASLt's heuristic does not see it) and
+  // the time of the plan chosen (gemm_cost: its stream with the tail).
   double priced_s(const TilePlan& p) const;
+  double time_of(const TilePlan& p) const;
 };
 
 // The plan a library that picks by predicted time runs (cuBLASLt's heuristics rank candidates by
