@@ -829,8 +829,12 @@ TEST_CASE("h200-eltwise14: the walk past two blocks (opt-in), and a held-out set
 TEST_CASE("compiled: rms_norm's resident-row groups queue at many rows an SM (branch inductorsmall)") {
   // lib/src/cost/inductor_rms_queue.cpp: 4 resident 16-warp CTAs an SM, two rows each up to 2048 columns,
   // each group of resident rows a chain of round trips (rmsnorm_group at one loaded block, + a block's).
-  const Roofs c = make_roofs(sets().card, &sets().cal, Impl::compiled);
+  // Opt-in (validation/results/h200-inductorsmall/h200.calibration.rmsqueue.yaml): the default has no
+  // rmsnorm_group keys and streams rms_norm as before.
+  const Calibration q = load_calibration(test::root() + "/validation/results/h200-inductorsmall/h200.calibration.rmsqueue.yaml");
+  const Roofs c = make_roofs(sets().card, &q, Impl::compiled);
   REQUIRE(c.inductor.rmsnorm_group_s > 0);
+  REQUIRE(make_roofs(sets().card, &sets().cal, Impl::compiled).inductor.rmsnorm_group_s == 0);
   REQUIRE(c.inductor.rmsnorm_rate == 0);  // still no issue rate: the queue, not the padded walk
   auto t = [&](int64_t rows, int64_t cols) {
     return price(ops::rmsnorm("n", rows, cols, DType::bf16, false), c, Impl::compiled).device_time_s;
