@@ -825,3 +825,38 @@ TEST_CASE("h200-eltwise14: the walk past two blocks (opt-in), and a held-out set
     CHECK(row(sets().w4_production, p, "all elementwise").held_out_p90_abs <= 0.053);   // 5.2 % (default 5.2 %)
   }
 }
+
+TEST_CASE("compiled: rms_norm's resident-row groups queue at many rows an SM (branch inductorsmall)") {
+  // lib/src/cost/inductor_rms_queue.cpp: 4 resident 16-warp CTAs an SM, two rows each up to 2048 columns,
+  // each group of resident rows a chain of round trips (rmsnorm_group at one loaded block, + a block's).
+  // Opt-in (validation/results/h200-inductorsmall/h200.calibration.rmsqueue.yaml): the default has no
+  // rmsnorm_group keys and streams rms_norm as before.
+  const Calibration q = load_calibration(test::root() + "/validation/results/h200-inductorsmall/h200.calibration.rmsqueue.yaml");
+  const Roofs c = make_roofs(sets().card, &q, Impl::compiled);
+  REQUIRE(c.inductor.rmsnorm_group_s > 0);
+  REQUIRE(make_roofs(sets().card, &sets().cal, Impl::compiled).inductor.rmsnorm_group_s == 0);
+  REQUIRE(c.inductor.rmsnorm_rate == 0);  // still no issue rate: the queue, not the padded walk
+  auto t = [&](int64_t rows, int64_t cols) {
+    return price(ops::rmsnorm("n", rows, cols, DType::bf16, false), c, Impl::compiled).device_time_s;
+  };
+  const double sms = c.card.sm_count, group = c.inductor.rmsnorm_group_s;
+  // Where the queue sets the time (8 rows a group at 1280 columns, far under the bytes' time), 8 more
+  // rows an SM add one group's chain, whatever the columns of one block.
+  const double one_more = t(8000 + 8 * 132, 1280) - t(8000, 1280);
+  CHECK(one_more == test::approx(group).epsilon(0.05));
+  CHECK(t(8000 + 8 * 132, 1024 + 256) - t(8000, 1024 + 256) == test::approx(one_more).epsilon(0.01));
+  // Past 4096 columns one row a CTA and a block's chain more a further 2048-column block: 4000 x 4608
+  // (three blocks) is the queue's, 4 more rows an SM add group + 2 blocks.
+  CHECK(t(4000 + 4 * 132, 4608) - t(4000, 4608) ==
+        test::approx(group + 2 * c.inductor.rmsnorm_group_block_s).epsilon(0.05));
+  // One group an SM or less (8 rows of 2048) is not queued.
+  CHECK(t(8 * 132, 2048) - t(4 * 132, 2048) < 0.5 * group);
+  (void)sms;
+  // Against h200-inductorsmall's times (the fit set; every committed set's rms_norm held out): the
+  // queue-bound calls within 8 %, where the stream alone priced 8000 x 1280 -20 %, 6000 x 3072 -21 %,
+  // 4000 x 4608 -14 %.
+  // validation/results/h200-inductorsmall/kernels.json's measured medians (us).
+  CHECK(std::abs(t(8000, 1280) / 16.13e-6 - 1) < 0.08);
+  CHECK(std::abs(t(6000, 3072) / 26.78e-6 - 1) < 0.08);
+  CHECK(std::abs(t(4000, 4608) / 25.31e-6 - 1) < 0.08);
+}

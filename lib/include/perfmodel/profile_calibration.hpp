@@ -151,6 +151,11 @@ struct InductorKernels {
   // the candidate the autotuner keeps (below, which one ran is the compile's history: the default's
   // sweeps).
   double walk_from_cols = 0;
+  // rms_norm's resident-row groups (branch inductorsmall, inductor_rms_queue.cpp): at many rows an SM
+  // the looped rms_norm holds 4 CTAs an SM and each group of resident rows takes a chain of round
+  // trips, a fixed part and a part a loaded block. 0: not priced (the stream alone).
+  double rmsnorm_group_s = 0;
+  double rmsnorm_group_block_s = 0;
   bool walk_measured() const { return looped_row_s > 0; }
   bool measured() const { return rmsnorm_rate > 0 || layernorm_rate > 0 || softmax_rate > 0 || walk_measured(); }
 };

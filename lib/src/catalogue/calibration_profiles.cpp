@@ -167,6 +167,8 @@ ProfileCalibration read_one(MapReader r, const std::string& name) {
     p.inductor.layernorm_block_s = walk("layernorm_block");
     p.inductor.softmax_block_s = walk("softmax_block");
     p.inductor.whole_row_saved_s = walk("whole_row_saved");
+    p.inductor.rmsnorm_group_s = walk("rmsnorm_group");
+    p.inductor.rmsnorm_group_block_s = walk("rmsnorm_group_block");
     const Measured from = m->opt_number("walk_from_cols");  // columns (branch eltwise14)
     if (from && (!(*from > 0) || !std::isfinite(*from))) m->fail("walk_from_cols", "must be a positive number (columns)");
     p.inductor.walk_from_cols = from.value_or(0);
@@ -302,7 +304,9 @@ void write_profiles(std::ostream& o, const std::vector<ProfileCalibration>& prof
                                                       {"rmsnorm_block", p.inductor.rmsnorm_block_s},
                                                       {"layernorm_block", p.inductor.layernorm_block_s},
                                                       {"softmax_block", p.inductor.softmax_block_s},
-                                                      {"whole_row_saved", p.inductor.whole_row_saved_s}};
+                                                      {"whole_row_saved", p.inductor.whole_row_saved_s},
+                                                      {"rmsnorm_group", p.inductor.rmsnorm_group_s},
+                                                      {"rmsnorm_group_block", p.inductor.rmsnorm_group_block_s}};
       for (const auto& [k, v] : walks)
         if (v > 0) o << "      " << k << ": " << q(v, "us", 1e-6) << "\n";
       if (p.inductor.walk_from_cols > 0) o << "      walk_from_cols: " << p.inductor.walk_from_cols << "\n";

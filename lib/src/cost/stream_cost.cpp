@@ -7,6 +7,7 @@
 
 #include "inductor_lone_warp.hpp"
 #include "inductor_masks.hpp"
+#include "inductor_rms_queue.hpp"
 #include "inductor_one_warp.hpp"
 #include "inductor_waves.hpp"
 #include "kernel_costs.hpp"
@@ -345,6 +346,8 @@ KernelTimes stream_cost(const Op& op, const Roofs& r, const Tile*) {
   // issues at the lone warp's rate (inductor_lone_warp.cpp: the group quantization's indexed copy).
   if (const std::optional<double> lone = inductor_lone_warp_issue_s(op, r)) t.compute_s = std::max(t.compute_s, *lone);
   if (inductor) t.compute_s = std::max(t.compute_s, *inductor);
+  // rms_norm's looped kernel at many rows an SM: its resident rows' groups queue (inductor_rms_queue.cpp).
+  if (inductor) t.compute_s = std::max(t.compute_s, inductor_rms_queue_s(op, r));
   // One round trip per dependent sweep, to where its data is: first touches wait on DRAM, or
   // on L2 for the share of a re-run working set that is still there; re-reads of what an
   // earlier sweep brought in on L2; a chain's later kernels on L2 for the share of the last
