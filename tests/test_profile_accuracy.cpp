@@ -322,10 +322,16 @@ TEST_CASE("compiled: Inductor's row reductions as generated (inductor_code.json)
   const double rms = t(ops::rmsnorm("n", 32768, 1024, DType::bf16, false), c);
   CHECK(t(softmax(32768, 1024), c) == test::approx(rms).epsilon(0.03));
   // rms_norm has no padded-walk rate (fit_inductor.py: its fit cases stream at 85 % of the copy
-  // rate): 2049 columns cost their bytes, about half of 4096's, where softmax's walk pays 4096.
+  // rate), but at many rows an SM its resident-row groups queue one dependent chain after another
+  // (inductor_rms_queue.cpp, branch inductorsmall). Measured (validation/results/h200-rms2049, no fit
+  // holds it): 8192 x 2049 runs 40.2 us, as long as 8192 x 4096's 39.6 us. This check said the
+  // opposite (< 0.6 x, 2049 columns costing their bytes) before that shape was measured; the
+  // streamed price was 51 % under it.
   REQUIRE(c.inductor.rmsnorm_rate == 0);
+  REQUIRE(c.inductor.rmsnorm_group_s > 0);
   auto rmsnorm = [](int64_t rows, int64_t cols) { return ops::rmsnorm("n", rows, cols, DType::bf16, false); };
-  CHECK(t(rmsnorm(8192, 2049), c) < 0.6 * t(rmsnorm(8192, 4096), c));
+  CHECK(t(rmsnorm(8192, 2049), c) > 0.85 * t(rmsnorm(8192, 4096), c));
+  CHECK(t(rmsnorm(8192, 2049), c) == doctest::Approx(40.24e-6).epsilon(0.20));
 }
 
 TEST_CASE("compiled: Inductor's reduction holds two rows a CTA up to 2048 columns (branch eltwise9)") {
@@ -829,12 +835,11 @@ TEST_CASE("h200-eltwise14: the walk past two blocks (opt-in), and a held-out set
 TEST_CASE("compiled: rms_norm's resident-row groups queue at many rows an SM (branch inductorsmall)") {
   // lib/src/cost/inductor_rms_queue.cpp: 4 resident 16-warp CTAs an SM, two rows each up to 2048 columns,
   // each group of resident rows a chain of round trips (rmsnorm_group at one loaded block, + a block's).
-  // Opt-in (validation/results/h200-inductorsmall/h200.calibration.rmsqueue.yaml): the default has no
-  // rmsnorm_group keys and streams rms_norm as before.
-  const Calibration q = load_calibration(test::root() + "/validation/results/h200-inductorsmall/h200.calibration.rmsqueue.yaml");
-  const Roofs c = make_roofs(sets().card, &q, Impl::compiled);
+  // The default since validation/results/h200-rms2049 measured the shape the opt-in failed (see "compiled:
+  // Inductor's row reductions as generated"); the keys are the same as in
+  // validation/results/h200-inductorsmall/h200.calibration.rmsqueue.yaml.
+  const Roofs c = make_roofs(sets().card, &sets().cal, Impl::compiled);
   REQUIRE(c.inductor.rmsnorm_group_s > 0);
-  REQUIRE(make_roofs(sets().card, &sets().cal, Impl::compiled).inductor.rmsnorm_group_s == 0);
   REQUIRE(c.inductor.rmsnorm_rate == 0);  // still no issue rate: the queue, not the padded walk
   auto t = [&](int64_t rows, int64_t cols) {
     return price(ops::rmsnorm("n", rows, cols, DType::bf16, false), c, Impl::compiled).device_time_s;
