@@ -21,9 +21,9 @@ using namespace perfmodel;
 TEST_CASE("the catalogue lists the cards and models of hardware/ and models/") {
   const auto cards = test::catalogue().card_keys();
   const auto models = test::catalogue().model_keys();
-  // 14 card files and 26 model files (20 dense, 6 MoE/MLA; aliases.yaml is not an entry).
+  // 14 card files and 29 model files (23 dense, 6 MoE/MLA; aliases.yaml is not an entry).
   CHECK(cards.size() == 14);
-  CHECK(models.size() == 26);
+  CHECK(models.size() == 29);
   for (const char* k : {"a100-80gb-sxm", "a100-40gb-sxm", "h100-sxm", "t4", "rtx-4080", "mi300x"})
     CHECK(std::find(cards.begin(), cards.end(), k) != cards.end());
   for (const char* k : {"llama2-7b", "tinyllama-1.1b", "baby-gpt", "gemma2-9b", "gpt2"})
@@ -129,6 +129,11 @@ TEST_CASE("every model loads and its parameter count matches reference B.3") {
       // Yi-6B: 2·4096² + 2·512·4096 + 3·4096·11008 + 2·4096 = 173,023,232; x 32 + 2·64000·4096 (untied)
       // + 4096 = 6,061,035,520 (HF: 6.06B).
       {"qwen2.5-1.5b", 1543714304.0},   {"smollm2-1.7b", 1711376384.0},  {"yi-6b", 6061035520.0},
+      // Falcon3-7B: 2·3072² + 2·1024·3072 + 3·3072·23040 + 2·3072 = 237,508,608; x 28 + 2·131072·3072 (untied)
+      // + 3072 = 7,455,550,464 (HF: 7.46B). CodeLlama-34B: 2·8192² + 2·1024·8192 + 3·8192·22016 + 2·8192
+      // = 692,076,544; x 48 + 2·32000·8192 + 8192 = 33,743,970,304 (HF: 33.7B). SmolLM2-360M: 2·960² +
+      // 2·320·960 + 3·960·2560 + 2·960 = 9,832,320; x 32 + 49152·960 (tied) + 960 = 361,821,120 (HF: 362M).
+      {"falcon3-7b", 7455550464.0},     {"codellama-34b", 33743970304.0}, {"smollm2-360m", 361821120.0},
       // MoE / MLA (issue 11; hand counts in tests/test_moe_model.cpp):
       {"mixtral-8x7b", 46702792704.0},  {"mixtral-8x22b", 140620634112.0}, {"qwen3-30b-a3b", 30532122624.0},
       {"qwen3-235b-a22b", 235093634560.0}, {"deepseek-v2-lite", 15706484224.0}, {"deepseek-v3", 671026419200.0}};
