@@ -232,7 +232,7 @@ def fresh(binary):
 
 
 def fresh_models(binary, folder, models):
-    """A held-out set of models never measured before (h200-heldout17, h200-heldout18), measured at a
+    """A held-out set of models never measured before (h200-heldout17 to h200-heldout19), measured at a
     session's start and kept out of every fit: every case held out."""
     tag = os.path.basename(folder.rstrip("/"))
     t = Table()
@@ -357,6 +357,14 @@ def main(binary, build):
                   "(bf16 / fp16 / tf32 / fp8), row ops eager and compiled at their widths, 12 transformers steps; measured "
                   "before any of the session's merges, kept out of every fit. validation/results/h200-heldout18/README.md.", ""] + \
                   fresh_models(binary, "validation/results/h200-heldout18", "Qwen2.5-1.5B, SmolLM2-1.7B, Yi-6B").markdown() + [""]
+    if os.path.exists("validation/results/h200-heldout19/kernels.json"):
+        lines += ["## Issue 10's kernels and three new models, measured at the 2026-12-03 session's start (h200-heldout19)", "",
+                  "Falcon3-7B (head dim 256), CodeLlama-34B, SmolLM2-360M (never measured before) and CodeLlama-34B's "
+                  "projections at TP 4: attention at their head counts off every grid (80k decode, 60k prefill, batch to "
+                  "256), GEMMs at M 3-7000 (bf16 / fp16 / tf32 / fp8), row ops eager and compiled at their widths, 12 "
+                  "transformers steps; measured before any of the session's merges, kept out of every fit. "
+                  "validation/results/h200-heldout19/README.md.", ""] + \
+                  fresh_models(binary, "validation/results/h200-heldout19", "Falcon3-7B, CodeLlama-34B, SmolLM2-360M").markdown() + [""]
     lines += ["## Not measurable here", ""] + BLOCKED + [""]
     text = "\n".join(lines)
     with open("docs/targets.md", "w") as f:
