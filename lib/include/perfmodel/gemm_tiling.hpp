@@ -89,6 +89,11 @@ struct PlanCosts {
   // walks K at about a third of a 128x128 tile's time, h200-gemm-chain's TinyLlama projections).
   // Below 0: not priced (the walk is the same for every tile and no skinny tile is offered).
   double cta_walk_latency_share = -1;
+  // >= 0: the compute time every plan is priced at, whatever its tiles. A GEMV-shaped product (a few
+  // rows) runs as dot products, not padded MMA tiles (gemm_cost); where no CTA walk is priced, choosing
+  // its plan by the padded tiles' time and then pricing flops / peak made the time fall where the
+  // choice left a split (SmolLM2-360M's o at 6 -> 7 rows on the L4, tests/test_properties.cpp).
+  double gemv_compute_s = -1;
   // The busiest SM's tiles one after another, each walking its K at its tile's pace.
   double cta_walk_of(const TilePlan& p, int sm_count) const;
   double fixed_of(const TilePlan& p) const;
@@ -98,6 +103,7 @@ struct PlanCosts {
   // the time of the plan chosen (gemm_cost: its stream with the tail).
   double priced_s(const TilePlan& p) const;
   double time_of(const TilePlan& p) const;
+  double compute_of(const TilePlan& p) const;  // the plan's compute, or gemv_compute_s where set
 };
 
 // The plan a library that picks by predicted time runs (cuBLASLt's heuristics rank candidates by

@@ -16,6 +16,7 @@ bool stream_k_capable(const Card& card) {
 }
 
 namespace {
+constexpr int64_t kGemvMaxRows = 8;  // products of at most this many rows run as dot products
 // One fp32 partial tile is written and read back at an SM's L2 port (64 B per clock); 0: the
 // card runs no stream-K.
 double fixup_rate(const Card& card) { return stream_k_capable(card) ? 64.0 * card.tensor_clock_hz : 0.0; }
@@ -67,6 +68,9 @@ KernelTimes gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
     costs.cta_walk_per_1024_k_s *= 1 - std::min(1.0, op.l2_hit) * (1 - l2_latency);
   }
   costs.cta_walk_latency_share = r.gemm_cta_walk_share;
+  // A GEMV-shaped product is priced at its FLOPs (below) and chosen by that price too where no CTA walk
+  // tells few-CTA plans apart (PlanCosts::gemv_compute_s).
+  if (op.gemm.m <= kGemvMaxRows && !force_tile && !(costs.cta_walk_per_1024_k_s > 0)) costs.gemv_compute_s = op.flops / peak;
   KernelTimes t;
   // The plan is the one whose price is least (issue 14: chosen by compute time alone, prefill
   // steps got faster as the batch grew).
@@ -85,7 +89,7 @@ KernelTimes gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
   // GEMV-shaped products (a few rows) run as dot products, not padded MMA tiles. The plan is still
   // chosen by its tiles' time: that is what tells a plan of few CTAs (one SM per output tile,
   // each walking all of K) from the split-K one cuBLAS runs there.
-  if (op.gemm.m <= 8) t.compute_s = op.flops / peak;
+  if (op.gemm.m <= kGemvMaxRows) t.compute_s = op.flops / peak;
   t.memory_s = std::max(costs.stream_of(*t.tiling), t.tiling->cta_walk_s);
   t.fixed_s = costs.fixed_of(*t.tiling);
   return t;

@@ -255,12 +255,18 @@ int64_t cublaslt_split(int64_t grid, int64_t k, int sm_count, int64_t min_slice)
 double PlanCosts::priced_s(const TilePlan& p) const {
   // The cluster split grid's tail (stream_of) is left out of the choice: cuBLASLt's heuristic does not see
   // it (with it, 7 of h200-block11's 36 split calls were priced unsplit); gemm_cost adds it to the plan chosen.
-  return fixed_of(p) + std::max({p.compute_time_s, memory_s, p.cta_walk_s});
+  return fixed_of(p) + std::max({compute_of(p), memory_s, p.cta_walk_s});
 }
 
 double PlanCosts::time_of(const TilePlan& p) const {
-  return fixed_of(p) + std::max({p.compute_time_s, stream_of(p), p.cta_walk_s});
+  return fixed_of(p) + std::max({compute_of(p), stream_of(p), p.cta_walk_s});
 }
+
+double PlanCosts::compute_of(const TilePlan& p) const { return gemv_compute_s >= 0 ? gemv_compute_s : p.compute_time_s; }
+
+namespace {
+constexpr int64_t kShortSplitK = 512;  // two 256-deep K stages: the least slice worth a split's reduction
+}  // namespace
 
 TilePlan cheapest_plan(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_count, double peak_flops,
                        double fixup_rate, const PlanCosts& costs) {
@@ -330,7 +336,12 @@ TilePlan cheapest_plan(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_co
       // Where one CTA's K loop is priced (cta_walk_per_1024_k), few CTAs stream slowly and the unsplit
       // grid competes on its price: cuBLASLt runs it where K is short (h200-gemm-small: N = 512,
       // K = 2048 unsplit, K = 3584 split-K with splitKreduce).
-      if (split == 1 && fixup_rate > 0 && max_split > 1 && p.tiles < sm_count && !(costs.cta_walk_per_1024_k_s > 0)) continue;
+      // A K too short to split into two slices of kShortSplitK each is run unsplit (at K = 960 the rule
+      // split SmolLM2-360M's 16-row gate_up 480 deep on the B200 and priced it over the 128-row call:
+      // tests/test_properties.cpp; cuBLASLt on the H200 splits no slice under 1280, split_k_min_slice).
+      if (split == 1 && fixup_rate > 0 && max_split > 1 && k >= 2 * kShortSplitK && p.tiles < sm_count &&
+          !(costs.cta_walk_per_1024_k_s > 0))
+        continue;
       consider(p);
       // The stream-K hybrid streams a partial wave behind full ones. With no full wave the
       // product is split-K's (cuBLAS adds a splitKreduce kernel there: h200-production's small-M
