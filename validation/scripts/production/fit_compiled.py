@@ -62,8 +62,8 @@ def cudnn_rows(path):
         waves = -(-ctas // SMS)
         fill = 1.0 if split else ctas / (waves * SMS)  # the old rule: one CTA per SM at a time
         nbytes = 2 * b * kvh * L * d * 2 + 2 * b * h * d * 2
-        splits = 1
-        while split and ctas * splits * 2 <= SMS:
+        splits = 1  # branch decodeattn: the largest power of two within the resident slots (resident x SMs)
+        while split and ctas * splits * 2 <= resident(d) * SMS:
             splits *= 2
         rows.append(dict(index=i, name=c["name"], split=split, x=[1.0, 1.0 if split else 0.0, nbytes / fill],
                          t=c["measured_s"], kernels=len(c["kernel_names"]), bytes=nbytes, ctas=ctas, d=d,
@@ -95,10 +95,10 @@ def p90(e):
 
 def cudnn_time(r, p):
     """p: kernel_floor, reduction_floor (s), stream_bandwidth, cta_stream (B/s), cta_latency,
-    unhidden_tile (s)."""
-    floor, red, bw, cta_stream, lat, unhidden = p
+    unhidden_tile, tile_latency (s)."""
+    floor, red, bw, cta_stream, lat, unhidden, tile_latency = p
     tile = 4 * 128 * r["d"]
-    rate = tile / (tile / cta_stream + (unhidden if r["resident"] == 1 else 0.0))
+    rate = tile / (tile / cta_stream + tile_latency + (unhidden if r["resident"] == 1 else 0.0))
     if r["split"]:
         return floor + red + r["bytes"] / min(bw, r["streaming"] * rate)
     slots = r["resident"] * SMS
@@ -115,14 +115,16 @@ def joint_fit(rows, stream_rows):
     from fit_profiles import nelder_mead
     p0 = least_squares([r["x"] for r in stream_rows], [r["t"] for r in stream_rows])
 
-    def params(x):  # x in us, us, TB/s, GB/s, us, us
-        return [x[0] * 1e-6, x[1] * 1e-6, x[2] * 1e12, x[3] * 1e9, x[4] * 1e-6, x[5] * 1e-6]
+    def params(x):  # x in us, us, TB/s, GB/s, us, us, us
+        return [x[0] * 1e-6, x[1] * 1e-6, x[2] * 1e12, x[3] * 1e9, x[4] * 1e-6, x[5] * 1e-6, x[6] * 1e-6]
 
     def cost(x):
-        if min(x[:5]) <= 0 or x[5] < 0:
+        if min(x[:5]) <= 0 or x[5] < 0 or x[6] < 0:
             return math.inf
         return sum(math.log(cudnn_time(r, params(x)) / r["t"]) ** 2 for r in rows)
-    x = nelder_mead(cost, [p0[0] * 1e6, p0[1] * 1e6, 1 / p0[2] / 1e12, 45.0, 2.0, 1.0], [0.5, 0.5, 0.3, 5, 0.5, 0.5], 3000)
+    steps = [0.5, 0.5, 0.3, 5, 0.5, 0.5, 0.3]
+    x = nelder_mead(cost, [p0[0] * 1e6, p0[1] * 1e6, 1 / p0[2] / 1e12, 45.0, 2.0, 1.0, 0.5], steps, 4000)
+    x = nelder_mead(cost, x, [v / 4 for v in steps], 4000)  # a restart from the first simplex's best
     return params(x)
 
 
@@ -146,7 +148,8 @@ def main(kernels, steps_path, probe_path, binary, short_path=SHORT, heldout16=HE
     print(f"      cta_latency: {p[4] * 1e6:.2f} us")
     # Not calibration keys yet: constants of lib/src/kernels/attention_decode_cudnn.cpp (a new key
     # changes profile_calibration.hpp, so every translation unit).
-    print(f"  # kCtaStream = {p[3] / 1e9:.2f} GB/s, kUnhiddenTile = {p[5] * 1e6:.3f} us (attention_decode_cudnn.cpp)")
+    print(f"  # kCtaStream = {p[3] / 1e9:.2f} GB/s, kUnhiddenTile = {p[5] * 1e6:.3f} us, kTileLatency = {p[6] * 1e6:.3f} us "
+          "(attention_decode_cudnn.cpp)")
     for label, data in (("h200-cudnn-decode", short),):
         for held in (False, True):
             held_line(label, data, p, held)
