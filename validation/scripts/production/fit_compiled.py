@@ -8,12 +8,14 @@ cudnn_decode: cuDNN's decode SDPA as lib/src/kernels/attention_decode_cudnn.cpp 
     split when 2 x CTAs <= 132 SMs and the cache has more than 4 key tiles of 128; bytes = K and V
     once per KV head, q read and o written. Resident CTAs per SM from the kernel's shared memory
     (16 x d query tile + one 128-key K and V stage, bf16; 228 KiB an SM: 6 at d 64, 3 at d 128, 1 at
-    d 256); a CTA's own rate = tile / (tile / cta_stream + [unhidden_tile if 1 resident]) (both
-    constants of attention_decode_cudnn.cpp, printed as a comment); n CTAs at
+    d 256); a CTA's own rate = tile / (tile / cta_stream + tile_latency + [unhidden_tile if 1
+    resident]) (the three constants of attention_decode_cudnn.cpp, printed as a comment; tile_latency
+    since branch decodeattn: head dim 64's CTAs read ~30 GB/s, 128's ~46); n CTAs at
     once stream at min(stream_bandwidth, n x that rate). Split: the CTAs x the largest power of two
-    that keeps them within the 132 SMs stream at once; whole: waves of the resident slots, the last
+    that keeps them within the resident slots (resident x 132 SMs; within the SMs before branch
+    decodeattn) stream at once; whole: waves of the resident slots, the last
     one partial. Unsplit, the stream term is at least waves-of-132 x cta_latency x head_dim / 128.
-    All six fitted together (least squared log error, Nelder-Mead, started from the linear least
+    All seven fitted together (least squared log error, Nelder-Mead, started from the linear least
     squares of the old fill rule on h200-production's even cases) on the EVEN case indices of the
     torch.sdpa.cudnn decode cases of validation/results/h200-production, h200-cudnn-decode and
     h200-heldout16 (branch decode16 added h200-heldout16's even cases: its one head-dim-256 unsplit
