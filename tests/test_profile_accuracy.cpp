@@ -654,7 +654,8 @@ TEST_CASE("compiled: attention through cuDNN's kernels and Inductor's kernels, h
   CAPTURE(e.held_out_median_abs);
   CHECK(e.held_out_median_abs <= 0.06);
   CHECK(e.held_out_p90_abs <= 0.20);
-  // Inductor's rotary is one kernel per tensor.
+  // Inductor's rotary is one kernel per tensor when q and k differ in shape (GQA); one for both at
+  // heads == kv heads (tests/test_compiled_rotary.cpp).
   CHECK(compiled_form(ops::rotary("r", 16, 32, 8, 128, DType::bf16)).size() == 2);
 }
 

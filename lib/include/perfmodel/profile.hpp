@@ -26,7 +26,7 @@ const std::vector<const Profile*>& profiles();
 std::vector<Op> eager_form(const Op& op, bool hf_modules);
 // One kernel of the fused vocabulary as Inductor generates it (lib/src/step/compiled_profile.cpp):
 // rotary is one Triton kernel for q and one for k; other kernels are the one kernel.
-std::vector<Op> compiled_form(const Op& op);
+std::vector<Op> compiled_form(const Op& op, bool keep_l2_hit = false);
 const Profile& profile_for(Impl impl);
 
 }  // namespace perfmodel

@@ -101,7 +101,7 @@ std::vector<ProfileCaseError> evaluate_profiles(const Measurements& m, const Car
       // for k; a serving engine's single rope+KV-write kernel is its step's, h200-fused-step).
       const bool inductor = p == Impl::compiled || (p == Impl::fused && c.implementation == "torch.compile");
       const std::vector<Op> kernels = p == Impl::eager ? eager_form(op, c.implementation == "hf.eager")
-                                      : inductor       ? compiled_form(op)
+                                      : inductor       ? compiled_form(op, r.inductor.rotary_call_l2 > 0)
                                                        : std::vector{op};
       // Like with like. A GEMM block (kernel_only_gemm) prices the kernels alone: compared with
       // the kernels alone. Every other kernel compares with the harness time, which holds the

@@ -172,6 +172,9 @@ ProfileCalibration read_one(MapReader r, const std::string& name) {
     const Measured from = m->opt_number("walk_from_cols");  // columns (branch eltwise14)
     if (from && (!(*from > 0) || !std::isfinite(*from))) m->fail("walk_from_cols", "must be a positive number (columns)");
     p.inductor.walk_from_cols = from.value_or(0);
+    const Measured rot = m->opt_number("rotary_call_l2");  // 0 or 1 (branch rotary)
+    if (rot && *rot != 0 && *rot != 1) m->fail("rotary_call_l2", "must be 0 or 1");
+    p.inductor.rotary_call_l2 = rot.value_or(0);
     m->finish();
   }
   r.finish();
@@ -310,6 +313,7 @@ void write_profiles(std::ostream& o, const std::vector<ProfileCalibration>& prof
       for (const auto& [k, v] : walks)
         if (v > 0) o << "      " << k << ": " << q(v, "us", 1e-6) << "\n";
       if (p.inductor.walk_from_cols > 0) o << "      walk_from_cols: " << p.inductor.walk_from_cols << "\n";
+      if (p.inductor.rotary_call_l2 > 0) o << "      rotary_call_l2: " << p.inductor.rotary_call_l2 << "\n";
     }
   }
 }
