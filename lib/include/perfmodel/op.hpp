@@ -79,6 +79,10 @@ struct Op {
   int aten_launching = -1;
   int aten_other = -1;
   int module_calls = 0;
+  // Compiled (branch hostreplay): the tensors this op brings into the compiled graph as static
+  // inputs (parameters, cache tensors, buffers), which dynamo's transformed bytecode gathers and
+  // guards and the cudagraph tree checks on every call (validation/results/h200-hostreplay).
+  int64_t graph_inputs = 0;
   int aten_calls() const {
     return (aten_launching < 0 ? launches : aten_launching) + (aten_other < 0 ? framework_calls : aten_other);
   }

@@ -77,6 +77,7 @@ struct Roofs {
   FusedMoeGemm fused_moe;              // fused: vLLM's fused_moe grouped GEMM (unmeasured: gemm_cost)
   CudnnDecode cudnn_decode;            // compiled: cuDNN's decode SDPA (unmeasured: the card's floor and read rate)
   double graph_call_host_s = 0;        // compiled: host time before each step's graph starts
+  double graph_call_host_per_input_s = 0;  // compiled: and per static graph input (Op::graph_inputs)
   double graph_kernel_gap_s = 0;       // compiled: GPU time between two kernels inside the graph replay
   double graph_launch_per_node_s = 0;  // fused: the host's graph launch per kernel node (host time)
   double harness_idle_s = 0;           // graph profiles: the harness idle taken off small kernels' floors

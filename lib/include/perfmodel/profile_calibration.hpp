@@ -225,6 +225,9 @@ struct ProfileCalibration {
   // compiled: host time of one call of the compiled step before its CUDA graph starts (dynamo's
   // guards, the cudagraph tree's checks and input copies), during which the GPU idles; 0: none.
   double graph_call_host_s = 0;
+  // compiled (branch hostreplay): the host time before the replay per static graph input (the
+  // ops' graph_inputs), on top of graph_call_host; 0: flat (validation/results/h200-hostreplay).
+  double graph_call_host_per_input_s = 0;
   double graph_kernel_gap_s = 0;  // compiled: GPU idle time between kernels of the graph replay
   // fused: the host's cudaGraphLaunch per kernel node of the step's graph (host time, as
   // graph_call_host; validation/results/h200-fused-step-alone); 0: none.

@@ -148,6 +148,7 @@ ProfileCalibration read_one(MapReader r, const std::string& name) {
   p.host_per_aten_s = r.opt_quantity("host_per_aten", Dimension::seconds, true);
   p.host_per_module_s = r.opt_quantity("host_per_module", Dimension::seconds, true);
   p.graph_call_host_s = r.opt_quantity("graph_call_host", Dimension::seconds, true).value_or(0);
+  p.graph_call_host_per_input_s = r.opt_quantity("graph_call_host_per_input", Dimension::seconds, true).value_or(0);
   p.graph_kernel_gap_s = r.opt_quantity("graph_kernel_gap", Dimension::seconds, true).value_or(0);
   p.graph_launch_per_node_s = r.opt_quantity("graph_launch_per_node", Dimension::seconds, true).value_or(0);
   p.harness_idle_s = r.opt_quantity("harness_idle", Dimension::seconds, true).value_or(0);
@@ -288,6 +289,8 @@ void write_profiles(std::ostream& o, const std::vector<ProfileCalibration>& prof
       if (d.cta_latency_s) o << "      cta_latency: " << q(*d.cta_latency_s, "us", 1e-6) << "\n";
     }
     if (p.graph_call_host_s > 0) o << "    graph_call_host: " << q(p.graph_call_host_s, "us", 1e-6) << "\n";
+    if (p.graph_call_host_per_input_s > 0)
+      o << "    graph_call_host_per_input: " << q(p.graph_call_host_per_input_s, "us", 1e-6) << "\n";
     if (p.graph_kernel_gap_s > 0) o << "    graph_kernel_gap: " << q(p.graph_kernel_gap_s, "us", 1e-6) << "\n";
     if (p.graph_launch_per_node_s > 0)
       o << "    graph_launch_per_node: " << q(p.graph_launch_per_node_s, "us", 1e-6) << "\n";

@@ -124,9 +124,16 @@ StepCost combine_step(const std::vector<const Op*>& ops, std::vector<OpCost> cos
   // a serving engine launches the next graph while this one runs: its step is time_s - host_time_s
   // (docs/model.md, "graph replay gap").
   if (impl != Impl::eager) {
-    double nodes = 0;
-    for (const Op* op : ops) nodes += static_cast<double>(op->launches * op->count);
-    const double host = roofs.graph_call_host_s + roofs.graph_launch_per_node_s * nodes;
+    double nodes = 0, inputs = 0;
+    for (const Op* op : ops) {
+      nodes += static_cast<double>(op->launches * op->count);
+      inputs += static_cast<double>(op->graph_inputs * op->count);
+    }
+    // Compiled (branch hostreplay): dynamo's bytecode gathers every static input and its guards
+    // check them, AOT's and the cudagraph tree's wrappers walk them (h200-chost14 run2: each stage
+    // grows with the inputs); graph_call_host_per_input prices that on top of the call's fixed part.
+    const double host = roofs.graph_call_host_s + roofs.graph_call_host_per_input_s * inputs +
+                        roofs.graph_launch_per_node_s * nodes;
     s.host_time_s += host;
     s.time_s += host;
   }

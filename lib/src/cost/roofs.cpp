@@ -48,6 +48,7 @@ void apply_profile(Roofs& r, const ProfileCalibration& p, const std::string& fil
   if (p.cudnn_decode.measured()) r.sources["cudnn_decode"] = file + ": profiles." + p.name + ".cudnn_decode";
   if (p.decode.measured()) r.sources["decode"] = file + ": profiles." + p.name + ".decode";
   r.graph_call_host_s = p.graph_call_host_s;
+  r.graph_call_host_per_input_s = p.graph_call_host_per_input_s;
   r.graph_kernel_gap_s = p.graph_kernel_gap_s;
   r.graph_launch_per_node_s = p.graph_launch_per_node_s;
   r.harness_idle_s = p.harness_idle_s;

@@ -13,6 +13,7 @@
 // prefill branch below prices only a compiled forward over the whole static cache, which no
 // measured step runs (docs/profiles.md).
 #include "../parallel/parallel_internal.hpp"
+#include "compiled_graph_inputs.hpp"
 #include "eager_ops.hpp"
 #include "fused_ops.hpp"
 #include "perfmodel/errors.hpp"
@@ -120,6 +121,9 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
   // an add written back into a graph input with copy_; what it updates is not identified from its
   // name, so it is priced as the smallest add, one element per token.
   s.ops.push_back(ops::add("add_copy", T, 1, DType::fp64));
+  // The graph's static inputs, which the host walks before each replay (graph_call_host_per_input),
+  // carried by the step's input copy (one instance).
+  s.ops.front().graph_inputs = compiled_graph_inputs(g, m);
 }
 
 }  // namespace
