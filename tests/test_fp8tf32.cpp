@@ -2,7 +2,8 @@
 //  - cuBLASLt's tensor-wise FP8 kernels at mid rows on small N: one SM's operand fill on a small tile's
 //    K walk (fp8_tensor_sm_fill, quant_gemm_cost.cpp tensor_fp8_walk_s), a floor under the MMA and the
 //    weight stream's overlap;
-//  - cuBLAS's sm90 xmma tf32 kernels: their own fixed time past nvjet's (xmma_tf32_fixed_s).
+//  - cuBLAS's sm90 xmma tf32 kernels: their own fixed time past nvjet's (a profile gemm block's
+//    xmma_tf32_fixed, gemm_cost.cpp).
 // Each check names the measurement it stands on and fails without the mechanism.
 #include <doctest/doctest.h>
 
@@ -50,8 +51,8 @@ TEST_CASE("tensor-wise FP8: a small tile's K walk binds at mid rows on small N (
 }
 
 TEST_CASE("sm90 xmma tf32: the kernel's own fixed time on a stream-bound call (h200-heldout18)") {
-  CHECK(xmma_tf32_fixed_s() == doctest::Approx(2.0e-6));
-  const Roofs r = make_roofs(test::catalogue().card("h200"), &h200_calibration());
+  const Roofs r = make_roofs(test::catalogue().card("h200"), &h200_calibration(), Impl::fused);
+  CHECK(r.gemm_xmma_tf32_fixed_s == doctest::Approx(2.0e-6));
   // SmolLM2-1.7B's q|k|v at M 20 (F.linear, tf32): 96 tiles of 64x64, one wave, the 50 MB fp32 weight
   // streamed; 18.05 us measured past the harness idle (never fitted on). nvjet's fixed cost alone priced
   // 14.72 us (-18 %).

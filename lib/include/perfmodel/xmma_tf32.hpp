@@ -24,10 +24,6 @@ double xmma_tf32_pace(const Tile& t);
 // by the weight stream (left to the general plan).
 inline constexpr int64_t kXmmaMinRows = 17;
 
-// The xmma kernel's own fixed time past the profile's GEMM fixed cost (fitted on nvjet's kernels): 2 us,
-// its fp32 pipeline fill and epilogue (branch fp8tf32; gemm_cost adds it to an xmma plan's fixed cost).
-double xmma_tf32_fixed_s();
-
 // The plan cuBLAS runs for a tf32 GEMM: the tile its ranking takes, in whole waves or with the partial
 // last wave streamed (TilePlan::stream_k), compute_time_s at `peak_flops` x the tile's pace.
 TilePlan xmma_tf32_plan(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_count, double peak_flops);

@@ -46,18 +46,7 @@ constexpr double kLargeTilePull = 0.325;
 constexpr int64_t kMaxRowsFor64RowTiles = 512;
 constexpr double kRankedStream = 1.4;
 
-// The xmma kernel's own fixed time past the profile's GEMM fixed cost (fitted on nvjet's kernels): its
-// pipeline fill takes fp32 operands (twice bf16's bytes a K step) before the first MMA and its epilogue
-// writes fp32 outputs. The stream-bound calls show it plainly: at M 20-32 (64x64 tiles, one wave, the
-// weight streamed) h200-tf3217 / h200-heldout18's times are 5.3 us + bytes at 4.05 TB/s (0.87 of the read
-// rate, the block's stream share), where the block prices 2.0 us + the bytes. Branch tf32rule read its
-// tile paces off times less 4 us. Fitted (branch fp8tf32, validation/results/h200-fp8tf32/tf32_fixed.py
-// --scan) on h200-tf3217's even cases, the xmma calls: 2.0 us (sum of squared log errors 1.11 at 0,
-// 0.990 at 2.0, 0.992 at 2.5, 1.006 at 3.0); the odd half and h200-heldgemm17 / heldout16-18 held out.
-constexpr double kXmmaFixedS = 2.0e-6;
 }  // namespace
-
-double xmma_tf32_fixed_s() { return kXmmaFixedS; }
 
 const std::vector<Tile>& xmma_tf32_tiles() {
   // Ties go to the earlier tile: 128x256 is the one cuBLAS runs most (h200-tf3217: 36 of 97 calls), and
