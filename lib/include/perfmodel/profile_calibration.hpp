@@ -182,6 +182,9 @@ struct ProductionGemm {
   // grid leaves SMs idle is split min(SMs / grid, K / depth) ways, or not below 2); present, a
   // split-K plan's reduction is split_k_reduce plus its partials at the read rate (gemm_cost.cpp).
   Measured split_k_min_slice;
+  // Optional (branch fp8tf32): cuBLAS's sm90 xmma tf32 kernels' own fixed time past `fixed` (fitted on
+  // nvjet's kernels): their fp32 pipeline fill and epilogue (gemm_cost.cpp adds it to an xmma plan).
+  Measured xmma_tf32_fixed_s;
   bool measured() const { return fixed_s && split_k_reduce_s && cta_walk_per_1024_k_s && stream_efficiency; }
 };
 

@@ -83,6 +83,10 @@ struct TensorScaledFp8Cost {
   double mma_efficiency = 0;
   double stream_efficiency = 0;
   double prologue_s = 0;
+  // One SM's operand fill (branch fp8tf32): the A and B bytes a CTA's K walk takes into shared
+  // memory a second, priced on the least a step of the grid's output share can take (a square
+  // tile of M N / SMs); the walk is a floor under the MMA and the stream. 0 = not priced.
+  double sm_fill_bps = 0;
   bool measured() const { return mma_efficiency > 0 && stream_efficiency > 0; }
 };
 

@@ -132,6 +132,7 @@ ProfileCalibration read_one(MapReader r, const std::string& name) {
     x.cta_walk_latency_share = share(*g, "cta_walk_latency_share");  // optional
     x.split_k_min_slice = g->opt_number("split_k_min_slice");           // optional (branch block11)
     if (x.split_k_min_slice && !(*x.split_k_min_slice >= 1)) g->fail("split_k_min_slice", "must be a K depth of at least 1");
+    x.xmma_tf32_fixed_s = g->opt_quantity("xmma_tf32_fixed", Dimension::seconds, true);  // optional (branch fp8tf32)
     g->finish();
   }
   if (auto g = r.opt_map("fused_moe")) {
@@ -270,6 +271,7 @@ void write_profiles(std::ostream& o, const std::vector<ProfileCalibration>& prof
       if (g.fp8_peak) o << "      fp8_peak: " << q(*g.fp8_peak, "TFLOP/s", 1e12) << "\n";
       if (g.cta_walk_latency_share) o << "      cta_walk_latency_share: " << *g.cta_walk_latency_share << "\n";
       if (g.split_k_min_slice) o << "      split_k_min_slice: " << *g.split_k_min_slice << "\n";
+      if (g.xmma_tf32_fixed_s) o << "      xmma_tf32_fixed: " << q(*g.xmma_tf32_fixed_s, "us", 1e-6) << "\n";
     }
     if (p.fused_moe.measured()) {
       const FusedMoeGemm& g = p.fused_moe;

@@ -80,6 +80,8 @@ KernelTimes gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
                          op.gemm.m >= kXmmaMinRows;
   if (xmma_tf32) {
     t.tiling = xmma_tf32_plan(op.gemm.m, op.gemm.n, op.gemm.k, op.gemm.batch, card.sm_count, peak);
+    // The xmma kernel's own fixed time past the block's (fitted on nvjet's kernels): branch fp8tf32.
+    costs.fixed_s += r.gemm_xmma_tf32_fixed_s;
   } else {
     t.tiling = force_tile ? plan_tile(op.gemm.m, op.gemm.n, op.gemm.k, op.gemm.batch, *force_tile, card.sm_count, peak)
                           : gemm_plan(card, op.gemm.m, op.gemm.n, op.gemm.k, op.gemm.batch, peak, costs);

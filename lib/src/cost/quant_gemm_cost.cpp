@@ -426,11 +426,37 @@ bool tensor_fp8_splits(const Op& op) {
   return op.gemm.k > 5120 && static_cast<double>(rows) * static_cast<double>(op.gemm.n * op.gemm.batch) < 131072.0;
 }
 
+// Branch fp8tf32 (validation/results/h200-fp8tf32): one SM's operand fill on the K walk. At 64-256
+// rows on small N cuBLASLt runs one wave of 86-128 CTAs with small tiles (24x64 .. 64x104, K tile
+// 128, 10-16 stages), each walking all of K; every step takes (tn + tm) x 128 bytes of A and B into
+// the CTA's shared memory, and those steps run at 96-120 GB/s an SM whatever the tile (64x32 113,
+// 64x40 108, 48x64 105-129, 64x64 100-119, 64x104 112, 128x64 112-118 GB/s: fp8_cases.py --table):
+// one SM's L2 -> shared-memory port (64 B a clock, 127 GB/s at 1980 MHz), not DRAM, not the MMA
+// (h200-fp8mm14's N = 1536 at 128 / 256 rows, -30 % before; h200-heldout18's 64x40 at 200 rows,
+// -29 %). cuBLASLt's tile choice is not modelled, so the bytes are the least any tile of the grid's
+// output share takes a step: a square of rows x N / SMs, 2 sqrt(rows N / SMs) x K an SM. The walk
+// pipelines with the MMA and the stream: a floor under their overlap. `fp8_tensor_sm_fill` (100 GB/s,
+// fit_fp8_walk.py on FIT_SHAPES' half and the probe's even cases) absorbs the tiles' excess over the
+// square and the partial grids (86-128 of 132 CTAs).
+double tensor_fp8_walk_s(const Op& op, const Roofs& r) {
+  const TensorScaledFp8Cost& c = r.quant.fp8_tensor;
+  if (!(c.sm_fill_bps > 0) || r.card.sm_count <= 0) return 0.0;
+  const double rows = static_cast<double>(16 * ((op.gemm.m + 15) / 16));
+  const double share = rows * static_cast<double>(op.gemm.n * op.gemm.batch) / r.card.sm_count;
+  return 2.0 * std::sqrt(share) * static_cast<double>(op.gemm.k) / c.sm_fill_bps;
+}
+
 KernelTimes tensor_fp8_cost(const Op& op, const Roofs& r, KernelTimes t) {
   const TensorScaledFp8Cost& c = r.quant.fp8_tensor;
   t.compute_s = op.flops / (r.card.peak_flops(Precision::fp8) * c.mma_efficiency);
   t.memory_s = with_l2_hit(op, r, stream_memory_s(op, r) / c.stream_efficiency);
-  const double both = std::pow(std::pow(t.compute_s, kOverlapPower) + std::pow(t.memory_s, kOverlapPower), 1.0 / kOverlapPower);
+  double both = std::pow(std::pow(t.compute_s, kOverlapPower) + std::pow(t.memory_s, kOverlapPower), 1.0 / kOverlapPower);
+  // The walk, where it binds, is the memory side (L2 into the SMs) of the kernel's time.
+  const double walk = tensor_fp8_walk_s(op, r);
+  if (walk > both) {
+    t.memory_s = walk;
+    both = walk;
+  }
   t.fixed_s = op.launches * r.kernel_floor_s + c.prologue_s + both - std::max(t.compute_s, t.memory_s);
   // splitKreduce: its launch and one pass over the (few) fp32 partials.
   if (tensor_fp8_splits(op)) t.fixed_s += r.kernel_floor_s + r.pass_latency_s;

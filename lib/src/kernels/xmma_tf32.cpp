@@ -45,6 +45,7 @@ constexpr double kLargeTilePull = 0.325;
 // (8.0 / 21.8 %, 32 of 48 tiles), 384 fits worse (31 of 48).
 constexpr int64_t kMaxRowsFor64RowTiles = 512;
 constexpr double kRankedStream = 1.4;
+
 }  // namespace
 
 const std::vector<Tile>& xmma_tf32_tiles() {

@@ -93,6 +93,9 @@ QuantCalibration parse_quant_calibration(MapReader m) {
   c.fp8_tensor.mma_efficiency = opt_share(m, "fp8_tensor_mma_efficiency");
   c.fp8_tensor.stream_efficiency = opt_share(m, "fp8_tensor_stream_efficiency");
   c.fp8_tensor.prologue_s = m.opt_quantity("fp8_tensor_prologue", Dimension::seconds, false, 1e-3).value_or(0);
+  c.fp8_tensor.sm_fill_bps = m.opt_quantity("fp8_tensor_sm_fill", Dimension::bytes_per_s, false, 1e13).value_or(0);
+  if (c.fp8_tensor.sm_fill_bps > 0 && !(c.fp8_tensor.mma_efficiency > 0))
+    m.fail("fp8_tensor_sm_fill", "needs fp8_tensor_mma_efficiency and fp8_tensor_stream_efficiency");
   if ((c.fp8_tensor.mma_efficiency > 0) != (c.fp8_tensor.stream_efficiency > 0))
     m.fail(c.fp8_tensor.mma_efficiency > 0 ? "fp8_tensor_mma_efficiency" : "fp8_tensor_stream_efficiency",
            "needs fp8_tensor_mma_efficiency and fp8_tensor_stream_efficiency together");
@@ -154,6 +157,9 @@ std::string quant_calibration_yaml(const QuantCalibration& c) {
       << "   # its weight stream, share of the read rate\n";
   if (c.fp8_tensor.prologue_s > 0)
     o << "  fp8_tensor_prologue: " << c.fp8_tensor.prologue_s * 1e6 << " us   # outside the K loop\n";
+  if (c.fp8_tensor.sm_fill_bps > 0)
+    o << "  fp8_tensor_sm_fill: " << c.fp8_tensor.sm_fill_bps * 1e-9
+      << " GB/s   # one SM's A + B fill on a small tile's K walk, a floor under the MMA and the stream\n";
   if (c.fp8_kv_convert_per_element > 0)
     o << "  fp8_kv_convert_per_element: " << c.fp8_kv_convert_per_element
       << "   # fp8 KV cache: warp instructions per K/V element converted in registers\n";
