@@ -89,6 +89,9 @@ struct PlanCosts {
   // walks K at about a third of a 128x128 tile's time, h200-gemm-chain's TinyLlama projections).
   // Below 0: not priced (the walk is the same for every tile and no skinny tile is offered).
   double cta_walk_latency_share = -1;
+  // nvjet's one-wave tiles (nvjet_fill_tiles) offered where the walk is priced per tile (branch nvjettile;
+  // a profile's gemm block opts in with nvjet_fill_tiles: 1).
+  bool nvjet_fill_tiles = false;
   // The busiest SM's tiles one after another, each walking its K at its tile's pace.
   double cta_walk_of(const TilePlan& p, int sm_count) const;
   double fixed_of(const TilePlan& p) const;
@@ -114,6 +117,16 @@ struct PlanCosts {
 TilePlan cheapest_plan(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_count, double peak_flops,
                        double fixup_rate, const PlanCosts& costs);
 const std::vector<Tile>& skinny_tiles();
+
+// nvjet's one-wave tiles (branch nvjettile): one side in whole warpgroups of 64 rows (64 .. 256), the other
+// the narrowest multiple of 8 up to 256 whose grid (token tiles x weight tiles x batch) fits `sm_count`
+// CTAs, either way round (nvjet's `_TNT` and `_TNN` kernels). cheapest_plan offers them where the block
+// prices one CTA's K walk, past kNvjetFillMinRows tokens. Tokens x weight rows, as Tile is.
+inline constexpr int64_t kNvjetFillStep = 8;
+inline constexpr int64_t kNvjetWarpgroupRows = 64;
+inline constexpr int64_t kNvjetFillMaxSide = 256;
+inline constexpr int64_t kNvjetFillMinRows = 128;
+std::vector<Tile> nvjet_fill_tiles(int64_t m, int64_t n, int64_t batch, int sm_count);
 
 // Largest power-of-two square tile t with three t x t tiles (A, B and the accumulator C) in
 // `smem_bytes` (seed 000 practice: 128 for bf16 in 100 KB).

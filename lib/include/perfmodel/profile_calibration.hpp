@@ -178,6 +178,9 @@ struct ProductionGemm {
   // grid leaves SMs idle is split min(SMs / grid, K / depth) ways, or not below 2); present, a
   // split-K plan's reduction is split_k_reduce plus its partials at the read rate (gemm_cost.cpp).
   Measured split_k_min_slice;
+  // Optional (branch nvjettile, opt-in: validation/results/h200-nvjettile): 1 offers nvjet's one-wave tiles
+  // (gemm_tiling.hpp nvjet_fill_tiles) to the plan choice; absent or 0, the fixed tile set.
+  Measured nvjet_fill_tiles;
   bool measured() const { return fixed_s && split_k_reduce_s && cta_walk_per_1024_k_s && stream_efficiency; }
 };
 

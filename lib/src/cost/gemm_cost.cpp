@@ -67,6 +67,7 @@ KernelTimes gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
     costs.cta_walk_per_1024_k_s *= 1 - std::min(1.0, op.l2_hit) * (1 - l2_latency);
   }
   costs.cta_walk_latency_share = r.gemm_cta_walk_share;
+  costs.nvjet_fill_tiles = r.gemm_nvjet_fill_tiles > 0;
   KernelTimes t;
   // The plan is the one whose price is least (issue 14: chosen by compute time alone, prefill
   // steps got faster as the batch grew).

@@ -31,6 +31,7 @@ void apply_profile(Roofs& r, const ProfileCalibration& p, const std::string& fil
     over("gemm_peak.fp8", p.gemm.fp8_peak, r.peak[static_cast<int>(Precision::fp8)]);
     over("gemm_cta_walk_latency_share", p.gemm.cta_walk_latency_share, r.gemm_cta_walk_share);
     over("gemm_split_k_min_slice", p.gemm.split_k_min_slice, r.gemm_split_k_min_slice);
+    over("gemm_nvjet_fill_tiles", p.gemm.nvjet_fill_tiles, r.gemm_nvjet_fill_tiles);
   }
   r.host_per_kernel_s = p.host_per_kernel_s;
   r.host_per_aten_s = p.host_per_aten_s;
