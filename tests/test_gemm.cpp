@@ -528,7 +528,8 @@ TEST_CASE("nvjet's one-wave tiles: the token side in steps of 8 that fills the S
 
   // Priced on the H200 with the opt-in (validation/results/h200-nvjettile/h200.calibration.nvjettile.yaml:
   // nvjet_fill_tiles in the fused and eager gemm blocks): h200-gemm-small's Mistral q|k|v, 256 x 6144 x 4096,
-  // 21.70 us on nvjet's 96x128 tile (128 CTAs); the committed calibration prices 96 CTAs of 128x128 (+13.6 %).
+  // 21.70 us on nvjet's 96x128 tile (128 CTAs); the committed calibration prices the fixed set (fused: 96 CTAs
+  // of 128x128, +13.6 %).
   const Card h200 = test::catalogue().card("h200");
   const Calibration opt_in =
       load_calibration(test::root() + "/validation/results/h200-nvjettile/h200.calibration.nvjettile.yaml");
@@ -542,7 +543,8 @@ TEST_CASE("nvjet's one-wave tiles: the token side in steps of 8 that fills the S
     CHECK(c.tiling->tiles == 128);
     const OpCost before = price(op, make_roofs(h200, &committed, impl), impl);
     REQUIRE(before.tiling.has_value());
-    CHECK(before.tiling->tile.name() == "128x128");
+    CHECK(before.tiling->tile.m % 64 == 0);  // the fixed set (fused: 128x128, eager: 256x128)
+    CHECK(before.tiling->tile.n % 64 == 0);
     CHECK(c.time_s < before.time_s);
   }
   // The card-level block (no walk priced) keeps the default tiles.

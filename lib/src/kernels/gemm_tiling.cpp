@@ -330,10 +330,12 @@ TilePlan cheapest_plan(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_co
   if (costs.split_k_min_slice > 0 && costs.cta_walk_latency_share >= 0 && costs.cta_walk_per_1024_k_s > 0)
     for (const Tile& t : narrow_tiles())
       if (m > 32 && m <= 8 * t.m) tiles.push_back(t);
-  // nvjet's one-wave tiles, token side in steps of 8 (nvjet_fill_tiles; branch nvjettile), past the rows
-  // the narrow tiles serve, where the block prices one CTA's K walk per tile (cuBLASLt's kernels alone: the
-  // fused and eager blocks; both run the same nvjet kernels). Their time is the existing laws': the MMA at
-  // plan_tile's reuse law (nvjet's knee where the split rule is given), the walk at their operand rows.
+  // nvjet's one-wave tiles, one side whole warpgroups and the other in steps of 8 (nvjet_fill_tiles; branch
+  // nvjettile), past the rows the narrow tiles serve, where the block prices one CTA's K walk per tile and
+  // opts in (`nvjet_fill_tiles: 1`: validation/results/h200-nvjettile's calibration, in the fused and eager
+  // blocks; both run the same nvjet kernels). Their time is the existing laws': the MMA at plan_tile's
+  // reuse law (nvjet's knee where the split rule is given), the walk at their operand rows. Not the default:
+  // priced 7-13 % fast where their reuse nears the knee, they move three step guards (accuracy-notes.md).
   if (costs.nvjet_fill_tiles && costs.cta_walk_latency_share >= 0 && costs.cta_walk_per_1024_k_s > 0 &&
       m > kNvjetFillMinRows)
     for (const Tile& t : nvjet_fill_tiles(m, n, batch, sm_count))
