@@ -126,6 +126,12 @@ inline constexpr int64_t kNvjetFillStep = 8;
 inline constexpr int64_t kNvjetWarpgroupRows = 64;
 inline constexpr int64_t kNvjetFillMaxSide = 256;
 inline constexpr int64_t kNvjetFillMinRows = 128;
+// Their MMA pace at most this share of the peak where a side is in steps of 8 (not whole warpgroups): the
+// knee's law (1.0 past reuse 57) priced them 7-13 % fast (h200-gemm-small's Mistral q|k|v at 256 on 96x128
+// -9.4 %). Fitted: least rms log error of the fused and eager GEMMs on the fit side (h200-production and
+// h200-gemm-small even cases, h200-gemm-chain's Llama-3-8B and Qwen2.5-7B) over 0.80-1.0: fused 6.38 %
+// at 1.0, 6.28 % at 0.88 (flat within 0.02 % from 0.85 to 0.92); validation/results/h200-nvjettile.
+inline constexpr double kNvjetFillPaceCap = 0.88;
 std::vector<Tile> nvjet_fill_tiles(int64_t m, int64_t n, int64_t batch, int sm_count);
 
 // Largest power-of-two square tile t with three t x t tiles (A, B and the accumulator C) in

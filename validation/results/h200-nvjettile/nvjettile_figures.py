@@ -5,18 +5,21 @@ Committed data only.
 
     python3 validation/results/h200-nvjettile/nvjettile_figures.py PERFMODEL
 
-Each column is one calibration: the committed hardware/h200.calibration.yaml (before), then the opt-in
-validation/results/h200-nvjettile/h200.calibration.nvjettile.yaml (after: nvjet_fill_tiles in the fused and
-eager gemm blocks). Any further arguments are more calibration files to compare.
+Each column is one calibration: hardware/h200.calibration.yaml without its `nvjet_fill_tiles` lines (before
+this branch; written to a temporary file), the committed file (the fill tiles in the fused block), then the
+opt-in validation/results/h200-nvjettile/h200.calibration.nvjettile.yaml (fused and eager blocks). Any
+further arguments are more calibration files to compare.
 
 Sets: h200-production, h200-gemm-small (odd cases held out), h200-gemm-chain (Llama-2-7B, TinyLlama held
 out), h200-heldout18 (all held out: a check, nothing fitted on it); h200-heldout16 / 17 are printed as the
 check sets they are (all cases).
 """
 import json
+import os
 import re
 import subprocess
 import sys
+import tempfile
 
 R = "validation/results/"
 SETS = ["h200-production", "h200-gemm-small", "h200-gemm-chain", "h200-heldout18", "h200-heldout16", "h200-heldout17"]
@@ -62,7 +65,10 @@ def tile_of(pm, c):
 
 
 def main():
-    cals = ["hardware/h200.calibration.yaml", R + "h200-nvjettile/h200.calibration.nvjettile.yaml"] + sys.argv[2:]
+    before = os.path.join(tempfile.mkdtemp(), "h200.before.yaml")
+    with open("hardware/h200.calibration.yaml") as f, open(before, "w") as g:
+        g.writelines(line for line in f if "nvjet_fill_tiles:" not in line)
+    cals = [before, "hardware/h200.calibration.yaml", R + "h200-nvjettile/h200.calibration.nvjettile.yaml"] + sys.argv[2:]
     pms = [(sys.argv[1], c) for c in cals]
     for s in SETS:
         per = [errors(pm, s) for pm in pms]
