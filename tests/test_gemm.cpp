@@ -500,3 +500,58 @@ TEST_CASE("cuBLAS's sm90 xmma tf32 tiles: its tile choice, whole waves or a stre
   CHECK_FALSE(c.tiling->stream_k);
   CHECK(c.time_s == doctest::Approx(101.7e-6).epsilon(0.10));
 }
+
+TEST_CASE("nvjet's one-wave tiles: the token side in steps of 8 that fills the SMs (branch nvjettile)") {
+  // Kernel names, weight rows x tokens (tokens x weight rows here): h200-heldout18's Qwen2.5-1.5B q at
+  // 777 x 1536 ran 128x72 (12 x 11 = 132 CTAs); Qwen2.5-32B TP2's o at 250 x 5120 ran 80x128 (64 x 2 = 128);
+  // h200-gemm-small's Mistral q|k|v at 256 x 6144 ran 96x128 (64 x 2 = 128). Each is one of the candidates.
+  auto has = [](const std::vector<Tile>& ts, Tile t) {
+    return std::any_of(ts.begin(), ts.end(), [&](const Tile& o) { return o.m == t.m && o.n == t.n; });
+  };
+  CHECK(has(nvjet_fill_tiles(777, 1536, 1, 132), Tile{72, 128}));
+  CHECK(has(nvjet_fill_tiles(250, 5120, 1, 132), Tile{128, 80}));
+  CHECK(has(nvjet_fill_tiles(256, 6144, 1, 132), Tile{128, 96}));
+  auto grid = [](int64_t m, int64_t n, Tile t) { return (m + t.m - 1) / t.m * ((n + t.n - 1) / t.n); };
+  for (const Tile& t : nvjet_fill_tiles(777, 1536, 1, 132)) {
+    CAPTURE(t.name());
+    // One side whole warpgroups (64 rows), the other a multiple of 8; one wave.
+    CHECK((t.m % 64 == 0 || t.n % 64 == 0));
+    CHECK(t.m % 8 == 0);
+    CHECK(t.n % 8 == 0);
+    CHECK(grid(777, 1536, t) <= 132);
+    // The step-8 side is the narrowest: one step less and the grid passes a wave.
+    if (t.n % 64 == 0 && t.m % 64 != 0) CHECK(grid(777, 1536, Tile{t.m - 8, t.n}) > 132);
+    if (t.m % 64 == 0 && t.n % 64 != 0) CHECK(grid(777, 1536, Tile{t.m, t.n - 8}) > 132);
+  }
+  // Batched grids count every matrix; a weight side whose grid alone passes the SMs offers nothing.
+  CHECK(nvjet_fill_tiles(777, 1536, 200, 132).empty());
+
+  // Priced on the H200: h200-gemm-small's Mistral q|k|v, 256 x 6144 x 4096, 21.70 us on nvjet's 96x128 tile
+  // (128 CTAs). The committed fused block offers the fill tiles (its knee's pace capped at kNvjetFillPaceCap);
+  // the eager block only with the opt-in (validation/results/h200-nvjettile/h200.calibration.nvjettile.yaml),
+  // else its fixed set (before this branch both priced 128x128 / 256x128 grids: fused +13.6 %).
+  const Card h200 = test::catalogue().card("h200");
+  const Calibration opt_in =
+      load_calibration(test::root() + "/validation/results/h200-nvjettile/h200.calibration.nvjettile.yaml");
+  const Calibration committed = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+  const Op op = ops::gemm("mistral_qkv", 256, 6144, 4096, DType::bf16, DType::bf16, Precision::bf16);
+  const OpCost fused = price(op, make_roofs(h200, &committed, Impl::fused), Impl::fused);
+  REQUIRE(fused.tiling.has_value());
+  CHECK(fused.tiling->tile.name() == "128x96");
+  CHECK(fused.tiling->tiles == 128);
+  CHECK(fused.tiling->tile_efficiency == test::approx(kNvjetFillPaceCap));
+  CHECK(fused.time_s == doctest::Approx(21.70e-6).epsilon(0.08));
+  const OpCost eager = price(op, make_roofs(h200, &opt_in, Impl::eager), Impl::eager);
+  REQUIRE(eager.tiling.has_value());
+  CHECK(eager.tiling->tile.name() == "128x96");
+  const OpCost fixed = price(op, make_roofs(h200, &committed, Impl::eager), Impl::eager);
+  REQUIRE(fixed.tiling.has_value());
+  CHECK(fixed.tiling->tile.m % 64 == 0);
+  CHECK(fixed.tiling->tile.n % 64 == 0);
+  CHECK(eager.time_s < fixed.time_s);
+  // The card-level block (no walk priced) keeps the default tiles.
+  PlanCosts bare;
+  const TilePlan p = cheapest_plan(256, 6144, 4096, 1, 132, 800e12, 64.0 * 1.98e9, bare);
+  CHECK(p.tile.m % 64 == 0);
+  CHECK(p.tile.n % 64 == 0);
+}

@@ -94,6 +94,9 @@ struct PlanCosts {
   // its plan by the padded tiles' time and then pricing flops / peak made the time fall where the
   // choice left a split (SmolLM2-360M's o at 6 -> 7 rows on the L4, tests/test_properties.cpp).
   double gemv_compute_s = -1;
+  // nvjet's one-wave tiles (nvjet_fill_tiles) offered where the walk is priced per tile (branch nvjettile;
+  // a profile's gemm block opts in with nvjet_fill_tiles: 1).
+  bool nvjet_fill_tiles = false;
   // The busiest SM's tiles one after another, each walking its K at its tile's pace.
   double cta_walk_of(const TilePlan& p, int sm_count) const;
   double fixed_of(const TilePlan& p) const;
@@ -120,6 +123,22 @@ struct PlanCosts {
 TilePlan cheapest_plan(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_count, double peak_flops,
                        double fixup_rate, const PlanCosts& costs);
 const std::vector<Tile>& skinny_tiles();
+
+// nvjet's one-wave tiles (branch nvjettile): one side in whole warpgroups of 64 rows (64 .. 256), the other
+// the narrowest multiple of 8 up to 256 whose grid (token tiles x weight tiles x batch) fits `sm_count`
+// CTAs, either way round (nvjet's `_TNT` and `_TNN` kernels). cheapest_plan offers them where the block
+// prices one CTA's K walk, past kNvjetFillMinRows tokens. Tokens x weight rows, as Tile is.
+inline constexpr int64_t kNvjetFillStep = 8;
+inline constexpr int64_t kNvjetWarpgroupRows = 64;
+inline constexpr int64_t kNvjetFillMaxSide = 256;
+inline constexpr int64_t kNvjetFillMinRows = 128;
+// Their MMA pace at most this share of the peak where a side is in steps of 8 (not whole warpgroups): the
+// knee's law (1.0 past reuse 57) priced them 7-13 % fast (h200-gemm-small's Mistral q|k|v at 256 on 96x128
+// -9.4 %). Fitted: least rms log error of the fused and eager GEMMs on the fit side (h200-production and
+// h200-gemm-small even cases, h200-gemm-chain's Llama-3-8B and Qwen2.5-7B) over 0.80-1.0: fused 6.38 %
+// at 1.0, 6.28 % at 0.88 (flat within 0.02 % from 0.85 to 0.92); validation/results/h200-nvjettile.
+inline constexpr double kNvjetFillPaceCap = 0.88;
+std::vector<Tile> nvjet_fill_tiles(int64_t m, int64_t n, int64_t batch, int sm_count);
 
 // Largest power-of-two square tile t with three t x t tiles (A, B and the accumulator C) in
 // `smem_bytes` (seed 000 practice: 128 for bf16 in 100 KB).

@@ -71,6 +71,7 @@ KernelTimes gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
   // A GEMV-shaped product is priced at its FLOPs (below) and chosen by that price too where no CTA walk
   // tells few-CTA plans apart (PlanCosts::gemv_compute_s).
   if (op.gemm.m <= kGemvMaxRows && !force_tile && !(costs.cta_walk_per_1024_k_s > 0)) costs.gemv_compute_s = op.flops / peak;
+  costs.nvjet_fill_tiles = r.gemm_nvjet_fill_tiles > 0;
   KernelTimes t;
   // The plan is the one whose price is least (issue 14: chosen by compute time alone, prefill
   // steps got faster as the batch grew).

