@@ -528,8 +528,9 @@ TEST_CASE("nvjet's one-wave tiles: the token side in steps of 8 that fills the S
 
   // Priced on the H200: h200-gemm-small's Mistral q|k|v, 256 x 6144 x 4096, 21.70 us on nvjet's 96x128 tile
   // (128 CTAs). The committed fused block offers the fill tiles (its knee's pace capped at kNvjetFillPaceCap);
-  // the eager block only with the opt-in (validation/results/h200-nvjettile/h200.calibration.nvjettile.yaml),
-  // else its fixed set (before this branch both priced 128x128 / 256x128 grids: fused +13.6 %).
+  // the eager block since branch eagertile too (branch nvjettile's opt-in,
+  // validation/results/h200-nvjettile/h200.calibration.nvjettile.yaml, now the default); with the key
+  // cleared, the fixed set (before nvjettile both priced 128x128 / 256x128 grids: fused +13.6 %).
   const Card h200 = test::catalogue().card("h200");
   const Calibration opt_in =
       load_calibration(test::root() + "/validation/results/h200-nvjettile/h200.calibration.nvjettile.yaml");
@@ -544,7 +545,12 @@ TEST_CASE("nvjet's one-wave tiles: the token side in steps of 8 that fills the S
   const OpCost eager = price(op, make_roofs(h200, &opt_in, Impl::eager), Impl::eager);
   REQUIRE(eager.tiling.has_value());
   CHECK(eager.tiling->tile.name() == "128x96");
-  const OpCost fixed = price(op, make_roofs(h200, &committed, Impl::eager), Impl::eager);
+  const OpCost eager_committed = price(op, make_roofs(h200, &committed, Impl::eager), Impl::eager);
+  REQUIRE(eager_committed.tiling.has_value());
+  CHECK(eager_committed.tiling->tile.name() == "128x96");
+  Roofs no_fill = make_roofs(h200, &committed, Impl::eager);
+  no_fill.gemm_nvjet_fill_tiles = 0;
+  const OpCost fixed = price(op, no_fill, Impl::eager);
   REQUIRE(fixed.tiling.has_value());
   CHECK(fixed.tiling->tile.m % 64 == 0);
   CHECK(fixed.tiling->tile.n % 64 == 0);

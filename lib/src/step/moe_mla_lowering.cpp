@@ -92,11 +92,18 @@ void fused_mla_attention(const GraphNode& n, const Model& m, const Workload& w, 
 void eager_router(const GraphNode& n, const Model& m, const Workload& w, Step& s) {
   const int64_t T = w.tokens(), E = m.moe.experts, k = m.moe.top_k;
   const DType act = w.act_dtype;
+  // DeepSeek-V2/V3's gate computes its logits in fp32 (F.linear(hidden.type(torch.float32),
+  // weight.type(torch.float32))): cuBLAS runs an FFMA kernel, not a tensor-core one. The MoE sets'
+  // DeepSeek-V2-Lite prefill steps name it, the same in h200-moe, -moe-sync and -moe-contiguous:
+  // sm80_xmma_gemm_f32f32_f32f32_f32_tn_n_..._ffma, 64x64x8 at 2048 tokens (0.48 ms over 26 layers,
+  // 18.5 us a call) and 128x64x8 at 8192 (1.45 ms, 55.9 us); priced as bf16 it was 7.5 / 10.8 us.
+  // Qwen3-MoE's and Mixtral's gates are nn.Linear in the activation dtype (nvjet kernels).
+  const bool deepseek = m.architecture.rfind("deepseek", 0) == 0;
+  const DType gate = deepseek ? DType::fp32 : act;
   s.ops.push_back(counted(
-      ops::gemm(n.name + ".gate", T, E, m.hidden, act, act, matmul_precision(act, w.allow_tf32)), n.count, 1));
+      ops::gemm(n.name + ".gate", T, E, m.hidden, gate, gate, matmul_precision(gate, w.allow_tf32)), n.count, 1));
   // F.linear inside the router module; the sparse block's view and reshape, its module (DeepSeek's
   // adds the shared experts' output: one more launch).
-  const bool deepseek = m.architecture.rfind("deepseek", 0) == 0;
   host(s, deepseek ? 4 : 1, 3, 2);  // DeepSeek-V2: 6 of its router's 7 calls launch (no renorm op here)
   // softmax / sigmoid over the logits (in fp32), then torch.topk.
   s.ops.push_back(counted(ops::elementwise(n.name + ".scores", KernelId::other, T, E, DType::fp32, 1, 1, 4), n.count));
