@@ -6,8 +6,8 @@ Committed data only.
     python3 validation/results/h200-nvjettile/nvjettile_figures.py PERFMODEL
 
 Each column is one calibration: hardware/h200.calibration.yaml without its `nvjet_fill_tiles` lines (before
-this branch; written to a temporary file), the committed file (the fill tiles in the fused block), then the
-opt-in validation/results/h200-nvjettile/h200.calibration.nvjettile.yaml (fused and eager blocks). Any
+this branch; written to a temporary file), then the committed file (the fill tiles in the fused block and,
+since branch eagertile, the eager block: the branch's opt-in file became the default and was removed). Any
 further arguments are more calibration files to compare.
 
 Sets: h200-production, h200-gemm-small (odd cases held out), h200-gemm-chain (Llama-2-7B, TinyLlama held
@@ -68,7 +68,7 @@ def main():
     before = os.path.join(tempfile.mkdtemp(), "h200.before.yaml")
     with open("hardware/h200.calibration.yaml") as f, open(before, "w") as g:
         g.writelines(line for line in f if "nvjet_fill_tiles:" not in line)
-    cals = [before, "hardware/h200.calibration.yaml", R + "h200-nvjettile/h200.calibration.nvjettile.yaml"] + sys.argv[2:]
+    cals = [before, "hardware/h200.calibration.yaml"] + sys.argv[2:]
     pms = [(sys.argv[1], c) for c in cals]
     for s in SETS:
         per = [errors(pm, s) for pm in pms]
