@@ -158,7 +158,9 @@ struct InductorKernels {
   double rmsnorm_group_block_s = 0;
   // Branch rotary: a measured torch.compile rotary call's kernels keep the call's L2 share (the
   // harness's rotated set, to_op_on) in compiled_form; 0 (absent): priced DRAM-fed, as before.
-  // validation/results/h200-rotary/h200.calibration.rotaryl2.yaml sets it to 1.
+  // Branch rotary's opt-in (validation/results/h200-rotary/h200.calibration.rotaryl2.yaml); 1 in
+  // hardware/h200.calibration.yaml since branch tinyl2, the share being that of the inputs the
+  // harness rotates (lib/src/step/inductor_pointwise_l2.hpp).
   double rotary_call_l2 = 0;
   bool walk_measured() const { return looped_row_s > 0; }
   bool measured() const { return rmsnorm_rate > 0 || layernorm_rate > 0 || softmax_rate > 0 || walk_measured(); }

@@ -16,6 +16,7 @@
 #include "compiled_graph_inputs.hpp"
 #include "eager_ops.hpp"
 #include "fused_ops.hpp"
+#include "inductor_pointwise_l2.hpp"
 #include "perfmodel/errors.hpp"
 #include "perfmodel/ops.hpp"
 #include "perfmodel/profile.hpp"
@@ -129,6 +130,13 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
 }  // namespace
 
 std::vector<Op> compiled_form(const Op& op, bool keep_l2_hit) {
+  if (op.kernel == KernelId::silu_mul) {
+    // Inductor's SiLU*mul, one Triton pointwise kernel: its share of the harness's rotated set is
+    // that of the inputs the harness rotates (inductor_pointwise_l2.hpp).
+    Op k = op;
+    k.l2_hit = harness_inputs_hit(op.l2_hit, op.bytes_read / op.bytes());
+    return {k};
+  }
   if (op.kernel != KernelId::rotary && op.kernel != KernelId::attention_decode) return {op};
   Model m;
   m.heads = op.attention.heads;
@@ -144,7 +152,7 @@ std::vector<Op> compiled_form(const Op& op, bool keep_l2_hit) {
     // keep_l2_hit (the calibration's opt-in `rotary_call_l2`, branch rotary): each kernel keeps
     // the call's L2 share (the harness's rotated set, to_op_on), which the kernels built here
     // otherwise drop (priced DRAM-fed at every rotated set: 4.25 us flat at 1-16 tokens).
-    const double hit = keep_l2_hit ? op.l2_hit : 0.0;
+    const double hit = keep_l2_hit ? harness_inputs_hit(op.l2_hit, op.bytes_read / op.bytes()) : 0.0;
     if (op.attention.kv_heads == op.attention.heads) {
       Op one = ops::rotary(op.name, op.rows, m.heads, m.kv_heads, m.head_dim, op.dtype);
       one.l2_hit = hit;
