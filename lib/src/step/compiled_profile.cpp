@@ -149,9 +149,10 @@ std::vector<Op> compiled_form(const Op& op, bool keep_l2_hit) {
     // pointwise nodes of one iteration space that read the same cos / sin), two otherwise
     // (validation/results/h200-heldout18, kernels_per_launch: t64 / t700 h32 kv32 d64 run
     // triton_poi_fused_add_cat_mul_neg_slice_unsqueeze_0 alone; every kv < h case _0 and _1).
-    // keep_l2_hit (the calibration's opt-in `rotary_call_l2`, branch rotary): each kernel keeps
-    // the call's L2 share (the harness's rotated set, to_op_on), which the kernels built here
-    // otherwise drop (priced DRAM-fed at every rotated set: 4.25 us flat at 1-16 tokens).
+    // keep_l2_hit (the calibration's `rotary_call_l2`, branch rotary; 1 in the H200's calibration
+    // since branch tinyl2): each kernel keeps the call's L2 share, that of the inputs the harness
+    // rotates (inductor_pointwise_l2.hpp), which the kernels built here otherwise drop (priced
+    // DRAM-fed at every rotated set: 4.25 us flat at 1-16 tokens).
     const double hit = keep_l2_hit ? harness_inputs_hit(op.l2_hit, op.bytes_read / op.bytes()) : 0.0;
     if (op.attention.kv_heads == op.attention.heads) {
       Op one = ops::rotary(op.name, op.rows, m.heads, m.kv_heads, m.head_dim, op.dtype);
