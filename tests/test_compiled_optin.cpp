@@ -64,6 +64,4 @@ TEST_CASE("with the opt-in, the compiled profile prices a GEMM as the fused prof
   CHECK(compiled.gemm_split_k_s == fused.gemm_split_k_s);
   CHECK(compiled.gemm_fixed_s == fused.gemm_fixed_s);
   CHECK(compiled.harness_idle_s == fused.harness_idle_s);
-  // The default compiled profile keeps the card's GEMM keys (no CTA walk) until every guard passes.
-  CHECK(make_roofs(card, &def, Impl::compiled).gemm_cta_walk_s == 0);
 }
