@@ -8,6 +8,7 @@
 
 Printed: measured / priced us (priced / measured - 1, %) per projection, and the step's GEMM sum error in us.
 """
+import json, subprocess, re, os, tempfile, statistics as st, sys
 exe=sys.argv[1]
 tmp=tempfile.mkdtemp()
 for line in open('validation/results/h200-compiled2/compiled2.jsonl'):
