@@ -21,9 +21,9 @@ using namespace perfmodel;
 TEST_CASE("the catalogue lists the cards and models of hardware/ and models/") {
   const auto cards = test::catalogue().card_keys();
   const auto models = test::catalogue().model_keys();
-  // 14 card files and 29 model files (23 dense, 6 MoE/MLA; aliases.yaml is not an entry).
+  // 14 card files and 33 model files (27 dense, 6 MoE/MLA; aliases.yaml is not an entry).
   CHECK(cards.size() == 14);
-  CHECK(models.size() == 29);
+  CHECK(models.size() == 33);
   for (const char* k : {"a100-80gb-sxm", "a100-40gb-sxm", "h100-sxm", "t4", "rtx-4080", "mi300x"})
     CHECK(std::find(cards.begin(), cards.end(), k) != cards.end());
   for (const char* k : {"llama2-7b", "tinyllama-1.1b", "baby-gpt", "gemma2-9b", "gpt2"})
@@ -134,6 +134,14 @@ TEST_CASE("every model loads and its parameter count matches reference B.3") {
       // = 692,076,544; x 48 + 2·32000·8192 + 8192 = 33,743,970,304 (HF: 33.7B). SmolLM2-360M: 2·960² +
       // 2·320·960 + 3·960·2560 + 2·960 = 9,832,320; x 32 + 49152·960 (tied) + 960 = 361,821,120 (HF: 362M).
       {"falcon3-7b", 7455550464.0},     {"codellama-34b", 33743970304.0}, {"smollm2-360m", 361821120.0},
+      // Mistral-NeMo-12B: 4096·5120 + 2·1024·5120 + 5120·4096 + 3·5120·14336 + 2·5120 = 272,640,000; x 40
+      // + 2·131072·5120 (untied) + 5120 = 12,247,782,400 (HF: 12.2B). Qwen2.5-32B: 2·5120² + 5120 + 2·(1024·5120
+      // + 1024) + 3·5120·27648 + 2·5120 = 487,605,248; x 64 + 2·152064·5120 + 5120 = 32,763,876,352 (HF: 32.8B).
+      // Yi-1.5-9B: Yi-6B's layer (173,023,232) x 48 + 2·64000·4096 + 4096 = 8,829,407,232 (HF: 8.83B).
+      // SmolLM2-135M: 2·576² + 2·192·576 + 3·576·1536 + 2·576 = 3,540,096; x 30 + 49152·576 (tied) + 576
+      // = 134,515,008 (HF: 134,515,008).
+      {"mistral-nemo-12b", 12247782400.0}, {"qwen2.5-32b", 32763876352.0}, {"yi1.5-9b", 8829407232.0},
+      {"smollm2-135m", 134515008.0},
       // MoE / MLA (issue 11; hand counts in tests/test_moe_model.cpp):
       {"mixtral-8x7b", 46702792704.0},  {"mixtral-8x22b", 140620634112.0}, {"qwen3-30b-a3b", 30532122624.0},
       {"qwen3-235b-a22b", 235093634560.0}, {"deepseek-v2-lite", 15706484224.0}, {"deepseek-v3", 671026419200.0}};
