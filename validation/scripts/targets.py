@@ -232,7 +232,7 @@ def fresh(binary):
 
 
 def fresh_models(binary, folder, models):
-    """A held-out set of models never measured before (h200-heldout17 to h200-heldout19), measured at a
+    """A held-out set of models never measured before (h200-heldout17 to h200-heldout20), measured at a
     session's start and kept out of every fit: every case held out."""
     tag = os.path.basename(folder.rstrip("/"))
     t = Table()
@@ -365,6 +365,15 @@ def main(binary, build):
                   "transformers steps; measured before any of the session's merges, kept out of every fit. "
                   "validation/results/h200-heldout19/README.md.", ""] + \
                   fresh_models(binary, "validation/results/h200-heldout19", "Falcon3-7B, CodeLlama-34B, SmolLM2-360M").markdown() + [""]
+    if os.path.exists("validation/results/h200-heldout20/kernels.json"):
+        lines += ["## Issue 10's kernels and four new models, measured at the second 2026-12-03 session's start (h200-heldout20)", "",
+                  "Mistral-NeMo-12B (4096-wide attention under a 5120 width), Qwen2.5-32B (64 layers), Yi-1.5-9B (48 layers, "
+                  "GQA 8), SmolLM2-135M (width 576; never measured before) and Qwen2.5-32B's projections at TP 2: attention at "
+                  "their head counts off every grid (100k decode, 70k prefill, batch to 192), GEMMs at M 2-5000 (bf16 / fp16 / "
+                  "tf32 / fp8), row ops eager and compiled at their widths, 16 transformers steps; measured before any of the "
+                  "session's merges, kept out of every fit. validation/results/h200-heldout20/README.md.", ""] + \
+                  fresh_models(binary, "validation/results/h200-heldout20",
+                               "Mistral-NeMo-12B, Qwen2.5-32B, Yi-1.5-9B, SmolLM2-135M").markdown() + [""]
     lines += ["## Not measurable here", ""] + BLOCKED + [""]
     text = "\n".join(lines)
     with open("docs/targets.md", "w") as f:
