@@ -5,6 +5,7 @@
 #include <cstdlib>
 
 #include "kernel_costs.hpp"
+#include "perfmodel/cutlass_tf32_split.hpp"
 #include "perfmodel/xmma_tf32.hpp"
 
 namespace perfmodel {
@@ -77,9 +78,16 @@ KernelTimes gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
   // steps got faster as the batch grew).
   // tf32 on Hopper runs cuBLAS's sm90 xmma kernels, not nvjet: their tile choice and whole-wave /
   // segment-K rule (xmma_tf32.hpp, branch tf32rule, validation/results/h200-tf3217).
-  const bool xmma_tf32 = !force_tile && op.precision == Precision::tf32 && stream_k_capable(card) &&
-                         op.gemm.m >= kXmmaMinRows;
-  if (xmma_tf32) {
+  const bool hopper_tf32 = !force_tile && op.precision == Precision::tf32 && stream_k_capable(card);
+  // At a few rows and a small weight cuBLAS runs CUTLASS sm80 split-K + splitKreduce instead, whatever
+  // M's side of kXmmaMinRows (cutlass_tf32_split.hpp, branch tf32split, validation/results/h200-tf32split).
+  const bool cutlass_tf32 = hopper_tf32 && cutlass_tf32_split_runs(op.gemm.m, op.gemm.n, op.gemm.k);
+  const bool xmma_tf32 = hopper_tf32 && !cutlass_tf32 && op.gemm.m >= kXmmaMinRows;
+  if (cutlass_tf32) {
+    t.tiling = cutlass_tf32_split_plan(op.gemm.m, op.gemm.n, op.gemm.k, op.gemm.batch, card.sm_count, peak);
+    // Its multistage cp.async fill and the partials' epilogue; the reduce kernel is split_k_s (fixed_of).
+    costs.fixed_s += cutlass_tf32_split_fixed_s();
+  } else if (xmma_tf32) {
     t.tiling = xmma_tf32_plan(op.gemm.m, op.gemm.n, op.gemm.k, op.gemm.batch, card.sm_count, peak);
     // The xmma kernel's own fixed time past the block's (fitted on nvjet's kernels): branch fp8tf32.
     costs.fixed_s += r.gemm_xmma_tf32_fixed_s;
@@ -87,7 +95,7 @@ KernelTimes gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
     t.tiling = force_tile ? plan_tile(op.gemm.m, op.gemm.n, op.gemm.k, op.gemm.batch, *force_tile, card.sm_count, peak)
                           : gemm_plan(card, op.gemm.m, op.gemm.n, op.gemm.k, op.gemm.batch, peak, costs);
   }
-  if (force_tile || xmma_tf32) t.tiling->cta_walk_s = costs.cta_walk_of(*t.tiling, card.sm_count);
+  if (force_tile || xmma_tf32 || cutlass_tf32) t.tiling->cta_walk_s = costs.cta_walk_of(*t.tiling, card.sm_count);
   t.compute_s = t.tiling->compute_time_s;
   // GEMV-shaped products (a few rows) run as dot products, not padded MMA tiles. The plan is still
   // chosen by its tiles' time: that is what tells a plan of few CTAs (one SM per output tile,
