@@ -78,3 +78,15 @@ TEST_CASE("CUTLASS split-K tf32: the reduce reads every slice's partials, so the
   CHECK(x.tiling->split_k == 1);
   CHECK(x.tiling->tile.name() == "64x64");
 }
+
+TEST_CASE("CUTLASS split-K tf32: each profile's gemm block carries its own fit of the kernel's fixed time") {
+  const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+  const Card& card = test::catalogue().card("h200");
+  // fused: 2.4 us (the compiled-in default); eager: 0.8 us, its split_k_reduce being 3.5 us, not 1.64.
+  CHECK(make_roofs(card, &cal, Impl::fused).gemm_cutlass_tf32_fixed_s == doctest::Approx(2.4e-6));
+  CHECK(make_roofs(card, &cal, Impl::eager).gemm_cutlass_tf32_fixed_s == doctest::Approx(0.8e-6));
+  CHECK(cutlass_tf32_split_fixed_s() == doctest::Approx(2.4e-6));
+  // Under either block the check sets' NeMo k|v (21 x 1024 x 5120, 11.22 us) is priced within 8 %.
+  const Op kv = ops::gemm("kv", 21, 1024, 5120, DType::fp32, DType::fp32, Precision::tf32);
+  CHECK(price(kv, make_roofs(card, &cal, Impl::eager), Impl::eager).time_s == doctest::Approx(11.22e-6).epsilon(0.08));
+}

@@ -49,6 +49,7 @@ struct Roofs {
   double gemm_stream_efficiency = 1;  // small-M GEMMs stream weights at this share of the read rate
   double gemm_split_k_s = -1;         // a split-K plan's reduction kernel (< 0: floor + one pass)
   double gemm_cta_walk_s = 0;         // one CTA's K loop per 1024 of K (0: not priced)
+  double gemm_cutlass_tf32_fixed_s = -1;  // CUTLASS split-K tf32's own fixed time (< 0: cutlass_tf32_split_fixed_s; branch tf32split)
   double gemm_xmma_tf32_fixed_s = 0;  // sm90 xmma tf32 kernels' fixed time past gemm_fixed (a profile's block; branch fp8tf32)
   double gemm_cta_walk_share = -1;    // its share paid whatever the tile (< 0: the same for every tile)
   double gemm_split_k_min_slice = 0;  // cuBLASLt's split-K rule and the reduce's partials priced (0: not)

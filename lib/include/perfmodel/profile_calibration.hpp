@@ -187,6 +187,9 @@ struct ProductionGemm {
   // Optional (branch fp8tf32): cuBLAS's sm90 xmma tf32 kernels' own fixed time past `fixed` (fitted on
   // nvjet's kernels): their fp32 pipeline fill and epilogue (gemm_cost.cpp adds it to an xmma plan).
   Measured xmma_tf32_fixed_s;
+  // Optional (branch tf32split): cuBLAS's CUTLASS sm80 split-K tf32 kernel's own fixed time past `fixed`
+  // and the reduce (cutlass_tf32_split.hpp); absent, the H200 fit compiled in (cutlass_tf32_split_fixed_s).
+  Measured cutlass_tf32_fixed_s;
   // Optional (branch nvjettile, opt-in: validation/results/h200-nvjettile): 1 offers nvjet's one-wave tiles
   // (gemm_tiling.hpp nvjet_fill_tiles) to the plan choice; absent or 0, the fixed tile set.
   Measured nvjet_fill_tiles;

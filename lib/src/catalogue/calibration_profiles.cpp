@@ -133,6 +133,7 @@ ProfileCalibration read_one(MapReader r, const std::string& name) {
     x.split_k_min_slice = g->opt_number("split_k_min_slice");           // optional (branch block11)
     if (x.split_k_min_slice && !(*x.split_k_min_slice >= 1)) g->fail("split_k_min_slice", "must be a K depth of at least 1");
     x.xmma_tf32_fixed_s = g->opt_quantity("xmma_tf32_fixed", Dimension::seconds, true);  // optional (branch fp8tf32)
+    x.cutlass_tf32_fixed_s = g->opt_quantity("cutlass_tf32_fixed", Dimension::seconds, true);  // optional (branch tf32split)
     x.nvjet_fill_tiles = g->opt_number("nvjet_fill_tiles");  // optional (branch nvjettile)
     if (x.nvjet_fill_tiles && *x.nvjet_fill_tiles != 0 && *x.nvjet_fill_tiles != 1) g->fail("nvjet_fill_tiles", "must be 0 or 1");
     g->finish();
@@ -274,6 +275,7 @@ void write_profiles(std::ostream& o, const std::vector<ProfileCalibration>& prof
       if (g.cta_walk_latency_share) o << "      cta_walk_latency_share: " << *g.cta_walk_latency_share << "\n";
       if (g.split_k_min_slice) o << "      split_k_min_slice: " << *g.split_k_min_slice << "\n";
       if (g.xmma_tf32_fixed_s) o << "      xmma_tf32_fixed: " << q(*g.xmma_tf32_fixed_s, "us", 1e-6) << "\n";
+      if (g.cutlass_tf32_fixed_s) o << "      cutlass_tf32_fixed: " << q(*g.cutlass_tf32_fixed_s, "us", 1e-6) << "\n";
       if (g.nvjet_fill_tiles) o << "      nvjet_fill_tiles: " << *g.nvjet_fill_tiles << "\n";
     }
     if (p.fused_moe.measured()) {

@@ -86,7 +86,7 @@ KernelTimes gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
   if (cutlass_tf32) {
     t.tiling = cutlass_tf32_split_plan(op.gemm.m, op.gemm.n, op.gemm.k, op.gemm.batch, card.sm_count, peak);
     // Its multistage cp.async fill and the partials' epilogue; the reduce kernel is split_k_s (fixed_of).
-    costs.fixed_s += cutlass_tf32_split_fixed_s();
+    costs.fixed_s += r.gemm_cutlass_tf32_fixed_s >= 0 ? r.gemm_cutlass_tf32_fixed_s : cutlass_tf32_split_fixed_s();
   } else if (xmma_tf32) {
     t.tiling = xmma_tf32_plan(op.gemm.m, op.gemm.n, op.gemm.k, op.gemm.batch, card.sm_count, peak);
     // The xmma kernel's own fixed time past the block's (fitted on nvjet's kernels): branch fp8tf32.

@@ -32,6 +32,7 @@ void apply_profile(Roofs& r, const ProfileCalibration& p, const std::string& fil
     over("gemm_cta_walk_latency_share", p.gemm.cta_walk_latency_share, r.gemm_cta_walk_share);
     over("gemm_split_k_min_slice", p.gemm.split_k_min_slice, r.gemm_split_k_min_slice);
     over("gemm_xmma_tf32_fixed", p.gemm.xmma_tf32_fixed_s, r.gemm_xmma_tf32_fixed_s);
+    over("gemm_cutlass_tf32_fixed", p.gemm.cutlass_tf32_fixed_s, r.gemm_cutlass_tf32_fixed_s);
     over("gemm_nvjet_fill_tiles", p.gemm.nvjet_fill_tiles, r.gemm_nvjet_fill_tiles);
   }
   r.host_per_kernel_s = p.host_per_kernel_s;

@@ -19,7 +19,7 @@ CHECK = ("h200-heldout16", "h200-heldout17", "h200-heldout19", "h200-heldout20",
          "h200-production", "h200-heldout18")
 
 
-def predict(binary, path, profile="fused"):
+def predict(binary, path, profile=os.environ.get("PROFILE", "fused")):
     out = subprocess.run([binary, "accuracy", "--card", "h200", "--measured", path, "--format", "json"],
                          check=True, capture_output=True, text=True).stdout
     d = json.loads(out)
