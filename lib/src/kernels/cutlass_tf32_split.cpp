@@ -38,7 +38,8 @@ constexpr double kMmaSyncPace = 0.5;
 
 // Fitted: median of (measured - the price without it) over the even-index CUTLASS calls of
 // h200-tf32split and h200-tf3217's 32 x 2048 x 2048 (fused profile), validation/scripts/production/
-// tf32split_fit.py.
+// tf32split_fit.py. The default where a profile gemm block gives no `cutlass_tf32_fixed` (the fused block
+// gives this value, the eager block 0.8 us under its 3.5 us split_k_reduce).
 constexpr double kCutlassSplitFixedS = 2.4e-6;
 }  // namespace
 
