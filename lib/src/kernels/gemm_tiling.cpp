@@ -146,8 +146,15 @@ TilePlan best_plan(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_count,
   return best;
 }
 
+double PlanCosts::tile_refill_of(const TilePlan& p) const {
+  if (!(tile_refill_s > 0) || sm_count < 1) return 0;
+  // The busiest SM's tiles, one CTA per SM as nvjet runs them (cta_walk_of), all but the first refilled.
+  const double per_sm = std::ceil(static_cast<double>(p.tiles) / sm_count);
+  return tile_refill_s * std::max(0.0, per_sm - 1);
+}
+
 double PlanCosts::fixed_of(const TilePlan& p) const {
-  return fixed_s + per_1024_k_s * p.k_per_cta / 1024.0 +
+  return fixed_s + tile_refill_of(p) + per_1024_k_s * p.k_per_cta / 1024.0 +
          (p.split_k > 1 ? split_k_s + split_k_per_split_s * static_cast<double>(p.split_k) : 0.0);
 }
 
