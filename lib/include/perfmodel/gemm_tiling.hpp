@@ -97,6 +97,13 @@ struct PlanCosts {
   // nvjet's one-wave tiles (nvjet_fill_tiles) offered where the walk is priced per tile (branch nvjettile;
   // a profile's gemm block opts in with nvjet_fill_tiles: 1).
   bool nvjet_fill_tiles = false;
+  // > 0: each tile an SM runs after its first refills the K loop's stage ring from empty, one memory
+  // latency not hidden behind the MMA (tile_refill_of; branch smallk). nvjet's stages fill the shared
+  // memory (`_64x4` on 256x152: 4 x 52 KB, `_64x6` on 128x152: 6 x 36 KB), so the C tile's epilogue
+  // staging takes the ring and the next tile's loads start after it. The first tile's fill is in fixed_s.
+  double tile_refill_s = 0;
+  int sm_count = 0;  // the SMs the tiles are spread over, for tile_refill_of
+  double tile_refill_of(const TilePlan& p) const;
   // The busiest SM's tiles one after another, each walking its K at its tile's pace.
   double cta_walk_of(const TilePlan& p, int sm_count) const;
   double fixed_of(const TilePlan& p) const;

@@ -53,6 +53,7 @@ struct Roofs {
   double gemm_xmma_tf32_fixed_s = 0;  // sm90 xmma tf32 kernels' fixed time past gemm_fixed (a profile's block; branch fp8tf32)
   double gemm_cta_walk_share = -1;    // its share paid whatever the tile (< 0: the same for every tile)
   double gemm_split_k_min_slice = 0;  // cuBLASLt's split-K rule and the reduce's partials priced (0: not)
+  double gemm_tile_refill = 0;  // 1: nvjet's tiles after an SM's first refill their stage ring (branch smallk)
   double gemm_nvjet_fill_tiles = 0;   // 1: nvjet's one-wave tiles are candidates (branch nvjettile, opt-in)
   double host_launch_s = 0;    // eager: host time per launch
   double eager_view_s = 0;     // eager: host time per framework call that launches nothing

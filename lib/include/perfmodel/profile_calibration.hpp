@@ -193,6 +193,9 @@ struct ProductionGemm {
   // Optional (branch nvjettile, opt-in: validation/results/h200-nvjettile): 1 offers nvjet's one-wave tiles
   // (gemm_tiling.hpp nvjet_fill_tiles) to the plan choice; absent or 0, the fixed tile set.
   Measured nvjet_fill_tiles;
+  // 1: each nvjet tile after an SM's first pays one memory latency refilling its stage ring
+  // (gemm_tiling.hpp PlanCosts::tile_refill_s; branch smallk); absent or 0, not priced.
+  Measured tile_refill;
   bool measured() const { return fixed_s && split_k_reduce_s && cta_walk_per_1024_k_s && stream_efficiency; }
 };
 

@@ -135,6 +135,8 @@ ProfileCalibration read_one(MapReader r, const std::string& name) {
     x.xmma_tf32_fixed_s = g->opt_quantity("xmma_tf32_fixed", Dimension::seconds, true);  // optional (branch fp8tf32)
     x.cutlass_tf32_fixed_s = g->opt_quantity("cutlass_tf32_fixed", Dimension::seconds, true);  // optional (branch tf32split)
     x.nvjet_fill_tiles = g->opt_number("nvjet_fill_tiles");  // optional (branch nvjettile)
+    x.tile_refill = g->opt_number("tile_refill");  // optional (branch smallk)
+    if (x.tile_refill && *x.tile_refill != 0 && *x.tile_refill != 1) g->fail("tile_refill", "must be 0 or 1");
     if (x.nvjet_fill_tiles && *x.nvjet_fill_tiles != 0 && *x.nvjet_fill_tiles != 1) g->fail("nvjet_fill_tiles", "must be 0 or 1");
     g->finish();
   }
@@ -277,6 +279,7 @@ void write_profiles(std::ostream& o, const std::vector<ProfileCalibration>& prof
       if (g.xmma_tf32_fixed_s) o << "      xmma_tf32_fixed: " << q(*g.xmma_tf32_fixed_s, "us", 1e-6) << "\n";
       if (g.cutlass_tf32_fixed_s) o << "      cutlass_tf32_fixed: " << q(*g.cutlass_tf32_fixed_s, "us", 1e-6) << "\n";
       if (g.nvjet_fill_tiles) o << "      nvjet_fill_tiles: " << *g.nvjet_fill_tiles << "\n";
+      if (g.tile_refill) o << "      tile_refill: " << *g.tile_refill << "\n";
     }
     if (p.fused_moe.measured()) {
       const FusedMoeGemm& g = p.fused_moe;

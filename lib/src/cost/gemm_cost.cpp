@@ -73,6 +73,15 @@ KernelTimes gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
   // tells few-CTA plans apart (PlanCosts::gemv_compute_s).
   if (op.gemm.m <= kGemvMaxRows && !force_tile && !(costs.cta_walk_per_1024_k_s > 0)) costs.gemv_compute_s = op.flops / peak;
   costs.nvjet_fill_tiles = r.gemm_nvjet_fill_tiles > 0;
+  // nvjet's kernels (the block gives cuBLASLt's split rule and the CTA walk) refill their stage ring for
+  // every tile after an SM's first, one DRAM latency each (pass_latency, measured by calibrate: 0.913 us on
+  // the H200; not fitted): branch smallk, where K is short (SmolLM2-135M's LM head, K = 576, 49 tiles an
+  // SM) this is 10-25 % of the call. tf32 runs cuBLAS's xmma kernels (not nvjet): not applied.
+  if (r.gemm_tile_refill > 0 && costs.split_k_min_slice > 0 && costs.cta_walk_per_1024_k_s > 0 &&
+      op.precision != Precision::tf32) {
+    costs.tile_refill_s = r.pass_latency_s;
+    costs.sm_count = card.sm_count;
+  }
   KernelTimes t;
   // The plan is the one whose price is least (issue 14: chosen by compute time alone, prefill
   // steps got faster as the batch grew).

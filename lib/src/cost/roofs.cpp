@@ -34,6 +34,7 @@ void apply_profile(Roofs& r, const ProfileCalibration& p, const std::string& fil
     over("gemm_xmma_tf32_fixed", p.gemm.xmma_tf32_fixed_s, r.gemm_xmma_tf32_fixed_s);
     over("gemm_cutlass_tf32_fixed", p.gemm.cutlass_tf32_fixed_s, r.gemm_cutlass_tf32_fixed_s);
     over("gemm_nvjet_fill_tiles", p.gemm.nvjet_fill_tiles, r.gemm_nvjet_fill_tiles);
+    over("gemm_tile_refill", p.gemm.tile_refill, r.gemm_tile_refill);
   }
   r.host_per_kernel_s = p.host_per_kernel_s;
   r.host_per_aten_s = p.host_per_aten_s;

