@@ -162,17 +162,29 @@ def issue10(binary):
         e, parts = pooled([prod, small, chain], p, is_gemm)
         t.add(f"GEMMs, `{p}` profile (torch.linear / torch._scaled_mm on cuBLASLt)",
               f"{acc}, h200-production, h200-gemm-small, h200-gemm-chain", summary(e), (0.05, 0.15), parts)
+    # The fused GEMM block for the compiled profile (branch compblock): not the default (three guards,
+    # validation/results/h200-compblock/README.md).
+    block = R + "h200-compblock/compblock.calibration.yaml"
+    if os.path.exists(block):
+        sets = [Kernels(binary, R + f"{n}/kernels.json", True, block) for n in ("h200-production", "h200-gemm-small", "h200-gemm-chain")]
+        for c in sets[2].cases:
+            c["held_out"] = "llama2_7b" in c["name"] or "tinyllama" in c["name"]
+        e, parts = pooled(sets, "compiled", is_gemm)
+        t.add("GEMMs, `compiled` profile, with the opt-in `h200-compblock/compblock.calibration.yaml`",
+              f"{acc} --calibration <that file>", summary(e), (0.05, 0.15), parts)
     e, parts = pooled([prod, heldout, e3, e4], "eager", is_small)
     t.add("norms, softmax, SiLU*mul, rotary as PyTorch eager runs them", f"{acc}, four sets", summary(e), (0.08, 0.20), parts)
     e, parts = pooled([prod, e3, e4, e5, e6, e14], "fused", is_small)
     t.add("the same, the fused/compiled profiles' kernels (Inductor's)", f"{acc}, six sets", summary(e), (0.08, 0.20), parts)
-    walk = R + "h200-eltwise14/h200.calibration.walk4096.yaml"  # eltwise14's walk past 4096 columns, not the default
+    # The walk past 4096 columns, rebuilt on main's calibration by branch walkdefault: not the default
+    # (one guard, validation/results/h200-walkdefault/README.md).
+    walk = R + "h200-walkdefault/h200.calibration.walk.yaml"
     if os.path.exists(walk):
         sets = [Kernels(binary, R + f"{n}/kernels.json", f, walk) for n, f in (
             ("h200-production", True), ("h200-eltwise3", False), ("h200-eltwise4", True), ("h200-eltwise5", False),
             ("h200-eltwise6", True), ("h200-eltwise14", False))]
         e, parts = pooled(sets, "fused", is_small)
-        t.add("the same, with the opt-in `h200-eltwise14/h200.calibration.walk4096.yaml`", f"{acc} --calibration <that file>",
+        t.add("the same, with the opt-in `h200-walkdefault/h200.calibration.walk.yaml`", f"{acc} --calibration <that file>",
               summary(e), (0.08, 0.20), parts)
     rows = hf_rows(binary, R + "h200-production/hf.json", True) + hf_rows(binary, R + "h200-hf-grid/hf.json", False)
     how = "compare_hf.py, h200-production (held out) and h200-hf-grid"
