@@ -73,3 +73,16 @@ TEST_CASE("a memory-bound call under the cap keeps its clock however long it run
   c.compute_time_s = 1e-6;
   CHECK(harness_clock_scale(p, gemm_case(700, 8, 1), {op}, {c}) == 1.0);
 }
+
+TEST_CASE("an unaligned GEMM's align1 kernel draws for its MMAs, not its scalar loads (h200-heldout21's GPT-2 XL LM head)") {
+  const PowerCap p = h200_cap();
+  // n = 50257: rows not 16-byte aligned, cuBLAS's cutlass_75 align1 kernel (gemm_unaligned_cost.cpp),
+  // priced by its scalar loads' issue. 3300 rows: 531 GFLOP in 5.5 ms, every sample at 1980 MHz.
+  const Op op = ops::gemm("lm_head", 3300, 50257, 1600, DType::bf16, DType::bf16, Precision::bf16);
+  OpCost c = compute_bound(5.5e-3);
+  c.nominal_peak = 989e12;
+  CHECK(harness_clock_scale(p, gemm_case(10, 1, 1), {op}, {c}) == 1.0);
+  // The same time on an aligned shape is MMA-bound: capped.
+  const Op aligned = ops::gemm("g", 3300, 50256, 1600, DType::bf16, DType::bf16, Precision::bf16);
+  CHECK(harness_clock_scale(p, gemm_case(10, 1, 1), {aligned}, {c}) < 1.0);
+}

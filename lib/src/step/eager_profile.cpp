@@ -198,8 +198,12 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
           cat.launches = 2;
           cat.passes = 2;
           // CatArrayBatchedCopy over the cache as hf.json measured it: cropped back between steps,
-          // so a strided view (--eager-cache contiguous: a generate() loop's own contiguous cache)
-          cat.strided = w.eager_cache_cropped;
+          // so a strided view (--eager-cache contiguous: a generate() loop's own contiguous cache).
+          // GPT-2's new K and V are split off the fused c_attn output, [b, 1, 3 x width]: beyond
+          // batch 1 their batch stride is 3 x width, not width, so the token's views are not
+          // contiguous and ATen's cat takes its generic path over the whole cache too
+          // (tests/test_eager_gpt2_cat.cpp: h200-heldout16's contiguous-cache GPT-2 b24 step).
+          cat.strided = w.eager_cache_cropped || (conv1d_model(m) && w.batch > 1);
           s.ops.push_back(counted(cat, n.count));
         } else {
           // The prompt: DynamicLayer.update (transformers >= 4.56) starts each layer's cache as an
