@@ -38,6 +38,8 @@ struct Sets {
   std::vector<ProfileSetStats> eltwise11, whole_eltwise11;
   // Branch eltwise14's opt-in calibration (eltwise6's walk past 4096 columns only) and its held-out set.
   Calibration walk4096;
+  // The default before branch walkstep made the walk past 4096 columns the default (no walk keys).
+  Calibration nowalk;
   std::vector<ProfileSetStats> eltwise14, w4_production, w4_eltwise3, w4_eltwise4, w4_eltwise5, w4_eltwise6, w4_eltwise14;
   Sets() {
     card = test::catalogue().card("h200");
@@ -78,6 +80,7 @@ struct Sets {
     eltwise11 = summarize_profiles(evaluate_profiles(h, card, &cal));
     whole_eltwise11 = summarize_profiles(evaluate_profiles(h, card, &whole));
     walk4096 = load_calibration(test::root() + "/validation/results/h200-eltwise14/h200.calibration.walk4096.yaml");
+    nowalk = load_calibration(test::root() + "/validation/results/h200-walkstep/h200.calibration.nowalk.yaml");
     Measurements k;
     load_measurements(test::root() + "/validation/results/h200-eltwise14/kernels.json", k);
     eltwise14 = summarize_profiles(evaluate_profiles(k, card, &cal));
@@ -465,15 +468,20 @@ TEST_CASE("compiled: Inductor's layer_norm with both masks past 7 blocks (branch
   CHECK(std::abs(t(layernorm(1536, 18944)) / 61.42e-6 - 1) <= 0.15);
   // The walk (opt-in h200.calibration.walk4096.yaml) was fitted on both-mask rows of at most 4 blocks:
   // past 7 it walks the issue the count adds, (weight - 1) x the row's issue, where a column-mask-only
-  // call (4096 rows, no row mask) keeps the fit's. The default's sweeps see no mask and each call's
-  // issue is the same under both calibrations, so the opt-in's excess over the default differs by it
-  // between 4095 rows (both masks) and 4096.
+  // call (4096 rows, no row mask) keeps the fit's. The walk-free calibration's sweeps see no mask and
+  // each call's issue is the same under both calibrations but for the walk's drain (branch walkstep,
+  // inductor_walk.cpp: the SM's last row's issue exposed, at its count, from 6.5 blocks on, 32 rows an
+  // SM here), so the walk's excess over the walk-free price differs by the mask's issue twice (the
+  // walk's share and the drained row's) between 4095 rows (both masks) and 4096. (Before branch
+  // walkstep: once, the default walk-free.)
   const Roofs w = make_roofs(sets().card, &sets().walk4096, Impl::compiled);
+  const Roofs n0 = make_roofs(sets().card, &sets().nowalk, Impl::compiled);
   auto tw = [&](const Op& op) { return price(op, w, Impl::compiled).device_time_s; };
+  auto tn = [&](const Op& op) { return price(op, n0, Impl::compiled).device_time_s; };
   const double w10 = (3971.0 + 10 * 2448) / (10 * 2048 * reference);
-  const double excess_both = tw(layernorm(4095, 18944)) - t(layernorm(4095, 18944));
-  const double excess_column = tw(layernorm(4096, 18944)) - t(layernorm(4096, 18944));
-  CHECK(excess_both - excess_column == test::approx((w10 - 1) * row_issue(10)).epsilon(0.02));
+  const double excess_both = tw(layernorm(4095, 18944)) - tn(layernorm(4095, 18944));
+  const double excess_column = tw(layernorm(4096, 18944)) - tn(layernorm(4096, 18944));
+  CHECK(excess_both - excess_column == test::approx(2 * (w10 - 1) * row_issue(10)).epsilon(0.02));
 }
 
 TEST_CASE("compiled: Inductor's layer_norm with both masks at 1-3 blocks (branch inductorrow)") {
@@ -782,7 +790,8 @@ TEST_CASE("h200-eltwise14: the walk past two blocks (opt-in), and a held-out set
   // validation/results/h200-eltwise14/h200.calibration.walk4096.yaml = the default with branch
   // eltwise6's walk (looped_row, layernorm_block, softmax_block) priced past 4096 columns only
   // (walk_from_cols 4097): up to 4096 columns the default's price, unchanged.
-  const Roofs d = make_roofs(sets().card, &sets().cal, Impl::compiled);
+  // d: the walk-free calibration (the default before branch walkstep made the walk the default).
+  const Roofs d = make_roofs(sets().card, &sets().nowalk, Impl::compiled);
   const Roofs w = make_roofs(sets().card, &sets().walk4096, Impl::compiled);
   REQUIRE(w.inductor.walk_from_cols == 4097);
   auto t = [](const Op& op, const Roofs& r) { return price(op, r, Impl::compiled).device_time_s; };
@@ -804,7 +813,11 @@ TEST_CASE("h200-eltwise14: the walk past two blocks (opt-in), and a held-out set
   const double saving = share * 14336 / (w.inductor.layernorm_rate / w.card.sm_count);
   const double excess_unmasked = t(layernorm(8192, 14336), w) - t(layernorm(8192, 14336), d);
   const double excess_masked = t(layernorm(8191, 14336), w) - t(layernorm(8191, 14336), d);
-  CHECK(excess_masked - excess_unmasked == test::approx(saving).epsilon(0.01));
+  // Branch walkstep: the walk also drains the SM's last row (its issue exposed, inductor_walk.cpp). The
+  // masked 8191 rows are issue-bound (13654 warp instructions a row) and show it at the row's count;
+  // the unmasked 8192 (10323 a row) stream and hide it under the DRAM stream.
+  const double drained = (3826.0 + 7 * 1404) / (14336 * 14595.0 / 12288) * 14336 / (w.inductor.layernorm_rate / w.card.sm_count);
+  CHECK(excess_masked - excess_unmasked == test::approx(saving + drained).epsilon(0.01));
   // The default's held-out guard (8192 x 14336 within 3 % of h200-production's 120.75 us, branch
   // eltwise12) holds under the opt-in too: +3.3 % before branch eltdef, +2.9 % now.
   CHECK(std::abs(t(layernorm(8192, 14336), w) / 120.75e-6 - 1) <= 0.03);
@@ -873,7 +886,9 @@ TEST_CASE("walkdefault: the walk past 4096 columns on main's calibration (opt-in
   // 4097): the file the default would be with the walk. Up to 4096 columns the default's price.
   static const Calibration wd =
       load_calibration(test::root() + "/validation/results/h200-walkdefault/h200.calibration.walk.yaml");
-  const Roofs d = make_roofs(sets().card, &sets().cal, Impl::compiled);
+  // Branch walkstep made these keys the default (with the drain, inductor_walk.cpp): d is the walk-free
+  // calibration the default was before it.
+  const Roofs d = make_roofs(sets().card, &sets().nowalk, Impl::compiled);
   const Roofs w = make_roofs(sets().card, &wd, Impl::compiled);
   REQUIRE(w.inductor.walk_from_cols == 4097);
   REQUIRE(w.inductor.looped_row_s == test::approx(1.9e-6));
@@ -903,7 +918,7 @@ TEST_CASE("walkdefault: the walk past 4096 columns on main's calibration (opt-in
   Measurements n;
   load_measurements(test::root() + "/validation/results/h200-walkdefault/kernels.json", n);
   const std::vector<ProfileSetStats> nw = summarize_profiles(evaluate_profiles(n, sets().card, &wd));
-  const std::vector<ProfileSetStats> nd = summarize_profiles(evaluate_profiles(n, sets().card, &sets().cal));
+  const std::vector<ProfileSetStats> nd = summarize_profiles(evaluate_profiles(n, sets().card, &sets().nowalk));
   const ProfileSetStats aw = row(nw, Impl::compiled, "all elementwise"), ad = row(nd, Impl::compiled, "all elementwise");
   CAPTURE(aw.all_median_abs);
   CAPTURE(aw.all_p90_abs);
@@ -914,4 +929,51 @@ TEST_CASE("walkdefault: the walk past 4096 columns on main's calibration (opt-in
   CHECK(aw.all_p90_abs <= 0.075);
   CHECK(ad.all_median_abs > aw.all_median_abs);
   CHECK(ad.all_p90_abs > aw.all_p90_abs);
+}
+
+TEST_CASE("walkstep: the walk drains the SM's last layer_norm row past its first round (the default)") {
+  // validation/results/h200-walkstep (CTA timelines of Inductor's looped layer_norm): the 4 resident CTAs
+  // of an SM start together and end staggered; after the first round each slot runs a row every 4 rows'
+  // issue, and the stagger drains at the end, the SM's last row's issue exposed: a share rising from none
+  // at 4.2 blocks to all from 6.5 (inductor_walk.cpp, fitted on that set only). The default walks past
+  // 4096 columns now.
+  const Roofs c = make_roofs(sets().card, &sets().cal, Impl::compiled);
+  REQUIRE(c.inductor.walk_from_cols == 4097);
+  auto t = [&](const Op& op) { return price(op, c, Impl::compiled).device_time_s; };
+  auto layernorm = [](int64_t rows, int64_t cols) { return ops::layernorm("n", rows, cols, DType::bf16, false); };
+  auto softmax = [](int64_t rows, int64_t cols) { return ops::softmax("s", rows, cols, DType::bf16, true); };
+  const double sms = c.card.sm_count;
+  auto row_issue = [&](int blocks) { return blocks * 2048 / (c.inductor.layernorm_rate / sms); };
+  // 8 blocks, row mask only: the row-mask line's count (3826 + 8 x 1404 = 15058 warp instructions a row;
+  // Nsight Compute counted 14387 at 1536 x 16384, h200-walkstep/ncu_table.txt, not the reference's
+  // 19460: the count jumps between 8 and 9 blocks, inductor_masks.cpp); 6 rows an SM are issue-bound.
+  const double w8 = (3826.0 + 8 * 1404) / (8 * 2048 * 14595.0 / 12288);
+  CHECK(std::abs((3826.0 + 8 * 1404) / 14387 - 1) <= 0.05);
+  CHECK(t(layernorm(7 * 132, 16384)) - t(layernorm(6 * 132, 16384)) == test::approx(w8 * row_issue(8)).epsilon(0.03));
+  // 8 blocks with both masks (16383 columns: 3971 + 8 x 2448 a row, issue-bound from 4 rows an SM): the
+  // 5th row an SM (a second round) costs its issue and the drained row's; the 6th its issue alone.
+  const double wb8 = (3971.0 + 8 * 2448) / (8 * 2048 * 14595.0 / 12288);
+  const double fifth = t(layernorm(5 * 132, 16383)) - t(layernorm(4 * 132, 16383));
+  const double sixth = t(layernorm(6 * 132, 16383)) - t(layernorm(5 * 132, 16383));
+  CHECK(sixth == test::approx(wb8 * row_issue(8)).epsilon(0.03));
+  CHECK(fifth == test::approx(2 * wb8 * row_issue(8)).epsilon(0.03));
+  // 3 blocks (6144 columns, walked: past 4096): no drain below 4.2 blocks.
+  const double w3 = t(layernorm(5 * 132, 6144)) - t(layernorm(4 * 132, 6144));
+  CHECK(w3 == test::approx(t(layernorm(6 * 132, 6144)) - t(layernorm(5 * 132, 6144))).epsilon(0.03));
+  // 6 blocks with both masks (12287 columns: the reference's weight up to 7 blocks, issue-bound from 4
+  // rows an SM) drain (6 - 4.2) / 2.3 of the row.
+  const double fifth6 = t(layernorm(5 * 132, 12287)) - t(layernorm(4 * 132, 12287));
+  const double sixth6 = t(layernorm(6 * 132, 12287)) - t(layernorm(5 * 132, 12287));
+  CHECK(sixth6 == test::approx(row_issue(6)).epsilon(0.03));
+  CHECK(fifth6 - sixth6 == test::approx((6 - 4.2) / 2.3 * row_issue(6)).epsilon(0.03));
+  // Softmax was not timed so: no drain.
+  CHECK(t(softmax(5 * 132, 16384)) - t(softmax(4 * 132, 16384)) ==
+        test::approx(t(softmax(6 * 132, 16384)) - t(softmax(5 * 132, 16384))).epsilon(0.03));
+  // Held out (measured, never fitted on): h200-eltwise4's 1536 x 18944 61.42 us (-6.6 % under the walk
+  // without the drain) and h200-production's stream-bound 8192 x 14336 120.75 us (its guard, 3 %).
+  CHECK(std::abs(t(layernorm(1536, 18944)) / 61.42e-6 - 1) <= 0.03);
+  CHECK(std::abs(t(layernorm(8192, 14336)) / 120.75e-6 - 1) <= 0.03);
+  // h200-eltwise4's held-out compiled layer_norm median, the guard that held the walk back (3.09 %
+  // without the drain), is within the default's 2.9 % ("one-warp persistent reductions" above): 1.10 %.
+  CHECK(row(sets().eltwise4, Impl::compiled, "layernorm", "torch.compile").held_out_median_abs <= 0.029);
 }

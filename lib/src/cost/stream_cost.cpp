@@ -10,6 +10,7 @@
 #include "inductor_rms_queue.hpp"
 #include "inductor_one_warp.hpp"
 #include "inductor_waves.hpp"
+#include "inductor_walk.hpp"
 #include "kernel_costs.hpp"
 #include "perfmodel/instructions.hpp"
 #include "perfmodel/l2_residency.hpp"
@@ -101,7 +102,11 @@ std::optional<double> inductor_issue_s(const Op& op, const Roofs& r) {
   // (h200-eltwise9: 266 x 1536 adds 0.68 us for a second CTA of two rows on one SM, the rate's 0.77).
   constexpr double first_wave_rows = 2.0 * (2048 / (16 * 32));
   const double beyond = op.cols <= block ? std::max(0.0, per_sm - first_wave_rows) : 0.0;
-  return ((per_sm - 1) - beyond + beyond * inductor_one_block_weight(op)) * row;
+  // Branch walkstep: where the walk prices the row (past walk_from_cols), an SM of more than one round
+  // of resident CTAs drains its last one alone (inductor_walk.cpp).
+  const bool walked = k.walk_measured() && op.cols > inductor_persistent_cols && static_cast<double>(op.cols) >= k.walk_from_cols;
+  const double drain = walked ? inductor_drain_rows(op, per_sm, padded / block) : 0.0;
+  return ((per_sm - 1) - beyond + beyond * inductor_one_block_weight(op) + drain) * row;
 }
 
 // The SM's first resident CTAs of a looped reduction of at most 2048 columns run in lockstep (branch
