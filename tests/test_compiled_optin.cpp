@@ -12,6 +12,8 @@
 #include <string>
 
 #include "perfmodel/calibration.hpp"
+#include "perfmodel/l2_residency.hpp"
+#include "perfmodel/ops.hpp"
 #include "perfmodel/price.hpp"
 #include "test_support.hpp"
 
@@ -64,4 +66,35 @@ TEST_CASE("with the opt-in, the compiled profile prices a GEMM as the fused prof
   CHECK(compiled.gemm_split_k_s == fused.gemm_split_k_s);
   CHECK(compiled.gemm_fixed_s == fused.gemm_fixed_s);
   CHECK(compiled.harness_idle_s == fused.harness_idle_s);
+}
+
+TEST_CASE("an L2-warm input written before the previous kernel keeps what that kernel's stream leaves") {
+  // Branch graphroles (Op::l2_older_share, price.cpp's l2_hit_held): Inductor's SiLU*mul at decode reads
+  // gate and up; up was written by the kernel right before it, gate one GEMM earlier, before up's GEMM
+  // streamed its weight through L2. In h200-compiled2's graphs it runs at its producer-warm time behind
+  // TinyLlama's 23 MB up weight (1.14 us, h200-fusedsmall producer-warm 1.06 at 5632) and at its cold
+  // time behind the 7-8B models' 90-136 MB (1.33-1.50 us; h200-fusedsmall cold 1.47 at 14336).
+  const Card card = test::catalogue().card("h200");
+  const Calibration def = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+  const Roofs r = make_roofs(card, &def, Impl::compiled);
+  REQUIRE(r.l2_cyclic_capacity > 0);
+  auto t = [&](int64_t cols, double hit, double older_streamed) {
+    Op op = ops::silu_mul("act_mul", 1, cols, DType::bf16);
+    op.l2_hit = hit;
+    op.l2_older_share = 0.5;
+    op.l2_older_streamed = older_streamed;
+    return price(op, r, Impl::compiled).device_time_s;
+  };
+  const double tiny_up = 5632.0 * 2048 * 2, llama3_up = 14336.0 * 4096 * 2;
+  // A stream that fits in the capacity leaves gate where it was: priced as if both inputs were just written.
+  CHECK(t(5632, 1, tiny_up) == test::approx(t(5632, 1, 0)));
+  // One well past it takes gate's half out: between all-warm and cold, and cold's side of halfway.
+  const double warm = t(14336, 1, 0), cold = t(14336, 0, 0), past = t(14336, 1, llama3_up);
+  CHECK(past > warm);
+  CHECK(past < cold);
+  CHECK(past == test::approx(t(14336, 0.5 * (1 + cyclic_l2_hit(llama3_up, r.l2_cyclic_capacity)), 0)));
+  // Nothing marked: no change (every default lowering).
+  Op plain = ops::silu_mul("act_mul", 1, 14336, DType::bf16);
+  plain.l2_hit = 1;
+  CHECK(price(plain, r, Impl::compiled).device_time_s == test::approx(warm));
 }

@@ -67,6 +67,12 @@ struct Op {
   int passes = 1;              // dependent sweeps over memory (a row reduction then a write is 2)
   int reread_passes = 0;       // of those, sweeps that only re-read what an earlier one touched (L2 hits)
   double l2_hit = 0;           // share of its first touches that hit in L2 (a re-run working set that survived)
+  // Of the share l2_hit marks as just written, the part an earlier kernel than the previous one wrote,
+  // and the bytes streamed through L2 since (the kernels in between): that part is still there only
+  // as far as a working set of those bytes keeps its lines (price.cpp, l2_hit_held; the compiled
+  // SiLU*mul's gate, written before the up GEMM streamed its weight: branch graphroles).
+  double l2_older_share = 0;
+  double l2_older_streamed = 0;
   // Row kernels (one CTA per row): rows of `cols` elements each dependent sweep reads (the row,
   // its re-read, weight and bias rows); what a CTA keeps in flight is priced per sweep.
   std::array<int, 4> row_reads_per_sweep{};

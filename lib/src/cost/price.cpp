@@ -36,8 +36,14 @@ namespace {
 // What a kernel's first touches find in L2 is at most what the card's L2 keeps of its own bytes
 // (l2_residency.hpp): a lowering that marks an op's input as just written (l2_hit 1, the fused
 // decode's SiLU*mul and V write) holds on a card whose L2 holds that input, not on a 4 MiB one.
+// An input written before the kernels that ran since (Op::l2_older_share) keeps what those kernels'
+// stream leaves of it: the random-replacement residency of a set of their bytes (l2_residency.hpp),
+// 1 while the stream fits in the capacity, falling past it (branch graphroles).
 double l2_hit_held(const Op& op, const Roofs& r) {
-  return std::min(op.l2_hit, cyclic_l2_hit(op.bytes(), r.l2_cyclic_capacity));
+  double hit = std::min(op.l2_hit, cyclic_l2_hit(op.bytes(), r.l2_cyclic_capacity));
+  if (op.l2_older_share > 0 && op.l2_older_streamed > 0)
+    hit *= 1 - op.l2_older_share * (1 - cyclic_l2_hit(op.l2_older_streamed, r.l2_cyclic_capacity));
+  return hit;
 }
 
 }  // namespace
