@@ -88,7 +88,6 @@ KernelTimes gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
   if (r.gemm_epilogue_tail > 0 && costs.cta_walk_per_1024_k_s > 0 && op.precision != Precision::tf32) {
     costs.epilogue_tail = true;
     costs.write_s = (1 - std::min(1.0, op.l2_hit)) * op.bytes_written / r.write_bandwidth / r.gemm_stream_efficiency;
-    if (const char* e = std::getenv("SHORTK_TAIL_SCALE")) costs.write_s *= std::atof(e);  // TEMP exploration
     costs.sm_count = card.sm_count;
   }
   KernelTimes t;

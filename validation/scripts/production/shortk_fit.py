@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Branch shortk: the fused and eager gemm blocks' MMA level (peak_scale) refitted with tile_refill on.
 
-    python3 validation/scripts/production/shortk_fit.py build/tools/perfmodel/perfmodel [--refill 0|1] [--write OUT.yaml]
+    python3 validation/scripts/production/shortk_fit.py build/tools/perfmodel/perfmodel [--refill 0|1] [--tail 0|1] [--write OUT.yaml]
 
 Fit halves: h200-production's even GEMM cases, h200-gemm-small's even cases, h200-gemm-chain's
 Llama-3-8B and Qwen2.5-7B GEMMs (fit_gemm.py's fit sets) and h200-shortk's fit half
@@ -32,7 +32,7 @@ def fitted(label, c):
     return not c["held_out"]  # even index: fitted (perfmodel accuracy's parity split)
 
 
-def variant(text, refill, scales):
+def variant(text, refill, scales, tail=0):
     """The calibration with tile_refill and peak_scale in the fused and eager gemm blocks."""
     out = []
     prof = None
@@ -40,11 +40,13 @@ def variant(text, refill, scales):
         m = re.match(r"^  (fused|eager|compiled):", line)
         if m:
             prof = m.group(1)
-        if re.match(r"^      (tile_refill|peak_scale):", line) and prof in ("fused", "eager"):
+        if re.match(r"^      (tile_refill|peak_scale|epilogue_tail):", line) and prof in ("fused", "eager"):
             continue
         out.append(line)
         if line.startswith("      stream_efficiency:") and prof in ("fused", "eager"):
             out.append(f"      tile_refill: {refill}")
+            if tail:
+                out.append("      epilogue_tail: 1")
             if scales.get(prof) is not None:
                 out.append(f"      peak_scale: {scales[prof]:.4f}")
     return "\n".join(out)
@@ -77,13 +79,14 @@ def loss(rs, prof):
 def main():
     pm = os.path.abspath(sys.argv[1])
     refill = int(sys.argv[sys.argv.index("--refill") + 1]) if "--refill" in sys.argv else 1
+    tail = int(sys.argv[sys.argv.index("--tail") + 1]) if "--tail" in sys.argv else 0
     base = open(CAL).read()
-    grid = [0.97 + 0.0025 * i for i in range(29)]
+    grid = [0.99 + 0.005 * i for i in range(13)]
     best = {}
     with tempfile.TemporaryDirectory() as tmp:
         cal = os.path.join(tmp, "trial.yaml")
         for s in grid:
-            open(cal, "w").write(variant(base, refill, {"fused": s, "eager": s}))
+            open(cal, "w").write(variant(base, refill, {"fused": s, "eager": s}, tail))
             rs = rows(pm, cal)
             for prof in ("fused", "eager"):
                 e = loss(rs, prof)
@@ -92,7 +95,7 @@ def main():
                     best[prof] = (s, e)
     print("best:", {p: round(v[0], 4) for p, v in best.items()})
     if "--write" in sys.argv:
-        open(sys.argv[sys.argv.index("--write") + 1], "w").write(variant(base, refill, {p: v[0] for p, v in best.items()}))
+        open(sys.argv[sys.argv.index("--write") + 1], "w").write(variant(base, refill, {p: v[0] for p, v in best.items()}, tail))
 
 
 if __name__ == "__main__":
