@@ -104,6 +104,12 @@ struct PlanCosts {
   double tile_refill_s = 0;
   int sm_count = 0;  // the SMs the tiles are spread over, for tile_refill_of
   double tile_refill_of(const TilePlan& p) const;
+  // > 0: the output's write at the stream's rate (its share of memory_s). With epilogue_tail, the last
+  // wave's C tiles are written after their mainloop, not under it (epilogue_tail_of; branch shortk):
+  // a one-wave grid at short K writes all of C after its MMAs (h200-shortk).
+  double write_s = 0;
+  bool epilogue_tail = false;
+  double epilogue_tail_of(const TilePlan& p) const;
   // The busiest SM's tiles one after another, each walking its K at its tile's pace.
   double cta_walk_of(const TilePlan& p, int sm_count) const;
   double fixed_of(const TilePlan& p) const;

@@ -196,6 +196,11 @@ struct ProductionGemm {
   // 1: each nvjet tile after an SM's first pays one memory latency refilling its stage ring
   // (gemm_tiling.hpp PlanCosts::tile_refill_s; branch smallk); absent or 0, not priced.
   Measured tile_refill;
+  // Optional (branch shortk): the bf16 and fp16 MMA level of cuBLASLt's nvjet kernels over the card's
+  // gemm_peak (the 8192^3 measurement, priced without the refill), refitted with tile_refill on; absent, 1.
+  Measured peak_scale;
+  // Optional (branch shortk): 1, the last wave's C write runs after its mainloop (PlanCosts::epilogue_tail_of).
+  Measured epilogue_tail;
   bool measured() const { return fixed_s && split_k_reduce_s && cta_walk_per_1024_k_s && stream_efficiency; }
 };
 

@@ -137,6 +137,10 @@ ProfileCalibration read_one(MapReader r, const std::string& name) {
     x.nvjet_fill_tiles = g->opt_number("nvjet_fill_tiles");  // optional (branch nvjettile)
     x.tile_refill = g->opt_number("tile_refill");  // optional (branch smallk)
     if (x.tile_refill && *x.tile_refill != 0 && *x.tile_refill != 1) g->fail("tile_refill", "must be 0 or 1");
+    x.peak_scale = g->opt_number("peak_scale");  // optional (branch shortk)
+    x.epilogue_tail = g->opt_number("epilogue_tail");  // optional (branch shortk)
+    if (x.epilogue_tail && *x.epilogue_tail != 0 && *x.epilogue_tail != 1) g->fail("epilogue_tail", "must be 0 or 1");
+    if (x.peak_scale && !(*x.peak_scale >= 0.5 && *x.peak_scale <= 1.5)) g->fail("peak_scale", "must be 0.5 .. 1.5");
     if (x.nvjet_fill_tiles && *x.nvjet_fill_tiles != 0 && *x.nvjet_fill_tiles != 1) g->fail("nvjet_fill_tiles", "must be 0 or 1");
     g->finish();
   }
@@ -280,6 +284,8 @@ void write_profiles(std::ostream& o, const std::vector<ProfileCalibration>& prof
       if (g.cutlass_tf32_fixed_s) o << "      cutlass_tf32_fixed: " << q(*g.cutlass_tf32_fixed_s, "us", 1e-6) << "\n";
       if (g.nvjet_fill_tiles) o << "      nvjet_fill_tiles: " << *g.nvjet_fill_tiles << "\n";
       if (g.tile_refill) o << "      tile_refill: " << *g.tile_refill << "\n";
+      if (g.peak_scale) o << "      peak_scale: " << *g.peak_scale << "\n";
+      if (g.epilogue_tail) o << "      epilogue_tail: " << *g.epilogue_tail << "\n";
     }
     if (p.fused_moe.measured()) {
       const FusedMoeGemm& g = p.fused_moe;

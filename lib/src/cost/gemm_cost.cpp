@@ -77,9 +77,17 @@ KernelTimes gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
   // every tile after an SM's first, one DRAM latency each (pass_latency, measured by calibrate: 0.913 us on
   // the H200; not fitted): branch smallk, where K is short (SmolLM2-135M's LM head, K = 576, 49 tiles an
   // SM) this is 10-25 % of the call. tf32 runs cuBLAS's xmma kernels (not nvjet): not applied.
-  if (r.gemm_tile_refill > 0 && costs.split_k_min_slice > 0 && costs.cta_walk_per_1024_k_s > 0 &&
-      op.precision != Precision::tf32) {
+  // The eager block gives no split rule but runs the same nvjet kernels (its one-wave tiles: nvjet_fill_tiles).
+  if (r.gemm_tile_refill > 0 && (costs.split_k_min_slice > 0 || costs.nvjet_fill_tiles) &&
+      costs.cta_walk_per_1024_k_s > 0 && op.precision != Precision::tf32) {
     costs.tile_refill_s = r.pass_latency_s;
+    costs.sm_count = card.sm_count;
+  }
+  // The output's write, at the stream's rate: with the block's epilogue_tail, the last wave writes it after
+  // its K loop (PlanCosts::epilogue_tail_of; branch shortk). tf32's xmma kernels: not measured, not applied.
+  if (r.gemm_epilogue_tail > 0 && costs.cta_walk_per_1024_k_s > 0 && op.precision != Precision::tf32) {
+    costs.epilogue_tail = true;
+    costs.write_s = (1 - std::min(1.0, op.l2_hit)) * op.bytes_written / r.write_bandwidth / r.gemm_stream_efficiency;
     costs.sm_count = card.sm_count;
   }
   KernelTimes t;

@@ -35,6 +35,12 @@ void apply_profile(Roofs& r, const ProfileCalibration& p, const std::string& fil
     over("gemm_cutlass_tf32_fixed", p.gemm.cutlass_tf32_fixed_s, r.gemm_cutlass_tf32_fixed_s);
     over("gemm_nvjet_fill_tiles", p.gemm.nvjet_fill_tiles, r.gemm_nvjet_fill_tiles);
     over("gemm_tile_refill", p.gemm.tile_refill, r.gemm_tile_refill);
+    over("gemm_epilogue_tail", p.gemm.epilogue_tail, r.gemm_epilogue_tail);
+    // The bf16 / fp16 MMA level cuBLASLt's kernels reach over the card's gemm_peak (branch shortk).
+    if (p.gemm.peak_scale) {
+      for (Precision x : {Precision::bf16, Precision::fp16}) r.peak[static_cast<int>(x)] *= *p.gemm.peak_scale;
+      r.sources["gemm_peak_scale"] = file + ": profiles." + p.name + ".gemm.peak_scale";
+    }
   }
   r.host_per_kernel_s = p.host_per_kernel_s;
   r.host_per_aten_s = p.host_per_aten_s;

@@ -153,15 +153,24 @@ double PlanCosts::tile_refill_of(const TilePlan& p) const {
   return tile_refill_s * std::max(0.0, per_sm - 1);
 }
 
+double PlanCosts::epilogue_tail_of(const TilePlan& p) const {
+  // A split or streamed plan writes partials and reduces them: not this epilogue.
+  if (!epilogue_tail || !(write_s > 0) || p.split_k > 1 || p.stream_k || p.tiles < 1 || sm_count < 1) return 0;
+  // The last wave's tiles (at most one an SM) write their C after their K loop ends; the earlier waves'
+  // writes run under the later tiles' loops.
+  const double last = std::min<double>(static_cast<double>(p.tiles), sm_count);
+  return write_s * last / static_cast<double>(p.tiles);
+}
+
 double PlanCosts::fixed_of(const TilePlan& p) const {
-  return fixed_s + tile_refill_of(p) + per_1024_k_s * p.k_per_cta / 1024.0 +
+  return fixed_s + tile_refill_of(p) + epilogue_tail_of(p) + per_1024_k_s * p.k_per_cta / 1024.0 +
          (p.split_k > 1 ? split_k_s + split_k_per_split_s * static_cast<double>(p.split_k) : 0.0);
 }
 
 double PlanCosts::stream_of(const TilePlan& p) const {
   // A split grid of 4-CTA clusters streams its operands a fixed tail longer (cublaslt_split.hpp, branch
   // splitk); a grid its CTAs' walk binds (few CTAs) hides it.
-  return memory_s + (p.cluster_split ? kClusterSplitTailS : 0.0);
+  return memory_s - epilogue_tail_of(p) + (p.cluster_split ? kClusterSplitTailS : 0.0);
 }
 
 namespace {
@@ -302,7 +311,7 @@ int64_t cublaslt_split(int64_t grid, int64_t k, int sm_count, int64_t min_slice)
 double PlanCosts::priced_s(const TilePlan& p) const {
   // The cluster split grid's tail (stream_of) is left out of the choice: cuBLASLt's heuristic does not see
   // it (with it, 7 of h200-block11's 36 split calls were priced unsplit); gemm_cost adds it to the plan chosen.
-  return fixed_of(p) + std::max({compute_of(p), memory_s, p.cta_walk_s});
+  return fixed_of(p) + std::max({compute_of(p), memory_s - epilogue_tail_of(p), p.cta_walk_s});
 }
 
 double PlanCosts::time_of(const TilePlan& p) const {
