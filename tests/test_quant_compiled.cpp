@@ -86,11 +86,14 @@ TEST_CASE("compiled W8A16: the bf16 copy, the bf16 GEMM and the scale, against 3
 // 3.8-4.2 TB/s of traffic measured (4.17 at 28672 x 4096, 84.5 us). Reads and writes added at their own
 // rates (4658 / 3432 GB/s) priced it +9.3 to +16.7 % in every call (median +13.5 %: branch compblock,
 // guard (c)); one bus with the minority direction paying the turnaround (stream_rate.hpp) prices it at
-// 2:1's rate. Nothing fitted on these calls: the law's two rates are the calibration's copy and add.
+// 2:1's rate (opt-in: the calibration's stream_one_bus). Nothing fitted on these calls: the law's two
+// rates are the calibration's copy and add.
 TEST_CASE("compiled W8A16: the int8 -> bf16 weight copy streams at the mixed rate (30 calls, held out)") {
   const Card card = test::catalogue().card("h200");
-  const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+  // The opt-in: main's calibration and stream_one_bus (validation/results/h200-castcopy).
+  const Calibration cal = load_calibration(test::root() + "/validation/results/h200-castcopy/castcopy.calibration.yaml");
   const Roofs roofs = make_roofs(card, &cal, Impl::compiled);
+  REQUIRE(roofs.stream_one_bus);
   std::ifstream in(test::root() + "/validation/results/h200-int8-compiled/int8wo_compiled.jsonl");
   REQUIRE(in.good());
   std::vector<double> errs;

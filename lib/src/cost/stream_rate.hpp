@@ -4,7 +4,8 @@
 // The memory controller batches the minority direction between runs of the majority one, so the
 // turnarounds scale with the minority direction's bytes, not with the writes':
 //
-//   t = (read + written) / read_bandwidth + min(read, written) x (1 / write_bandwidth - 1 / read_bandwidth)
+//   t = max((read + written) / read_bandwidth + min(read, written) x (1 / write_bandwidth - 1 / read_bandwidth),
+//           written / write_bandwidth)
 //
 // read_bandwidth is the bus's one-direction rate, (1 / write_bandwidth - 1 / read_bandwidth) the
 // turnaround time per byte of the minority direction. Both keys are the calibration's, fitted by
@@ -13,7 +14,14 @@
 // exactly. No parameter is added; what changes is a write-heavy stream, which the old sum priced as
 // if writes alone ran at write_bandwidth: the int8 -> bf16 weight copy (1:2) runs at 4.17 TB/s of
 // traffic at 28672 x 4096 (h200-int8-compiled: 84.5 us), which this law gives (4.16 TB/s, 2:1's
-// rate), where the sum gave 3.77 TB/s (+11 %).
+// rate), where the sum gave 3.77 TB/s (+11 %). The second term: the writes alone never run faster than
+// write_bandwidth (a write-only fill_ of 1 GB: 3.38 TB/s, validation/results/h200-castcopy/mixrate.jsonl),
+// which binds past about 1:3.5 (repeat_kv's 1:4 and 1:7, where L2 binds first: copy_l2_roof_s).
+//
+// Opt-in (the calibration's stream_one_bus: 1; validation/results/h200-castcopy/README.md): with it
+// the compiled profile's repeat_kv copies are priced right (copy_l2_roof_s below) and h200-compiled2's
+// Mistral-7B step, whose cuDNN decode SDPA is 10 % under, loses the over-price that hid it:
+// test_graph_gap_accuracy's GPU-alone median goes 0.63 -> 1.34 % (bound 1.1 %).
 #pragma once
 
 namespace perfmodel {
