@@ -42,6 +42,10 @@ struct Calibration {
   // DRAM reads and writes stream at different rates (bus turnaround, seed 004 Day 13): fitted
   // from a copy (half writes) and an add (a third writes).
   Measured read_bandwidth, write_bandwidth;
+  // 1: reads and writes share one bus, the minority direction at write_bandwidth, the majority at
+  // read_bandwidth, and a copy's L2 roof (stream_rate.hpp, branch castcopy); absent or 0: reads at
+  // read_bandwidth plus writes at write_bandwidth. Opt-in: validation/results/h200-castcopy.
+  Measured stream_one_bus;
   Measured l2_bandwidth;    // B/s, L2-resident copy
   Measured l2_cyclic_capacity;  // bytes: the random-replacement capacity of l2_residency.hpp
   // FLOP/s per SM-slot on large squares, with the shape's own wave quantization taken out.

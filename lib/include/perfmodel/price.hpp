@@ -32,6 +32,7 @@ struct Roofs {
   bool calibrated = false;
   double read_bandwidth = 0;   // effective DRAM read stream, B/s
   double write_bandwidth = 0;  // effective DRAM write stream, B/s
+  bool stream_one_bus = false;  // calibration's stream_one_bus: the mixed stream law (stream_rate.hpp)
   double l2_bandwidth = 0;     // effective L2 B/s
   double l2_cyclic_capacity = 0;  // L2 bytes a cyclically re-run working set may hold (l2_residency.hpp)
   std::array<double, kPrecisionCount> peak{};  // effective FLOP/s per precision

@@ -41,6 +41,7 @@ Calibration load_calibration(const std::string& path) {
   c.dram_bandwidth = r.quantity("dram_bandwidth", Dimension::bytes_per_s, kMaxRate);
   c.read_bandwidth = r.opt_quantity("read_bandwidth", Dimension::bytes_per_s, false, kMaxRate);
   c.write_bandwidth = r.opt_quantity("write_bandwidth", Dimension::bytes_per_s, false, kMaxRate);
+  c.stream_one_bus = r.opt_number("stream_one_bus", 0, 1);
   c.l2_bandwidth = r.opt_quantity("l2_bandwidth", Dimension::bytes_per_s, false, kMaxRate);
   c.l2_cyclic_capacity = r.opt_quantity("l2_cyclic_capacity", Dimension::bytes, false, kMaxBytes);
   if (auto g = r.opt_map("gemm_peak")) {
@@ -118,6 +119,7 @@ std::string to_yaml(const Calibration& c) {
   o << "dram_bandwidth: " << q(c.dram_bandwidth, "GB/s", 1e9) << "   # large copy, read + write counted\n";
   if (c.read_bandwidth) o << "read_bandwidth: " << q(*c.read_bandwidth, "GB/s", 1e9) << "   # fitted: copy and add\n";
   if (c.write_bandwidth) o << "write_bandwidth: " << q(*c.write_bandwidth, "GB/s", 1e9) << "\n";
+  if (c.stream_one_bus) o << "stream_one_bus: " << *c.stream_one_bus << "   # the minority direction at write_bandwidth (stream_rate.hpp)\n";
   if (c.l2_bandwidth) o << "l2_bandwidth: " << q(*c.l2_bandwidth, "GB/s", 1e9) << "\n";
   if (c.l2_cyclic_capacity)
     o << "l2_cyclic_capacity: " << q(*c.l2_cyclic_capacity, "MB", 1e6) << "   # what a re-run working set may keep in L2 (random replacement)\n";

@@ -63,7 +63,8 @@ KernelTimes production_decode_cost(const Op& op, const Roofs& r);
 
 // The effective peak of `p` (throws a clear "card has no <p> peak" when the card has none).
 double effective_peak(const Roofs& r, Precision p);
-// Reads and writes at their own DRAM rates.
+// Reads and writes at their own DRAM rates, or (stream_one_bus) over one bus, the minority direction
+// paying the turnaround (stream_rate.hpp).
 double stream_memory_s(const Op& op, const Roofs& r);
 // A floor fitted on single-call harness times (graph replay / launches: the kernel plus the GPU
 // idle after it), as the kernel alone where the profile prices kernels alone (Roofs::

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "kernel_costs.hpp"
+#include "stream_rate.hpp"
 #include "perfmodel/l2_residency.hpp"
 
 namespace perfmodel {
@@ -23,8 +24,11 @@ double effective_peak(const Roofs& r, Precision p) {
   return v;
 }
 
+// Reads and writes at their own rates; with the calibration's stream_one_bus, one bus for both
+// directions, the minority direction's bytes paying the turnaround (stream_rate.hpp).
 double stream_memory_s(const Op& op, const Roofs& r) {
-  return op.bytes_read / r.read_bandwidth + op.bytes_written / r.write_bandwidth;
+  if (!r.stream_one_bus) return op.bytes_read / r.read_bandwidth + op.bytes_written / r.write_bandwidth;
+  return mixed_stream_s(op.bytes_read, op.bytes_written, r.read_bandwidth, r.write_bandwidth);
 }
 
 double with_l2_hit(const Op& op, const Roofs& r, double memory_s) {

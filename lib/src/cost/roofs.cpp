@@ -113,6 +113,7 @@ Roofs make_roofs(const Card& card, const Calibration* cal, std::optional<Impl> p
   const std::string copy_why = cal ? cal->source_file + ": dram_bandwidth" : stream_why;
   r.read_bandwidth = take.take("read_bandwidth", cal ? cal->read_bandwidth : Measured{}, copy, copy_why);
   r.write_bandwidth = take.take("write_bandwidth", cal ? cal->write_bandwidth : Measured{}, copy, copy_why);
+  r.stream_one_bus = cal && cal->stream_one_bus && *cal->stream_one_bus >= 0.5;
   // Without a measurement the L2 is taken as 1.5x DRAM (measured 6.0 vs 4.0 TB/s on the H200);
   // it matters only for L2-resident cases.
   r.l2_bandwidth = take.take("l2_bandwidth", cal ? cal->l2_bandwidth : Measured{}, 1.5 * copy,

@@ -12,6 +12,7 @@
 #include "inductor_waves.hpp"
 #include "inductor_walk.hpp"
 #include "kernel_costs.hpp"
+#include "stream_rate.hpp"
 #include "perfmodel/instructions.hpp"
 #include "perfmodel/l2_residency.hpp"
 
@@ -401,6 +402,9 @@ KernelTimes stream_cost(const Op& op, const Roofs& r, const Tile*) {
                    (1 - chain_hit) * t.memory_s;
   }
   t.memory_s = with_l2_hit(op, r, t.memory_s);
+  // A copy that re-reads its source (an expand materialized) moves its loads and stores through L2
+  // at L2's rate (stream_rate.hpp: repeat_kv).
+  t.memory_s = std::max(t.memory_s, copy_l2_roof_s(op, r));
   // Row kernels (norms, softmax) run one CTA per row: with few rows the grid cannot keep
   // enough bytes in flight, and each CTA streams its row at the rate of its own in-flight
   // window: 16 KiB (256 threads x 16 B x 4 loads) per sweep latency (Little's law;
