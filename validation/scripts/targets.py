@@ -386,6 +386,15 @@ def main(binary, build):
                   "session's merges, kept out of every fit. validation/results/h200-heldout20/README.md.", ""] + \
                   fresh_models(binary, "validation/results/h200-heldout20",
                                "Mistral-NeMo-12B, Qwen2.5-32B, Yi-1.5-9B, SmolLM2-135M").markdown() + [""]
+    if os.path.exists("validation/results/h200-heldout21/kernels.json"):
+        lines += ["## Issue 10's kernels and four new models, measured at the third 2026-12-03 session's start (h200-heldout21)", "",
+                  "Mistral-Small-24B (MLP 32768), Yi-34B (width 7168, GQA 7), GPT-2 XL (25 heads, LayerNorm + GELU, an "
+                  "unaligned 50257-row LM head) and Mistral-Large-2's projections and attention at TP 8 / 4 (never measured "
+                  "before): attention off every grid (120k decode, 110k prefill, batch to 256), GEMMs at M 3-7000 (bf16 / fp16 "
+                  "/ tf32 / fp8), row ops eager and compiled at their widths, 13 transformers steps; measured before any of "
+                  "the session's merges, kept out of every fit. validation/results/h200-heldout21/README.md.", ""] + \
+                  fresh_models(binary, "validation/results/h200-heldout21",
+                               "Mistral-Small-24B, Yi-34B, GPT-2 XL").markdown() + [""]
     lines += ["## Not measurable here", ""] + BLOCKED + [""]
     text = "\n".join(lines)
     with open("docs/targets.md", "w") as f:
