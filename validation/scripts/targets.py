@@ -176,16 +176,7 @@ def issue10(binary):
     t.add("norms, softmax, SiLU*mul, rotary as PyTorch eager runs them", f"{acc}, four sets", summary(e), (0.08, 0.20), parts)
     e, parts = pooled([prod, e3, e4, e5, e6, e14], "fused", is_small)
     t.add("the same, the fused/compiled profiles' kernels (Inductor's)", f"{acc}, six sets", summary(e), (0.08, 0.20), parts)
-    # The walk past 4096 columns, rebuilt on main's calibration by branch walkdefault: not the default
-    # (one guard, validation/results/h200-walkdefault/README.md).
-    walk = R + "h200-walkdefault/h200.calibration.walk.yaml"
-    if os.path.exists(walk):
-        sets = [Kernels(binary, R + f"{n}/kernels.json", f, walk) for n, f in (
-            ("h200-production", True), ("h200-eltwise3", False), ("h200-eltwise4", True), ("h200-eltwise5", False),
-            ("h200-eltwise6", True), ("h200-eltwise14", False))]
-        e, parts = pooled(sets, "fused", is_small)
-        t.add("the same, with the opt-in `h200-walkdefault/h200.calibration.walk.yaml`", f"{acc} --calibration <that file>",
-              summary(e), (0.08, 0.20), parts)
+    # The walk past 4096 columns is the default since branch walkstep (its former opt-in row dropped).
     rows = hf_rows(binary, R + "h200-production/hf.json", True) + hf_rows(binary, R + "h200-hf-grid/hf.json", False)
     how = "compare_hf.py, h200-production (held out) and h200-hf-grid"
     t.add("transformers eager decode step, GPU kernel time", how, summary([k for ph, _, k in rows if ph == "decode"]), (0.10, None))
