@@ -91,6 +91,9 @@ TEST_CASE("compiled decode steps at 8-32 layers (h200-compiled2), all held out: 
   }
   REQUIRE(wall.size() == 9);
   CAPTURE(quantile(alone, 0.5));
+  // Branch cudnnsplit (the b1 steps' cuDNN split priced by its key-count grid, the merge at its
+  // in-graph time): GPU-alone median 0.63 -> 0.88 %, kernels 0.89 -> 0.60 %; under compblock's
+  // opt-in 1.80 -> 1.43 % and 1.38 -> 0.99 % (docs/accuracy-notes.md, "Branch cudnnsplit").
   CHECK(quantile(alone, 0.5) <= 0.011);  // 1.0 %
   CAPTURE(quantile(wall, 0.5));
   CAPTURE(quantile(kernels, 0.5));

@@ -37,6 +37,7 @@
 #include "perfmodel/card.hpp"
 #include "perfmodel/engine_decode.hpp"
 #include "op_builders.hpp"
+#include "decode_split.hpp"
 
 namespace perfmodel {
 
@@ -75,6 +76,10 @@ constexpr int64_t kSplitMinKeyTiles = 5;  // no split at 512 keys or fewer
 constexpr double kCtaStream = 96.30e9;      // B/s
 constexpr double kTileLatency = 0.751e-6;   // s, a 128-key tile's fixed wait (its single K / V stage)
 constexpr double kUnhiddenTile = 2.459e-6;  // s
+// Branch cudnnsplit: cuDNN's lean_reduction_kernel's own time in a CUDA graph, the median of the
+// eight split calls of validation/results/h200-graphroles (1.76-1.92 us at 560-4144 keys, head dim
+// 64 and 128; fit set). Held out: the h200-compiled2 steps' merges, 1.87-2.24 us.
+constexpr double kGraphMerge = 1.92e-6;  // s
 
 // CTAs of the kernel resident on one SM: its shared memory is the 16 x d query tile and one
 // 128-key K and V stage (bf16) plus the block's system reservation, 128 threads (the 1x4x1 warps
@@ -198,12 +203,47 @@ int64_t decode_ctas(const AttentionShape& a) {
   return std::max<int64_t>(1, a.batch) * kv_heads * ceil_div(group, kQueryTileRows);
 }
 
+// The masked decode inside a compiled step's CUDA graph (branch cudnnsplit, issue 10). The
+// StaticCache path repeats K / V (repeat_kv) before SDPA, so the call is MHA-shaped (kv_heads ==
+// heads, compiled_profile.cpp) and cuDNN's grid is (splits, heads, batch). Its split count follows
+// the KEY COUNT, not the SMs (cudnn_graph_splits, decode_split.hpp: h200-graphroles and every
+// h200-compiled2 split grid). The split CTAs run one an SM in waves, each at least a short walk's
+// least time (cta_latency x d / 128, the non-split wave law); the merge is its own in-graph time
+// plus the idle a graph holds after a kernel (the op counts one launch; stream_cost.cpp's
+// convention for a split's further kernels).
+bool graph_split_rule(const Op& op, const Roofs& r) {
+  return r.cudnn_decode.measured() && r.profile == "compiled" && op.attention.kv_heads == op.attention.heads;
+}
+
+KernelTimes graph_split_times(const Op& op, const Roofs& r, int64_t ctas) {
+  const AttentionShape& a = op.attention;
+  const CudnnDecode& c = r.cudnn_decode;
+  const int sms = std::max(1, r.card.sm_count);
+  const int64_t splits = cudnn_graph_splits(a.kv_len);
+  const double waves = std::ceil(static_cast<double>(ctas * splits) / sms);
+  KernelTimes t;
+  const double floor = kernel_alone_s(c.kernel_floor_s, r);
+  const double merge = kGraphMerge + r.graph_kernel_gap_s;
+  t.fixed_s = floor + merge;
+  t.fixed_parts.push_back({"decode kernel floor", floor, "cudnn_decode"});
+  t.fixed_parts.push_back({"the split's merge in a graph (lean_reduction) and the graph's gap before it", merge, "graph_kernel_gap"});
+  const double fill = static_cast<double>(ctas * splits) / (waves * sms);
+  t.memory_s = with_l2_hit(op, r, op.bytes() / (c.stream_bandwidth * fill));
+  if (c.cta_latency_s) t.memory_s = std::max(t.memory_s, waves * *c.cta_latency_s * static_cast<double>(a.head_dim) / 128.0);
+  const double padded = 4.0 * static_cast<double>(ctas * kQueryTileRows) * static_cast<double>(a.kv_len) *
+                        static_cast<double>(a.head_dim);
+  const double peak = effective_peak(r, op.precision);
+  t.compute_s = peak > 0 ? padded / peak : 0.0;
+  return t;
+}
+
 // cuDNN's own rule (measured through PyTorch's SDPA): split when half the SMs or more sit idle and
 // the walk is over 4 key tiles.
 KernelTimes cudnn_decode_cost(const Op& op, const Roofs& r, const Tile*) {
   const int64_t ctas = decode_ctas(op.attention);
   const int sms = std::max(1, r.card.sm_count);
   const bool split = 2 * ctas <= sms && ceil_div(op.attention.kv_len, kKeyTile) >= kSplitMinKeyTiles;
+  if (split && graph_split_rule(op, r)) return graph_split_times(op, r, ctas);
   // The resident rule prices the split's CTAs (a power-of-two split count); otherwise every SM.
   const bool split_count = split && resident_rule(r);
   const int slots = resident_ctas(r.card, op.attention.head_dim) * sms;
