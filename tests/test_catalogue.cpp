@@ -21,9 +21,9 @@ using namespace perfmodel;
 TEST_CASE("the catalogue lists the cards and models of hardware/ and models/") {
   const auto cards = test::catalogue().card_keys();
   const auto models = test::catalogue().model_keys();
-  // 14 card files and 36 model files (30 dense, 6 MoE/MLA; aliases.yaml is not an entry).
+  // 14 card files and 37 model files (31 dense, 6 MoE/MLA; aliases.yaml is not an entry).
   CHECK(cards.size() == 14);
-  CHECK(models.size() == 36);
+  CHECK(models.size() == 37);
   for (const char* k : {"a100-80gb-sxm", "a100-40gb-sxm", "h100-sxm", "t4", "rtx-4080", "mi300x"})
     CHECK(std::find(cards.begin(), cards.end(), k) != cards.end());
   for (const char* k : {"llama2-7b", "tinyllama-1.1b", "baby-gpt", "gemma2-9b", "gpt2"})
@@ -142,6 +142,10 @@ TEST_CASE("every model loads and its parameter count matches reference B.3") {
       // = 134,515,008 (HF: 134,515,008).
       {"mistral-nemo-12b", 12247782400.0}, {"qwen2.5-32b", 32763876352.0}, {"yi1.5-9b", 8829407232.0},
       {"smollm2-135m", 134515008.0},
+      // GPT-2 XL: per block 2·3200 (2 LayerNorms) + 1600·4800 + 4800 (c_attn) + 1600² + 1600 (c_proj) + 1600·6400
+      // + 6400 (c_fc) + 6400·1600 + 1600 (mlp c_proj) = 30,740,800; x 48 + 50257·1600 (tied) + 1024·1600 (wpe)
+      // + 3200 (ln_f) = 1,557,611,200 (HF: 1.56B).
+      {"gpt2-xl", 1557611200.0},
       // Mistral-Small-24B: 4096·5120 + 2·1024·5120 + 5120·4096 + 3·5120·32768 + 2·5120 = 555,755,520; x 40 +
       // 2·131072·5120 (untied) + 5120 = 23,572,403,200 (HF: 23.6B). Yi-34B: 2·7168² + 2·1024·7168 + 3·7168·20480
       // + 2·7168 = 557,856,768; x 60 + 2·64000·7168 + 7168 = 34,388,917,248 (HF: 34.4B). Mistral-Large-2:

@@ -555,3 +555,40 @@ TEST_CASE("nvjet's one-wave tiles: the token side in steps of 8 that fills the S
   CHECK(p.tile.m % 64 == 0);
   CHECK(p.tile.n % 64 == 0);
 }
+
+// A split plan's splitKreduce is one small elementwise kernel: a floor and one sweep. A calibration measures
+// them apart (the H200's kernel_floor 0.51 us, the smallest kernel; pass_latency 0.91 us, the memory ramp's
+// excess over it); uncalibrated, kernel_floor is the card's launch_overhead, the smallest elementwise kernel
+// whole (hardware/*.yaml: "measured 1.0-1.5 us on the lent H200"), its sweep already in. Branch monotone2: the
+// sweep counted twice priced GPT-2 XL's 16-row c_attn (4800 x 1600, split 4) 1.0 us over its 128-row stream-K
+// hybrid on the uncalibrated B200, and its prefill step at ctx 16 over ctx 128 (tests/test_properties.cpp).
+TEST_CASE("a split-K plan's reduce: the kernel floor alone uncalibrated, floor + one sweep where both are measured") {
+  const Op qkv = ops::gemm("c_attn", 16, 4800, 1600, DType::bf16, DType::bf16, Precision::bf16);
+  const Card b200 = test::catalogue().card("b200");
+  const Roofs datasheet = make_roofs(b200, nullptr);
+  const OpCost split = price(qkv, datasheet, Impl::fused);
+  REQUIRE(split.tiling.has_value());
+  REQUIRE(split.tiling->split_k > 1);
+  const double walk = datasheet.gemm_fixed_per_k_s * split.tiling->k_per_cta / 1024.0;
+  CHECK(split.overhead_time_s ==
+        test::approx(datasheet.kernel_floor_s + datasheet.gemm_fixed_s + walk + datasheet.kernel_floor_s));
+  // The calibrated H200's compiled profile prices GEMMs on the card keys and no reduce key: floor + sweep.
+  const Card h200 = test::catalogue().card("h200");
+  const Calibration cal = load_calibration(test::catalogue().calibration_path("h200"));
+  const Roofs compiled = make_roofs(h200, &cal, Impl::compiled);
+  REQUIRE(compiled.gemm_split_k_s < 0);
+  const OpCost c = price(qkv, compiled, Impl::compiled);
+  REQUIRE(c.tiling.has_value());
+  REQUIRE(c.tiling->split_k > 1);
+  CHECK(c.overhead_time_s == test::approx(compiled.kernel_floor_s + compiled.gemm_fixed_s +
+                                          compiled.gemm_fixed_per_k_s * c.tiling->k_per_cta / 1024.0 +
+                                          compiled.kernel_floor_s + compiled.pass_latency_s));
+  // GPT-2 XL's c_attn and c_fc on the B200: the 16-row split plan within a floor of the 128-row hybrid (it
+  // was floor + sweep over it; the rest, 0.2-0.3 us, is the split's own K-loop and stream, left: branch monotone2).
+  for (int64_t n : {4800, 6400}) {
+    CAPTURE(n);
+    const double t16 = price(ops::gemm("g", 16, n, 1600, DType::bf16, DType::bf16, Precision::bf16), datasheet, Impl::fused).time_s;
+    const double t128 = price(ops::gemm("g", 128, n, 1600, DType::bf16, DType::bf16, Precision::bf16), datasheet, Impl::fused).time_s;
+    CHECK(t16 - t128 < 0.5 * datasheet.kernel_floor_s);
+  }
+}

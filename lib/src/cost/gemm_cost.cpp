@@ -46,7 +46,16 @@ KernelTimes gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
   // reduction kernel (floor + one sweep) on top.
   costs.fixed_s = op.launches * r.kernel_floor_s + r.gemm_fixed_s;
   costs.per_1024_k_s = r.gemm_fixed_per_k_s;
-  costs.split_k_s = r.gemm_split_k_s >= 0 ? r.gemm_split_k_s : r.kernel_floor_s + r.pass_latency_s;
+  // The reduce is one small elementwise kernel: a floor and one sweep. A calibration measures the two apart
+  // (the H200's kernel_floor 0.51 us is the smallest kernel, pass_latency 0.91 us the memory ramp's excess
+  // over it). Uncalibrated, kernel_floor is the card's launch_overhead, which IS the smallest elementwise
+  // kernel whole, its sweep included ("measured 1.0-1.5 us on the lent H200", hardware/*.yaml): adding
+  // pass_latency priced that sweep twice (the B200's splitKreduce 1.8 us against the H200's measured 1.64,
+  // fused block), and a split plan at 16 rows over the unsplit hybrid at 128 (branch monotone2:
+  // GPT-2 XL prefill on the B200, tests/test_properties.cpp).
+  costs.split_k_s = r.gemm_split_k_s >= 0 ? r.gemm_split_k_s
+                    : r.calibrated        ? r.kernel_floor_s + r.pass_latency_s
+                                          : r.kernel_floor_s;
   // A profile's block that gives cuBLASLt's split rule (split_k_min_slice, branch block11) prices its
   // splitKreduce as measured alone and in the step (validation/results/h200-block11): its floor, then
   // the output written and each split's fp32 partials read at the card's read rate (1.5-2.1 us at
