@@ -29,18 +29,10 @@ def priced_ctx(s):
     return s['ctx'] + (1 if s['phase'] == 'decode' else 0)
 
 
-def model_arg(s, folder, set_dir=None):
+def model_arg(s, folder):
     """The model key, or a copy of its YAML whose positions reach priced_ctx(s) where the harness ran
-    one position past them (h200-hf-grid's Llama-2-7B decode at ctx 4096). A model the catalogue does
-    not hold is read from the set's own folder (h200-heldout21's gpt2-xl.yaml)."""
+    one position past them (h200-hf-grid's Llama-2-7B decode at ctx 4096)."""
     path = os.path.join(ROOT, 'models', f"{s['model']}.yaml")
-    own = os.path.join(set_dir, f"{s['model']}.yaml") if set_dir else ''
-    if not os.path.exists(path) and own and os.path.exists(own):
-        path = own
-        text = open(path).read()
-        m = re.search(r'^max_position_embeddings:\s*(\d+)', text, flags=re.M)
-        if not m or not int(m.group(1)) == s['ctx'] < priced_ctx(s):
-            return path
     text = open(path).read() if os.path.exists(path) else ''
     m = re.search(r'^max_position_embeddings:\s*(\d+)', text, flags=re.M)
     if not m or not int(m.group(1)) == s['ctx'] < priced_ctx(s):
@@ -74,7 +66,7 @@ def main(path, binary):
         # A contiguous cache (a generate() loop, hf_grid.py) is priced as one; the default is the
         # cropped cache the older runs measured.
         layout = ['--eager-cache', 'contiguous'] if s.get('cache_layout') == 'contiguous' else []
-        out = subprocess.run([binary, s['phase'], '--model', model_arg(s, tmp.name, os.path.dirname(os.path.dirname(os.path.abspath(path)))), '--card', 'h200',
+        out = subprocess.run([binary, s['phase'], '--model', model_arg(s, tmp.name), '--card', 'h200',
                               '--batch', str(s['batch']), '--ctx', str(priced_ctx(s)), '--impl', 'eager',
                               '--format', 'json'] + layout,
                              capture_output=True, text=True)
