@@ -21,9 +21,9 @@ using namespace perfmodel;
 TEST_CASE("the catalogue lists the cards and models of hardware/ and models/") {
   const auto cards = test::catalogue().card_keys();
   const auto models = test::catalogue().model_keys();
-  // 14 card files and 37 model files (31 dense, 6 MoE/MLA; aliases.yaml is not an entry).
+  // 14 card files and 40 model files (34 dense, 6 MoE/MLA; aliases.yaml is not an entry).
   CHECK(cards.size() == 14);
-  CHECK(models.size() == 37);
+  CHECK(models.size() == 40);
   for (const char* k : {"a100-80gb-sxm", "a100-40gb-sxm", "h100-sxm", "t4", "rtx-4080", "mi300x"})
     CHECK(std::find(cards.begin(), cards.end(), k) != cards.end());
   for (const char* k : {"llama2-7b", "tinyllama-1.1b", "baby-gpt", "gemma2-9b", "gpt2"})
@@ -152,6 +152,12 @@ TEST_CASE("every model loads and its parameter count matches reference B.3") {
       // 2·12288² + 2·1024·12288 + 3·12288·28672 + 2·12288 = 1,384,144,896; x 88 + 2·32768·12288 + 12288 =
       // 122,610,069,504 (HF: 123B).
       {"mistral-small-24b", 23572403200.0}, {"yi-34b", 34388917248.0}, {"mistral-large-2", 122610069504.0},
+      // Qwen3-8B: 4096² (q) + 2·1024·4096 + 4096² (o) + 3·4096·12288 + 2·4096 (norms) + 2·128 (q/k norms) =
+      // 192,946,432; x 36 + 2·151936·4096 (untied) + 4096 = 8,190,735,360 (HF: 8.2B). Qwen3-4B: 2560·4096 + 2·1024·2560
+      // + 4096·2560 + 3·2560·9728 + 2·2560 + 2·128 = 100,930,816; x 36 + 151936·2560 (tied) + 2560 = 4,022,468,096
+      // (HF: 4.0B). Codestral-22B: 2·6144² + 2·1024·6144 + 3·6144·16384 + 2·6144 = 390,082,560; x 56 + 2·32768·6144
+      // + 6144 = 22,247,282,688 (HF: 22.2B).
+      {"qwen3-8b", 8190735360.0}, {"qwen3-4b", 4022468096.0}, {"codestral-22b", 22247282688.0},
       // MoE / MLA (issue 11; hand counts in tests/test_moe_model.cpp):
       {"mixtral-8x7b", 46702792704.0},  {"mixtral-8x22b", 140620634112.0}, {"qwen3-30b-a3b", 30532122624.0},
       {"qwen3-235b-a22b", 235093634560.0}, {"deepseek-v2-lite", 15706484224.0}, {"deepseek-v3", 671026419200.0}};
