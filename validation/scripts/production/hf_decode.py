@@ -51,6 +51,9 @@ def hf_config(key, root="models"):
     if arch == "qwen2":
         from transformers import Qwen2Config
         return Qwen2Config(**common)
+    if arch == "qwen3":  # q_norm / k_norm over each head are part of the class (modeling_qwen3.py)
+        from transformers import Qwen3Config
+        return Qwen3Config(attention_bias=y["attention_bias"], **common)
     from transformers import LlamaConfig
     return LlamaConfig(attention_bias=y["attention_bias"], mlp_bias=y["mlp_bias"], **common)
 

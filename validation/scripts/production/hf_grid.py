@@ -3,7 +3,7 @@
 dense models, none fitted on: the held-out check of `perfmodel decode|prefill --impl eager
 --eager-cache contiguous`.
 
-    python3 validation/scripts/production/hf_grid.py OUT [--budget S] [--models a,b] [--plan grid|heldout16|heldout17|heldout18|heldout19|heldout20|heldout21]
+    python3 validation/scripts/production/hf_grid.py OUT [--budget S] [--models a,b] [--plan grid|heldout16|...|heldout22]
 
 Random bf16 weights, SDPA attention (hf_decode.build). Decode: a DynamicCache of ctx tokens kept
 contiguous between steps, as generate() leaves it (hf_decode._decode_setup(contiguous=True)); wall
@@ -64,8 +64,8 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--budget", type=float, default=200.0, help="seconds for the whole run")
     ap.add_argument("--models", default=None, help="comma-separated catalogue keys (default: the plan's)")
-    ap.add_argument("--plan", default="grid", choices=("grid", "heldout16", "heldout17", "heldout18", "heldout19", "heldout20", "heldout21"),
-                    help="grid: PLAN above; heldout16-20: that module's HF_PLAN (models never measured as steps)")
+    ap.add_argument("--plan", default="grid", choices=("grid", "heldout16", "heldout17", "heldout18", "heldout19", "heldout20", "heldout21", "heldout22"),
+                    help="grid: PLAN above; heldout16-22: that module's HF_PLAN (models never measured as steps)")
     a = ap.parse_args()
     plan = PLAN
     if a.plan != "grid":
