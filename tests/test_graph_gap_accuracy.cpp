@@ -94,11 +94,15 @@ TEST_CASE("compiled decode steps at 8-32 layers (h200-compiled2), all held out: 
   // Branch cudnnsplit (the b1 steps' cuDNN split priced by its key-count grid, the merge at its
   // in-graph time): GPU-alone median 0.63 -> 0.88 %, kernels 0.89 -> 0.60 %; under compblock's
   // opt-in 1.80 -> 1.43 % and 1.38 -> 0.99 % (docs/accuracy-notes.md, "Branch cudnnsplit").
-  CHECK(quantile(alone, 0.5) <= 0.011);  // 1.0 %
+  // Branch graphgap (TinyLlama's one-row add+RMSNorm, one 512-thread CTA: its chain under 8 elements
+  // a thread, inductor_one_row.cpp): GPU-alone 0.88 -> 0.64 %, kernels 0.60 -> 0.96 % (TinyLlama's
+  // -0.60 % was its GEMMs' -8.9 % under its norms' +54 %: now -1.37 %); under compblock's opt-in
+  // 1.43 -> 0.89 % and 0.99 -> 0.71 % (the median TinyLlama +0.89 %, then Qwen2.5-7B b1 -1.43 %).
+  CHECK(quantile(alone, 0.5) <= 0.011);  // 0.64 %
   CAPTURE(quantile(wall, 0.5));
   CAPTURE(quantile(kernels, 0.5));
   CHECK(quantile(wall, 0.5) <= 0.04);     // 3.2 % (issue 10's target: 10 %)
-  CHECK(quantile(kernels, 0.5) <= 0.01);  // 0.8 %
+  CHECK(quantile(kernels, 0.5) <= 0.01);  // 0.96 %
 }
 
 TEST_CASE("inside a graph the gap is per kernel, not per CTA; a split-K reduce waits for the drain") {

@@ -9,6 +9,7 @@
 #include "inductor_masks.hpp"
 #include "inductor_rms_queue.hpp"
 #include "inductor_one_warp.hpp"
+#include "inductor_one_row.hpp"
 #include "inductor_waves.hpp"
 #include "inductor_walk.hpp"
 #include "kernel_costs.hpp"
@@ -50,7 +51,8 @@ int64_t chain_iterations(const Op& op, const Roofs& r) {
 
 double thread_chain_time(const Op& op, const Roofs& r) {
   const Measured& measured = r.thread_chain_s[static_cast<size_t>(op.kernel)];
-  if (measured) return *measured * static_cast<double>(chain_iterations(op, r));
+  // At one row the lone CTA's chain follows its elements a thread (inductor_one_row.cpp).
+  if (measured) return std::max(0.0, *measured * static_cast<double>(chain_iterations(op, r)) + inductor_one_row_chain_s(op, r));
   if (r.card.cuda_clock_hz <= 0 || op.cols <= 0) return 0;
   const double extra = thread_instructions(op.kernel, op.cols, op.dtype) -
                        op.launches * thread_instructions(KernelId::copy, op.cols, op.dtype);
