@@ -44,8 +44,14 @@ pc = time.perf_counter
 # h200-compiled/hf.json's steps, in the order run_compiled.py measured them
 STEPS7 = [("llama3-8b", 1, 512), ("llama3-8b", 16, 2048), ("llama3-8b", 64, 1024), ("llama2-7b", 1, 2048),
           ("llama2-7b", 32, 512), ("qwen2.5-7b", 8, 1024), ("qwen2.5-7b", 4, 4096)]
-SLOTS = 40  # hf_compiled.STEPS: the cache holds ctx + 40 slots (kv_len as in the run of record)
-CYCLE = 32  # positions cycle over ctx .. ctx + 31 (never the cache's last slots)
+# The first call (2026-12-03) cycled the position over ctx .. ctx + 31 of a cache of ctx + 40 slots
+# and every process stopped on Inductor's device assert (`index out of bounds: 0 <= tmp7 < kv_len`)
+# within calls 27-41 of its first step (the spin variant), whatever position it passed: likely the cache takes as many compiled calls as it
+# has slots past ctx, not more (h200-chost14's two calls stopped the same way past 64 calls on 64
+# slots). So the cache has SLOTS slots past ctx, each call decodes the next one, and a step makes
+# fewer calls than that (CALLS_MAX; checked before each call).
+SLOTS = 128
+CALLS_MAX = SLOTS - 8
 PROFILER_SESSIONS = [0]
 
 
@@ -55,11 +61,13 @@ def decode_loop(m, cfg, fwd, b, ctx):
     m(input_ids=ids, past_key_values=cache, use_cache=True, logits_to_keep=1,
       cache_position=torch.arange(ctx, device="cuda"))
     nxt = torch.randint(0, cfg.vocab_size, (b, 1), device="cuda")
-    positions = [torch.tensor([ctx + i], device="cuda") for i in range(CYCLE)]
+    positions = [torch.tensor([ctx + i], device="cuda") for i in range(CALLS_MAX)]
     st = {"i": 0}
 
     def step():
-        j = st["i"] % CYCLE
+        j = st["i"]
+        if j >= CALLS_MAX:
+            raise RuntimeError(f"call {j}: past the cache's slots (CALLS_MAX {CALLS_MAX})")
         torch.compiler.cudagraph_mark_step_begin()
         return fwd(input_ids=nxt, past_key_values=cache, use_cache=True, logits_to_keep=1,
                    cache_position=positions[j], position_ids=positions[j].unsqueeze(0).expand(b, 1))
@@ -69,7 +77,7 @@ def decode_loop(m, cfg, fwd, b, ctx):
     return cache, step, between
 
 
-def timed_idle(step, between, n=20, warm=3):
+def timed_idle(step, between, n=16, warm=2):
     """hf_compiled._time plus the host's own time of the call and the replay wrapper's stamps."""
     for _ in range(warm):
         step()
@@ -173,7 +181,7 @@ def one_step(key, b, ctx, layers, do_profile, rec, extra=0):
         fill = 3 * rec["A"]["wall"] + 2e-3
         done = wrap_cfn()
         rec["wrapped_cfn"] = len(done)
-        rec["S"], _ = cp.spun_calls(step, between, 15, fill)
+        rec["S"], _ = cp.spun_calls(step, between, 12, fill)
 
         class NoGC:
             def __enter__(self):
@@ -181,15 +189,15 @@ def one_step(key, b, ctx, layers, do_profile, rec, extra=0):
 
             def __exit__(self, *a):
                 gc.enable()
-        rec["G"], _ = cp.spun_calls(step, between, 15, fill, NoGC)
+        rec["G"], _ = cp.spun_calls(step, between, 8, fill, NoGC)
         unwrap(done)
         if do_profile:
             rec["kernel_s"], rec["kernels_per_step"] = profile(step, between)
             rec["A_after"] = timed_idle(step, between)
             done = wrap_cfn()
-            rec["S_after"], _ = cp.spun_calls(step, between, 15, fill)
+            rec["S_after"], _ = cp.spun_calls(step, between, 12, fill)
             unwrap(done)
-            for _ in range(extra):
+            for _ in range(min(extra, 12) // 3):  # 3 sessions each; the calls stay under CALLS_MAX
                 profile(step, between)
             if extra:
                 rec["extra_sessions"] = extra
@@ -205,7 +213,7 @@ def main():
     ap.add_argument("--order", default="0,1,2,3,4,5,6")
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--extra-sessions", type=int, default=0,
-                    help="after the last step's A_after: this many more profiler sessions, then A again")
+                    help="after the last step's A_after: this many more profiler sessions (in threes, at most 12), then A again")
     ap.add_argument("--layers", type=int, default=4)
     ap.add_argument("--tag", required=True)
     ap.add_argument("--out", required=True)
