@@ -46,10 +46,10 @@ STEPS7 = [("llama3-8b", 1, 512), ("llama3-8b", 16, 2048), ("llama3-8b", 64, 1024
           ("llama2-7b", 32, 512), ("qwen2.5-7b", 8, 1024), ("qwen2.5-7b", 4, 4096)]
 # The first call (2026-12-03) cycled the position over ctx .. ctx + 31 of a cache of ctx + 40 slots
 # and every process stopped on Inductor's device assert (`index out of bounds: 0 <= tmp7 < kv_len`)
-# within calls 27-41 of its first step (the spin variant), whatever position it passed: likely the cache takes as many compiled calls as it
-# has slots past ctx, not more (h200-chost14's two calls stopped the same way past 64 calls on 64
-# slots). So the cache has SLOTS slots past ctx, each call decodes the next one, and a step makes
-# fewer calls than that (CALLS_MAX; checked before each call).
+# within calls 27-41 of its first step (the spin variant): after the position wrapped back to ctx
+# (call 33) or once the calls outnumbered the slots (call 41); h200-chost14's second call (56
+# positions, 64 slots) stopped the same way past its 56th call. Either way: here the position only
+# rises, one new slot a call, and a step makes fewer calls than the slots (CALLS_MAX, checked).
 SLOTS = 128
 CALLS_MAX = SLOTS - 8
 PROFILER_SESSIONS = [0]
