@@ -208,8 +208,62 @@ def one_step(key, b, ctx, layers, do_profile, rec, extra=0):
     torch.cuda.empty_cache()
 
 
+def same_model(order, layers, do_profile, tag, out_path):
+    """Several of STEPS7's shapes of ONE model under ONE torch.compile (no dynamo.reset between them):
+    each shape's graph is recorded and timed in turn (A), then the first shape is timed again with
+    every graph recorded (`A_again`: the graphs and cache entries recorded since, no profiler), then,
+    with do_profile, after 3 profiler sessions on the last shape (`A_after_prof`). Tests whether the
+    graphs a process has recorded (h200-host-probe's and the check sets' second shapes) cost host."""
+    key = STEPS7[order[0]][0]
+    assert all(STEPS7[i][0] == key for i in order), "one model"
+    m, cfg = hf_compiled._build(key, layers)
+    fwd = torch.compile(m.forward, mode="reduce-overhead", fullgraph=True, dynamic=False)
+    live = []
+    with torch.no_grad():
+        for pos, i in enumerate(order):
+            _, b, ctx = STEPS7[i]
+            rec = dict(tag=tag, mode="same_model", step=i, position=pos, model=key, batch=b, ctx=ctx,
+                       kv_len=ctx + SLOTS, layers=layers, profile=do_profile)
+            try:
+                cache, step, between = decode_loop(m, cfg, fwd, b, ctx)
+                tc = pc()
+                for _ in range(3):
+                    step()
+                    torch.cuda.synchronize()
+                    between()
+                rec["compile_s"] = pc() - tc
+                rec["state_before"] = state(m)
+                rec["A"] = timed_idle(step, between)
+                live.append((i, cache, step, between))
+            except Exception as e:
+                rec["error"] = f"{type(e).__name__}: {str(e)[:300]}"
+            with open(out_path, "a") as f:
+                f.write(json.dumps(rec) + "\n")
+            print(f"[{tag}] step {i} shape {pos}: pre {rec.get('A', {}).get('pre_replay', 0) * 1e6:.0f} us "
+                  f"{rec.get('error', '')}", flush=True)
+            if "error" in rec:
+                return
+        i0, _, step0, between0 = live[0]
+        rec = dict(tag=tag, mode="same_model", step=i0, position=len(order), model=key, again=True,
+                   graphs=len(live), layers=layers)
+        try:
+            rec["state_before"] = state(m)
+            rec["A_again"] = timed_idle(step0, between0)
+            if do_profile:
+                profile(live[-1][2], live[-1][3])
+                rec["A_after_prof"] = timed_idle(step0, between0)
+        except Exception as e:
+            rec["error"] = f"{type(e).__name__}: {str(e)[:300]}"
+        with open(out_path, "a") as f:
+            f.write(json.dumps(rec) + "\n")
+        print(f"[{tag}] step {i0} again with {len(live)} graphs: pre "
+              f"{rec.get('A_again', {}).get('pre_replay', 0) * 1e6:.0f} us, after profiler "
+              f"{rec.get('A_after_prof', {}).get('pre_replay', 0) * 1e6:.0f} us {rec.get('error', '')}", flush=True)
+
+
 def main():
     ap = argparse.ArgumentParser()
+    ap.add_argument("--same-model", action="store_true", help="the order's shapes under one compile (same_model)")
     ap.add_argument("--order", default="0,1,2,3,4,5,6")
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--extra-sessions", type=int, default=0,
@@ -224,6 +278,9 @@ def main():
     torch._dynamo.config.cache_size_limit = 64
     cp.install()
     order = [int(x) for x in a.order.split(",")]
+    if a.same_model:
+        same_model(order, a.layers, a.profile, a.tag, a.out)
+        return
     for pos, i in enumerate(order):
         if pc() - t_start > a.deadline:
             print(f"[{a.tag}] deadline before step {i}", flush=True)
