@@ -8,7 +8,10 @@ compiled call's host before its graph replay, and graph_call_host's level pooled
    call: hf_compiled._time's protocol): the host before CUDAGraph.replay and its stages, the host after
    the replay, their ratio, and the replay from its launch (device events - host before the replay).
 2. The two processes that ran the same step 0 (Llama-3-8B L4 b1 ctx512): each stage's ratio.
-3. With BINARY: graph_call_host's level as hostreplay_refit.py fits it (the median of host / (1 + n /
+3. host before the replay / (wall - device), the speed-free reading every hf_compiled-style record
+   has: h200-compiled's seven steps, these processes, h200-compiled2's and the check sets' compiled
+   steps (h200-heldout19-21 compiled/: read, nothing fitted), with each step's order in its process.
+4. With BINARY: graph_call_host's level as hostreplay_refit.py fits it (the median of host / (1 + n /
    n0) over h200-compiled's steps 0, 2, 4, 6) and pooled with these processes' host before the replay
    (measured directly); the law at 52 / 64 inputs either way. --split / --gap as hostreplay_refit.py
    (the opt-in: --split --gap 0.373).
@@ -60,6 +63,24 @@ def table(P):
               f"{(fast['A']['device'] - fast['A']['pre_replay']) * 1e6:.0f} us")
 
 
+def outside(P):
+    """The host before the replay over the host outside the call's events (wall - device: after the
+    replay, the event, the sync's wake-up), a speed-free reading any hf_compiled-style record has."""
+    import glob
+    print("\nhost before the replay / (wall - device):")
+    steps = json.load(open(R + "h200-compiled/hf.json"))["steps"]
+    print("  h200-compiled (one process, positions 0-6): " + ", ".join(
+        f"{h / ((s['wall_s'] - s['device_s']) * 1e6):.1f} ({h} us)" for h, s in zip(COMPILED_HOST_US, steps)))
+    print("  h200-hostorder (fresh processes): " + ", ".join(
+        f"{r['A']['pre_replay'] / (r['A']['wall'] - r['A']['device']):.1f} ({r['A']['pre_replay'] * 1e6:.0f} us)" for r in P))
+    for f in sorted(glob.glob(R + "h200-compiled2/compiled2*.jsonl") + glob.glob(R + "h200-heldout*/compiled/*.jsonl")):
+        rows = [json.loads(x) for x in open(f) if x.strip()]
+        rows = [r for r in rows if r.get("pre_replay_s")]
+        print(f"  {f[len(R):]} (model, order in its process: ratio, host): " + "; ".join(
+            f"{r['model']} L{r['layers']} b{r['batch']} #{r.get('order_in_process', '?')}: "
+            f"{r['pre_replay_s'] / (r['wall_s'] - r['device_s']):.1f}, {r['pre_replay_s'] * 1e6:.0f} us" for r in rows))
+
+
 def level(exe, split, gap_us, P):
     import hostreplay_refit as hr
     import hostreplay_shape
@@ -91,6 +112,7 @@ def level(exe, split, gap_us, P):
 def main():
     P = points()
     table(P)
+    outside(P)
     if len(sys.argv) > 1 and not sys.argv[1].startswith("--"):
         gap = float(sys.argv[sys.argv.index("--gap") + 1]) if "--gap" in sys.argv else None
         level(sys.argv[1], "--split" in sys.argv, gap, P)
