@@ -211,3 +211,32 @@ TEST_CASE("compiled host's shape over the inputs holds on h200-hostorder's lease
   CHECK(median_of(law) < median_of(level));  // flat: 13.1 %
   CHECK(*std::max_element(hosts.begin(), hosts.end()) / *std::min_element(hosts.begin(), hosts.end()) > 2);  // 2.48
 }
+
+TEST_CASE("compiled host: one speed scales all of a call's host, in one process and across processes (h200-compiled, h200-hostorder)") {
+  // The host before the replay over the host outside the call's CUDA events (wall - device: the host
+  // after the replay, the event, the sync's wake-up). h200-compiled's seven steps (one process;
+  // before the replay taken as events - kernel sum, which keeps the in-graph gaps, 20-50 us) and
+  // h200-hostorder's four fresh processes (measured directly): 10.0-13.2, while the host itself spans
+  // 162-658 us. Every part of the call slowed together: a speed, which no workload count prices.
+  std::vector<double> ratios, hosts;
+  const YAML::Node root = YAML::LoadFile(test::root() + "/validation/results/h200-compiled/hf.json");
+  for (const auto& s : root["steps"]) {
+    const double dev = s["device_s"].as<double>(), host = dev - s["kernel_s"].as<double>();
+    ratios.push_back(host / (s["wall_s"].as<double>() - dev));
+    hosts.push_back(host);
+  }
+  REQUIRE(ratios.size() == 7);
+  for (const YAML::Node& r : hostorder()) {
+    const double pre = r["A"]["pre_replay"].as<double>();
+    ratios.push_back(pre / (r["A"]["wall"].as<double>() - r["A"]["device"].as<double>()));
+    hosts.push_back(pre);
+  }
+  REQUIRE(ratios.size() == 11);
+  const double mid = median_of(ratios);
+  CAPTURE(mid);
+  for (double x : ratios) {
+    CAPTURE(x);
+    CHECK(std::fabs(x / mid - 1) <= 0.2);  // 10.0-13.2 around 12.3 (18 % at most)
+  }
+  CHECK(*std::max_element(hosts.begin(), hosts.end()) / *std::min_element(hosts.begin(), hosts.end()) > 3);  // 3.5
+}
