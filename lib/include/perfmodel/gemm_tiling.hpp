@@ -74,6 +74,13 @@ struct PlanCosts {
   // ... plus this per split: the reduction reads each split's fp32 partials (M x N x 4 B) at the
   // card's read rate (cuBLASLt's splitKreduce, validation/results/h200-block11: 1.6 us + partials)
   double split_k_per_split_s = 0;
+  // > 0 (branch gemmtile, opt-in key split_partials): the split GEMM kernel itself writes those partials, M x N x
+  // 4 B a split, after its K loop: every CTA of a split grid ends its slice at once, so the writes are a tail, not
+  // under the loop. This many bytes a split, at l2_write_rate while the partials fit l2_capacity (the reduce reads
+  // them next), the rest at dram_write_rate. split_partials_write_of prices it; fixed_of adds it to split plans.
+  double split_partial_bytes = 0;
+  double l2_write_rate = 0, l2_capacity = 0, dram_write_rate = 0;
+  double split_partials_write_of(const TilePlan& p) const;
   // > 0: cuBLASLt's split-K rule (gemm_tiling.cpp): a tile is split only min(SMs / its grid, K / this)
   // ways, when that is 2 or more; 0: every power of two up to min(K / 256, SMs).
   int64_t split_k_min_slice = 0;
