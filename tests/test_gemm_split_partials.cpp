@@ -58,3 +58,21 @@ TEST_CASE("the opt-in partial write on cuBLASLt's split plans (validation/result
   // Unsplit plans are not moved: a one-wave 1024-row and a 64-row unsplit call.
   CHECK(priced(optin, 1024, 4096, 4096) == doctest::Approx(priced(committed, 1024, 4096, 4096)).epsilon(1e-9));
 }
+
+TEST_CASE("nvjet_stages: the stage count in nvjet's kernel names (all 189 committed tile shapes follow it)") {
+  // weight rows x tokens as the names give them; the stage count is the name's `_64xS` (`_128xS` for fp8).
+  CHECK(nvjet_stages(Tile{256, 152}) == 4);  // nvjet_sm90_tst_256x152_64x4 (h200-heldout21 ms24 gate 1500)
+  CHECK(nvjet_stages(Tile{128, 200}) == 5);  // ..._128x200_64x5_..._splitK
+  CHECK(nvjet_stages(Tile{128, 208}) == 5);  // ..._128x208_64x5 (the closest to a boundary: 5.02)
+  CHECK(nvjet_stages(Tile{128, 216}) == 4);  // ..._128x216_64x4
+  CHECK(nvjet_stages(Tile{320, 128}) == 3);  // ..._320x128_64x3
+  CHECK(nvjet_stages(Tile{448, 64}) == 3);   // h200-production's Llama-3-8B gate|up at 128
+  CHECK(nvjet_stages(Tile{512, 80}) == 2);   // h200-heldout21's Mistral-Large TP-8 gate|up at 700
+  CHECK(nvjet_stages(Tile{512, 64}) == 2);
+  CHECK(nvjet_stages(Tile{128, 8}) == 12);
+  CHECK(nvjet_stages(Tile{80, 64}) == 11);
+  CHECK(nvjet_stages(Tile{48, 64}) == 15);
+  CHECK(nvjet_stages(Tile{64, 64}) == 13);
+  CHECK(nvjet_stages(Tile{64, 40}) == 16);   // capped (16.2)
+  CHECK(nvjet_stages(Tile{128, 120}) == 6);  // fp8: nvjet_sm90_qqtst_128x120_128x6
+}

@@ -160,6 +160,18 @@ inline constexpr int64_t kNvjetFillMinRows = 128;
 inline constexpr double kNvjetFillPaceCap = 0.88;
 std::vector<Tile> nvjet_fill_tiles(int64_t m, int64_t n, int64_t batch, int sm_count);
 
+// nvjet's pipeline depth (branch gemmtile; read off the kernel names, nothing fitted): a kernel `..._{a}x{b}_{kt}x{S}_...`
+// keeps S stages of kt-deep K tiles, each stage the two operand tiles' rows (a + b) x 128 B (kt 64 of bf16 / fp16,
+// 128 of fp8), and S is as many as fit sm90's 227 KiB of shared memory a block less 16 KiB (the epilogue's), at most 16:
+// all 189 nvjet tile shapes of the committed sets (105 bf16 `tst`, 37 fp16 `hsh`, 47 fp8 `qqtst`) follow it, e.g.
+// 256x152 -> 4 (`_64x4`), 128x200 -> 5, 320x128 -> 3, 512x80 -> 2 (h200-heldout21's Mistral-Large gate|up at 700 rows),
+// 128x8 -> 12, 64x40 -> 16. Tokens and weight rows alike (only their sum counts).
+inline constexpr int64_t kNvjetSmemBytes = 232448;          // 227 KiB: an sm90 block's shared memory at most
+inline constexpr int64_t kNvjetEpilogueSmemBytes = 16384;   // what the stages leave (the C tile's staging)
+inline constexpr int64_t kNvjetStageRowBytes = 128;         // one operand row of one stage: 64 x 2 B or 128 x 1 B
+inline constexpr int64_t kNvjetMaxStages = 16;
+int64_t nvjet_stages(const Tile& t);
+
 // Largest power-of-two square tile t with three t x t tiles (A, B and the accumulator C) in
 // `smem_bytes` (seed 000 practice: 128 for bf16 in 100 KB).
 int64_t max_square_tile(double smem_bytes, double bytes_per_element);

@@ -268,6 +268,12 @@ std::vector<Tile> nvjet_fill_tiles(int64_t m, int64_t n, int64_t batch, int sm_c
   return tiles;
 }
 
+int64_t nvjet_stages(const Tile& t) {
+  if (t.m < 1 || t.n < 1) return 0;
+  const int64_t stage = (t.m + t.n) * kNvjetStageRowBytes;
+  return std::clamp<int64_t>((kNvjetSmemBytes - kNvjetEpilogueSmemBytes) / stage, 0, kNvjetMaxStages);
+}
+
 namespace {
 // nvjet's MMA pace on a tile of at least 64 x 64 (branch gemm15, validation/results/h200-gemm15): the
 // busiest SM's work over the measured time (less the block's fixed cost) on the tile cuBLASLt ran
