@@ -74,6 +74,13 @@ struct PlanCosts {
   // ... plus this per split: the reduction reads each split's fp32 partials (M x N x 4 B) at the
   // card's read rate (cuBLASLt's splitKreduce, validation/results/h200-block11: 1.6 us + partials)
   double split_k_per_split_s = 0;
+  // > 0 (branch gemmtile, opt-in key split_partials): the split GEMM kernel itself writes those partials, M x N x
+  // 4 B a split, after its K loop: every CTA of a split grid ends its slice at once, so the writes are a tail, not
+  // under the loop. This many bytes a split, at l2_write_rate while the partials fit l2_capacity (the reduce reads
+  // them next), the rest at dram_write_rate. split_partials_write_of prices it; fixed_of adds it to split plans.
+  double split_partial_bytes = 0;
+  double l2_write_rate = 0, l2_capacity = 0, dram_write_rate = 0;
+  double split_partials_write_of(const TilePlan& p) const;
   // > 0: cuBLASLt's split-K rule (gemm_tiling.cpp): a tile is split only min(SMs / its grid, K / this)
   // ways, when that is 2 or more; 0: every power of two up to min(K / 256, SMs).
   int64_t split_k_min_slice = 0;
@@ -152,6 +159,18 @@ inline constexpr int64_t kNvjetFillMinRows = 128;
 // at 1.0, 6.28 % at 0.88 (flat within 0.02 % from 0.85 to 0.92); validation/results/h200-nvjettile.
 inline constexpr double kNvjetFillPaceCap = 0.88;
 std::vector<Tile> nvjet_fill_tiles(int64_t m, int64_t n, int64_t batch, int sm_count);
+
+// nvjet's pipeline depth (branch gemmtile; read off the kernel names, nothing fitted): a kernel `..._{a}x{b}_{kt}x{S}_...`
+// keeps S stages of kt-deep K tiles, each stage the two operand tiles' rows (a + b) x 128 B (kt 64 of bf16 / fp16,
+// 128 of fp8), and S is as many as fit sm90's 227 KiB of shared memory a block less 16 KiB (the epilogue's), at most 16:
+// all 189 nvjet tile shapes of the committed sets (105 bf16 `tst`, 37 fp16 `hsh`, 47 fp8 `qqtst`) follow it, e.g.
+// 256x152 -> 4 (`_64x4`), 128x200 -> 5, 320x128 -> 3, 512x80 -> 2 (h200-heldout21's Mistral-Large gate|up at 700 rows),
+// 128x8 -> 12, 64x40 -> 16. Tokens and weight rows alike (only their sum counts).
+inline constexpr int64_t kNvjetSmemBytes = 232448;          // 227 KiB: an sm90 block's shared memory at most
+inline constexpr int64_t kNvjetEpilogueSmemBytes = 16384;   // what the stages leave (the C tile's staging)
+inline constexpr int64_t kNvjetStageRowBytes = 128;         // one operand row of one stage: 64 x 2 B or 128 x 1 B
+inline constexpr int64_t kNvjetMaxStages = 16;
+int64_t nvjet_stages(const Tile& t);
 
 // Largest power-of-two square tile t with three t x t tiles (A, B and the accumulator C) in
 // `smem_bytes` (seed 000 practice: 128 for bf16 in 100 KB).

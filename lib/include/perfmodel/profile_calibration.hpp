@@ -201,6 +201,9 @@ struct ProductionGemm {
   Measured peak_scale;
   // Optional (branch shortk): 1, the last wave's C write runs after its mainloop (PlanCosts::epilogue_tail_of).
   Measured epilogue_tail;
+  // Optional (branch gemmtile): 1, a split-K plan's GEMM kernel writes its fp32 partials (M x N x 4 B a split)
+  // after its K loop, into L2 (PlanCosts::split_partials_write_of); absent or 0, only the reduce's reads are priced.
+  Measured split_partials;
   bool measured() const { return fixed_s && split_k_reduce_s && cta_walk_per_1024_k_s && stream_efficiency; }
 };
 

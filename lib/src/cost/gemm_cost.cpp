@@ -65,6 +65,15 @@ KernelTimes gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
     const double outputs = static_cast<double>(op.gemm.m) * static_cast<double>(op.gemm.n) * static_cast<double>(op.gemm.batch);
     costs.split_k_s += outputs * 2.0 / r.read_bandwidth;
     costs.split_k_per_split_s = outputs * 4.0 / r.read_bandwidth;
+    // Opt-in (branch gemmtile): the GEMM's own write of those partials, after its K loop, into L2 at the
+    // calibrated L2 copy rate (l2_bandwidth, measured by calibrate; not fitted) while they fit what L2 keeps
+    // (l2_cyclic_capacity), past it at the DRAM write rate.
+    if (r.gemm_split_partials > 0 && r.l2_bandwidth > 0 && r.write_bandwidth > 0) {
+      costs.split_partial_bytes = outputs * 4.0;
+      costs.l2_write_rate = r.l2_bandwidth;
+      costs.l2_capacity = r.l2_cyclic_capacity;
+      costs.dram_write_rate = r.write_bandwidth;
+    }
   }
   // A profile that measured one CTA's K loop (cuBLASLt through PyTorch: profiles.*.gemm) prices it per plan.
   costs.cta_walk_per_1024_k_s = r.gemm_cta_walk_s;

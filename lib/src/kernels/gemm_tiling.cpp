@@ -162,9 +162,17 @@ double PlanCosts::epilogue_tail_of(const TilePlan& p) const {
   return write_s * last / static_cast<double>(p.tiles);
 }
 
+double PlanCosts::split_partials_write_of(const TilePlan& p) const {
+  if (p.split_k < 2 || !(split_partial_bytes > 0) || !(l2_write_rate > 0) || !(dram_write_rate > 0)) return 0;
+  const double bytes = split_partial_bytes * static_cast<double>(p.split_k);
+  const double in_l2 = std::min(bytes, std::max(0.0, l2_capacity));
+  return in_l2 / l2_write_rate + (bytes - in_l2) / dram_write_rate;
+}
+
 double PlanCosts::fixed_of(const TilePlan& p) const {
   return fixed_s + tile_refill_of(p) + epilogue_tail_of(p) + per_1024_k_s * p.k_per_cta / 1024.0 +
-         (p.split_k > 1 ? split_k_s + split_k_per_split_s * static_cast<double>(p.split_k) : 0.0);
+         (p.split_k > 1 ? split_k_s + split_k_per_split_s * static_cast<double>(p.split_k) + split_partials_write_of(p)
+                        : 0.0);
 }
 
 double PlanCosts::stream_of(const TilePlan& p) const {
@@ -258,6 +266,12 @@ std::vector<Tile> nvjet_fill_tiles(int64_t m, int64_t n, int64_t batch, int sm_c
     }
   }
   return tiles;
+}
+
+int64_t nvjet_stages(const Tile& t) {
+  if (t.m < 1 || t.n < 1) return 0;
+  const int64_t stage = (t.m + t.n) * kNvjetStageRowBytes;
+  return std::clamp<int64_t>((kNvjetSmemBytes - kNvjetEpilogueSmemBytes) / stage, 0, kNvjetMaxStages);
 }
 
 namespace {
