@@ -89,9 +89,9 @@ struct Op {
   // inputs (parameters, cache tensors, buffers), which dynamo's transformed bytecode gathers and
   // guards and the cudagraph tree checks on every call (validation/results/h200-hostreplay).
   int64_t graph_inputs = 0;
-  int aten_calls() const {
-    return (aten_launching < 0 ? launches : aten_launching) + (aten_other < 0 ? framework_calls : aten_other);
-  }
+  int aten_launching_calls() const { return aten_launching < 0 ? launches : aten_launching; }
+  int aten_other_calls() const { return aten_other < 0 ? framework_calls : aten_other; }
+  int aten_calls() const { return aten_launching_calls() + aten_other_calls(); }
   // Quantized GEMMs (gemm_wonly, gemm_scaled) and activation quantization (act_amax,
   // act_quant): the weight's stored type, its group along K (weight-only; 0 = per channel) and
   // the scale granularity (quant.hpp).

@@ -77,6 +77,7 @@ struct Roofs {
   ProductionDecode production_decode;  // decode attention as production kernels run it (unmeasured: flash_decode_cost's own)
   Measured host_per_kernel_s;          // eager host time per kernel launched (not measured: host_launch_s)
   Measured host_per_aten_s, host_per_module_s;  // eager host per ATen op / nn.Module call (hostmod2; set: replaces the two above)
+  Measured host_per_aten_view_s;  // eager host per ATen op that launches nothing (hostaten; set: host_per_aten prices the launching ones)
   CollectiveCalibration collectives;   // NCCL between cards of this kind (unmeasured: NCCL's model values)
   QuantCalibration quant;              // weight-only GEMMs: measured, else QuantDefaults
   AtenKernels aten;                    // eager: PyTorch's own kernels (unmeasured: the card's costs)

@@ -241,6 +241,10 @@ struct ProfileCalibration {
   // not) and per nn.Module call; when host_per_aten is set it replaces host_per_kernel and the
   // card's eager_view (price.cpp).
   Measured host_per_aten_s, host_per_module_s;
+  // Branch hostaten: the host's time per top-level ATen op that launches no kernel (a view,
+  // reshape, transpose, expand: dispatch and a TensorImpl, no TensorIterator / launch); when set,
+  // host_per_aten prices only the ATen ops that launch (price.cpp, eager_host_time).
+  Measured host_per_aten_view_s;
   AtenKernels aten;  // eager: PyTorch's own kernels
   InductorKernels inductor;  // compiled (and the fused profile's stand-in): Inductor's row reductions
   CudnnDecode cudnn_decode;  // compiled: cuDNN's decode SDPA (attention_decode_cudnn)

@@ -94,7 +94,16 @@ std::vector<Explained> explain_op(const Op& op, const OpCost& c, const Roofs& r)
                        r.source("pass_latency") + ")" +
                        (op.kind == OpKind::gemm ? ", GEMM fixed " + num(r.gemm_fixed_s) + " s (" + r.source("gemm_fixed") + ")" : ""));
   out.push_back(dev);
-  if (c.host_time_s > 0 && r.host_per_aten_s) {
+  if (c.host_time_s > 0 && r.host_per_aten_s && r.host_per_aten_view_s) {
+    out.push_back({"host time",
+                   "launching ATen ops × host per launching op + other ATen ops × host per view + nn.Module calls × "
+                   "host per module",
+                   num(op.aten_launching_calls()) + " × " + num(*r.host_per_aten_s) + " + " +
+                       num(op.aten_other_calls()) + " × " + num(*r.host_per_aten_view_s) + " + " +
+                       num(op.module_calls) + " × " + num(r.host_per_module_s.value_or(0)),
+                   c.host_time_s, "s",
+                   {"the profile's host_per_aten, host_per_aten_view (branch hostaten) and host_per_module"}});
+  } else if (c.host_time_s > 0 && r.host_per_aten_s) {
     out.push_back({"host time", "ATen ops × host per ATen op + nn.Module calls × host per module",
                    num(op.aten_calls()) + " × " + num(*r.host_per_aten_s) + " + " + num(op.module_calls) + " × " +
                        num(r.host_per_module_s.value_or(0)),

@@ -159,6 +159,7 @@ ProfileCalibration read_one(MapReader r, const std::string& name) {
   p.host_per_kernel_s = r.opt_quantity("host_per_kernel", Dimension::seconds, true);
   p.host_per_aten_s = r.opt_quantity("host_per_aten", Dimension::seconds, true);
   p.host_per_module_s = r.opt_quantity("host_per_module", Dimension::seconds, true);
+  p.host_per_aten_view_s = r.opt_quantity("host_per_aten_view", Dimension::seconds, true);
   p.graph_call_host_s = r.opt_quantity("graph_call_host", Dimension::seconds, true).value_or(0);
   p.graph_call_host_per_input_s = r.opt_quantity("graph_call_host_per_input", Dimension::seconds, true).value_or(0);
   p.graph_kernel_gap_s = r.opt_quantity("graph_kernel_gap", Dimension::seconds, true).value_or(0);
@@ -317,6 +318,7 @@ void write_profiles(std::ostream& o, const std::vector<ProfileCalibration>& prof
     if (p.host_per_kernel_s) o << "    host_per_kernel: " << q(*p.host_per_kernel_s, "us", 1e-6) << "\n";
     if (p.host_per_aten_s) o << "    host_per_aten: " << q(*p.host_per_aten_s, "us", 1e-6) << "\n";
     if (p.host_per_module_s) o << "    host_per_module: " << q(*p.host_per_module_s, "us", 1e-6) << "\n";
+    if (p.host_per_aten_view_s) o << "    host_per_aten_view: " << q(*p.host_per_aten_view_s, "us", 1e-6) << "\n";
     write_aten(o, p.aten);
     if (p.inductor.measured()) {
       o << "    inductor:\n";

@@ -52,9 +52,17 @@ double l2_hit_held(const Op& op, const Roofs& r) {
 
 }  // namespace
 
+// The eager host per op: with the profile's host_per_aten (branch hostmod2) the top-level ATen
+// calls transformers dispatches, each at one host rate, plus its nn.Module calls; with
+// host_per_aten_view too (branch hostaten) a call that launches nothing (view, reshape, transpose,
+// expand, slice: the dispatcher and a new TensorImpl) has its own rate and host_per_aten prices the
+// launching ones (dispatch + TensorIterator / cuBLAS setup + cudaLaunchKernel).
 double eager_host_time(const Op& op, const Roofs& r) {
-  if (r.host_per_aten_s)
-    return op.aten_calls() * *r.host_per_aten_s + op.module_calls * r.host_per_module_s.value_or(0);
+  if (r.host_per_aten_s) {
+    const double view = r.host_per_aten_view_s.value_or(*r.host_per_aten_s);
+    return op.aten_launching_calls() * *r.host_per_aten_s + op.aten_other_calls() * view +
+           op.module_calls * r.host_per_module_s.value_or(0);
+  }
   const double per_launch = r.host_per_kernel_s.value_or(r.host_launch_s);
   return op.launches * per_launch + op.framework_calls * r.eager_view_s;
 }

@@ -46,6 +46,7 @@ void apply_profile(Roofs& r, const ProfileCalibration& p, const std::string& fil
   r.host_per_kernel_s = p.host_per_kernel_s;
   r.host_per_aten_s = p.host_per_aten_s;
   r.host_per_module_s = p.host_per_module_s;
+  r.host_per_aten_view_s = p.host_per_aten_view_s;
   r.aten = p.aten;
   if (p.aten.rows_measured() || p.aten.softmax_measured() || p.aten.strided_measured() || p.aten.grouped_mm_measured())
     r.sources["aten"] = file + ": profiles." + p.name + ".aten";

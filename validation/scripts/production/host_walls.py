@@ -6,7 +6,8 @@ Usage: python3 validation/scripts/production/host_walls.py [perfmodel binary] [c
 |predicted / measured - 1| of step.time_s against wall_s, median / p90 over every ok step of each
 set and over the tests' fit / held-out halves (h200-production even / odd; h200-moe and
 h200-moe-contiguous: Qwen3-30B-A3B and DeepSeek-V2-Lite decode fit, Mixtral and prefill held out;
-the rest held out). h200-heldout16/hf and h200-heldout17/hf are check sets, never fitted.
+the rest held out). h200-heldout16..21/hf are check sets, never fitted (branch hostaten added
+18-21). The last line pools the six check sets.
 """
 import json
 import os
@@ -15,7 +16,9 @@ import sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..")
 SETS = ["h200-production/hf.json", "h200-hf-grid/hf.json", "h200-moe/hf.json", "h200-moe-sync/hf.json",
-        "h200-moe-contiguous/hf.json", "h200-heldout16/hf/hf.json", "h200-heldout17/hf/hf.json"]
+        "h200-moe-contiguous/hf.json", "h200-heldout16/hf/hf.json", "h200-heldout17/hf/hf.json",
+        "h200-heldout18/hf/hf.json", "h200-heldout19/hf/hf.json", "h200-heldout20/hf/hf.json",
+        "h200-heldout21/hf/hf.json"]
 
 
 def pct(v):
@@ -38,6 +41,7 @@ def part(folder, i, s):
 
 
 def main(binary, cal):
+    pooled = []
     for rel in SETS:
         folder = rel.split("/")[0]
         errs = {"all": [], "fit": [], "held": []}
@@ -61,6 +65,10 @@ def main(binary, cal):
                 m, p = pct(errs[k])
                 line += f"  {k} {len(errs[k]):2d}: {m:5.1%} / {p:5.1%}"
         print(line)
+        if folder.startswith("h200-heldout"):
+            pooled.extend(errs["all"])
+    m, p = pct(pooled)
+    print(f"{'checks 16-21 pooled':20s}  all {len(pooled):2d}: {m:5.1%} / {p:5.1%}")
 
 
 if __name__ == "__main__":
