@@ -17,6 +17,7 @@
 #include "perfmodel/price.hpp"
 #include "perfmodel/stats.hpp"
 #include "perfmodel/step.hpp"
+#include "hf_wall_errors.hpp"
 #include "test_support.hpp"
 
 using namespace perfmodel;
@@ -122,29 +123,6 @@ TEST_CASE("eager host time: per ATen op and module call when the profile says so
 }
 
 
-namespace {
-
-// |predicted / measured - 1| of the eager wall over every ok step of a Hugging Face set.
-std::vector<double> wall_errors(const std::string& set, const Calibration& cal) {
-  const Card card = test::catalogue().card("h200");
-  std::vector<double> out;
-  for (const auto& st : YAML::LoadFile(test::root() + "/validation/results/" + set)["steps"]) {
-    if (!st["ok"].as<bool>()) continue;
-    Workload w;
-    w.phase = st["phase"].as<std::string>() == "decode" ? Phase::decode : Phase::prefill;
-    w.batch = st["batch"].as<int64_t>();
-    w.ctx = st["ctx"].as<int64_t>() + (w.phase == Phase::decode ? 1 : 0);
-    w.impl = Impl::eager;
-    w.eager_cache_cropped = !(st["cache_layout"] && st["cache_layout"].as<std::string>() == "contiguous");
-    Model m = test::catalogue().model(st["model"].as<std::string>());
-    if (w.ctx > m.max_positions) continue;  // refused by the CLI (h200-hf-grid's Llama-2-7B at 8192)
-    const Evaluation e = evaluate(m, w, card, &cal);
-    out.push_back(std::fabs(e.cost.time_s / st["wall_s"].as<double>() - 1));
-  }
-  return out;
-}
-
-}  // namespace
 
 // The opt-in calibration (validation/results/h200-hostmod2/hostmod2.calibration.yaml: host_per_aten
 // 15.24 us fitted on the tests' fit halves, h200-production even and h200-moe's Qwen3 / DeepSeek
@@ -160,7 +138,7 @@ TEST_CASE("eager host per ATen op (opt-in): the check sets' wall, against host p
       CHECK(*pc.host_per_aten_s == doctest::Approx(15.24e-6));
     }
   // h200-heldout17/hf (15 steps, four models no fit saw): 7.4 / 14.9 % -> 5.3 / 11.2 %.
-  const std::vector<double> d17 = wall_errors("h200-heldout17/hf/hf.json", def), o17 = wall_errors("h200-heldout17/hf/hf.json", opt);
+  const std::vector<double> d17 = test::hf_wall_errors("h200-heldout17/hf/hf.json", def), o17 = test::hf_wall_errors("h200-heldout17/hf/hf.json", opt);
   REQUIRE(o17.size() == 15);
   CAPTURE(quantile(d17, 0.5));
   CAPTURE(quantile(o17, 0.5));
@@ -169,7 +147,7 @@ TEST_CASE("eager host per ATen op (opt-in): the check sets' wall, against host p
   CHECK(quantile(o17, 0.9) <= 0.12);
   CHECK(quantile(o17, 0.5) < quantile(d17, 0.5));
   // h200-hf-grid (18 steps priced, nothing fitted): 8.3 / 16.6 % -> 6.4 / 11.8 %.
-  const std::vector<double> dg = wall_errors("h200-hf-grid/hf.json", def), og = wall_errors("h200-hf-grid/hf.json", opt);
+  const std::vector<double> dg = test::hf_wall_errors("h200-hf-grid/hf.json", def), og = test::hf_wall_errors("h200-hf-grid/hf.json", opt);
   REQUIRE(og.size() == 18);
   CAPTURE(quantile(og, 0.5));
   CAPTURE(quantile(og, 0.9));

@@ -21,6 +21,7 @@
 #include "perfmodel/price.hpp"
 #include "perfmodel/stats.hpp"
 #include "perfmodel/step.hpp"
+#include "hf_wall_errors.hpp"
 #include "test_support.hpp"
 
 using namespace perfmodel;
@@ -173,27 +174,6 @@ TEST_CASE("eager host split: on one lease a non-launching call costs about half 
   CHECK(v > 3 * r.eager_view_s);
 }
 
-namespace {
-
-// |predicted / measured - 1| of the eager wall over every ok step of a Hugging Face set.
-std::vector<double> set_wall_errors(const std::string& set, const Calibration& cal) {
-  const Card card = test::catalogue().card("h200");
-  std::vector<double> out;
-  for (const auto& st : YAML::LoadFile(test::root() + "/validation/results/" + set)["steps"]) {
-    if (!st["ok"].as<bool>()) continue;
-    Workload w;
-    w.phase = st["phase"].as<std::string>() == "decode" ? Phase::decode : Phase::prefill;
-    w.batch = st["batch"].as<int64_t>();
-    w.ctx = st["ctx"].as<int64_t>() + (w.phase == Phase::decode ? 1 : 0);
-    w.impl = Impl::eager;
-    w.eager_cache_cropped = !(st["cache_layout"] && st["cache_layout"].as<std::string>() == "contiguous");
-    const Evaluation e = evaluate(test::catalogue().model(st["model"].as<std::string>()), w, card, &cal);
-    out.push_back(std::fabs(e.cost.time_s / st["wall_s"].as<double>() - 1));
-  }
-  return out;
-}
-
-}  // namespace
 
 // The opt-in file (validation/results/h200-hostaten/hostaten.calibration.yaml): host_per_aten_view
 // held at the probe's 0.490 of host_per_aten, the scale fitted on the tests' fit halves
@@ -214,7 +194,7 @@ TEST_CASE("eager host split (opt-in): the probe's ratio, and the synchronized Mo
       seen = true;
     }
   CHECK(seen);
-  const std::vector<double> d = set_wall_errors("h200-moe-sync/hf.json", def), o = set_wall_errors("h200-moe-sync/hf.json", opt);
+  const std::vector<double> d = test::hf_wall_errors("h200-moe-sync/hf.json", def), o = test::hf_wall_errors("h200-moe-sync/hf.json", opt);
   REQUIRE(o.size() == 23);
   CAPTURE(quantile(d, 0.5));
   CAPTURE(quantile(o, 0.5));
