@@ -4,7 +4,9 @@
 // host-bound contiguous-cache decode steps committed (hf-grid, moe-sync, heldout16-21;
 // validation/scripts/production/hostgrow_scan.py) wall / predicted has Spearman rho +0.06 with
 // batch and +0.10 with KV bytes; 13 steps run 1.35-1.77x slow at every batch (b1 and b2 among
-// them) and same-model steps rise with batch as often as they fall: host episodes of a lease, not
+// them) and same-model steps rise with batch as often as they fall; re-measured in one process
+// (h200-hostgrow) the same b56 ctx800 step ran 44.3 ms first and 87.3 ms last, the host computing
+// (thread CPU = return time), no allocs, no syncs: host episodes of a lease, not
 // a batch mechanism (validation/results/h200-hostgrow/README.md). So the eager host stays one
 // price per step's dispatched ops, whatever the batch; these guards fail if a batch or cache term
 // is fitted onto it.
