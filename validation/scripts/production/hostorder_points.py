@@ -15,6 +15,10 @@ compiled call's host before its graph replay, and graph_call_host's level pooled
    n0) over h200-compiled's steps 0, 2, 4, 6) and pooled with these processes' host before the replay
    (measured directly); the law at 52 / 64 inputs either way. --split / --gap as hostreplay_refit.py
    (the opt-in: --split --gap 0.373).
+5. Branch hostorder2 (validation/results/h200-hostorder2/hostorder.jsonl, the committed probe's five
+   processes): the effects of the profiler (within a step: A_after / A; across steps: fwd_prof /
+   fwd_noprof at the same step and position), of the order (rev_noprof / fwd_noprof) and of the graphs
+   recorded (same012_prof), each as a ratio of the host and of the speed-free reading.
 """
 import json
 import os
@@ -109,10 +113,122 @@ def level(exe, split, gap_us, P):
           ", ".join(f"{r['tag']} {a1 * (1 + r['n'] / n0) / r['A']['pre_replay'] - 1:+.0%}" for r in P))
 
 
+def load2(path=R + "h200-hostorder2/hostorder.jsonl"):
+    """Branch hostorder2's call (the committed probe, five processes): every record, by tag."""
+    by = {}
+    if not os.path.exists(path):
+        return by
+    for line in open(path):
+        if line.strip():
+            r = json.loads(line)
+            by.setdefault(r["tag"], []).append(r)
+    return by
+
+
+def speed_free(A):
+    """host before the replay / host outside the events (hostorder's process-speed-free reading)."""
+    return A["pre_replay"] / (A["wall"] - A["device"])
+
+
+def gmean(v):
+    import math
+    return math.exp(sum(math.log(x) for x in v) / len(v)) if v else float("nan")
+
+
+def slope(xs, ys):
+    """least squares y = a + b x (ys already logs): (a, b)."""
+    n = len(xs)
+    mx, my = sum(xs) / n, sum(ys) / n
+    sxx = sum((x - mx) ** 2 for x in xs)
+    b = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sxx if sxx else 0.0
+    return my - b * mx, b
+
+
+def effects(by):
+    """The order, the profiler and the graphs recorded apart (branch hostorder2). Each effect as a
+    ratio of the host before the replay, and of the speed-free reading (before / outside), so a
+    process's speed (hostorder: 2x between fresh processes, every stage together) is taken out."""
+    import math
+    us = 1e6
+    print("\n== h200-hostorder2: per process and step (host before the replay, us; before / outside) ==")
+    for tag, rows in by.items():
+        for r in rows:
+            parts = []
+            for k in ("A", "A_after", "A_extra", "A_again", "A_after_prof"):
+                if k in r:
+                    parts.append(f"{k} {r[k]['pre_replay'] * us:5.0f} ({speed_free(r[k]):4.1f}, after {r[k]['post_replay'] * us:4.0f})")
+            sb = r.get("state_before", {})
+            print(f"  {tag:12s} step {r['step']} pos {r['position']} sessions before {sb.get('profiler_sessions', '?')}: "
+                  + "; ".join(parts) + (f"  ERROR {r['error'][:80]}" if "error" in r else ""))
+    ok = lambda rows: {r["step"]: r for r in rows if "A" in r and not r.get("again") and r.get("mode") != "same_model"}
+    fp, fn, rn = ok(by.get("fwd_prof", [])), ok(by.get("fwd_noprof", [])), ok(by.get("rev_noprof", []))
+    out = {}
+    # 1. the profiler within a step: A_after (3 sessions later, same step, same process) / A
+    w = [(r["A_after"]["pre_replay"] / r["A"]["pre_replay"], speed_free(r["A_after"]) / speed_free(r["A"]))
+         for rows in by.values() for r in rows if "A_after" in r and "A" in r]
+    if w:
+        out["within"] = (gmean([a for a, _ in w]), gmean([b for _, b in w]))
+        print(f"\n1. one profiler session set (3) within a step, A_after / A: host {', '.join(f'{a:.2f}' for a, _ in w)} "
+              f"(geomean {out['within'][0]:.3f}); before/outside {', '.join(f'{b:.2f}' for _, b in w)} (geomean {out['within'][1]:.3f})")
+    # 2. the profiler across steps: fwd_prof's step at position p (3p sessions before it) / fwd_noprof's
+    common = sorted(set(fp) & set(fn))
+    if common:
+        xs = [fp[i]["state_before"]["profiler_sessions"] for i in common]
+        ys = [math.log(fp[i]["A"]["pre_replay"] / fn[i]["A"]["pre_replay"]) for i in common]
+        zs = [math.log(speed_free(fp[i]["A"]) / speed_free(fn[i]["A"])) for i in common]
+        a, b = slope(xs, ys)
+        a2, b2 = slope(xs, zs)
+        out["across"] = (a, b, a2, b2)
+        print("2. fwd_prof / fwd_noprof at the same step and position (sessions before: ratio host, ratio before/outside): "
+              + ", ".join(f"s{i} [{x}]: {math.exp(y):.2f}, {math.exp(z):.2f}" for i, x, y, z in zip(common, xs, ys, zs)))
+        print(f"   log-linear over sessions: process speed {math.exp(a):.2f}, per session x{math.exp(b):.4f} "
+              f"(x{math.exp(3 * b):.3f} per step's 3); speed-free: {math.exp(a2):.2f}, per session x{math.exp(b2):.4f}")
+    # 3. the order: rev_noprof / fwd_noprof, the same step at positions 6 - p and p
+    common = sorted(set(rn) & set(fn))
+    if common:
+        xs = [rn[i]["position"] - fn[i]["position"] for i in common]
+        ys = [math.log(rn[i]["A"]["pre_replay"] / fn[i]["A"]["pre_replay"]) for i in common]
+        zs = [math.log(speed_free(rn[i]["A"]) / speed_free(fn[i]["A"])) for i in common]
+        a, b = slope(xs, ys)
+        a2, b2 = slope(xs, zs)
+        out["order"] = (a, b, a2, b2)
+        print("3. rev_noprof / fwd_noprof, the same step (position difference: ratio host, ratio before/outside): "
+              + ", ".join(f"s{i} [{x:+d}]: {math.exp(y):.2f}, {math.exp(z):.2f}" for i, x, y, z in zip(common, xs, ys, zs)))
+        print(f"   log-linear over the position difference: process speed {math.exp(a):.2f}, per position x{math.exp(b):.4f}; "
+              f"speed-free: {math.exp(a2):.2f}, per position x{math.exp(b2):.4f}")
+    # 4. the positions within each process (host / the process's first step, same step elsewhere)
+    for tag, d in (("fwd_prof", fp), ("fwd_noprof", fn), ("rev_noprof", rn)):
+        if d:
+            print(f"4. {tag}: host by position " + ", ".join(
+                f"{r['position']}:s{i} {r['A']['pre_replay'] * us:.0f}" for i, r in sorted(d.items(), key=lambda kv: kv[1]["position"])))
+    # 5. graphs recorded (same012_prof) and fresh3_prof's extra sessions
+    for r in by.get("same012_prof", []):
+        if r.get("again") and "A_again" in r:
+            first = [x for x in by["same012_prof"] if x.get("position") == 0 and "A" in x]
+            if first:
+                f0 = first[0]["A"]
+                out["graphs"] = r["A_again"]["pre_replay"] / f0["pre_replay"]
+                print(f"5. same012_prof: step 0 with {r['graphs']} graphs / with 1: host {out['graphs']:.2f}, "
+                      f"before/outside {speed_free(r['A_again']) / speed_free(f0):.2f}")
+            if "A_after_prof" in r:
+                out["graphs_prof"] = r["A_after_prof"]["pre_replay"] / r["A_again"]["pre_replay"]
+                print(f"   then after 3 sessions / before: host {out['graphs_prof']:.2f}, before/outside "
+                      f"{speed_free(r['A_after_prof']) / speed_free(r['A_again']):.2f}")
+    for r in by.get("fresh3_prof", []):
+        if "A_extra" in r:
+            out["extra"] = (r["A_after"]["pre_replay"] / r["A"]["pre_replay"], r["A_extra"]["pre_replay"] / r["A"]["pre_replay"])
+            print(f"6. fresh3_prof step 3: after 3 sessions x{out['extra'][0]:.2f}, after {3 + r['extra_sessions']} x{out['extra'][1]:.2f} "
+                  f"(before/outside {speed_free(r['A']):.1f} -> {speed_free(r['A_after']):.1f} -> {speed_free(r['A_extra']):.1f})")
+    return out
+
+
 def main():
     P = points()
     table(P)
     outside(P)
+    by = load2()
+    if by:
+        effects(by)
     if len(sys.argv) > 1 and not sys.argv[1].startswith("--"):
         gap = float(sys.argv[sys.argv.index("--gap") + 1]) if "--gap" in sys.argv else None
         level(sys.argv[1], "--split" in sys.argv, gap, P)
