@@ -235,7 +235,7 @@ def fresh(binary):
 
 
 def fresh_models(binary, folder, models):
-    """A held-out set of models never measured before (h200-heldout17 to h200-heldout20), measured at a
+    """A held-out set of models never measured before (h200-heldout17 to h200-heldout22), measured at a
     session's start and kept out of every fit: every case held out."""
     tag = os.path.basename(folder.rstrip("/"))
     t = Table()
@@ -386,6 +386,15 @@ def main(binary, build):
                   "the session's merges, kept out of every fit. validation/results/h200-heldout21/README.md.", ""] + \
                   fresh_models(binary, "validation/results/h200-heldout21",
                                "Mistral-Small-24B, Yi-34B, GPT-2 XL").markdown() + [""]
+    if os.path.exists("validation/results/h200-heldout22/kernels.json"):
+        lines += ["## Issue 10's kernels and three new models, measured at the fourth 2026-12-03 session's start (h200-heldout22)", "",
+                  "Qwen3-8B and Qwen3-4B (dense Qwen3: q / k RMSNorm before rotary; the 4B's q projection wider than its width), "
+                  "Codestral-22B (GQA 6, width 6144, 56 layers) and Qwen3-8B's projections at TP 2 / 4 (never measured "
+                  "before): attention off every grid (110k decode, 90k prefill, batch to 240), GEMMs at M 2-9000 (bf16 / fp16 "
+                  "/ tf32 / fp8), row ops eager and compiled at their widths, 12 transformers steps; measured before any of "
+                  "the session's merges, kept out of every fit. validation/results/h200-heldout22/README.md.", ""] + \
+                  fresh_models(binary, "validation/results/h200-heldout22",
+                               "Qwen3-8B, Qwen3-4B, Codestral-22B").markdown() + [""]
     lines += ["## Not measurable here", ""] + BLOCKED + [""]
     text = "\n".join(lines)
     with open("docs/targets.md", "w") as f:
