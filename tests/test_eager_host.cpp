@@ -18,6 +18,7 @@
 #include "perfmodel/stats.hpp"
 #include "perfmodel/step.hpp"
 #include "hf_wall_errors.hpp"
+#include "host_probe_step.hpp"
 #include "test_support.hpp"
 
 using namespace perfmodel;
@@ -43,15 +44,7 @@ std::map<std::string, Counts> probe() {
 }
 
 Counts lowered(const std::string& model, int64_t layers, Phase phase) {
-  Model m = test::catalogue().model(model);
-  m.layers = layers;
-  Workload w;
-  w.phase = phase;
-  w.batch = 1;
-  w.ctx = 256 + (phase == Phase::decode ? 1 : 0);
-  w.impl = Impl::eager;
-  w.eager_cache_cropped = true;
-  const Step s = build_step(m, w);
+  const Step s = test::host_probe_step(model, layers, phase);
   Counts c;
   for (const Op& op : s.ops) {
     c.aten += op.aten_calls() * op.count;
