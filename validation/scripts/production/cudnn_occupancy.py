@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+"""How many of cuDNN's decode CTAs an SM holds (issue 10, branch decodeocc): a CTA-count sweep.
+
+The resident rule (lib/src/kernels/attention_decode_cudnn.cpp) counts the kernel's CTAs an SM holds
+from its shared memory alone: 3 at head dim 128, 6 at 64, 1 at 256. Across the committed sets the
+288-320-CTA calls at head dim 128 run 9-25 % slower than priced and 400 CTAs 8-21 % faster: what a
+limit of 2 an SM (264 slots: 288 is a full wave and a 24-CTA tail) would give, not 3 (396 slots).
+This times the kernel alone at one CTA count after another, fine enough to see where the steps sit,
+and ncu_cudnn_decode.py reads the kernel's registers and occupancy limits. Nothing is fitted here.
+
+Usage: python3 validation/scripts/production/cudnn_occupancy.py OUT [--budget S]
+Writes OUT/kernels.json (the backend's result format, read by `perfmodel accuracy`).
+"""
+import argparse
+import datetime
+import os
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch  # noqa: E402
+
+import attention  # noqa: E402
+import harness  # noqa: E402
+from decode_monotone import save  # noqa: E402
+
+# (heads, KV heads, head dim, keys, batches): one CTA a (sequence, KV head), the GQA group within 16.
+SWEEPS = [
+    (32, 8, 128, 2048, range(16, 101)),       # 128-800 CTAs in steps of 8
+    (32, 8, 128, 512, range(16, 101, 2)),     # short walks: the same steps, 16 apart
+    (16, 4, 64, 2048, range(32, 301, 6)),     # 128-1200 CTAs in steps of 24
+    (8, 4, 256, 2048, range(16, 101, 3)),     # 64-400 CTAs in steps of 12
+]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("out")
+    ap.add_argument("--budget", type=float, default=150.0)
+    ap.add_argument("--case-seconds", type=float, default=0.12)
+    a = ap.parse_args()
+    os.makedirs(a.out, exist_ok=True)
+    t0 = time.perf_counter()
+    torch.cuda.set_device(0)
+    harness.init()
+    meta = {"device": harness.device_meta(), "torch": torch.__version__, "cuda_runtime": torch.version.cuda,
+            "cudnn": torch.backends.cudnn.version(),
+            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "harness": "perfmodel production driver (validation/scripts/production/harness.py)"}
+    result = {"schema_version": 1, "meta": meta, "summary": {}, "cases": []}
+    for h, kvh, d, ctx, batches in SWEEPS:
+        for b in batches:
+            if time.perf_counter() - t0 > a.budget:
+                break
+            case, make_set, fn, check, set_bytes = attention._case("cudnn", "decode", b, h, kvh, 1, ctx, d)
+            # Kernel names once a sweep (the profiler costs ~0.3 s a case): the first batch of each.
+            r = harness.run_case(case, make_set, fn, check, set_bytes, a.case_seconds, want_kernels=(b == batches[0]))
+            result["cases"].append(r)
+            save(a.out, result)
+            print(f"[{time.perf_counter() - t0:6.1f}s] {r['name']}: ok {r['ok']} {(r.get('measured_s') or 0) * 1e6:.2f} us "
+                  f"{r.get('kernel_names', '')}", flush=True)
+    save(a.out, result)
+
+
+if __name__ == "__main__":
+    main()
