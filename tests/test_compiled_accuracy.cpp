@@ -139,13 +139,20 @@ TEST_CASE("compiled decode SDPA is cuDNN's 16-row-tile kernel: memory-bound, hel
   const Op big_op = ops::attention_decode_cudnn("a", 64, 32, 32, 1064, 128, DType::bf16, DType::bf16);
   CHECK(big_op.bytes() == test::approx(2.0 * 64 * 32 * 1064 * 128 * 2 + 2.0 * 64 * 32 * 128 * 2));  // K, V; q, o
   CHECK(big.memory_time_s == test::approx(big_op.bytes() / (4293.2e9 * 2048 / (16 * 132))).epsilon(1e-6));
-  // Without a mask (the eager profile, the harness cases; the fused profile keeps the old rule): three CTAs resident an SM (a
-  // 68 KB Q tile and K/V stage in 228 KiB): 5 waves of 396 at the card's rate, then 68 CTAs that
-  // each stream at their own 45.8 GB/s (branch decode16; a tile's fixed wait, branch decodeattn).
+  // Without a mask (the eager profile, the harness cases; the fused profile keeps the old rule): two CTAs resident an
+  // SM (183 registers a thread and 84 KiB of shared memory, Nsight Compute, validation/results/h200-decodeocc; three
+  // from the shared memory alone before branch decodeocc): 7 waves of 264 at the card's rate, then 200 CTAs, enough to
+  // stream at it too (each alone would take per_cta at its own 45.8 GB/s, less).
   const Roofs eager = make_roofs(test::catalogue().card("h200"), &h200_calibration(), Impl::eager);
   const double per_cta = big_op.bytes() / 2048;
+  CHECK(per_cta / (65536 / (65536 / 96.30e9 + 0.751e-6)) < 200 * per_cta / 4293.2e9);
   CHECK(price(big_op, eager, Impl::fused).memory_time_s ==
-        test::approx(5 * 396 * per_cta / 4293.2e9 + per_cta / (65536 / (65536 / 96.30e9 + 0.751e-6))).epsilon(1e-6));
+        test::approx((7 * 264 + 200) * per_cta / 4293.2e9).epsilon(1e-6));
+  // 272 CTAs: a full wave of 264 and 8 CTAs that each stream at their own rate (the sweep's step from 68 to 85 us).
+  const Op tail_op = ops::attention_decode_cudnn("t", 34, 32, 8, 2048, 128, DType::bf16, DType::bf16);
+  const double tail_cta = tail_op.bytes() / 272;
+  CHECK(price(tail_op, eager, Impl::fused).memory_time_s ==
+        test::approx(264 * tail_cta / 4293.2e9 + tail_cta / (65536 / (65536 / 96.30e9 + 0.751e-6))).epsilon(1e-6));
   // Batch 1: 32 CTAs leave most of the 132 SMs idle, so cuDNN splits the keys (by the key
   // count: 17 tiles, 8 ways, 256 CTAs in two waves of one an SM; branch cudnnsplit) and the
   // lean_reduction kernel merges them; batch 8 x 28 heads (224 CTAs) runs one kernel. The split

@@ -44,7 +44,7 @@ TEST_CASE("cuDNN decode: a CTA's own rate follows its tile's size") {
   // The same grid at head dim 128: 96 x 45.8 GB/s passes the card's 4293 GB/s.
   const Op d128 = ops::attention_decode_cudnn("a", 3, 32, 32, 7000, 128, DType::bf16, DType::bf16);
   CHECK(price(d128, r, Impl::fused).memory_time_s == test::approx(d128.bytes() / 4293.2e9).epsilon(1e-6));
-  // Split at d 64: 40 CTAs x 16 = 640 in the 792 resident slots stream at the card's rate
+  // Split at d 64: 40 CTAs x 8 = 320 in the 528 resident slots (four an SM, branch decodeocc) stream at the card's rate
   // (80 CTAs, one an SM, would read 2.4 TB/s: h200-heldout17 #12 read 4.2 past its floors).
   const Op split = ops::attention_decode_cudnn("a", 5, 32, 8, 12000, 64, DType::bf16, DType::bf16);
   CHECK(price(split, r, Impl::fused).memory_time_s == test::approx(split.bytes() / 4293.2e9).epsilon(1e-6));

@@ -20,10 +20,10 @@
 // Otherwise each CTA walks its whole cache; a wave takes at least a CTA's latency-bound first tile
 // (cta_latency), what short walks at many CTAs show (docs/model.md, "cuDNN decode").
 // With cudnn_decode measured and no mask (branch decode16, validation/results/h200-heldout16): CTAs are
-// resident as many per SM as the kernel's shared memory allows (a 16 x d Q tile and one 128-key K
-// and V stage: 3 at head dim 128, 6 at 64, 1 at 256), and n resident CTAs stream at
+// resident as many per SM as the kernel's registers and shared memory allow (2 at head dim 128, 4
+// at 64, 1 pair at 256: branch decodeocc's ncu reading, resident_ctas), and n resident CTAs stream at
 // min(stream_bandwidth, n x a CTA's own rate): 96 CTAs at head dim 128 read 4.05 TB/s, 160 CTAs
-// of one KV head (more than the SMs, one wave when 3 fit an SM) 3.98 TB/s, not the 72 % and two
+// of one KV head (more than the SMs, one wave when 2 fit an SM) 3.98 TB/s, not the 72 % and two
 // waves of a one-CTA-per-SM rule. At head dim 256 one CTA fills an SM and its tile's work is not
 // hidden behind another CTA's fetch (kUnhiddenTile): 96 CTAs read 2.75 TB/s. The split spreads
 // the keys over the largest power of two of splits that keeps the split CTAs within the resident
@@ -36,6 +36,7 @@
 #include "../cost/kernel_costs.hpp"
 #include "perfmodel/card.hpp"
 #include "perfmodel/engine_decode.hpp"
+#include "perfmodel/occupancy.hpp"
 #include "op_builders.hpp"
 #include "decode_split.hpp"
 
@@ -81,18 +82,39 @@ constexpr double kUnhiddenTile = 2.459e-6;  // s
 // 64 and 128; fit set). Held out: the h200-compiled2 steps' merges, 1.87-2.24 us.
 constexpr double kGraphMerge = 1.92e-6;  // s
 
-// CTAs of the kernel resident on one SM: its shared memory is the 16 x d query tile and one
-// 128-key K and V stage (bf16) plus the block's system reservation, 128 threads (the 1x4x1 warps
-// of its name); the card's per-SM limits as occupancy.cpp applies them. At least 1 (a card without
-// the limits: 1).
+// The kernel's resources as Nsight Compute reads them on the H200 (validation/results/h200-decodeocc/ncu.csv,
+// cuDNN 9.19, 128 threads a CTA): registers a thread and dynamic shared memory a CTA, per head-dim
+// variant (16x128x64, x128, x256). At head dim 256 the grid's x is 2: two CTAs share each (sequence,
+// KV head), so a unit of work takes two slots; read as one CTA a 128-wide slice of the output (the V
+// width), so below 256 one (MLA's expanded heads, 192-wide keys and 128-wide values, priced at their
+// mean 160: the x256 kernel in the h200-moe steps' traces, whose steps the old count, 2 an SM, priced
+// within 1 %). Other head dims run the next larger variant (the x256 one beyond 128, as MLA's does).
+struct DecodeKernelResources {
+  int registers_per_thread;
+  double shared_memory;  // bytes a CTA
+  int ctas_per_unit;
+};
+
+DecodeKernelResources decode_kernel_resources(int64_t head_dim) {
+  if (head_dim <= 64) return {120, 45376.0, 1};
+  if (head_dim <= 128) return {183, 86336.0, 1};
+  return {160, 86336.0, head_dim >= 256 ? 2 : 1};
+}
+
+// (sequence, KV head) units of the kernel resident on one SM: the card's occupancy rules
+// (occupancy.cpp) over the measured resources, 2 at head dim 128 (registers and shared memory
+// both), 4 at 64 (registers), 1 unit of two CTAs at 256 (shared memory). Branch decodeocc: branch
+// decode16's count from shared memory alone (one 128-key K and V stage: 3, 6 and 1) priced 288-320
+// CTAs at d 128 as one wave, measured 9-25 % slower (a full wave of 264 and a tail), and 400 as a
+// wave and a 4-CTA tail, measured 8-21 % faster; the sweep in h200-decodeocc steps at 264 / 528 CTAs
+// (d 128) and 528 (d 64), not 396 / 792. At least 1 (a card without the limits: 1).
 int resident_ctas(const Card& card, int64_t head_dim) {
   const SmLimits& L = card.limits;
-  if (L.shared_memory_per_sm <= 0) return 1;
-  const double smem = 2.0 * static_cast<double>((kQueryTileRows + 2 * kKeyTile) * head_dim);
-  int n = static_cast<int>(std::floor(L.shared_memory_per_sm / (smem + L.reserved_shared_memory_per_block)));
-  if (L.max_blocks_per_sm > 0) n = std::min(n, L.max_blocks_per_sm);
-  if (L.max_threads_per_sm > 0) n = std::min(n, L.max_threads_per_sm / 128);
-  return std::max(1, n);
+  if (L.shared_memory_per_sm <= 0 || L.registers_per_sm <= 0 || L.max_threads_per_block < 128) return 1;
+  const DecodeKernelResources k = decode_kernel_resources(head_dim);
+  if (k.shared_memory > L.shared_memory_per_block || k.registers_per_thread > L.max_registers_per_thread) return 1;
+  const Occupancy o = occupancy(card, KernelResources{128, k.registers_per_thread, k.shared_memory}, 1);
+  return std::max(1, o.blocks_per_sm / k.ctas_per_unit);
 }
 
 // One CTA's K/V read rate (B/s): a 128-key tile (K and V) fetched at cta_stream after the tile's
@@ -105,8 +127,8 @@ double cta_rate(int64_t head_dim, int resident) {
 
 // The split's CTA count: the largest power of two of splits that keeps the split CTAs within the
 // kernel's resident slots (resident x SMs). 24 CTAs at head dim 256 (one slot an SM) run as 96
-// (validation/results/h200-heldout16 #25, 2.64 TB/s); at head dim 64 (six slots) 40 CTAs split
-// into 640, not 80: h200-heldout17 #12 (b5 32/8 heads, 12000 keys) streams 4.18 TB/s past its
+// (validation/results/h200-heldout16 #25, 2.64 TB/s); at head dim 64 (four slots since branch decodeocc, six before) 40 CTAs split
+// into 320 (640 before), not 80: h200-heldout17 #12 (b5 32/8 heads, 12000 keys) streams 4.18 TB/s past its
 // floors, which 80 CTAs at a d 64 CTA's 30 GB/s could not (branch decodeattn; chosen after seeing
 // that check-set case: no fit-half case splits at d 64 past its floors). At head dim 128 both
 // rules leave the split stream at the card's rate.
@@ -262,7 +284,7 @@ Op from_case(const KernelCase& c, bool) {
 //
 // Past one CTA per SM (more CTAs than SMs, never split) with a bf16 cache, the step's decode is
 // cuDNN's kernel (h200-fused-step-cudnn's kernel names: ..._16x128x<d>_1x4x1 at head dims 64 and
-// 128) and its CTAs are resident several to an SM (resident_ctas: 3 at head dim 128, 6 at 64), as
+// 128) and its CTAs are resident several to an SM (resident_ctas: 2 at head dim 128, 4 at 64), as
 // branch decode16 measured it alone (validation/results/h200-heldout16: 160 CTAs of one KV head in
 // one wave at 3.98 TB/s): no last wave with idle SMs. In the steps, Llama-3-8B b128 ctx4096 (1024
 // CTAs) streams its 2.15 GB a layer in 490 us, 4.38 TB/s, where the one-CTA-per-SM waves (8 waves,
