@@ -78,6 +78,34 @@ TEST_CASE("cuDNN's graph split count follows the key count (h200-graphroles, h20
   CHECK(steps == 4);
 }
 
+TEST_CASE("the split count in a graph: the key rule, halved to fit two CTAs an SM (branch graphsplit)") {
+  // Every committed compiled split grid at head dim 128 or less: grid = batch x heads x splits with the
+  // slot cap of 2 x 132 (the kernel's 183-246 registers, validation/results/h200-decodeocc/ncu.csv).
+  // The key rule alone gave 8 splits to Yi-34B (56 heads, 948 keys: 224 CTAs measured), Codestral-22B
+  // (48, 1148: 192) and Code Llama-34B (64, 2048: 256).
+  int grids = 0, capped = 0;
+  for (const char* f : {"h200-compiled2/compiled2.jsonl", "h200-heldout19/compiled/compiled19.jsonl",
+                        "h200-heldout20/compiled/compiled20.jsonl", "h200-heldout21/compiled/compiled21.jsonl",
+                        "h200-heldout22/compiled/compiled22.jsonl"}) {
+    for (const YAML::Node& r : jsonl(std::string("/validation/results/") + f)) {
+      const Model m = test::catalogue().model(r["model"].as<std::string>());
+      if (m.head_dim > 128) continue;  // the x256 kernel: two CTAs a head (Falcon3-7B)
+      const int64_t kv = r["kv_len"].as<int64_t>(), batch = r["batch"].as<int64_t>();
+      bool merged = false;
+      for (const YAML::Node& k : r["trace"]) merged = merged || has(k[0].as<std::string>(), "lean_reduction");
+      if (!merged) continue;
+      CAPTURE(r["model"].as<std::string>());
+      const int64_t ctas = batch * m.heads, splits = cudnn_graph_splits(kv, ctas, 2 * 132);
+      capped += splits < cudnn_graph_splits(kv) ? 1 : 0;
+      for (const YAML::Node& k : r["trace"])
+        if (has(k[0].as<std::string>(), "sdpa")) CHECK(k[3].as<int64_t>() == ctas * splits);
+      ++grids;
+    }
+  }
+  CHECK(grids == 15);
+  CHECK(capped == 3);
+}
+
 TEST_CASE("the split path in a graph: split kernel + gap + merge against the compiled steps (held out)") {
   // The compiled block with the harness idle taken off the floors (h200-compblock's calibration:
   // the floors are each kernel's own time, the step's graph gap added per launch), so the op's

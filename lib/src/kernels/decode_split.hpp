@@ -18,4 +18,14 @@ inline int64_t cudnn_graph_splits(int64_t kv_len) {
   return s;
 }
 
+// Branch graphsplit: the key rule's count halved until the split CTAs (ctas x splits, ctas = batch x
+// heads) fit the kernel's resident slots (two an SM at head dim 128: 264 on the H200). Every committed
+// compiled batch-1 grid follows it: 56 heads at 948 keys run 4 splits (224 CTAs), 48 at 1148 4, 64 at 2048
+// 4, 32 at 1072-2096 8 (h200-heldout19..22, h200-compiled2; tests/test_cudnn_split.cpp).
+inline int64_t cudnn_graph_splits(int64_t kv_len, int64_t ctas, int64_t slots) {
+  int64_t s = cudnn_graph_splits(kv_len);
+  while (s > 1 && ctas * s > slots) s /= 2;
+  return s;
+}
+
 }  // namespace perfmodel
