@@ -53,7 +53,7 @@ TEST_CASE("cuDNN's graph split count follows the key count (h200-graphroles, h20
       if (has(n, "sdpa")) grid_x = k[2][0].as<int64_t>();
     }
     // Batch 4 (128 CTAs, half the SMs busy) never splits; batch 1 (32 CTAs) by the key count.
-    const int64_t expect = batch == 1 ? cudnn_graph_splits(kv) : 1;
+    const int64_t expect = batch == 1 ? cudnn_graph_splits(kv, r["heads"].as<int64_t>(), 132) : 1;
     CHECK(grid_x == expect);
     CHECK(merged == (expect > 1));
     if (merged) { ++split_calls; merges.push_back(quantile(m, 0.5)); }
@@ -73,17 +73,16 @@ TEST_CASE("cuDNN's graph split count follows the key count (h200-graphroles, h20
     if (!merged) continue;
     ++steps;
     for (const YAML::Node& k : r["trace"])
-      if (has(k[0].as<std::string>(), "sdpa")) CHECK(k[3].as<int64_t>() == batch * m.heads * cudnn_graph_splits(kv));
+      if (has(k[0].as<std::string>(), "sdpa")) CHECK(k[3].as<int64_t>() == batch * m.heads * cudnn_graph_splits(kv, batch * m.heads, 132));
   }
   CHECK(steps == 4);
 }
 
-TEST_CASE("the split count in a graph: the key rule, halved to fit two CTAs an SM (branch graphsplit)") {
-  // Every committed compiled split grid at head dim 128 or less: grid = batch x heads x splits with the
-  // slot cap of 2 x 132 (the kernel's 183-246 registers, validation/results/h200-decodeocc/ncu.csv).
-  // The key rule alone gave 8 splits to Yi-34B (56 heads, 948 keys: 224 CTAs measured), Codestral-22B
-  // (48, 1148: 192) and Code Llama-34B (64, 2048: 256).
-  int grids = 0, capped = 0;
+TEST_CASE("the split count in a graph: whole key tiles, at most two split CTAs an SM (branches graphsplit, maskocc)") {
+  // Every committed compiled split grid at head dim 128 or less. The key count alone (at most 8 splits)
+  // gave 8 to Yi-34B (56 heads, 948 keys: 224 CTAs measured), Codestral-22B (48, 1148: 192) and Code
+  // Llama-34B (64, 2048: 256).
+  int grids = 0;
   for (const char* f : {"h200-compiled2/compiled2.jsonl", "h200-heldout19/compiled/compiled19.jsonl",
                         "h200-heldout20/compiled/compiled20.jsonl", "h200-heldout21/compiled/compiled21.jsonl",
                         "h200-heldout22/compiled/compiled22.jsonl"}) {
@@ -95,15 +94,29 @@ TEST_CASE("the split count in a graph: the key rule, halved to fit two CTAs an S
       for (const YAML::Node& k : r["trace"]) merged = merged || has(k[0].as<std::string>(), "lean_reduction");
       if (!merged) continue;
       CAPTURE(r["model"].as<std::string>());
-      const int64_t ctas = batch * m.heads, splits = cudnn_graph_splits(kv, ctas, 2 * 132);
-      capped += splits < cudnn_graph_splits(kv) ? 1 : 0;
       for (const YAML::Node& k : r["trace"])
-        if (has(k[0].as<std::string>(), "sdpa")) CHECK(k[3].as<int64_t>() == ctas * splits);
+        if (has(k[0].as<std::string>(), "sdpa")) CHECK(k[3].as<int64_t>() == batch * m.heads * cudnn_graph_splits(kv, batch * m.heads, 132));
       ++grids;
     }
   }
   CHECK(grids == 15);
-  CHECK(capped == 3);
+  // h200-maskocc's sweep (nothing fitted): the grid's x at 8-96 heads x 948 / 1548 / 2096 keys, head dims 64
+  // and 128, batch 1-32. 2096 keys at 8 and 16 heads split 16 ways, past the old cap of 8; 948 keys (7
+  // whole tiles) 4 ways at every head count.
+  int calls = 0, sixteen = 0;
+  for (const YAML::Node& r : jsonl("/validation/results/h200-maskocc/maskocc.jsonl")) {
+    if (r["kind"].as<std::string>() != "sdpa") continue;
+    const int64_t kv = r["kv_len"].as<int64_t>(), ctas = r["batch"].as<int64_t>() * r["heads"].as<int64_t>();
+    CAPTURE(kv);
+    CAPTURE(ctas);
+    const int64_t expect = 2 * ctas <= 132 ? cudnn_graph_splits(kv, ctas, 132) : 1;
+    for (const YAML::Node& k : r["trace"])
+      if (has(k[0].as<std::string>(), "sdpa")) CHECK(k[2][0].as<int64_t>() == expect);
+    sixteen += expect == 16 ? 1 : 0;
+    ++calls;
+  }
+  CHECK(calls == 63);
+  CHECK(sixteen == 2);
 }
 
 TEST_CASE("the split path in a graph: split kernel + gap + merge against the compiled steps (held out)") {

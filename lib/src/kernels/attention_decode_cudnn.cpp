@@ -241,11 +241,7 @@ KernelTimes graph_split_times(const Op& op, const Roofs& r, int64_t ctas) {
   const AttentionShape& a = op.attention;
   const CudnnDecode& c = r.cudnn_decode;
   const int sms = std::max(1, r.card.sm_count);
-  // Branch graphsplit: the key rule's count, halved until the split CTAs fit the kernel's resident slots
-  // (resident_ctas x SMs, 264 at d 128; decode_split.hpp). The waves and their fill stay one CTA an SM:
-  // the masked kernel's fitted stream (4.29 TB/s at 85 % fill for 224 CTAs, Qwen2.5-7B) was set on them.
-  const int64_t slots = static_cast<int64_t>(resident_ctas(r.card, a.head_dim)) * sms;
-  const int64_t splits = cudnn_graph_splits(a.kv_len, ctas, slots);
+  const int64_t splits = cudnn_graph_splits(a.kv_len, ctas, sms);
   const double waves = std::ceil(static_cast<double>(ctas * splits) / sms);
   KernelTimes t;
   const double floor = kernel_alone_s(c.kernel_floor_s, r);
