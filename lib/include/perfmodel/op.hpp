@@ -73,6 +73,10 @@ struct Op {
   // SiLU*mul's gate, written before the up GEMM streamed its weight: branch graphroles).
   double l2_older_share = 0;
   double l2_older_streamed = 0;
+  // Bytes the previous kernel wrote just before this one and left dirty in L2 (branch compres: the
+  // compiled step's repeat_kv copies before the decode SDPA). When they overflow the L2, its dirty tail
+  // is evicted, written back, under this kernel before this kernel reads it (attention_decode_cudnn.cpp).
+  double l2_dirty_bytes = 0;
   // Row kernels (one CTA per row): rows of `cols` elements each dependent sweep reads (the row,
   // its re-read, weight and bias rows); what a CTA keeps in flight is priced per sweep.
   std::array<int, 4> row_reads_per_sweep{};

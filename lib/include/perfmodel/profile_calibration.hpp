@@ -48,6 +48,10 @@ struct CudnnDecode {
   // tiles): a walk of one or two 128-key tiles cannot fill the double-buffered pipeline, so it waits
   // on its first tile's latency-bound fetch (validation/results/h200-cudnn-decode).
   Measured cta_latency_s;
+  // 1 (branch compres, opt-in): the masked call (the compiled profile's) priced by the resident rule, two
+  // CTAs an SM, with the dirty L2 tail of repeat_kv's expanded K / V written back under it
+  // (attention_decode_cudnn.cpp; validation/results/h200-maskocc/README.md). Absent or 0: one CTA an SM.
+  Measured masked_resident;
   bool measured() const { return kernel_floor_s >= 0 && reduction_floor_s >= 0 && stream_bandwidth > 0; }
 };
 

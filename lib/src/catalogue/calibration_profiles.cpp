@@ -113,6 +113,8 @@ ProfileCalibration read_one(MapReader r, const std::string& name) {
     x.reduction_floor_s = d->quantity("reduction_floor", Dimension::seconds);
     x.stream_bandwidth = d->quantity("stream_bandwidth", Dimension::bytes_per_s);
     x.cta_latency_s = d->opt_quantity("cta_latency", Dimension::seconds, true);
+    x.masked_resident = d->opt_number("masked_resident");  // optional (branch compres)
+    if (x.masked_resident && *x.masked_resident != 0 && *x.masked_resident != 1) d->fail("masked_resident", "must be 0 or 1");
     d->finish();
   }
   if (auto g = r.opt_map("gemm")) {
@@ -307,6 +309,7 @@ void write_profiles(std::ostream& o, const std::vector<ProfileCalibration>& prof
       o << "      reduction_floor: " << q(d.reduction_floor_s, "us", 1e-6) << "\n";
       o << "      stream_bandwidth: " << q(d.stream_bandwidth, "GB/s", 1e9) << "\n";
       if (d.cta_latency_s) o << "      cta_latency: " << q(*d.cta_latency_s, "us", 1e-6) << "\n";
+      if (d.masked_resident) o << "      masked_resident: " << *d.masked_resident << "\n";
     }
     if (p.graph_call_host_s > 0) o << "    graph_call_host: " << q(p.graph_call_host_s, "us", 1e-6) << "\n";
     if (p.graph_call_host_per_input_s > 0)

@@ -162,8 +162,18 @@ double resident_stream_s(const Op& op, const Roofs& r, int64_t ctas, bool split,
 // the serving engine's stand-in, whose guards were set on them; docs/accuracy-notes.md), except
 // past one CTA an SM with a bf16 cache, where its steps' CTAs are resident as here (branch
 // blockdef, engine_decode_cost).
+// Branch compres, opt-in (cudnn_decode.masked_resident: 1): alone in a graph the masked call is resident two
+// an SM too (h200-maskocc: 37.8 -> 53.1 us from 256 to 288 CTAs; 30 unsplit calls 5.5 / 23.3 -> 4.5 / 8.4 %);
+// in the steps the GQA models' calls run slower because repeat_kv's expanded K / V, larger than the L2,
+// leave a dirty tail there that is written back under the SDPA before it is read (priced below). Not the
+// default: test_compiled_accuracy's kernel-sum p90 (4.0 %) fails at 4.6 % once the SDPA no longer offsets
+// the compiled lowering's over-priced small kernels (Llama-3-8B L4 b16 / b64: +3.5 / +4.2 -> +4.7 / +4.5 %).
+bool masked_resident(const Roofs& r) {
+  return r.profile == "compiled" && r.cudnn_decode.masked_resident && *r.cudnn_decode.masked_resident > 0;
+}
+
 bool resident_rule(const Roofs& r) {
-  return r.cudnn_decode.measured() && r.profile != "compiled" && r.profile != "fused";
+  return r.cudnn_decode.measured() && r.profile != "fused" && (r.profile != "compiled" || masked_resident(r));
 }
 
 // The kernel's time with or without the split (no split: CTAs in waves). `ctas`: one per
@@ -200,6 +210,11 @@ KernelTimes decode_times(const Op& op, const Roofs& r, int64_t ctas, bool split,
   const bool resident = (cudnn && resident_rule(r)) || (resident_waves && !split);
   t.memory_s = with_l2_hit(op, r, resident ? resident_stream_s(op, r, split ? (streaming > 0 ? streaming : r.card.sm_count) : ctas, split, bandwidth)
                                            : op.bytes() / (bandwidth * fill));
+  // Branch compres: an expanded K / V larger than the L2 leaves its last-written tail dirty there; the
+  // kernel reads the cache from its start, so the tail is evicted (written back) before it is read.
+  const double l2 = r.l2_cyclic_capacity;
+  if (masked_resident(r) && op.l2_dirty_bytes > l2 && l2 > 0 && r.write_bandwidth > 0)
+    t.memory_s += l2 * -std::expm1(-(op.l2_dirty_bytes - l2) / l2) / r.write_bandwidth;
   if (!split && measured && c.cta_latency_s)
     t.memory_s = std::max(t.memory_s, waves * *c.cta_latency_s * static_cast<double>(a.head_dim) / 128.0);
   // QK^T and PV over the padded 16-row tile of every CTA.

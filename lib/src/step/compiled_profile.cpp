@@ -39,9 +39,10 @@ void compiled_attention(const GraphNode& n, const Model& m, const Workload& w, S
     s.ops.push_back(counted(rep, n.count));
   }
   if (w.phase == Phase::decode) {
-    s.ops.push_back(counted(ops::attention_decode_cudnn(n.name + ".sdpa", w.batch, m.heads, m.heads, kv_len,
-                                                        m.head_dim, w.act_dtype, w.kv_dtype),
-                            n.count));
+    Op sdpa = ops::attention_decode_cudnn(n.name + ".sdpa", w.batch, m.heads, m.heads, kv_len, m.head_dim, w.act_dtype,
+                                          w.kv_dtype);
+    if (m.kv_heads < m.heads) sdpa.l2_dirty_bytes = s.ops.back().bytes_written;  // repeat_kv's expanded K and V
+    s.ops.push_back(counted(sdpa, n.count));
   } else {
     // The causal mask materialized over the static cache: the kernel skips no masked tile, so
     // it does the full T x kv_len work (priced as non-causal).
