@@ -8,7 +8,12 @@ zlib.crc32(name) % 2 == 1. Errors are `perfmodel accuracy`'s (the harness's cloc
 fused and eager profiles; families by the kernels cuBLASLt ran (torch.profiler names in kernels.json): nvjet tile
 (one unsplit nvjet kernel), nvjet split-K (`_splitK` + splitKreduce), tf32 xmma, align1 (CUTLASS sm75).
 --cases prints every case (measured tile / split against the model's, from `perfmodel gemm --format json`);
---tiles prints the tile agreement counts.
+--tiles prints the tile agreement counts. --clock: the clock-matched subset (cases whose clock held within 30 MHz; the
+compute term scaled to that clock: it over-corrects, see README). --clockgroups: nvjet cases by the clock the model
+assumes (accuracy's prediction over `perfmodel gemm`'s full-clock time) and the clock the case ran at. --forced: on the
+nvjet tile cases that ran at a steady >= 1900 MHz and that the model prices at the full clock, the model against
+cuBLASLt's own tile (from the name) priced in whole waves (ceil(grid / 132) tiles an SM at gemm_peak x the nvjet knee,
+the model's fixed and memory terms), by grid size.
 """
 import json
 import os
@@ -147,6 +152,57 @@ def main():
                     print(f"CM {'H' if held_out(c['name']) else 'F'} {c['name']:<40} {family(c):<13} {mt:>8}"
                           f"{'/split' if msplit else '      '} S{stages:<2} clk {c['sm_clock_mhz_min']}"
                           f" acc {100 * acc[(c['name'], 'fused')]['error']:+6.1f}% matched {100 * cm[c['name']]:+6.1f}%")
+    if "--clockgroups" in flags or "--forced" in flags:
+        full_clock = {}
+        for c in cases:
+            if not family(c).startswith("nvjet"):
+                continue
+            args = [binary, "gemm", "--card", "h200", "--m", str(c["m"]), "--n", str(c["n"]), "--k", str(c["k"]),
+                    "--dtype", c["dtype"], "--format", "json"] + (["--calibration", calib] if calib else [])
+            full_clock[c["name"]] = json.loads(run(args))["time_s"]
+        groups = {}
+        for c in cases:
+            if c["name"] not in full_clock:
+                continue
+            capped = acc[(c["name"], "fused")]["predicted_s"] > 1.001 * full_clock[c["name"]]
+            lo, hi = c["sm_clock_mhz_min"], c["sm_clock_mhz_max"]
+            ran = ("steady >= 1900 MHz" if lo >= 1900 and hi - lo <= STEADY_MHZ else
+                   "steady < 1900 MHz" if hi - lo <= STEADY_MHZ else "clock moved")
+            key = ("model: capped clock" if capped else "model: full clock", ran)
+            groups.setdefault(key, []).append(c)
+        if "--clockgroups" in flags:
+            print("\nnvjet cases (fused) by the clock the model assumes and the clock the case ran at:")
+            print("| model assumes | case ran | cases | median / p90 | signed mean % |")
+            print("|---|---|---|---|---|")
+            for key in sorted(groups):
+                e = [acc[(c["name"], "fused")]["error"] for c in groups[key]]
+                print(f"| {key[0]} | {key[1]} | {len(e)} | {fmt(e).rsplit(' (', 1)[0]} | {signed(e)} |")
+        if "--forced" in flags:
+            peak = None
+            rows = []
+            for c in groups.get(("model: full clock", "steady >= 1900 MHz"), []):
+                if family(c) != "nvjet tile":
+                    continue
+                fixed, compute, memory = explain_terms(binary, calib, c, "fused")
+                if peak is None:
+                    peak = float(re.search(r"roof: ([0-9.e+]+) FLOP/s", run(
+                        [binary, "gemm", "--card", "h200", "--m", "1024", "--n", "1024", "--k", "1024", "--explain"]
+                        + (["--calibration", calib] if calib else []))).group(1))
+                mt, _, _ = measured_tile(c)
+                tm, tn = (int(x) for x in mt.split("x"))
+                grid = -(-c["m"] // tm) * -(-c["n"] // tn)
+                eff = min(1.0, tm * tn / (tm + tn) / 57.0)  # nvjet's knee (gemm_tiling.cpp kNvjetReuseKnee)
+                t = fixed + max(-(-grid // 132) * 2 * tm * tn * c["k"] / (peak / 132 * eff), memory)
+                rows.append((grid, acc[(c["name"], "fused")]["error"], t / c["measured_s"] - 1))
+            print("\nnvjet tile cases at a steady >= 1900 MHz the model prices at the full clock: the model against "
+                  "cuBLASLt's own tile in whole waves")
+            print("| grid (cuBLASLt's tile) | cases | model | cuBLASLt's tile, whole waves |")
+            print("|---|---|---|---|")
+            for lab, lo, hi in (("<= 132 (one wave)", 0, 132), ("133-264", 133, 264), ("> 264", 265, 1 << 30)):
+                sub = [r for r in rows if lo <= r[0] <= hi]
+                if sub:
+                    print(f"| {lab} | {len(sub)} | {fmt([r[1] for r in sub]).rsplit(' (', 1)[0]} (signed {signed([r[1] for r in sub])}) | "
+                          f"{fmt([r[2] for r in sub]).rsplit(' (', 1)[0]} (signed {signed([r[2] for r in sub])}) |")
     if "--cases" in flags or "--tiles" in flags:
         agree = {}
         lines = []
