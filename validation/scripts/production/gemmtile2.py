@@ -46,15 +46,19 @@ def family(case):
 
 def measured_tile(case):
     """cuBLASLt's tile as tokens x weight rows (the model's Tile order), its stages, and whether it split K.
-    nvjet names are weight rows x tokens (gemm_tiling.hpp); xmma / CUTLASS tilesize is M-side x N-side of the
-    column-major product, i.e. weight rows x tokens too."""
+    nvjet names are weight rows x tokens (gemm_tiling.hpp), as are the align1 CUTLASS names (vocab x tokens,
+    docs/accuracy-notes.md "Branch gemmtile"); xmma's tilesize{tm}x{tn} has tm along the tokens (xmma_tf32.hpp).
+    An xmma `segment_k_on` kernel streams its partial wave along K: counted as a split."""
     s = " ".join(k for k in case["kernel_names"] if "Memset" not in k)
     m = re.search(r"nvjet_sm90_\w+?_(\d+)x(\d+)_(\d+)x(\d+)_", s)
     if m:
         return f"{m.group(2)}x{m.group(1)}", int(m.group(4)), "splitK" in s
-    m = re.search(r"tilesize(\d+)x(\d+)x\d+", s) or re.search(r"gemm_bf16_(\d+)x(\d+)_", s)
+    m = re.search(r"tilesize(\d+)x(\d+)x\d+", s)
     if m:
-        return f"{m.group(2)}x{m.group(1)}", 0, "segment_k_on" in s or "splitK" in s
+        return f"{m.group(1)}x{m.group(2)}", 0, "segment_k_on" in s
+    m = re.search(r"gemm_bf16_(\d+)x(\d+)_", s)
+    if m:
+        return f"{m.group(2)}x{m.group(1)}", 0, False
     return "?", 0, False
 
 
