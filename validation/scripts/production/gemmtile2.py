@@ -13,7 +13,8 @@ compute term scaled to that clock: it over-corrects, see README). --clockgroups:
 assumes (accuracy's prediction over `perfmodel gemm`'s full-clock time) and the clock the case ran at. --forced: on the
 nvjet tile cases that ran at a steady >= 1900 MHz and that the model prices at the full clock, the model against
 cuBLASLt's own tile (from the name) priced in whole waves (ceil(grid / 132) tiles an SM at gemm_peak x the nvjet knee,
-the model's fixed and memory terms), by grid size.
+the model's fixed and memory terms), by grid size. --splits: cuBLASLt's split / unsplit choice on the nvjet cases by its
+tile's grid (from the name) and K.
 """
 import json
 import os
@@ -207,6 +208,23 @@ def main():
                 if sub:
                     print(f"| {lab} | {len(sub)} | {fmt([r[1] for r in sub]).rsplit(' (', 1)[0]} (signed {signed([r[1] for r in sub])}) | "
                           f"{fmt([r[2] for r in sub]).rsplit(' (', 1)[0]} (signed {signed([r[2] for r in sub])}) |")
+    if "--splits" in flags:
+        table = {}
+        for c in cases:
+            if not family(c).startswith("nvjet"):
+                continue
+            mt, _, split = measured_tile(c)
+            tm, tn = (int(x) for x in mt.split("x"))
+            grid = -(-c["m"] // tm) * -(-c["n"] // tn)
+            g = "<= 66" if grid <= 66 else "67-132" if grid <= 132 else "> 132"
+            kb = "4096-5120" if c["k"] <= 5120 else "6144-8192" if c["k"] <= 8192 else "11008-16384"
+            table.setdefault((g, kb), [0, 0])[1 if split else 0] += 1
+        print("\ncuBLASLt's nvjet calls: unsplit / split, by its tile's grid (CTAs before any split) and K")
+        print("| grid | K 4096-5120 | K 6144-8192 | K 11008-16384 |")
+        print("|---|---|---|---|")
+        for g in ("<= 66", "67-132", "> 132"):
+            print(f"| {g} | " + " | ".join("%d / %d" % tuple(table.get((g, kb), [0, 0]))
+                                          for kb in ("4096-5120", "6144-8192", "11008-16384")) + " |")
     if "--cases" in flags or "--tiles" in flags:
         agree = {}
         lines = []
