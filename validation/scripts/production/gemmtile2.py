@@ -14,7 +14,8 @@ assumes (accuracy's prediction over `perfmodel gemm`'s full-clock time) and the 
 nvjet tile cases that ran at a steady >= 1900 MHz and that the model prices at the full clock, the model against
 cuBLASLt's own tile (from the name) priced in whole waves (ceil(grid / 132) tiles an SM at gemm_peak x the nvjet knee,
 the model's fixed and memory terms), by grid size. --splits: cuBLASLt's split / unsplit choice on the nvjet cases by its
-tile's grid (from the name) and K.
+tile's grid (from the name) and K. --percycle: bf16 / fp16 nvjet cases of >= 50 GFLOP whose clock held within 30 MHz,
+FLOPs over (time x NVML clock x 132 SMs x 4096 FLOP a clock an SM), by clock.
 """
 import json
 import os
@@ -208,6 +209,21 @@ def main():
                 if sub:
                     print(f"| {lab} | {len(sub)} | {fmt([r[1] for r in sub]).rsplit(' (', 1)[0]} (signed {signed([r[1] for r in sub])}) | "
                           f"{fmt([r[2] for r in sub]).rsplit(' (', 1)[0]} (signed {signed([r[2] for r in sub])}) |")
+    if "--percycle" in flags:
+        bands = {}
+        for c in cases:
+            lo, hi = c["sm_clock_mhz_min"], c["sm_clock_mhz_max"]
+            if not family(c).startswith("nvjet") or hi - lo > STEADY_MHZ or c["flops"] < 5e10:
+                continue
+            band = "1900-1980" if lo >= 1900 else "1600-1899" if lo >= 1600 else "1300-1599"
+            bands.setdefault(band, []).append(c["flops"] / (c["measured_s"] * lo * 1e6 * 132 * 4096))
+        print("\nnvjet calls >= 50 GFLOP at a steady clock: work per clock over 4096 FLOP / clock / SM x 132")
+        print("| NVML clock MHz | cases | min | median | max |")
+        print("|---|---|---|---|---|")
+        for band in ("1900-1980", "1600-1899", "1300-1599"):
+            v = sorted(bands.get(band, []))
+            if v:
+                print(f"| {band} | {len(v)} | {v[0]:.2f} | {quantile(v, 0.5):.2f} | {v[-1]:.2f} |")
     if "--splits" in flags:
         table = {}
         for c in cases:
