@@ -104,6 +104,14 @@ struct PlanCosts {
   // nvjet's one-wave tiles (nvjet_fill_tiles) offered where the walk is priced per tile (branch nvjettile;
   // a profile's gemm block opts in with nvjet_fill_tiles: 1).
   bool nvjet_fill_tiles = false;
+  // Opt-in (branch gemmtile2, key nvjet_wave_tiles; validation/results/h200-gemmtile): where the block gives cuBLASLt's
+  // split rule, its nvjet grids of whole waves. cuBLASLt sizes a tile's step-8 side for grids of 1 to 5 waves (the
+  // sweep's kernel names: 128x144 at 640 x 7168 and 640 x 11008, 250 and 385 CTAs; 128x168 at 384-1024 rows, 258-528;
+  // 128x176 at 896-1024 x 14336-16384, 656-658) and runs them tile by tile, no stream-K (priced at cuBLASLt's own tile,
+  // whole waves, the sweep's 1-2-wave grids at full clock are 1.1 / 3.8 % against the hybrid's 4.2 / 10.1 %). So:
+  // nvjet_fill_tiles for 1 .. kNvjetWaveTilesMaxWaves waves, no streamed hybrid, and kNvjetFillPaceCap on one-wave
+  // grids only (where it was fitted).
+  bool nvjet_wave_tiles = false;
   // > 0: each tile an SM runs after its first refills the K loop's stage ring from empty, one memory
   // latency not hidden behind the MMA (tile_refill_of; branch smallk). nvjet's stages fill the shared
   // memory (`_64x4` on 256x152: 4 x 52 KB, `_64x6` on 128x152: 6 x 36 KB), so the C tile's epilogue
@@ -159,6 +167,9 @@ inline constexpr int64_t kNvjetFillMinRows = 128;
 // at 1.0, 6.28 % at 0.88 (flat within 0.02 % from 0.85 to 0.92); validation/results/h200-nvjettile.
 inline constexpr double kNvjetFillPaceCap = 0.88;
 std::vector<Tile> nvjet_fill_tiles(int64_t m, int64_t n, int64_t batch, int sm_count);
+// The most waves a grid of nvjet_fill_tiles is sized for under PlanCosts::nvjet_wave_tiles: the sweep's step-8 grids
+// fill 1 to 5 waves (656-658 CTAs of 128x176 at 896-1024 rows); 3 to 8 give the same plans on the sweep's fit half.
+inline constexpr int kNvjetWaveTilesMaxWaves = 5;
 
 // nvjet's pipeline depth (branch gemmtile; read off the kernel names, nothing fitted): a kernel `..._{a}x{b}_{kt}x{S}_...`
 // keeps S stages of kt-deep K tiles, each stage the two operand tiles' rows (a + b) x 128 B (kt 64 of bf16 / fp16,

@@ -57,6 +57,7 @@ struct Roofs {
   double gemm_tile_refill = 0;  // 1: nvjet's tiles after an SM's first refill their stage ring (branch smallk)
   double gemm_epilogue_tail = 0;  // 1: the last wave's C write runs after its mainloop (branch shortk)
   double gemm_split_partials = 0;  // 1: a split plan's GEMM writes its fp32 partials after its K loop (branch gemmtile)
+  double gemm_nvjet_wave_tiles = 0;  // 1: cuBLASLt's nvjet grids of whole waves, no stream-K (branch gemmtile2, opt-in)
   double gemm_nvjet_fill_tiles = 0;   // 1: nvjet's one-wave tiles are candidates (branch nvjettile, opt-in)
   double host_launch_s = 0;    // eager: host time per launch
   double eager_view_s = 0;     // eager: host time per framework call that launches nothing

@@ -208,6 +208,10 @@ struct ProductionGemm {
   // Optional (branch gemmtile): 1, a split-K plan's GEMM kernel writes its fp32 partials (M x N x 4 B a split)
   // after its K loop, into L2 (PlanCosts::split_partials_write_of); absent or 0, only the reduce's reads are priced.
   Measured split_partials;
+  // Optional (branch gemmtile2): 1, cuBLASLt's nvjet grids of whole waves where the block gives its split rule: the
+  // one-wave fill tiles sized for grids of up to kNvjetWaveTilesMaxWaves waves too, no stream-K hybrid, and the
+  // TNN step-8 pace cap on one-wave grids only (gemm_tiling.hpp PlanCosts::nvjet_wave_tiles); absent or 0, not.
+  Measured nvjet_wave_tiles;
   bool measured() const { return fixed_s && split_k_reduce_s && cta_walk_per_1024_k_s && stream_efficiency; }
 };
 

@@ -144,6 +144,8 @@ ProfileCalibration read_one(MapReader r, const std::string& name) {
     if (x.epilogue_tail && *x.epilogue_tail != 0 && *x.epilogue_tail != 1) g->fail("epilogue_tail", "must be 0 or 1");
     x.split_partials = g->opt_number("split_partials");  // optional (branch gemmtile)
     if (x.split_partials && *x.split_partials != 0 && *x.split_partials != 1) g->fail("split_partials", "must be 0 or 1");
+    x.nvjet_wave_tiles = g->opt_number("nvjet_wave_tiles");  // optional (branch gemmtile2)
+    if (x.nvjet_wave_tiles && *x.nvjet_wave_tiles != 0 && *x.nvjet_wave_tiles != 1) g->fail("nvjet_wave_tiles", "must be 0 or 1");
     if (x.peak_scale && !(*x.peak_scale >= 0.5 && *x.peak_scale <= 1.5)) g->fail("peak_scale", "must be 0.5 .. 1.5");
     if (x.nvjet_fill_tiles && *x.nvjet_fill_tiles != 0 && *x.nvjet_fill_tiles != 1) g->fail("nvjet_fill_tiles", "must be 0 or 1");
     g->finish();
@@ -292,6 +294,7 @@ void write_profiles(std::ostream& o, const std::vector<ProfileCalibration>& prof
       if (g.peak_scale) o << "      peak_scale: " << *g.peak_scale << "\n";
       if (g.epilogue_tail) o << "      epilogue_tail: " << *g.epilogue_tail << "\n";
       if (g.split_partials) o << "      split_partials: " << *g.split_partials << "\n";
+      if (g.nvjet_wave_tiles) o << "      nvjet_wave_tiles: " << *g.nvjet_wave_tiles << "\n";
     }
     if (p.fused_moe.measured()) {
       const FusedMoeGemm& g = p.fused_moe;

@@ -91,6 +91,7 @@ KernelTimes gemm_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
   // tells few-CTA plans apart (PlanCosts::gemv_compute_s).
   if (op.gemm.m <= kGemvMaxRows && !force_tile && !(costs.cta_walk_per_1024_k_s > 0)) costs.gemv_compute_s = op.flops / peak;
   costs.nvjet_fill_tiles = r.gemm_nvjet_fill_tiles > 0;
+  costs.nvjet_wave_tiles = r.gemm_nvjet_wave_tiles > 0;  // opt-in (branch gemmtile2): read where the split rule is given
   // nvjet's kernels (the block gives cuBLASLt's split rule and the CTA walk) refill their stage ring for
   // every tile after an SM's first, one DRAM latency each (pass_latency, measured by calibrate: 0.913 us on
   // the H200; not fitted): branch smallk, where K is short (SmolLM2-135M's LM head, K = 576, 49 tiles an

@@ -37,6 +37,7 @@ void apply_profile(Roofs& r, const ProfileCalibration& p, const std::string& fil
     over("gemm_tile_refill", p.gemm.tile_refill, r.gemm_tile_refill);
     over("gemm_epilogue_tail", p.gemm.epilogue_tail, r.gemm_epilogue_tail);
     over("gemm_split_partials", p.gemm.split_partials, r.gemm_split_partials);
+    over("gemm_nvjet_wave_tiles", p.gemm.nvjet_wave_tiles, r.gemm_nvjet_wave_tiles);
     // The bf16 / fp16 MMA level cuBLASLt's kernels reach over the card's gemm_peak (branch shortk).
     if (p.gemm.peak_scale) {
       for (Precision x : {Precision::bf16, Precision::fp16}) r.peak[static_cast<int>(x)] *= *p.gemm.peak_scale;

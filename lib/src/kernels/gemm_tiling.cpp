@@ -374,14 +374,18 @@ TilePlan cheapest_plan(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_co
   // at their operand rows. In the eager block test_moe_accuracy's eager kernel p90 goes 8.004 % (bound 8 %).
   if (costs.nvjet_fill_tiles && costs.cta_walk_latency_share >= 0 && costs.cta_walk_per_1024_k_s > 0 &&
       m > kNvjetFillMinRows)
-    for (const Tile& t : nvjet_fill_tiles(m, n, batch, sm_count))
-      if (std::none_of(tiles.begin(), tiles.end(), [&](const Tile& o) { return o.m == t.m && o.n == t.n; }))
-        tiles.push_back(t);
+    // Opt-in (nvjet_wave_tiles, where the block gives the split rule): grids of up to kNvjetWaveTilesMaxWaves waves.
+    for (int waves = 1; waves <= (costs.nvjet_wave_tiles && costs.split_k_min_slice > 0 ? kNvjetWaveTilesMaxWaves : 1); ++waves)
+      for (const Tile& t : nvjet_fill_tiles(m, n, batch, sm_count * waves))
+        if (std::none_of(tiles.begin(), tiles.end(), [&](const Tile& o) { return o.m == t.m && o.n == t.n; }))
+          tiles.push_back(t);
   // cuBLASLt's split-K on Hopper (validation/results/h200-block11: nvjet kernel names and grids at
   // M = 1-128, alone and in the fused step): a tile whose grid leaves SMs idle is split s ways, s the
   // most with grid x s <= SMs and K / s >= split_k_min_slice, and not split where that s is 1. Where a
   // profile gives the depth, those are the only splits; else every power of two.
   const bool cublaslt_splits = costs.split_k_min_slice > 0;
+  // Opt-in (PlanCosts::nvjet_wave_tiles): cuBLASLt's nvjet grids run whole waves, no stream-K hybrid.
+  const bool whole_waves = costs.nvjet_wave_tiles && cublaslt_splits;
   for (const Tile& t : tiles) {
     std::vector<int64_t> splits{1};
     bool on_clusters = false;
@@ -411,8 +415,9 @@ TilePlan cheapest_plan(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_co
       // the warpgroups, tokens in steps of 8) run at the knee's pace uncapped (branch smallk): capped, the
       // same 144 side priced +11.7 % as 128x144 (h200-heldout18's fp16 down at 400) where the TNN 144x128 was
       // -12.5 % uncapped, and every TNT step-8 tile at M > 128 of h200-heldout18 priced 11-15 % over.
+      // Under nvjet_wave_tiles, on one-wave grids only (the cap's fit; a 2-wave 128x168 grid runs at the knee's pace).
       if (costs.nvjet_fill_tiles && m > kNvjetFillMinRows && t.n % kNvjetWarpgroupRows != 0 &&
-          p.tile_efficiency > kNvjetFillPaceCap) {
+          p.tile_efficiency > kNvjetFillPaceCap && !(whole_waves && p.tiles > sm_count)) {
         p.compute_time_s *= p.tile_efficiency / kNvjetFillPaceCap;
         p.tile_efficiency = kNvjetFillPaceCap;
       }
@@ -439,7 +444,7 @@ TilePlan cheapest_plan(int64_t m, int64_t n, int64_t k, int64_t batch, int sm_co
       // product is split-K's (cuBLAS adds a splitKreduce kernel there: h200-production's small-M
       // and small-N GEMMs); streaming all of it would price no reduction and run 20-30 % under
       // the measured skinny GEMMs.
-      if (split == 1 && fixup_rate > 0 && p.tiles >= sm_count)
+      if (split == 1 && fixup_rate > 0 && p.tiles >= sm_count && !whole_waves)
         consider(streamed(p, k, sm_count, peak_flops, fixup_time_s(t, fixup_rate)));
     }
   }

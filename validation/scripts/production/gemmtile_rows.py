@@ -5,7 +5,7 @@ sets' GEMM rows, for one perfmodel binary and optionally a calibration file.
     python3 validation/scripts/production/gemmtile_rows.py build/tools/perfmodel/perfmodel [calibration.yaml]
 
 Rows: the committed sets (h200-production and h200-gemm-small odd indices, h200-gemm-chain's Llama-2-7B and
-TinyLlama chains), h200-shortk's held-out third (crc32 % 3 == 0), h200-heldout16..21 (every case; checks:
+TinyLlama chains), h200-shortk's held-out third (crc32 % 3 == 0), h200-heldout16..22 (every case; checks:
 nothing fitted on them). median / p90 of |predicted / measured - 1|, per profile.
 """
 import json
@@ -47,10 +47,10 @@ def main():
                 committed[c["profile"]].append(c["error"])
     rows["committed (production, gemm-small, gemm-chain; held out)"] = committed
     extra = [("h200-shortk (held-out third)", "h200-shortk", lambda c: zlib.crc32(c["name"].encode()) % 3 == 0)]
-    if os.path.exists(R + "h200-gemmtile/kernels.json"):
-        extra.append(("h200-gemmtile (held-out half)", "h200-gemmtile", lambda c: zlib.crc32(c["name"].encode()) % 2 == 1))
-        extra.append(("h200-gemmtile (fit half)", "h200-gemmtile", lambda c: zlib.crc32(c["name"].encode()) % 2 == 0))
-    for n in (16, 17, 18, 19, 20, 21):
+    if os.path.exists(R + "h200-gemmtile/sweep/kernels.json"):
+        extra.append(("h200-gemmtile sweep (held-out half)", "h200-gemmtile/sweep", lambda c: zlib.crc32(c["name"].encode()) % 2 == 1))
+        extra.append(("h200-gemmtile sweep (fit half)", "h200-gemmtile/sweep", lambda c: zlib.crc32(c["name"].encode()) % 2 == 0))
+    for n in (16, 17, 18, 19, 20, 21, 22):
         extra.append((f"h200-heldout{n}" + (" (studied)" if n == 18 else " (check)"), f"h200-heldout{n}", lambda c: True))
     for label, name, keep in extra:
         r = {p: [] for p in ("fused", "eager", "compiled")}
