@@ -395,6 +395,17 @@ def main(binary, build):
                   "the session's merges, kept out of every fit. validation/results/h200-heldout22/README.md.", ""] + \
                   fresh_models(binary, "validation/results/h200-heldout22",
                                "Qwen3-8B, Qwen3-4B, Codestral-22B").markdown() + [""]
+    if os.path.exists("validation/results/h200-heldout23/kernels.json"):
+        lines += ["## Issue 10's kernels at five new models' shapes, measured in the fifth 2026-12-03 session (h200-heldout23)", "",
+                  "Llama-3-70B and Llama-2-70B (64 / 8 heads, width 8192) whole and at TP 8, Llama-3.1-405B at TP 8, Gemma-2-9B "
+                  "(head dim 256, a 256000-row LM head) and Mixtral-8x22B's experts (never measured before): attention off every "
+                  "grid (100k decode, 100k prefill, batch to 230, head dims 128 and 256), GEMMs at M 3-8000 (bf16 / fp16 / tf32 "
+                  "/ fp8), row ops eager and compiled at their widths; 8 transformers steps of Llama-3.2-3B and Qwen2.5-14B at "
+                  "new points (those models were measured before). Measured after the session's first merges (decodeocc, "
+                  "graphsplit, maskocc, compres, gemmtile2) and before any later change; nothing fitted on it. "
+                  "validation/results/h200-heldout23/README.md.", ""] + \
+                  fresh_models(binary, "validation/results/h200-heldout23",
+                               "Llama-3.2-3B, Qwen2.5-14B at new points").markdown() + [""]
     lines += ["## Not measurable here", ""] + BLOCKED + [""]
     text = "\n".join(lines)
     with open("docs/targets.md", "w") as f:
