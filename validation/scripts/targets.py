@@ -330,6 +330,40 @@ BLOCKED = [
 ]
 
 
+# The hidden sets measured after fits began (h200-heldout17 onwards): folder, section title, what it holds,
+# the transformers models of its hf/ steps. Each gets a section when its kernels.json is committed.
+FRESH_SETS = [
+    ('h200-heldout17',
+     "## Issue 10's kernels and four new models, measured after this session's fits began (h200-heldout17)",
+     'Llama-3.2-1B / 3B, Qwen2.5-3B / 14B (never measured before): attention at their head counts off every grid (100k prefill, batch to 250), GEMMs of their projections and LM heads (M 1-12000, bf16 / fp16 / tf32 / fp8), row ops eager and compiled at their widths, 15 transformers steps; measured once, kept out of every fit since. validation/results/h200-heldout17/README.md.',
+     'Llama-3.2-1B / 3B, Qwen2.5-3B / 14B'),
+    ('h200-heldout18',
+     "## Issue 10's kernels and three new models, measured at the third session's start (h200-heldout18)",
+     "Qwen2.5-1.5B, SmolLM2-1.7B, Yi-6B (never measured before) and Qwen2.5-32B's projections at TP 2 / 4: attention at their head counts off every grid (110k decode, 70k prefill, batch to 200), GEMMs at M 2-9000 (bf16 / fp16 / tf32 / fp8), row ops eager and compiled at their widths, 12 transformers steps; measured before any of the session's merges, kept out of every fit. validation/results/h200-heldout18/README.md.",
+     'Qwen2.5-1.5B, SmolLM2-1.7B, Yi-6B'),
+    ('h200-heldout19',
+     "## Issue 10's kernels and three new models, measured at the 2026-12-03 session's start (h200-heldout19)",
+     "Falcon3-7B (head dim 256), CodeLlama-34B, SmolLM2-360M (never measured before) and CodeLlama-34B's projections at TP 4: attention at their head counts off every grid (80k decode, 60k prefill, batch to 256), GEMMs at M 3-7000 (bf16 / fp16 / tf32 / fp8), row ops eager and compiled at their widths, 12 transformers steps; measured before any of the session's merges, kept out of every fit. validation/results/h200-heldout19/README.md.",
+     'Falcon3-7B, CodeLlama-34B, SmolLM2-360M'),
+    ('h200-heldout20',
+     "## Issue 10's kernels and four new models, measured at the second 2026-12-03 session's start (h200-heldout20)",
+     "Mistral-NeMo-12B (4096-wide attention under a 5120 width), Qwen2.5-32B (64 layers), Yi-1.5-9B (48 layers, GQA 8), SmolLM2-135M (width 576; never measured before) and Qwen2.5-32B's projections at TP 2: attention at their head counts off every grid (100k decode, 70k prefill, batch to 192), GEMMs at M 2-5000 (bf16 / fp16 / tf32 / fp8), row ops eager and compiled at their widths, 16 transformers steps; measured before any of the session's merges, kept out of every fit. validation/results/h200-heldout20/README.md.",
+     'Mistral-NeMo-12B, Qwen2.5-32B, Yi-1.5-9B, SmolLM2-135M'),
+    ('h200-heldout21',
+     "## Issue 10's kernels and four new models, measured at the third 2026-12-03 session's start (h200-heldout21)",
+     "Mistral-Small-24B (MLP 32768), Yi-34B (width 7168, GQA 7), GPT-2 XL (25 heads, LayerNorm + GELU, an unaligned 50257-row LM head) and Mistral-Large-2's projections and attention at TP 8 / 4 (never measured before): attention off every grid (120k decode, 110k prefill, batch to 256), GEMMs at M 3-7000 (bf16 / fp16 / tf32 / fp8), row ops eager and compiled at their widths, 13 transformers steps; measured before any of the session's merges, kept out of every fit. validation/results/h200-heldout21/README.md.",
+     'Mistral-Small-24B, Yi-34B, GPT-2 XL'),
+    ('h200-heldout22',
+     "## Issue 10's kernels and three new models, measured at the fourth 2026-12-03 session's start (h200-heldout22)",
+     "Qwen3-8B and Qwen3-4B (dense Qwen3: q / k RMSNorm before rotary; the 4B's q projection wider than its width), Codestral-22B (GQA 6, width 6144, 56 layers) and Qwen3-8B's projections at TP 2 / 4 (never measured before): attention off every grid (110k decode, 90k prefill, batch to 240), GEMMs at M 2-9000 (bf16 / fp16 / tf32 / fp8), row ops eager and compiled at their widths, 12 transformers steps; measured before any of the session's merges, kept out of every fit. validation/results/h200-heldout22/README.md.",
+     'Qwen3-8B, Qwen3-4B, Codestral-22B'),
+    ('h200-heldout23',
+     "## Issue 10's kernels at five new models' shapes, measured in the fifth 2026-12-03 session (h200-heldout23)",
+     "Llama-3-70B and Llama-2-70B (64 / 8 heads, width 8192) whole and at TP 8, Llama-3.1-405B at TP 8, Gemma-2-9B (head dim 256, a 256000-row LM head) and Mixtral-8x22B's experts (never measured before): attention off every grid (100k decode, 100k prefill, batch to 230, head dims 128 and 256), GEMMs at M 3-8000 (bf16 / fp16 / tf32 / fp8), row ops eager and compiled at their widths; 8 transformers steps of Llama-3.2-3B and Qwen2.5-14B at new points (those models were measured before). Measured after the session's first merges (decodeocc, graphsplit, maskocc, compres, gemmtile2) and before any later change; nothing fitted on it. validation/results/h200-heldout23/README.md.",
+     'Llama-3.2-3B, Qwen2.5-14B at new points'),
+]
+
+
 def main(binary, build):
     lines = ["# Accuracy against the open issues' targets", "",
              f"Generated by `python3 validation/scripts/targets.py {binary} {build}` from committed H200 measurements "
@@ -346,66 +380,10 @@ def main(binary, build):
               "once after every fit (branch decode16 later fitted its even decode cases): the closest this project has to the "
               "maintainers' independent check. "
               "validation/results/h200-heldout16/README.md.", ""] + fresh(binary).markdown() + [""]
-    if os.path.exists("validation/results/h200-heldout17/kernels.json"):
-        lines += ["## Issue 10's kernels and four new models, measured after this session's fits began (h200-heldout17)", "",
-                  "Llama-3.2-1B / 3B, Qwen2.5-3B / 14B (never measured before): attention at their head counts off every "
-                  "grid (100k prefill, batch to 250), GEMMs of their projections and LM heads (M 1-12000, bf16 / fp16 / "
-                  "tf32 / fp8), row ops eager and compiled at their widths, 15 transformers steps; measured once, kept out "
-                  "of every fit since. validation/results/h200-heldout17/README.md.", ""] + fresh_models(
-            binary, "validation/results/h200-heldout17", "Llama-3.2-1B / 3B, Qwen2.5-3B / 14B").markdown() + [""]
-    if os.path.exists("validation/results/h200-heldout18/kernels.json"):
-        lines += ["## Issue 10's kernels and three new models, measured at the third session's start (h200-heldout18)", "",
-                  "Qwen2.5-1.5B, SmolLM2-1.7B, Yi-6B (never measured before) and Qwen2.5-32B's projections at TP 2 / 4: "
-                  "attention at their head counts off every grid (110k decode, 70k prefill, batch to 200), GEMMs at M 2-9000 "
-                  "(bf16 / fp16 / tf32 / fp8), row ops eager and compiled at their widths, 12 transformers steps; measured "
-                  "before any of the session's merges, kept out of every fit. validation/results/h200-heldout18/README.md.", ""] + \
-                  fresh_models(binary, "validation/results/h200-heldout18", "Qwen2.5-1.5B, SmolLM2-1.7B, Yi-6B").markdown() + [""]
-    if os.path.exists("validation/results/h200-heldout19/kernels.json"):
-        lines += ["## Issue 10's kernels and three new models, measured at the 2026-12-03 session's start (h200-heldout19)", "",
-                  "Falcon3-7B (head dim 256), CodeLlama-34B, SmolLM2-360M (never measured before) and CodeLlama-34B's "
-                  "projections at TP 4: attention at their head counts off every grid (80k decode, 60k prefill, batch to "
-                  "256), GEMMs at M 3-7000 (bf16 / fp16 / tf32 / fp8), row ops eager and compiled at their widths, 12 "
-                  "transformers steps; measured before any of the session's merges, kept out of every fit. "
-                  "validation/results/h200-heldout19/README.md.", ""] + \
-                  fresh_models(binary, "validation/results/h200-heldout19", "Falcon3-7B, CodeLlama-34B, SmolLM2-360M").markdown() + [""]
-    if os.path.exists("validation/results/h200-heldout20/kernels.json"):
-        lines += ["## Issue 10's kernels and four new models, measured at the second 2026-12-03 session's start (h200-heldout20)", "",
-                  "Mistral-NeMo-12B (4096-wide attention under a 5120 width), Qwen2.5-32B (64 layers), Yi-1.5-9B (48 layers, "
-                  "GQA 8), SmolLM2-135M (width 576; never measured before) and Qwen2.5-32B's projections at TP 2: attention at "
-                  "their head counts off every grid (100k decode, 70k prefill, batch to 192), GEMMs at M 2-5000 (bf16 / fp16 / "
-                  "tf32 / fp8), row ops eager and compiled at their widths, 16 transformers steps; measured before any of the "
-                  "session's merges, kept out of every fit. validation/results/h200-heldout20/README.md.", ""] + \
-                  fresh_models(binary, "validation/results/h200-heldout20",
-                               "Mistral-NeMo-12B, Qwen2.5-32B, Yi-1.5-9B, SmolLM2-135M").markdown() + [""]
-    if os.path.exists("validation/results/h200-heldout21/kernels.json"):
-        lines += ["## Issue 10's kernels and four new models, measured at the third 2026-12-03 session's start (h200-heldout21)", "",
-                  "Mistral-Small-24B (MLP 32768), Yi-34B (width 7168, GQA 7), GPT-2 XL (25 heads, LayerNorm + GELU, an "
-                  "unaligned 50257-row LM head) and Mistral-Large-2's projections and attention at TP 8 / 4 (never measured "
-                  "before): attention off every grid (120k decode, 110k prefill, batch to 256), GEMMs at M 3-7000 (bf16 / fp16 "
-                  "/ tf32 / fp8), row ops eager and compiled at their widths, 13 transformers steps; measured before any of "
-                  "the session's merges, kept out of every fit. validation/results/h200-heldout21/README.md.", ""] + \
-                  fresh_models(binary, "validation/results/h200-heldout21",
-                               "Mistral-Small-24B, Yi-34B, GPT-2 XL").markdown() + [""]
-    if os.path.exists("validation/results/h200-heldout22/kernels.json"):
-        lines += ["## Issue 10's kernels and three new models, measured at the fourth 2026-12-03 session's start (h200-heldout22)", "",
-                  "Qwen3-8B and Qwen3-4B (dense Qwen3: q / k RMSNorm before rotary; the 4B's q projection wider than its width), "
-                  "Codestral-22B (GQA 6, width 6144, 56 layers) and Qwen3-8B's projections at TP 2 / 4 (never measured "
-                  "before): attention off every grid (110k decode, 90k prefill, batch to 240), GEMMs at M 2-9000 (bf16 / fp16 "
-                  "/ tf32 / fp8), row ops eager and compiled at their widths, 12 transformers steps; measured before any of "
-                  "the session's merges, kept out of every fit. validation/results/h200-heldout22/README.md.", ""] + \
-                  fresh_models(binary, "validation/results/h200-heldout22",
-                               "Qwen3-8B, Qwen3-4B, Codestral-22B").markdown() + [""]
-    if os.path.exists("validation/results/h200-heldout23/kernels.json"):
-        lines += ["## Issue 10's kernels at five new models' shapes, measured in the fifth 2026-12-03 session (h200-heldout23)", "",
-                  "Llama-3-70B and Llama-2-70B (64 / 8 heads, width 8192) whole and at TP 8, Llama-3.1-405B at TP 8, Gemma-2-9B "
-                  "(head dim 256, a 256000-row LM head) and Mixtral-8x22B's experts (never measured before): attention off every "
-                  "grid (100k decode, 100k prefill, batch to 230, head dims 128 and 256), GEMMs at M 3-8000 (bf16 / fp16 / tf32 "
-                  "/ fp8), row ops eager and compiled at their widths; 8 transformers steps of Llama-3.2-3B and Qwen2.5-14B at "
-                  "new points (those models were measured before). Measured after the session's first merges (decodeocc, "
-                  "graphsplit, maskocc, compres, gemmtile2) and before any later change; nothing fitted on it. "
-                  "validation/results/h200-heldout23/README.md.", ""] + \
-                  fresh_models(binary, "validation/results/h200-heldout23",
-                               "Llama-3.2-3B, Qwen2.5-14B at new points").markdown() + [""]
+    for tag, title, what, models in FRESH_SETS:
+        folder = "validation/results/" + tag
+        if os.path.exists(folder + "/kernels.json"):
+            lines += [title, "", what, ""] + fresh_models(binary, folder, models).markdown() + [""]
     lines += ["## Not measurable here", ""] + BLOCKED + [""]
     text = "\n".join(lines)
     with open("docs/targets.md", "w") as f:
