@@ -8,7 +8,7 @@ limit of 2 an SM (264 slots: 288 is a full wave and a 24-CTA tail) would give, n
 This times the kernel alone at one CTA count after another, fine enough to see where the steps sit,
 and ncu_cudnn_decode.py reads the kernel's registers and occupancy limits. Nothing is fitted here.
 
-Usage: python3 validation/scripts/production/cudnn_occupancy.py OUT [--budget S]
+Usage: python3 validation/scripts/production/cudnn_occupancy.py OUT [--budget S] [--sweep occupancy|tiles]
 Writes OUT/kernels.json (the backend's result format, read by `perfmodel accuracy`).
 """
 import argparse
@@ -31,6 +31,11 @@ SWEEPS = [
     (16, 4, 64, 2048, range(32, 301, 6)),     # 128-1200 CTAs in steps of 24
     (8, 4, 256, 2048, range(16, 101, 3)),     # 64-400 CTAs in steps of 12
 ]
+# --sweep tiles (branch wholetiles' check, measured after the change): walks of whole and partial 128-key tiles
+# at grids past the SM count, where a lone walk bounds each wave.
+TILE_KEYS = (130, 200, 256, 300, 384, 420, 520, 640, 700)
+TILES = [(16, 8, 256, keys, (20, 60)) for keys in TILE_KEYS] + [(32, 8, 128, keys, (40, 100)) for keys in TILE_KEYS] + \
+        [(16, 4, 64, keys, (150,)) for keys in TILE_KEYS]
 
 
 def main():
@@ -38,6 +43,7 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--budget", type=float, default=150.0)
     ap.add_argument("--case-seconds", type=float, default=0.12)
+    ap.add_argument("--sweep", choices=("occupancy", "tiles"), default="occupancy")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     t0 = time.perf_counter()
@@ -48,7 +54,7 @@ def main():
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "harness": "perfmodel production driver (validation/scripts/production/harness.py)"}
     result = {"schema_version": 1, "meta": meta, "summary": {}, "cases": []}
-    for h, kvh, d, ctx, batches in SWEEPS:
+    for h, kvh, d, ctx, batches in (SWEEPS if a.sweep == "occupancy" else TILES):
         for b in batches:
             if time.perf_counter() - t0 > a.budget:
                 break
