@@ -19,6 +19,7 @@
 #include "perfmodel/ops.hpp"
 #include "perfmodel/price.hpp"
 #include "perfmodel/stats.hpp"
+#include "cudnn_decode_law.hpp"
 #include "test_support.hpp"
 
 using namespace perfmodel;
@@ -141,18 +142,21 @@ TEST_CASE("compiled decode SDPA is cuDNN's 16-row-tile kernel: memory-bound, hel
   CHECK(big.memory_time_s == test::approx(big_op.bytes() / (4293.2e9 * 2048 / (16 * 132))).epsilon(1e-6));
   // Without a mask (the eager profile, the harness cases; the fused profile keeps the old rule): two CTAs resident an
   // SM (183 registers a thread and 84 KiB of shared memory, Nsight Compute, validation/results/h200-decodeocc; three
-  // from the shared memory alone before branch decodeocc): 7 waves of 264 at the card's rate, then 200 CTAs, enough to
-  // stream at it too (each alone would take per_cta at its own 45.8 GB/s, less).
+  // from the shared memory alone before branch decodeocc): 7 waves of 264, then 200 CTAs, each wave two CTAs on
+  // some SMs, so its CTAs' walks (9 tiles) and the card's stream join (branch decodeknee).
   const Roofs eager = make_roofs(test::catalogue().card("h200"), &h200_calibration(), Impl::eager);
   const double per_cta = big_op.bytes() / 2048;
-  CHECK(per_cta / (65536 / (65536 / 96.30e9 + 0.751e-6)) < 200 * per_cta / 4293.2e9);
+  const double big_walk = cudnn_law::walk(per_cta, 9);
+  CHECK(big_walk < 200 * per_cta / cudnn_law::kStream);
   CHECK(price(big_op, eager, Impl::fused).memory_time_s ==
-        test::approx((7 * 264 + 200) * per_cta / 4293.2e9).epsilon(1e-6));
-  // 272 CTAs: a full wave of 264 and 8 CTAs that each stream at their own rate (the sweep's step from 68 to 85 us).
+        test::approx(7 * cudnn_law::joined(264 * per_cta / cudnn_law::kStream, big_walk) +
+                     cudnn_law::joined(200 * per_cta / cudnn_law::kStream, big_walk)).epsilon(1e-6));
+  // 272 CTAs: a full wave of 264 and 8 CTAs, one an SM, that each walk at their own rate (the sweep's step from 68 to
+  // 85 us): the tail's walk alone, its 16 whole tiles.
   const Op tail_op = ops::attention_decode_cudnn("t", 34, 32, 8, 2048, 128, DType::bf16, DType::bf16);
-  const double tail_cta = tail_op.bytes() / 272;
+  const double tail_cta = tail_op.bytes() / 272, tail_walk = cudnn_law::walk(tail_cta, 16);
   CHECK(price(tail_op, eager, Impl::fused).memory_time_s ==
-        test::approx(264 * tail_cta / 4293.2e9 + tail_cta / 96.30e9 + 16 * 0.751e-6).epsilon(1e-6));  // 16 whole tiles
+        test::approx(cudnn_law::joined(264 * tail_cta / cudnn_law::kStream, tail_walk) + tail_walk).epsilon(1e-6));
   // Batch 1: 32 CTAs leave most of the 132 SMs idle, so cuDNN splits the keys (by the key
   // count: 17 tiles, 8 ways, 256 CTAs in two waves of one an SM; branch cudnnsplit) and the
   // lean_reduction kernel merges them; batch 8 x 28 heads (224 CTAs) runs one kernel. The split
@@ -170,15 +174,20 @@ TEST_CASE("compiled decode SDPA is cuDNN's 16-row-tile kernel: memory-bound, hel
   // unmasked each could read 45.8 GB/s, 5.1 TB/s together, so the card's rate binds.
   const Op q4 = ops::attention_decode_cudnn("a", 4, 28, 28, 4136, 128, DType::bf16, DType::bf16);
   CHECK(price(q4, r, Impl::fused).memory_time_s == test::approx(q4.bytes() / (4293.2e9 * 112 / 132)).epsilon(1e-6));
-  CHECK(price(q4, eager, Impl::fused).memory_time_s == test::approx(q4.bytes() / 4293.2e9).epsilon(1e-6));
-  // 24 CTAs over 40 key tiles split over the resident slots (a power of two): 384 CTAs at
-  // head dim 128 could read 17 TB/s, so the card's rate binds; at head dim 256 one CTA fills an SM
-  // and its tile's work is not hidden, so the 96 stream at 28.7 GB/s each (2.75 TB/s).
+  CHECK(price(q4, eager, Impl::fused).memory_time_s == test::approx(q4.bytes() / cudnn_law::kStream).epsilon(1e-6));
+  // 24 CTAs over 40 key tiles split over the resident slots (a power of two, within 264): 192 CTAs at
+  // head dim 128 could read 8.5 TB/s, so the card's rate nearly binds (the two join: the split CTAs share SMs); at
+  // head dim 256 one CTA fills an SM and its tile's work is not hidden, so the 96 units (192 CTAs) stream at
+  // 28 GB/s each, 2.7 TB/s, joined with the card's stream.
   const Op w128 = ops::attention_decode_cudnn("a", 3, 16, 8, 5120, 128, DType::bf16, DType::bf16);
-  CHECK(price(w128, eager, Impl::fused).memory_time_s == test::approx(w128.bytes() / 4293.2e9).epsilon(1e-6));
+  CHECK(price(w128, eager, Impl::fused).memory_time_s ==
+        test::approx(cudnn_law::joined(w128.bytes() / cudnn_law::kStream, w128.bytes() / (192 * cudnn_law::rate(128))))
+            .epsilon(1e-6));
+  CHECK(192 * cudnn_law::rate(128) > 1.9 * cudnn_law::kStream);
   const Op w256 = ops::attention_decode_cudnn("a", 3, 16, 8, 5120, 256, DType::bf16, DType::bf16);
-  const double tile256 = 4.0 * 128 * 256, rate256 = tile256 / (tile256 / 96.30e9 + 0.751e-6 + 2.459e-6);
-  CHECK(price(w256, eager, Impl::fused).memory_time_s == test::approx(w256.bytes() / (96 * rate256)).epsilon(1e-6));
+  const double rate256 = cudnn_law::rate(256, true);
+  CHECK(price(w256, eager, Impl::fused).memory_time_s ==
+        test::approx(cudnn_law::joined(w256.bytes() / cudnn_law::kStream, w256.bytes() / (96 * rate256))).epsilon(1e-6));
   // A walk of one key tile at 1024 CTAs (8 waves of 132): each wave waits on a CTA's first tile,
   // at least cta_latency (2.71 us at head dim 128, half at 64); 512 keys do not split even at 32 CTAs.
   const OpCost short_walk = price(ops::attention_decode_cudnn("a", 128, 32, 8, 128, 128, DType::bf16, DType::bf16), r, Impl::fused);

@@ -15,6 +15,7 @@
 #include "perfmodel/ops.hpp"
 #include "perfmodel/price.hpp"
 #include "perfmodel/stats.hpp"
+#include "cudnn_decode_law.hpp"
 #include "test_support.hpp"
 
 using namespace perfmodel;
@@ -82,18 +83,23 @@ TEST_CASE("cuDNN decode over the CTA-count sweep (h200-decodeocc, held out of ev
 }
 
 TEST_CASE("cuDNN decode: a lone walk pays a whole tile's wait for its partial last tile (branch wholetiles)") {
-  // Gemma-2-9B's heads (d 256) at batch 230 over 300 keys: 1840 (sequence, KV head) pairs, one pair an SM, 14
-  // waves, each a lone walk of 3 whole tiles (2.3 before: h200-heldout23 #22 measured 218.5 us, priced 154.9).
+  // Gemma-2-9B's heads (d 256) at batch 230 over 300 keys: 1840 (sequence, KV head) pairs, one pair an SM, 13 full
+  // waves and 124 pairs, each a lone walk of 3 whole tiles (2.3 before: h200-heldout23 #22 measured 218.5 us, priced
+  // 154.9), joined with the card's stream (two CTAs a pair share the SM: branch decodeknee).
   const Roofs r = eager_roofs();
   const Op op = ops::attention_decode_cudnn("g", 230, 16, 8, 300, 256, DType::bf16, DType::bf16);
-  const double per_pair = op.bytes() / 1840;
-  const double walk = per_pair / 96.30e9 + 3 * (0.751e-6 + 2.459e-6);
-  CHECK(132 * per_pair / 4293.2e9 < walk);
-  CHECK(price(op, r, Impl::fused).memory_time_s == test::approx(14 * walk).epsilon(1e-6));
+  auto priced = [](const Op& o) {
+    const double per_pair = o.bytes() / 1840, walk = cudnn_law::walk(per_pair, 3, true);
+    return 13 * cudnn_law::joined(132 * per_pair / cudnn_law::kStream, walk) +
+           cudnn_law::joined(124 * per_pair / cudnn_law::kStream, walk);
+  };
+  CHECK(132 * op.bytes() / 1840 / cudnn_law::kStream < cudnn_law::walk(op.bytes() / 1840, 3, true));
+  CHECK(price(op, r, Impl::fused).memory_time_s == test::approx(priced(op)).epsilon(1e-6));
   // 384 keys are the same three tiles: the walk grows by the bytes only.
   const Op full = ops::attention_decode_cudnn("g", 230, 16, 8, 384, 256, DType::bf16, DType::bf16);
-  CHECK(price(full, r, Impl::fused).memory_time_s - price(op, r, Impl::fused).memory_time_s ==
-        test::approx(14 * (full.bytes() - op.bytes()) / 1840 / 96.30e9).epsilon(1e-6));
+  CHECK(price(full, r, Impl::fused).memory_time_s == test::approx(priced(full)).epsilon(1e-6));
+  CHECK(cudnn_law::walk(full.bytes() / 1840, 3, true) - cudnn_law::walk(op.bytes() / 1840, 3, true) ==
+        test::approx((full.bytes() - op.bytes()) / 1840 / cudnn_law::kCtaStream));
 }
 
 TEST_CASE("cuDNN decode over whole and partial key tiles (h200-wholetiles, wholetiles' check, nothing fitted)") {

@@ -13,6 +13,7 @@
 #include "inductor_waves.hpp"
 #include "inductor_walk.hpp"
 #include "kernel_costs.hpp"
+#include "overlap.hpp"
 #include "stream_rate.hpp"
 #include "perfmodel/instructions.hpp"
 #include "perfmodel/l2_residency.hpp"
@@ -435,8 +436,7 @@ KernelTimes stream_cost(const Op& op, const Roofs& r, const Tile*) {
     // once it holds more than decode_cpi of them (a lone warp issues one instruction every cpi
     // cycles): ceil(warps / 4) x chain / cpi, the issue roof. No parameter of its own.
     const double lone = thread_chain_time(op, r) * one_warp->elements_per_thread / 8.0;
-    const double n = r.decode.overlap;
-    t.memory_s = n > 0 ? std::pow(std::pow(t.memory_s, n) + std::pow(lone, n), 1.0 / n) : std::max(t.memory_s, lone);
+    t.memory_s = overlapped(t.memory_s, lone, r.decode.overlap);
     const double per_scheduler = std::ceil(one_warp->warps_per_sm / kSchedulersPerSm);
     if (r.decode.cpi > 0) t.compute_s = std::max(t.compute_s, lone * per_scheduler / r.decode.cpi);
   }

@@ -34,6 +34,7 @@
 #include <cmath>
 
 #include "../cost/kernel_costs.hpp"
+#include "../cost/overlap.hpp"
 #include "perfmodel/card.hpp"
 #include "perfmodel/engine_decode.hpp"
 #include "perfmodel/occupancy.hpp"
@@ -74,9 +75,13 @@ constexpr int64_t kSplitMinKeyTiles = 5;  // no split at 512 keys or fewer
 // 96 CTAs at d 64 (h200-heldout18 #14, b3 32/32 heads, 7000 keys, held out) read 32 GB/s each where
 // 96 at d 128 read 42.5 (h200-heldout18 #17, h200-heldout16 #17); 128 CTAs at d 64
 // (h200-cudnn-decode #82-84) 30 GB/s, priced 10 % fast by one rate for every head dim.
-constexpr double kCtaStream = 96.30e9;      // B/s
-constexpr double kTileLatency = 0.751e-6;   // s, a 128-key tile's fixed wait (its single K / V stage)
-constexpr double kUnhiddenTile = 2.459e-6;  // s
+//
+// Branch decodeknee refitted the three with the eager block (validation/scripts/production/decodeknee.py,
+// the same fit half, the resident count of branch decodeocc) once a wave whose CTAs share SMs joins its
+// walk and stream at the card's decode_overlap (resident_stream_s): 96.30 GB/s, 0.751 us, 2.459 us before.
+constexpr double kCtaStream = 87.86e9;      // B/s
+constexpr double kTileLatency = 0.726e-6;   // s, a 128-key tile's fixed wait (its single K / V stage)
+constexpr double kUnhiddenTile = 2.122e-6;  // s
 // Branch cudnnsplit: cuDNN's lean_reduction_kernel's own time in a CUDA graph, the median of the
 // eight split calls of validation/results/h200-graphroles (1.76-1.92 us at 560-4144 keys, head dim
 // 64 and 128; fit set). Held out: the h200-compiled2 steps' merges, 1.87-2.24 us.
@@ -141,12 +146,26 @@ int64_t split_ctas(int64_t ctas, int slots) {
 // The K/V stream's time with the resident CTAs and their own rate (resident_rule): split,
 // `ctas` split CTAs at once; whole, waves of resident CTAs, the last one partial (its CTAs each
 // streaming at most at their own rate).
+//
+// Branch decodeknee: where an SM holds two or more of a wave's CTAs (past one CTA an SM, and always at
+// head dim 256, whose unit is two CTAs), their walks share the SM's load path, and as the card's
+// stream fills each walk slows: the walk and the stream join as a flash-decoding wave's stream and
+// chain do (the card's decode_overlap), not as the larger one. h200-decodeocc's head-dim-256 sweep:
+// 152 -> 165 us from 196 to 256 units where the larger stays at 150; head dim 128 at 336-376 CTAs,
+// -2 to -5 % before. A CTA alone on its SM keeps the larger one: 96-128 CTAs at head dim 64 and 128
+// (h200-cudnn-decode #82-84, h200-heldout16 #17) sit within 1-4 % of it, and the join priced them
+// 8-10 % slow (decodeknee.py: joined everywhere, and only where CTAs share an SM).
 double resident_stream_s(const Op& op, const Roofs& r, int64_t ctas, bool split, double bandwidth) {
   const int resident = resident_ctas(r.card, op.attention.head_dim);
   const double rate = cta_rate(op.attention.head_dim, resident);
   const double bytes = op.bytes();
-  if (split) return bytes / std::min(bandwidth, static_cast<double>(ctas) * rate);
-  const int64_t slots = static_cast<int64_t>(resident) * std::max(1, r.card.sm_count);
+  const int64_t sms = std::max(1, r.card.sm_count);
+  const int64_t per_unit = decode_kernel_resources(op.attention.head_dim).ctas_per_unit;
+  auto join = [&](double stream, double walk, int64_t units) {
+    return units * per_unit > sms ? overlapped(stream, walk, r.decode.overlap) : std::max(stream, walk);
+  };
+  if (split) return join(bytes / bandwidth, bytes / (static_cast<double>(ctas) * rate), ctas);
+  const int64_t slots = static_cast<int64_t>(resident) * sms;
   const double per_cta = bytes / static_cast<double>(ctas);
   // A CTA alone walks whole 128-key tiles: each pays its fixed wait (and, one CTA an SM, its unhidden work),
   // the last, partial one too; its bytes at the CTA's stream (branch wholetiles: 300 keys are three tiles'
@@ -154,7 +173,7 @@ double resident_stream_s(const Op& op, const Roofs& r, int64_t ctas, bool split,
   const double tile_bytes = 4.0 * static_cast<double>(kKeyTile * op.attention.head_dim);
   const double tiles = static_cast<double>(ceil_div(op.attention.kv_len, kKeyTile));
   const double walk = per_cta / kCtaStream + tiles * (tile_bytes / rate - tile_bytes / kCtaStream);
-  auto wave = [&](int64_t n) { return std::max(static_cast<double>(n) * per_cta / bandwidth, walk); };
+  auto wave = [&](int64_t n) { return join(static_cast<double>(n) * per_cta / bandwidth, walk, n); };
   const int64_t full = ctas / slots, rest = ctas % slots;
   return static_cast<double>(full) * wave(slots) + (rest > 0 ? wave(rest) : 0.0);
 }

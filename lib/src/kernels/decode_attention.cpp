@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "../cost/overlap.hpp"
 #include "perfmodel/occupancy.hpp"
 
 namespace perfmodel {
@@ -89,8 +90,7 @@ double decode_split_time(const DecodeSplit& d, double kv_bytes, double read_band
     const double on_busiest_sm = std::ceil(ctas / sms);
     const double chain = c.cta_fixed_s + instructions * (c.cpi + c.cpi_per_cta * (on_busiest_sm - 1)) / card.cuda_clock_hz;
     const double stream = ctas * per_cta_bytes / read_bandwidth;
-    if (c.overlap <= 0) return std::max(stream, chain);
-    return std::pow(std::pow(stream, c.overlap) + std::pow(chain, c.overlap), 1.0 / c.overlap);
+    return overlapped(stream, chain, c.overlap);
   };
   const double full = std::floor(static_cast<double>(d.ctas) / slots);
   const double rest = static_cast<double>(d.ctas) - full * slots;

@@ -8,7 +8,7 @@ limit of 2 an SM (264 slots: 288 is a full wave and a 24-CTA tail) would give, n
 This times the kernel alone at one CTA count after another, fine enough to see where the steps sit,
 and ncu_cudnn_decode.py reads the kernel's registers and occupancy limits. Nothing is fitted here.
 
-Usage: python3 validation/scripts/production/cudnn_occupancy.py OUT [--budget S] [--sweep occupancy|tiles]
+Usage: python3 validation/scripts/production/cudnn_occupancy.py OUT [--budget S] [--sweep occupancy|tiles|knee]
 Writes OUT/kernels.json (the backend's result format, read by `perfmodel accuracy`).
 """
 import argparse
@@ -37,13 +37,24 @@ TILE_KEYS = (130, 200, 256, 300, 384, 420, 520, 640, 700)
 TILES = [(16, 8, 256, keys, (20, 60)) for keys in TILE_KEYS] + [(32, 8, 128, keys, (40, 100)) for keys in TILE_KEYS] + \
         [(16, 4, 64, keys, (150,)) for keys in TILE_KEYS]
 
+# --sweep knee (branch decodeknee's check, prepared and committed before its run; nothing fitted on it): where
+# the CTAs' walks and the card's stream are of one size. The branch joins the two at the card's
+# decode_overlap where an SM holds two or more of a wave's CTAs (the first three groups), and keeps the larger
+# where each CTA is alone on its SM (the fourth); the fifth are model-shaped GQA calls near the knee.
+KNEE = [(32, 8, 128, keys, range(17, 34, 2)) for keys in (1024, 3000, 6000)] + \
+       [(16, 4, 64, keys, range(35, 133, 12)) for keys in (1500, 4000)] + \
+       [(8, 4, 256, keys, range(17, 34, 2)) for keys in (1024, 4096)] + \
+       [(32, 8, 128, keys, range(8, 17, 2)) for keys in (8000, 16000)] + [(16, 4, 64, 8000, range(16, 34, 4))] + \
+       [(32, 8, 128, 4000, (24, 30)), (28, 4, 128, 3500, (40, 56)), (40, 8, 128, 2500, (20, 28)),
+        (16, 8, 256, 4000, (10, 14)), (64, 8, 128, 3000, (20, 26))]
+
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
     ap.add_argument("--budget", type=float, default=150.0)
     ap.add_argument("--case-seconds", type=float, default=0.12)
-    ap.add_argument("--sweep", choices=("occupancy", "tiles"), default="occupancy")
+    ap.add_argument("--sweep", choices=("occupancy", "tiles", "knee"), default="occupancy")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     t0 = time.perf_counter()
@@ -54,7 +65,7 @@ def main():
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "harness": "perfmodel production driver (validation/scripts/production/harness.py)"}
     result = {"schema_version": 1, "meta": meta, "summary": {}, "cases": []}
-    for h, kvh, d, ctx, batches in (SWEEPS if a.sweep == "occupancy" else TILES):
+    for h, kvh, d, ctx, batches in {"occupancy": SWEEPS, "tiles": TILES, "knee": KNEE}[a.sweep]:
         for b in batches:
             if time.perf_counter() - t0 > a.budget:
                 break
