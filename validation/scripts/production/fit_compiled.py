@@ -3,6 +3,11 @@
 
 Usage: python3 validation/scripts/production/fit_compiled.py [kernels.json] [compiled hf.json] [probe.jsonl] [perfmodel]
 
+Since branch decodeknee the EAGER profile's cudnn_decode block and the walk's three constants come from
+validation/scripts/production/decodeknee.py (the same fit half, decodeocc's resident count from Nsight Compute, and a
+wave's walk and stream joined where its CTAs share an SM). This script's resident() is the older shared-memory count
+and its law the larger of the two: it reproduces the compiled profile's block (the masked call), not the eager one.
+
 cudnn_decode: cuDNN's decode SDPA as lib/src/kernels/attention_decode_cudnn.cpp prices it,
     t = kernel_floor + [reduction_floor if split] + stream, CTAs = batch x kv_heads x ceil(group / 16),
     split when 2 x CTAs <= 132 SMs and the cache has more than 4 key tiles of 128; bytes = K and V
