@@ -361,6 +361,10 @@ FRESH_SETS = [
      "## Issue 10's kernels at five new models' shapes, measured in the fifth 2026-12-03 session (h200-heldout23)",
      "Llama-3-70B and Llama-2-70B (64 / 8 heads, width 8192) whole and at TP 8, Llama-3.1-405B at TP 8, Gemma-2-9B (head dim 256, a 256000-row LM head) and Mixtral-8x22B's experts (never measured before): attention off every grid (100k decode, 100k prefill, batch to 230, head dims 128 and 256), GEMMs at M 3-8000 (bf16 / fp16 / tf32 / fp8), row ops eager and compiled at their widths; 8 transformers steps of Llama-3.2-3B and Qwen2.5-14B at new points (those models were measured before). Measured after the session's first merges (decodeocc, graphsplit, maskocc, compres, gemmtile2) and before any later change; nothing fitted on it. validation/results/h200-heldout23/README.md.",
      'Llama-3.2-3B, Qwen2.5-14B at new points'),
+    ('h200-heldout24',
+     "## Issue 10's kernels at five new models' shapes, measured in the sixth 2026-12-03 session (h200-heldout24)",
+     "Qwen2.5-32B (40 / 8 heads, width 5120, a 152064-row LM head), Falcon3-7B (12 / 4 heads of dim 256), Llama-3.2-1B (head dim 64), Mistral-Large-2 at TP 8 (12 / 1 heads a GPU, width 12288) and Qwen3-235B-A22B's attention (64 / 4 heads) as kernels (never measured as kernels before): attention off every grid (60k decode, 40k prefill, batch to 200, head dims 64, 128 and 256), GEMMs at M 2-10000 (bf16 / fp16 / tf32 / fp8), row ops eager and compiled at their widths (the compiled SiLU*mul cut short by the run's budget); 8 transformers steps of Falcon3-7B and Llama-2-13B (one, Falcon3-7B b1 ctx2500, repeats h200-heldout19's point: its host ran 1.68x slower here). Measured after branch decodeknee and before any later change; nothing fitted on it. validation/results/h200-heldout24/README.md.",
+     'Falcon3-7B, Llama-2-13B'),
 ]
 
 
