@@ -10,6 +10,7 @@
 #include <doctest/doctest.h>
 #include <yaml-cpp/yaml.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 
@@ -175,19 +176,21 @@ TEST_CASE("compiled decode SDPA is cuDNN's 16-row-tile kernel: memory-bound, hel
   const Op q4 = ops::attention_decode_cudnn("a", 4, 28, 28, 4136, 128, DType::bf16, DType::bf16);
   CHECK(price(q4, r, Impl::fused).memory_time_s == test::approx(q4.bytes() / (4293.2e9 * 112 / 132)).epsilon(1e-6));
   CHECK(price(q4, eager, Impl::fused).memory_time_s == test::approx(q4.bytes() / cudnn_law::kStream).epsilon(1e-6));
-  // 24 CTAs over 40 key tiles split over the resident slots (a power of two, within 264): 192 CTAs at
-  // head dim 128 could read 8.5 TB/s, so the card's rate nearly binds (the two join: the split CTAs share SMs); at
-  // head dim 256 one CTA fills an SM and its tile's work is not hidden, so the 96 units (192 CTAs) stream at
-  // 28 GB/s each, 2.7 TB/s, joined with the card's stream.
+  // 24 CTAs over 40 key tiles split 8 ways (cuDNN's count: the largest power of two within the whole tiles and two
+  // CTAs an SM, at most 64; branch splitgrid, validation/results/h200-splitgrid): 192 CTAs, each walking 640 keys
+  // (5 tiles), at head dim 128 one wave of the 264 slots, walk and stream joined (two CTAs on some SMs); at head dim
+  // 256 the same 192 split units (two CTAs each) run in two waves of the 132 unit slots, their tile's work unhidden:
+  // 264 CTAs, two on every SM (joined), then 120, one an SM (the larger).
   const Op w128 = ops::attention_decode_cudnn("a", 3, 16, 8, 5120, 128, DType::bf16, DType::bf16);
   CHECK(price(w128, eager, Impl::fused).memory_time_s ==
-        test::approx(cudnn_law::joined(w128.bytes() / cudnn_law::kStream, w128.bytes() / (192 * cudnn_law::rate(128))))
+        test::approx(cudnn_law::joined(w128.bytes() / cudnn_law::kStream, cudnn_law::walk(w128.bytes() / 192, 5)))
             .epsilon(1e-6));
   CHECK(192 * cudnn_law::rate(128) > 1.9 * cudnn_law::kStream);
   const Op w256 = ops::attention_decode_cudnn("a", 3, 16, 8, 5120, 256, DType::bf16, DType::bf16);
-  const double rate256 = cudnn_law::rate(256, true);
+  const double unit256 = w256.bytes() / 192, walk256 = cudnn_law::walk(unit256, 5, true);
   CHECK(price(w256, eager, Impl::fused).memory_time_s ==
-        test::approx(cudnn_law::joined(w256.bytes() / cudnn_law::kStream, w256.bytes() / (96 * rate256))).epsilon(1e-6));
+        test::approx(cudnn_law::joined(132 * unit256 / cudnn_law::kStream, walk256) +
+                     std::max(60 * unit256 / cudnn_law::kStream, walk256)).epsilon(1e-6));
   // A walk of one key tile at 1024 CTAs (8 waves of 132): each wave waits on a CTA's first tile,
   // at least cta_latency (2.71 us at head dim 128, half at 64); 512 keys do not split even at 32 CTAs.
   const OpCost short_walk = price(ops::attention_decode_cudnn("a", 128, 32, 8, 128, 128, DType::bf16, DType::bf16), r, Impl::fused);

@@ -36,24 +36,26 @@ double rate(double head_dim) { return cudnn_law::rate(head_dim); }  // more than
 
 TEST_CASE("cuDNN decode: a CTA's own rate follows its tile's size") {
   const Roofs r = harness_roofs();
-  CHECK(rate(64) / rate(128) < 0.7);  // 29.6 / 44.5 GB/s
+  CHECK(rate(64) / rate(128) < 0.7);  // 31 / 47 GB/s
   // 96 CTAs at head dim 64, one an SM: each at its own rate, 2.9 TB/s together, under the card's.
   const Op d64 = ops::attention_decode_cudnn("a", 3, 32, 32, 7000, 64, DType::bf16, DType::bf16);
   // Each CTA walks 55 whole tiles (7000 keys; branch wholetiles): its bytes at the stream, a fixed wait a tile.
   CHECK(price(d64, r, Impl::fused).memory_time_s == test::approx(cudnn_law::walk(d64.bytes() / 96, 55)).epsilon(1e-6));
   CHECK(price(d64, r, Impl::fused).memory_time_s == test::approx(d64.bytes() / (96 * rate(64))).epsilon(0.01));
-  // The same grid at head dim 128: 96 x 44.5 GB/s is the card's 4307 GB/s to 1 %; one CTA an SM, the larger of
-  // the walk and the stream (no join: branch decodeknee), here the walk by 1 %.
+  // The same grid at head dim 128: 96 x 47 GB/s is the card's 4294 GB/s to 5 %; one CTA an SM, the larger of
+  // the walk and the stream (no join: branch decodeknee).
   const Op d128 = ops::attention_decode_cudnn("a", 3, 32, 32, 7000, 128, DType::bf16, DType::bf16);
   const double d128_walk = cudnn_law::walk(d128.bytes() / 96, 55), d128_stream = d128.bytes() / cudnn_law::kStream;
-  CHECK(std::fabs(d128_walk / d128_stream - 1) < 0.02);
+  CHECK(std::fabs(d128_walk / d128_stream - 1) < 0.06);
   CHECK(price(d128, r, Impl::fused).memory_time_s == test::approx(std::max(d128_walk, d128_stream)).epsilon(1e-6));
-  // Split at d 64: 40 CTAs x 8 = 320 in the 528 resident slots (four an SM, branch decodeocc) stream at the card's rate
-  // (80 CTAs, one an SM, would read 2.4 TB/s: h200-heldout17 #12 read 4.2 past its floors).
+  // Split at d 64: 40 CTAs x 4 = 160 (cuDNN's count: within two an SM, branch splitgrid; eight by the four resident
+  // slots before), each walking 3000 keys (24 tiles), more CTAs than SMs: walk and stream joined. h200-heldout17 #12
+  // read 4.2 TB/s past its floors, which 80 CTAs, one an SM at a d 64 CTA's 30 GB/s, could not.
   const Op split = ops::attention_decode_cudnn("a", 5, 32, 8, 12000, 64, DType::bf16, DType::bf16);
   CHECK(price(split, r, Impl::fused).memory_time_s ==
-        test::approx(cudnn_law::joined(split.bytes() / cudnn_law::kStream, split.bytes() / (320 * rate(64)))).epsilon(1e-6));
-  CHECK(320 * rate(64) > 2 * cudnn_law::kStream);
+        test::approx(cudnn_law::joined(split.bytes() / cudnn_law::kStream, cudnn_law::walk(split.bytes() / 160, 24)))
+            .epsilon(1e-6));
+  CHECK(160 * rate(64) > cudnn_law::kStream);
 }
 
 TEST_CASE("cuDNN decode at head dim 64 and on h200-heldout18 (held out of every fit)") {

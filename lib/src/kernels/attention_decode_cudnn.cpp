@@ -29,7 +29,7 @@
 // the keys over the largest power of two of splits that keeps the split CTAs within the resident
 // slots: 24 CTAs at head dim 256 split 4 ways (96 CTAs, 2.70 TB/s measured, where 132 would read
 // 3.8). Branch decodeattn: a CTA's own rate follows its tile's size (a fixed wait a tile), so head
-// dim 64's CTAs read 30 GB/s where 128's read 46 (split_ctas, cta_rate).
+// dim 64's CTAs read 30 GB/s where 128's read 46 (cta_rate).
 #include <algorithm>
 #include <cmath>
 
@@ -79,9 +79,10 @@ constexpr int64_t kSplitMinKeyTiles = 5;  // no split at 512 keys or fewer
 // Branch decodeknee refitted the three with the eager block (validation/scripts/production/decodeknee.py,
 // the same fit half, the resident count of branch decodeocc) once a wave whose CTAs share SMs joins its
 // walk and stream at the card's decode_overlap (resident_stream_s): 96.30 GB/s, 0.751 us, 2.459 us before.
-constexpr double kCtaStream = 87.86e9;      // B/s
-constexpr double kTileLatency = 0.726e-6;   // s, a 128-key tile's fixed wait (its single K / V stage)
-constexpr double kUnhiddenTile = 2.122e-6;  // s
+// Branch splitgrid refitted them again with cuDNN's split count and merge (87.86 GB/s, 0.726 us, 2.122 us before).
+constexpr double kCtaStream = 100.41e9;     // B/s
+constexpr double kTileLatency = 0.737e-6;   // s, a 128-key tile's fixed wait (its single K / V stage)
+constexpr double kUnhiddenTile = 2.290e-6;  // s
 // Branch cudnnsplit: cuDNN's lean_reduction_kernel's own time in a CUDA graph, the median of the
 // eight split calls of validation/results/h200-graphroles (1.76-1.92 us at 560-4144 keys, head dim
 // 64 and 128; fit set). Held out: the h200-compiled2 steps' merges, 1.87-2.24 us.
@@ -130,32 +131,29 @@ double cta_rate(int64_t head_dim, int resident) {
   return tile / (tile / kCtaStream + kTileLatency + unhidden);
 }
 
-// The split's CTA count: the largest power of two of splits that keeps the split CTAs within the
-// kernel's resident slots (resident x SMs). 24 CTAs at head dim 256 (one slot an SM) run as 96
-// (validation/results/h200-heldout16 #25, 2.64 TB/s); at head dim 64 (four slots since branch decodeocc, six before) 40 CTAs split
-// into 320 (640 before), not 80: h200-heldout17 #12 (b5 32/8 heads, 12000 keys) streams 4.18 TB/s past its
-// floors, which 80 CTAs at a d 64 CTA's 30 GB/s could not (branch decodeattn; chosen after seeing
-// that check-set case: no fit-half case splits at d 64 past its floors). At head dim 128 both
-// rules leave the split stream at the card's rate.
-int64_t split_ctas(int64_t ctas, int slots) {
-  int64_t splits = 1;
-  while (ctas * splits * 2 <= slots) splits *= 2;
-  return ctas * splits;
-}
+// Branch splitgrid: the split's merge (cuDNN's lean_reduction_kernel) reads one partial row a split: its
+// traced time is 1.68 us + 33 ns a split (x the grid's x, two CTAs a split at head dim 256) over 4-128
+// (validation/results/h200-splitgrid, 34 grids; least squares on the kernels' durations, within 0.3 us
+// rms at head dims 64 and 128, 0.5 us under at 256). The slope is this; the fixed part is the calibration's
+// reduction_floor, a harness time: the traced 1.68 us and the 0.46 us a graph holds the GPU idle after a kernel
+// (harness_idle, h200-gemm-chain), 2.14 us, set from those measurements, not fitted (decodeknee.py).
+constexpr double kMergePerSplit = 0.033e-6;  // s
 
-// The K/V stream's time with the resident CTAs and their own rate (resident_rule): split,
-// `ctas` split CTAs at once; whole, waves of resident CTAs, the last one partial (its CTAs each
-// streaming at most at their own rate).
+// The K/V stream's time with the resident CTAs and their own rate (resident_rule): `ctas` CTAs, each
+// walking `keys` keys (the whole cache, or a split's share), in waves of the resident slots, the last
+// one partial (its CTAs each streaming at most at their own rate). Branch splitgrid: a split's CTAs
+// too; they had been priced all at once, which held while the split count kept them within the slots
+// and does not at head dim 256, whose measured splits fill two slots an SM (h200-splitgrid).
 //
-// Branch decodeknee: where an SM holds two or more of a wave's CTAs (past one CTA an SM, and always at
-// head dim 256, whose unit is two CTAs), their walks share the SM's load path, and as the card's
+// Branch decodeknee: where an SM holds two or more of a wave's CTAs (past one CTA an SM; at head dim 256
+// past 66 units, each two CTAs), their walks share the SM's load path, and as the card's
 // stream fills each walk slows: the walk and the stream join as a flash-decoding wave's stream and
 // chain do (the card's decode_overlap), not as the larger one. h200-decodeocc's head-dim-256 sweep:
 // 152 -> 165 us from 196 to 256 units where the larger stays at 150; head dim 128 at 336-376 CTAs,
 // -2 to -5 % before. A CTA alone on its SM keeps the larger one: 96-128 CTAs at head dim 64 and 128
 // (h200-cudnn-decode #82-84, h200-heldout16 #17) sit within 1-4 % of it, and the join priced them
 // 8-10 % slow (decodeknee.py: joined everywhere, and only where CTAs share an SM).
-double resident_stream_s(const Op& op, const Roofs& r, int64_t ctas, bool split, double bandwidth) {
+double resident_stream_s(const Op& op, const Roofs& r, int64_t ctas, int64_t keys, double bandwidth) {
   const int resident = resident_ctas(r.card, op.attention.head_dim);
   const double rate = cta_rate(op.attention.head_dim, resident);
   const double bytes = op.bytes();
@@ -164,14 +162,13 @@ double resident_stream_s(const Op& op, const Roofs& r, int64_t ctas, bool split,
   auto join = [&](double stream, double walk, int64_t units) {
     return units * per_unit > sms ? overlapped(stream, walk, r.decode.overlap) : std::max(stream, walk);
   };
-  if (split) return join(bytes / bandwidth, bytes / (static_cast<double>(ctas) * rate), ctas);
   const int64_t slots = static_cast<int64_t>(resident) * sms;
   const double per_cta = bytes / static_cast<double>(ctas);
   // A CTA alone walks whole 128-key tiles: each pays its fixed wait (and, one CTA an SM, its unhidden work),
   // the last, partial one too; its bytes at the CTA's stream (branch wholetiles: 300 keys are three tiles'
   // waits, not 2.3. Read from h200-heldout23's head-dim-256 misses at 300-1300 keys, -29 / -14 -> -16 / -9 %).
   const double tile_bytes = 4.0 * static_cast<double>(kKeyTile * op.attention.head_dim);
-  const double tiles = static_cast<double>(ceil_div(op.attention.kv_len, kKeyTile));
+  const double tiles = static_cast<double>(ceil_div(keys, kKeyTile));
   const double walk = per_cta / kCtaStream + tiles * (tile_bytes / rate - tile_bytes / kCtaStream);
   auto wave = [&](int64_t n) { return join(static_cast<double>(n) * per_cta / bandwidth, walk, n); };
   const int64_t full = ctas / slots, rest = ctas % slots;
@@ -233,8 +230,17 @@ KernelTimes decode_times(const Op& op, const Roofs& r, int64_t ctas, bool split,
     t.fixed_parts.push_back({measured ? "reduction kernel floor (the split's merge)" : "merge: a launch and two dependent sweeps",
                              merge, measured ? key : "pass_latency"});
   const bool resident = (cudnn && resident_rule(r)) || (resident_waves && !split);
-  t.memory_s = with_l2_hit(op, r, resident ? resident_stream_s(op, r, split ? (streaming > 0 ? streaming : r.card.sm_count) : ctas, split, bandwidth)
-                                           : op.bytes() / (bandwidth * fill));
+  // The resident rule's split: `streaming` CTAs, each a split's share of the keys, and a merge that
+  // reads a partial row a split (kMergePerSplit; two CTAs a split at head dim 256).
+  const int64_t splits = split && resident && streaming > 0 ? std::max<int64_t>(1, streaming / std::max<int64_t>(1, ctas)) : 1;
+  if (split && resident && streaming > 0) {
+    const double per_split = kMergePerSplit * static_cast<double>(splits * decode_kernel_resources(a.head_dim).ctas_per_unit);
+    t.fixed_s += per_split;
+    t.fixed_parts.push_back({"the merge's partial rows (lean_reduction, a split each)", per_split, "cudnn_decode"});
+  }
+  const int64_t walkers = split ? (streaming > 0 ? streaming : r.card.sm_count) : ctas;
+  const int64_t walk_keys = split ? ceil_div(a.kv_len, splits) : a.kv_len;
+  t.memory_s = with_l2_hit(op, r, resident ? resident_stream_s(op, r, walkers, walk_keys, bandwidth) : op.bytes() / (bandwidth * fill));
   // Branch compres: an expanded K / V larger than the L2 leaves its last-written tail dirty there; the
   // kernel reads the cache from its start, so the tail is evicted (written back) before it is read.
   const double l2 = r.l2_cyclic_capacity;
@@ -306,10 +312,10 @@ KernelTimes cudnn_decode_cost(const Op& op, const Roofs& r, const Tile*) {
   const int sms = std::max(1, r.card.sm_count);
   const bool split = 2 * ctas <= sms && ceil_div(op.attention.kv_len, kKeyTile) >= kSplitMinKeyTiles;
   if (split && graph_split_rule(op, r)) return graph_split_times(op, r, ctas);
-  // The resident rule prices the split's CTAs (a power-of-two split count); otherwise every SM.
+  // The resident rule prices the split's CTAs: cuDNN's split count, the one its graph calls take
+  // (decode_split.hpp; branch splitgrid read it off 34 unmasked grids); otherwise every SM.
   const bool split_count = split && resident_rule(r);
-  const int slots = resident_ctas(r.card, op.attention.head_dim) * sms;
-  return decode_times(op, r, ctas, split, split_count ? split_ctas(ctas, slots) : 0, true);
+  return decode_times(op, r, ctas, split, split_count ? ctas * cudnn_graph_splits(op.attention.kv_len, ctas, sms) : 0, true);
 }
 
 Op from_case(const KernelCase& c, bool) {

@@ -14,11 +14,18 @@ namespace perfmodel {
 // Every compiled step's grid follows it (h200-compiled2, h200-heldout19..22; tests/test_cudnn_split.cpp).
 // Before: the key count alone, at most 8 (h200-graphroles' 32-head calls), and branch graphsplit's
 // slot cap over it.
+//
+// Branch splitgrid: the unmasked call (eager transformers' enable_gqa SDPA) takes the same count, with
+// `ctas` its (sequence, KV head) units, and never more than 64 splits (validation/results/h200-splitgrid,
+// 34 grids: 2 units over 25000-110000 keys split 64 ways, 1 unit over 30000 keys 64, where the slots
+// allow 128 and 256; head dim 256's grid x is twice the count, two CTAs a split).
+constexpr int64_t kMaxSplits = 64;
+
 inline int64_t cudnn_graph_splits(int64_t kv_len, int64_t ctas, int64_t sms) {
   if ((kv_len + 127) / 128 < 5) return 1;
   const int64_t whole_tiles = kv_len / 128;
   int64_t s = 1;
-  while (s * 2 <= whole_tiles && ctas * s * 2 <= 2 * sms) s *= 2;
+  while (s * 2 <= whole_tiles && ctas * s * 2 <= 2 * sms && s * 2 <= kMaxSplits) s *= 2;
   return s;
 }
 

@@ -3,7 +3,7 @@
 card's K / V stream are of one size. The resident rule priced a wave as max(walk, wave bytes / stream
 bandwidth); the committed cases run slower than either near the knee where an SM holds two or more of
 the wave's CTAs (h200-decodeocc's d256 sweep: 152 -> 165 us from 196 to 256 units, two CTAs each, where
-the max stays at 150), and at the max where each CTA is alone on its SM (h200-cudnn-decode #82-84,
+the max stays at 150; head dim 256's units are two CTAs each), and at the max where each CTA is alone on its SM (h200-cudnn-decode #82-84,
 h200-heldout16 #17). Where CTAs share an SM the two join as the flash-decoding wave's stream and chain
 do (the calibration's decode_overlap, n = 4): wave = (walk^n + stream^n)^(1/n).
 
@@ -58,7 +58,22 @@ def cases():
     return out
 
 
-def price(c, p, n=None, shared_only=True):
+MERGE_PER_SPLIT = 0.033e-6  # s, lean_reduction's time a split (h200-splitgrid's traced kernels)
+# s, the merge's fixed part as a harness times it: lean_reduction's traced 1.68 us (h200-splitgrid) and the
+# 0.46 us a graph holds the GPU idle after a kernel (harness_idle, h200-gemm-chain)
+MERGE_FIXED = 1.68e-6 + 0.46e-6
+
+
+def graph_splits(L, units):
+    """cuDNN's split count (lib/src/kernels/decode_split.hpp, branch splitgrid): the largest power of two
+    at most the whole key tiles and 64, with units x splits within two an SM."""
+    whole, s = L // 128, 1
+    while s * 2 <= whole and units * s * 2 <= 2 * SMS and s * 2 <= 64:
+        s *= 2
+    return s
+
+
+def price(c, p, n=None, shared_only=True, old_split=False):
     """n None: the larger of walk and stream (main before the branch); else joined at n where an SM
     holds two or more of the wave's CTAs (shared_only) or everywhere."""
     floor, red, bw, cta_stream, lat, unhidden, tile_lat = p
@@ -75,7 +90,12 @@ def price(c, p, n=None, shared_only=True):
             return max(a, w)
         return (a ** n + w ** n) ** (1 / n)
     split = 2 * ctas <= SMS and -(-L // 128) >= 5
-    if split:
+    keys = L
+    if split and not old_split:  # branch splitgrid: cuDNN's count (decode_split.hpp), the split CTAs in waves
+        splits = graph_splits(L, ctas)
+        red += MERGE_PER_SPLIT * splits * per_unit
+        ctas, keys = ctas * splits, -(-L // splits)
+    elif split:  # before: the largest power of two within the resident slots, all at once
         splits = 1
         while ctas * splits * 2 <= res * SMS:
             splits *= 2
@@ -83,11 +103,13 @@ def price(c, p, n=None, shared_only=True):
         return floor + red + stream
     slots = res * SMS
     per_cta = nbytes / ctas
-    tiles = -(-L // 128)
+    tiles = -(-keys // 128)
     walk = per_cta / cta_stream + tiles * (tile / rate - tile / cta_stream)
     wave = lambda k: join(k * per_cta / bw, walk, k)
     full, rest = divmod(ctas, slots)
     stream = full * wave(slots) + (wave(rest) if rest else 0.0)
+    if split:
+        return floor + red + stream
     stream = max(stream, math.ceil(ctas / SMS) * lat * d / 128)
     return floor + stream
 
@@ -111,27 +133,31 @@ def p90(e):
 
 
 def fit(data, n, p0, shared_only=True):
+    """The six fitted constants on the fit half; the merge's fixed part is measured, not fitted
+    (MERGE_FIXED, branch splitgrid)."""
     rows = [c for c in data if c["fit"]]
 
+    def params(x):
+        return [x[0] * 1e-6, MERGE_FIXED, x[1] * 1e12, x[2] * 1e9, x[3] * 1e-6, x[4] * 1e-6, x[5] * 1e-6]
+
     def cost(x):
-        p = [x[0] * 1e-6, x[1] * 1e-6, x[2] * 1e12, x[3] * 1e9, x[4] * 1e-6, x[5] * 1e-6, x[6] * 1e-6]
-        if min(x[:5]) <= 0 or x[5] < 0 or x[6] < 0:
+        if min(x[:4]) <= 0 or x[4] < 0 or x[5] < 0:
             return math.inf
-        return sum(math.log(price(c, p, n, shared_only) / c["t"]) ** 2 for c in rows)
-    x0 = [p0[0] * 1e6, p0[1] * 1e6, p0[2] / 1e12, p0[3] / 1e9, p0[4] * 1e6, p0[5] * 1e6, p0[6] * 1e6]
-    steps = [0.5, 0.5, 0.3, 5, 0.5, 0.5, 0.3]
+        return sum(math.log(price(c, params(x), n, shared_only) / c["t"]) ** 2 for c in rows)
+    x0 = [p0[0] * 1e6, p0[2] / 1e12, p0[3] / 1e9, p0[4] * 1e6, p0[5] * 1e6, p0[6] * 1e6]
+    steps = [0.5, 0.3, 5, 0.5, 0.5, 0.3]
     x = nelder_mead(cost, x0, steps, 4000)
     x = nelder_mead(cost, x, [v / 4 for v in steps], 4000)
-    return [x[0] * 1e-6, x[1] * 1e-6, x[2] * 1e12, x[3] * 1e9, x[4] * 1e-6, x[5] * 1e-6, x[6] * 1e-6]
+    return params(x)
 
 
-def report(label, data, p, n, shared_only=True):
+def report(label, data, p, n, shared_only=True, old_split=False):
     print(f"## {label}")
     groups = {}
     for c in data:
         key = "fit half" if c["fit"] else c["set"]
-        groups.setdefault(key, []).append(price(c, p, n, shared_only) / c["t"] - 1)
-    held = [price(c, p, n, shared_only) / c["t"] - 1 for c in data if not c["fit"]]
+        groups.setdefault(key, []).append(price(c, p, n, shared_only, old_split) / c["t"] - 1)
+    held = [price(c, p, n, shared_only, old_split) / c["t"] - 1 for c in data if not c["fit"]]
     for k in sorted(groups):
         e = groups[k]
         a = [abs(x) for x in e]
@@ -157,7 +183,7 @@ def main():
         # (kernel_alone_s: 0.46 us, the eager profile's harness_idle), the accuracy comparison adds it back.
         worst = max(abs((price(c, p, a.p) - 0.46e-6 * kernels(c)) / binary_price(a.binary, c) - 1) for c in data)
         print(f"replica against the binary: largest |difference| {100 * worst:.2f} % over {len(data)} cases")
-    report("main before the branch (the larger one, main's constants)", data, MAIN, None)
+    report("main before decodeknee (the larger one, its constants)", data, MAIN, None, old_split=True)
     pm = fit(data, None, MAIN)
     print("the larger one refitted on the same half (the control): " + ", ".join("%.4g" % v for v in pm))
     report("the larger one, refitted (control)", data, pm, None)
