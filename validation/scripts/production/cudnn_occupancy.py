@@ -8,7 +8,7 @@ limit of 2 an SM (264 slots: 288 is a full wave and a 24-CTA tail) would give, n
 This times the kernel alone at one CTA count after another, fine enough to see where the steps sit,
 and ncu_cudnn_decode.py reads the kernel's registers and occupancy limits. Nothing is fitted here.
 
-Usage: python3 validation/scripts/production/cudnn_occupancy.py OUT [--budget S] [--sweep occupancy|tiles|knee]
+Usage: python3 validation/scripts/production/cudnn_occupancy.py OUT [--budget S] [--sweep occupancy|tiles|knee|split]
 Writes OUT/kernels.json (the backend's result format, read by `perfmodel accuracy`).
 """
 import argparse
@@ -48,13 +48,21 @@ KNEE = [(32, 8, 128, keys, range(17, 34, 2)) for keys in (1024, 3000, 6000)] + \
        [(32, 8, 128, 4000, (24, 30)), (28, 4, 128, 3500, (40, 56)), (40, 8, 128, 2500, (20, 28)),
         (16, 8, 256, 4000, (10, 14)), (64, 8, 128, 3000, (20, 26))]
 
+# --sweep split (branch splitgrid's check, prepared and committed before its run; nothing fitted on it): calls that
+# split, 1-20 (sequence, KV head) units over 700-90000 keys at head dims 64 / 128 / 256, priced with cuDNN's split
+# count (decode_split.hpp), the split CTAs in resident waves and the merge's time a split.
+SPLIT = [(32, 8, 128, keys, (1, 2, 4)) for keys in (700, 1500, 3000, 12000, 50000)] + \
+        [(12, 2, 128, keys, (1, 3)) for keys in (5000, 40000, 90000)] + [(16, 1, 128, keys, (1, 5)) for keys in (20000, 70000)] + \
+        [(32, 8, 64, keys, (1, 3)) for keys in (2500, 20000)] + [(12, 4, 256, keys, (1, 2, 5)) for keys in (3000, 20000)] + \
+        [(16, 8, 256, keys, (1, 3)) for keys in (1500, 50000)] + [(40, 8, 128, 6000, (1, 6)), (64, 8, 128, 9000, (1, 2))]
+
 
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("out")
     ap.add_argument("--budget", type=float, default=150.0)
     ap.add_argument("--case-seconds", type=float, default=0.12)
-    ap.add_argument("--sweep", choices=("occupancy", "tiles", "knee"), default="occupancy")
+    ap.add_argument("--sweep", choices=("occupancy", "tiles", "knee", "split"), default="occupancy")
     a = ap.parse_args()
     os.makedirs(a.out, exist_ok=True)
     t0 = time.perf_counter()
@@ -65,7 +73,7 @@ def main():
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "harness": "perfmodel production driver (validation/scripts/production/harness.py)"}
     result = {"schema_version": 1, "meta": meta, "summary": {}, "cases": []}
-    for h, kvh, d, ctx, batches in {"occupancy": SWEEPS, "tiles": TILES, "knee": KNEE}[a.sweep]:
+    for h, kvh, d, ctx, batches in {"occupancy": SWEEPS, "tiles": TILES, "knee": KNEE, "split": SPLIT}[a.sweep]:
         for b in batches:
             if time.perf_counter() - t0 > a.budget:
                 break
