@@ -17,19 +17,13 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "production"))
 from compare_hf import model_arg, priced_ctx  # noqa: E402
+from targets import quantile  # noqa: E402  (stats.hpp's quantile)
 
 HF_STEPS = ["validation/results/h200-production/hf.json", "validation/results/h200-hf-grid/hf.json"] + \
     [f"validation/results/h200-heldout{n}/hf/hf.json" for n in range(16, 24)]
-
-
-def quantile(v, q):
-    v = sorted(v)
-    pos = q * (len(v) - 1)
-    lo = int(pos)
-    hi = min(lo + 1, len(v) - 1)
-    return v[lo] + (v[hi] - v[lo]) * (pos - lo)
 
 
 def eager_step_band(exe):
