@@ -148,16 +148,15 @@ def issue10(binary):
     acc = "`perfmodel accuracy --card h200`"
     e, parts = pooled([prod], "fused", lambda c: c["kernel"] == "attention_prefill_fused")
     t.add("attention prefill, cuDNN fused SDPA (every profile)", f"{acc}, h200-production", summary(e), (0.08, 0.20), parts)
-    fit = run([PY, os.path.join(HERE, "production", "fit_compiled.py"), R + "h200-production/kernels.json",
-               R + "h200-compiled/hf.json", R + "h200-host-probe/probe.jsonl", binary])
-    # Branch decode16 fits on the even cases of three sets (h200-heldout16 added): the odd ones of all three.
-    per_set = "; ".join(f"{name} {100 * m:.1f} / {100 * q:.1f} ({n})" for name, (n, m, q) in (
-        ("h200-production", line_stats(fit, "h200-production held out")),
-        ("h200-cudnn-decode", line_stats(fit, "h200-cudnn-decode held out")),
-        ("h200-heldout16", line_stats(fit, "h200-heldout16 held out"))))
+    # The eager profile's decode law is fitted on the even cases of three sets (decodeknee.py since branch
+    # decodeknee; fit_compiled.py before): the odd ones, priced by the binary. Until the sixth 2026-12-03 session this
+    # row printed fit_compiled.py's own formula, which had drifted from the binary's law.
+    dec = {n: cudnn_decode_errors(binary, R + n + "/kernels.json", True)
+           for n in ("h200-production", "h200-cudnn-decode", "h200-heldout16")}
+    per_set = "; ".join(f"{n} {100 * m:.1f} / {100 * q:.1f} ({k})" for n, (k, m, q) in ((n, summary(e)) for n, e in dec.items()))
     t.add("attention decode, cuDNN's GQA-packed decode kernel (every profile)",
-          "fit_compiled.py, odd cases of h200-production, h200-cudnn-decode and h200-heldout16",
-          line_stats(fit, "three sets held out"), (0.08, 0.20), per_set)
+          "`perfmodel op --kind attention --impl eager` per case, odd cases of h200-production, h200-cudnn-decode and h200-heldout16",
+          summary([x for e in dec.values() for x in e]), (0.08, 0.20), per_set)
     for p in ("fused", "eager", "compiled"):
         e, parts = pooled([prod, small, chain], p, is_gemm)
         t.add(f"GEMMs, `{p}` profile (torch.linear / torch._scaled_mm on cuBLASLt)",
