@@ -25,11 +25,10 @@
 // min(stream_bandwidth, n x a CTA's own rate): 96 CTAs at head dim 128 read 4.05 TB/s, 160 CTAs
 // of one KV head (more than the SMs, one wave when 2 fit an SM) 3.98 TB/s, not the 72 % and two
 // waves of a one-CTA-per-SM rule. At head dim 256 one CTA fills an SM and its tile's work is not
-// hidden behind another CTA's fetch (kUnhiddenTile): 96 CTAs read 2.75 TB/s. The split spreads
-// the keys over the largest power of two of splits that keeps the split CTAs within the resident
-// slots: 24 CTAs at head dim 256 split 4 ways (96 CTAs, 2.70 TB/s measured, where 132 would read
-// 3.8). Branch decodeattn: a CTA's own rate follows its tile's size (a fixed wait a tile), so head
-// dim 64's CTAs read 30 GB/s where 128's read 46 (cta_rate).
+// hidden behind another CTA's fetch (kUnhiddenTile): 96 CTAs read 2.75 TB/s. The split takes cuDNN's
+// own count (decode_split.hpp, read off its grids by branch splitgrid) and its CTAs walk their share
+// of the keys in waves of the resident slots. Branch decodeattn: a CTA's own rate follows its tile's
+// size (a fixed wait a tile), so head dim 64's CTAs read 30 GB/s where 128's read 46 (cta_rate).
 #include <algorithm>
 #include <cmath>
 
