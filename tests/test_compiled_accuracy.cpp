@@ -49,43 +49,46 @@ double named_kernels_s(const YAML::Node& top, const std::string& prefix) {
   return t;
 }
 
-const std::vector<StepError>& step_errors() {
-  static const std::vector<StepError> errors = [] {
-    std::vector<StepError> out;
-    const YAML::Node root = YAML::LoadFile(test::root() + "/validation/results/h200-compiled/hf.json");
-    const Card card = test::catalogue().card("h200");
-    int index = -1;
-    for (const auto& s : root["steps"]) {
-      if (!s["ok"].as<bool>()) continue;
-      ++index;
-      Model m = test::catalogue().model(s["model"].as<std::string>());
-      m.layers = s["layers"].as<int64_t>();
-      Workload w;
-      w.phase = Phase::decode;
-      w.batch = s["batch"].as<int64_t>();
-      w.ctx = s["kv_len"].as<int64_t>();
-      w.impl = Impl::compiled;
-      const Evaluation e = evaluate(m, w, card, &h200_calibration());
-      StepError r;
-      r.index = index;
-      r.fitted = index % 2 == 0;
-      r.graph = e.cost.time_s / s["device_s"].as<double>() - 1;
-      r.kernels = e.cost.device_time_s / s["kernel_s"].as<double>() - 1;
-      double sdpa = 0;
-      for (size_t i = 0; i < e.step.ops.size(); ++i) {
-        const Op& op = e.step.ops[i];
-        r.launches += op.launches * op.count;
-        if (op.kernel == KernelId::attention_decode_cudnn) sdpa += static_cast<double>(op.count) * e.cost.ops[i].device_time_s;  // kernel time, no in-graph gap
-      }
-      const YAML::Node top = s["top_kernels_s"];
-      const double measured_sdpa = named_kernels_s(top, "cudnn_generated_fort_native_sdpa") +
-                                   named_kernels_s(top, "void cudnn::fusion::lean_reduction_kernel");
-      r.sdpa = sdpa / measured_sdpa - 1;
-      r.measured_kernels = s["kernels_per_step"].as<double>();
-      out.push_back(r);
+// Every step of a compare_compiled.py file (hf.json's format), priced as the cut model at --ctx kv_len.
+std::vector<StepError> errors_of(const std::string& file) {
+  std::vector<StepError> out;
+  const YAML::Node root = YAML::LoadFile(test::root() + file);
+  const Card card = test::catalogue().card("h200");
+  int index = -1;
+  for (const auto& s : root["steps"]) {
+    if (!s["ok"].as<bool>()) continue;
+    ++index;
+    Model m = test::catalogue().model(s["model"].as<std::string>());
+    m.layers = s["layers"].as<int64_t>();
+    Workload w;
+    w.phase = Phase::decode;
+    w.batch = s["batch"].as<int64_t>();
+    w.ctx = s["kv_len"].as<int64_t>();
+    w.impl = Impl::compiled;
+    const Evaluation e = evaluate(m, w, card, &h200_calibration());
+    StepError r;
+    r.index = index;
+    r.fitted = index % 2 == 0;
+    r.graph = e.cost.time_s / s["device_s"].as<double>() - 1;
+    r.kernels = e.cost.device_time_s / s["kernel_s"].as<double>() - 1;
+    double sdpa = 0;
+    for (size_t i = 0; i < e.step.ops.size(); ++i) {
+      const Op& op = e.step.ops[i];
+      r.launches += op.launches * op.count;
+      if (op.kernel == KernelId::attention_decode_cudnn) sdpa += static_cast<double>(op.count) * e.cost.ops[i].device_time_s;  // kernel time, no in-graph gap
     }
-    return out;
-  }();
+    const YAML::Node top = s["top_kernels_s"];
+    const double measured_sdpa = named_kernels_s(top, "cudnn_generated_fort_native_sdpa") +
+                                 named_kernels_s(top, "void cudnn::fusion::lean_reduction_kernel");
+    r.sdpa = sdpa / measured_sdpa - 1;
+    r.measured_kernels = s["kernels_per_step"].as<double>();
+    out.push_back(r);
+  }
+  return out;
+}
+
+const std::vector<StepError>& step_errors() {
+  static const std::vector<StepError> errors = errors_of("/validation/results/h200-compiled/hf.json");
   return errors;
 }
 
@@ -120,6 +123,32 @@ TEST_CASE("compiled decode steps: 7 measured, graph replay and kernel sum within
     CHECK(std::isfinite(e.graph));
     CHECK(std::fabs(e.graph) <= 0.21);
   }
+}
+
+// The same seven steps measured again on another lease, each in a fresh Python process
+// (validation/results/h200-freshhost, 2026-12-03; nothing fitted on this run). The kernel sums moved
+// within 2 % of h200-compiled's; the graph replay's host part did not: graph - kernel sum per step
+// 199 / 285 / 335 / 469 / 260 / 651 / 695 us there, 480 / 465 / 487 / 246 / 207 / 523 / 550 us here (the
+// two Llama-3-8B and Qwen2.5-7B GQA models twice Llama-2-7B's in fresh processes; not the process's
+// history of earlier compiles, which the first run's rising order had suggested). Figures at this
+// change: graph 5.9 % median, 12.7 % p90 (held-out 1, 3, 5: 4.5 %); kernels 1.9 / 3.3 %.
+TEST_CASE("compiled decode steps re-measured in fresh processes (h200-freshhost): graph replay and kernel sum") {
+  const std::vector<StepError> e = errors_of("/validation/results/h200-freshhost/hf.json");
+  REQUIRE(e.size() == 7);
+  std::vector<double> graph, kernels;
+  for (const StepError& s : e) {
+    CAPTURE(s.index);
+    REQUIRE(std::isfinite(s.graph));
+    REQUIRE(std::isfinite(s.kernels));
+    CHECK(std::fabs(s.graph) <= 0.15);    // worst -13.5 % (Qwen2.5-7B b8: its host 523 us against the law's 272)
+    CHECK(std::fabs(s.kernels) <= 0.05);  // worst +4.3 %
+    graph.push_back(std::fabs(s.graph));
+    kernels.push_back(std::fabs(s.kernels));
+  }
+  CAPTURE(quantile(graph, 0.5));
+  CAPTURE(quantile(kernels, 0.5));
+  CHECK(quantile(graph, 0.5) <= 0.07);
+  CHECK(quantile(kernels, 0.5) <= 0.025);
 }
 
 TEST_CASE("compiled decode SDPA is cuDNN's 16-row-tile kernel: memory-bound, held out on every step") {

@@ -4,7 +4,10 @@
 
 #include "../lib/src/cost/kernel_costs.hpp"
 #include "../lib/src/cost/stream_rate.hpp"
+#include <cmath>
+
 #include "perfmodel/calibration.hpp"
+#include "perfmodel/dtype.hpp"
 #include "perfmodel/ops.hpp"
 #include "perfmodel/price.hpp"
 #include "test_support.hpp"
@@ -68,4 +71,31 @@ TEST_CASE("repeat_kv's copy is bound by L2: each output element loads its source
   // A plain copy or a cast never meets the roof: L2's rate is above DRAM's.
   const Op plain = ops::copy("c", 32768, 4096, DType::bf16);
   CHECK(copy_l2_roof_s(plain, on) < stream_memory_s(plain, on));
+}
+
+// validation/results/h200-streammix (2026-12-03, stream_probe.py): torch.compile'd casts, one Triton kernel
+// each, 256 Mi elements (0.27-1.6 GB, past the L2), 5 calls in a CUDA graph. Nothing fitted on them. The
+// write-heavy casts (1:2, 1:4) are the one-bus law's case: the old sum prices them 10-12 % slow, the opt-in
+// within 6 %. The read-heavy ones (2:1) are priced alike by both (the calibration's copy and add).
+TEST_CASE("Inductor casts past the L2 (h200-streammix): write-heavy ones at the one-bus rate") {
+  struct Cast {
+    DType from, to;
+    double measured_s;
+    bool write_heavy;
+  };
+  const Cast casts[] = {{DType::int8, DType::bf16, 195.14e-6, true},   {DType::int8, DType::fp32, 331.81e-6, true},
+                        {DType::bf16, DType::fp32, 386.86e-6, true},   {DType::fp32, DType::bf16, 373.31e-6, false},
+                        {DType::bf16, DType::int8, 191.29e-6, false}};
+  const Roofs on = h200(true), off = h200(false);
+  for (const Cast& c : casts) {
+    const Op op = ops::cast("x.to", 65536, 4096, c.from, c.to);
+    const double one_bus = price(op, on, Impl::compiled).time_s / c.measured_s - 1;
+    const double sum = price(op, off, Impl::compiled).time_s / c.measured_s - 1;
+    CAPTURE(to_string(c.from));
+    CAPTURE(to_string(c.to));
+    MESSAGE("cast " << to_string(c.from) << " -> " << to_string(c.to) << ": one bus " << 100 * one_bus << " %, sum " << 100 * sum << " %");
+    CHECK(std::abs(one_bus) < 0.06);
+    if (c.write_heavy) CHECK(sum > 0.08);
+    else CHECK(sum == doctest::Approx(one_bus));
+  }
 }
