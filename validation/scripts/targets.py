@@ -190,6 +190,12 @@ def issue10(binary):
     t.add("torch.compile'd decode step (graph replay, host included)", "compare_compiled.py, h200-compiled (held out), h200-compiled2",
           summary(a + b), (0.10, None),
           f"4 layers {100 * m4:.1f} / {100 * p4:.1f} ({n4}); 8-32 layers {100 * m2:.1f} / {100 * p2:.1f} ({n2})")
+    # The same seven points on another lease, one process each (nothing fitted on the run; graph_call_host
+    # was fitted on h200-compiled's steps 0, 2, 4, 6 at four of these shapes).
+    fresh = run([PY, os.path.join(HERE, "production", "compare_compiled.py"), R + "h200-freshhost/hf.json", binary])
+    t.add("torch.compile'd decode step, h200-compiled's points re-measured in fresh processes",
+          "compare_compiled.py, h200-freshhost (all 7)", summary(signed_list(fresh, "graph replay, all")), (0.10, None),
+          "host before the replay 207-550 us by model (h200-compiled: 199-695 us)")
     return t
 
 
