@@ -1,6 +1,6 @@
-// Branch compblock (issue 10): the compiled profile's GEMM block stays opt-in
-// (validation/results/h200-compblock: compblock.patch + compblock.calibration.yaml; its README names the
-// three guards that fail with it and why). An opt-in calibration is only worth its figures while it IS
+// Branch compblock (issue 10): the compiled profile's GEMM block, opt-in until branch compdef made it the
+// default (validation/results/h200-compblock: compblock.patch + compblock.calibration.yaml, now the card's
+// calibration; its README says what each guard needed). An opt-in calibration is only worth its figures while it IS
 // the default plus its own keys: branch hostreplay's file carried cudnn_decode values from before
 // branch decodeattn's refit and lacked nvjet_fill_tiles / xmma_tf32_fixed (branches nvjettile,
 // fp8tf32), so its figures were no longer the block's. These checks fail when main's calibration moves

@@ -572,9 +572,13 @@ TEST_CASE("a split-K plan's reduce: the kernel floor alone uncalibrated, floor +
   const double walk = datasheet.gemm_fixed_per_k_s * split.tiling->k_per_cta / 1024.0;
   CHECK(split.overhead_time_s ==
         test::approx(datasheet.kernel_floor_s + datasheet.gemm_fixed_s + walk + datasheet.kernel_floor_s));
-  // The calibrated H200's compiled profile prices GEMMs on the card keys and no reduce key: floor + sweep.
+  // A calibrated card whose profile has no GEMM block prices GEMMs on the card keys and no reduce key:
+  // floor + sweep. The H200's three profiles all carry one since branch compdef; its compiled block
+  // removed here stands for such a profile.
   const Card h200 = test::catalogue().card("h200");
-  const Calibration cal = load_calibration(test::catalogue().calibration_path("h200"));
+  Calibration cal = load_calibration(test::catalogue().calibration_path("h200"));
+  for (ProfileCalibration& p : cal.profiles)
+    if (p.name == "compiled") p.gemm = ProductionGemm{};
   const Roofs compiled = make_roofs(h200, &cal, Impl::compiled);
   REQUIRE(compiled.gemm_split_k_s < 0);
   const OpCost c = price(qkv, compiled, Impl::compiled);

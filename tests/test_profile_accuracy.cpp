@@ -106,6 +106,17 @@ ProfileSetStats row(const std::vector<ProfileSetStats>& rows, Impl p, const std:
   return {};
 }
 
+
+// The compiled roofs with each floor as fitted on single-call harness times (harness_idle_s off), as
+// evaluate_profiles prices harness cases (profile_accuracy.cpp, as_fitted): the checks below price one
+// harness call directly. With `harness_idle` in profiles.compiled (branch compsmall / compfuse's opt-in)
+// a step's small kernels are priced alone; a harness call keeps the idle after its kernel.
+Roofs compiled_harness(const Calibration* cal) {
+  Roofs r = make_roofs(sets().card, cal, Impl::compiled);
+  r.harness_idle_s = 0;
+  return r;
+}
+
 }  // namespace
 
 TEST_CASE("eager: PyTorch's norms, softmax and rotary, held out (issue 10 target 8 % / 20 %)") {
@@ -274,8 +285,8 @@ TEST_CASE("h200-eltwise7: the autotuner's two candidates, the faster kept (opt-i
   // 128 x 4096 pairs). Not the default: the suites' compiled kernels reuse the config tuned at the
   // shape that first compiled them (dynamic shapes), so several ran the slower walk.
   const Calibration& cw = sets().whole;
-  const Roofs whole = make_roofs(sets().card, &cw, Impl::compiled);
-  const Roofs walk = make_roofs(sets().card, &sets().walk, Impl::compiled);
+  const Roofs whole = compiled_harness(&cw);
+  const Roofs walk = compiled_harness(&sets().walk);
   REQUIRE(whole.inductor.whole_row_saved_s > 0);
   auto t = [](const Op& op, const Roofs& r) { return price(op, r, Impl::compiled).device_time_s; };
   auto softmax = [](int64_t rows, int64_t cols) { return ops::softmax("s", rows, cols, DType::bf16, true); };
@@ -304,7 +315,7 @@ TEST_CASE("h200-eltwise7: the autotuner's two candidates, the faster kept (opt-i
 }
 
 TEST_CASE("compiled: Inductor's row reductions as generated (inductor_code.json)") {
-  const Roofs c = make_roofs(sets().card, &sets().cal, Impl::compiled);
+  const Roofs c = compiled_harness(&sets().cal);
   const Roofs f = make_roofs(sets().card, &sets().cal, Impl::fused);
   REQUIRE(c.inductor.softmax_rate > 0);
   CHECK(f.inductor.softmax_rate == c.inductor.softmax_rate);  // the fused profile's stand-in
@@ -341,7 +352,7 @@ TEST_CASE("compiled: Inductor's reduction holds two rows a CTA up to 2048 column
   // torch/_inductor/runtime/triton_heuristics.py, _reduction_configs: XBLOCK 2 while the row's size
   // hint is at most 2048 columns (h200-eltwise5/configs.json, h200-eltwise9's `autotuned`), so an SM's
   // further rows come in pairs: one CTA past 4 an SM adds two rows' issue to its SM, not one.
-  const Roofs c = make_roofs(sets().card, &sets().cal, Impl::compiled);
+  const Roofs c = compiled_harness(&sets().cal);
   auto t = [&](const Op& op) { return price(op, c, Impl::compiled).device_time_s; };
   auto softmax = [](int64_t rows, int64_t cols) { return ops::softmax("s", rows, cols, DType::bf16, true); };
   const double sms = c.card.sm_count, row_issue = 2048 / (c.inductor.softmax_rate / sms);
@@ -373,7 +384,7 @@ TEST_CASE("compiled: the first resident CTAs of Inductor's 2048-column reduction
   // starts together (2048 threads / 512 = 4) wait on their loads together, then issue one after
   // another, so past the first CTA an SM their stream share and their issue add (the smaller of
   // the two lost), where later CTAs overlap the two (stream_cost.cpp, inductor_lockstep_s).
-  const Roofs c = make_roofs(sets().card, &sets().cal, Impl::compiled);
+  const Roofs c = compiled_harness(&sets().cal);
   auto t = [&](const Op& op) { return price(op, c, Impl::compiled).device_time_s; };
   auto layernorm = [](int64_t rows, int64_t cols) { return ops::layernorm("n", rows, cols, DType::bf16, false); };
   const double sms = c.card.sm_count, row_issue = 2048 / (c.inductor.layernorm_rate / sms);
@@ -404,7 +415,7 @@ TEST_CASE("compiled: Inductor's layer_norm with no masks issues fewer instructio
   // blocks leave none in the walk: Nsight Compute counts 2707 + 1088 a block warp instructions a
   // row there against the masked kernel's 1.188 a padded element, which the compiled rate was
   // fitted on (inductor_masks.cpp; validation/results/h200-eltwise12/ncu.csv).
-  const Roofs c = make_roofs(sets().card, &sets().cal, Impl::compiled);
+  const Roofs c = compiled_harness(&sets().cal);
   auto t = [&](const Op& op) { return price(op, c, Impl::compiled).device_time_s; };
   auto layernorm = [](int64_t rows, int64_t cols) { return ops::layernorm("n", rows, cols, DType::bf16, false); };
   const double sms = c.card.sm_count, row_issue = 14336 / (c.inductor.layernorm_rate / sms);
@@ -429,7 +440,7 @@ TEST_CASE("compiled: Inductor's layer_norm with the row mask only (branch eltwis
   // Rows not a multiple of 4096 keep the row mask; whole 2048-column blocks leave no column mask:
   // 3826 + 1404 a block warp instructions a row (fitted on the counts of 3, 5 and 7 blocks;
   // inductor_masks.cpp), up to 7 blocks. No time fitted: every time below is held out.
-  const Roofs c = make_roofs(sets().card, &sets().cal, Impl::compiled);
+  const Roofs c = compiled_harness(&sets().cal);
   auto t = [&](const Op& op) { return price(op, c, Impl::compiled).device_time_s; };
   auto layernorm = [](int64_t rows, int64_t cols) { return ops::layernorm("n", rows, cols, DType::bf16, false); };
   // 6144 x 14336 measured 109.76 us (h200-eltwise12, +16.3 % before) and 111.28 (h200-eltwise13,
@@ -449,7 +460,7 @@ TEST_CASE("compiled: Inductor's layer_norm with both masks past 7 blocks (branch
   // validation/results/h200-rowops17/ncu.csv), 3971 + 2448 a block (fitted on 8 and 10 blocks; 9 held
   // out), over the reference's 1.188 a padded element; up to 7 blocks the reference's weight 1
   // (inductor_masks.cpp). No time fitted: every time below is held out.
-  const Roofs c = make_roofs(sets().card, &sets().cal, Impl::compiled);
+  const Roofs c = compiled_harness(&sets().cal);
   auto t = [&](const Op& op) { return price(op, c, Impl::compiled).device_time_s; };
   auto layernorm = [](int64_t rows, int64_t cols) { return ops::layernorm("n", rows, cols, DType::bf16, false); };
   const double sms = c.card.sm_count, reference = 14595.0 / 12288;
@@ -474,8 +485,8 @@ TEST_CASE("compiled: Inductor's layer_norm with both masks past 7 blocks (branch
   // SM here), so the walk's excess over the walk-free price differs by the mask's issue twice (the
   // walk's share and the drained row's) between 4095 rows (both masks) and 4096. (Before branch
   // walkstep: once, the default walk-free.)
-  const Roofs w = make_roofs(sets().card, &sets().walk4096, Impl::compiled);
-  const Roofs n0 = make_roofs(sets().card, &sets().nowalk, Impl::compiled);
+  const Roofs w = compiled_harness(&sets().walk4096);
+  const Roofs n0 = compiled_harness(&sets().nowalk);
   auto tw = [&](const Op& op) { return price(op, w, Impl::compiled).device_time_s; };
   auto tn = [&](const Op& op) { return price(op, n0, Impl::compiled).device_time_s; };
   const double w10 = (3971.0 + 10 * 2448) / (10 * 2048 * reference);
@@ -490,7 +501,7 @@ TEST_CASE("compiled: Inductor's layer_norm with both masks at 1-3 blocks (branch
   // 1.188 a padded element, above 1 at 2-3 blocks; 4 blocks held out (3072 x 7168: 9747 counted, 9375 by
   // the line, the weight stays 1); one block (XBLOCK 2) past the SM's first resident wave (inductor_masks.cpp,
   // stream_cost.cpp). No time fitted: every time below is held out.
-  const Roofs c = make_roofs(sets().card, &sets().cal, Impl::compiled);
+  const Roofs c = compiled_harness(&sets().cal);
   auto t = [&](const Op& op) { return price(op, c, Impl::compiled).device_time_s; };
   auto layernorm = [](int64_t rows, int64_t cols) { return ops::layernorm("n", rows, cols, DType::bf16, false); };
   const double sms = c.card.sm_count, reference = 14595.0 / 12288;
@@ -526,7 +537,7 @@ TEST_CASE("compiled: Inductor's softmax priced at its count a row (branch induct
   // (least squares over six counts, validation/results/h200-inductorrow/ncu.csv), over the reference
   // 6144 x 11008's 24304 a row (1.978 a padded element) the compiled rate prices, above 1 only, past
   // 2048 columns (inductor_masks.cpp). No time fitted.
-  const Roofs c = make_roofs(sets().card, &sets().cal, Impl::compiled);
+  const Roofs c = compiled_harness(&sets().cal);
   auto t = [&](const Op& op) { return price(op, c, Impl::compiled).device_time_s; };
   auto softmax = [](int64_t rows, int64_t cols) { return ops::softmax("s", rows, cols, DType::bf16, true); };
   const double sms = c.card.sm_count, reference = 24304.0 / 12288;
@@ -555,7 +566,7 @@ TEST_CASE("compiled: Inductor's one-warp persistent reductions (branch eltwise10
   // over a row hint of at least 1024 gets one warp a CTA of min(1024 / hint, 8) rows; the row loaded
   // once, its later stages shuffles in the warp, each lane's 32-element chain under the stream
   // (stream_cost.cpp, inductor_one_warp.cpp). No parameter of its own.
-  const Roofs c = make_roofs(sets().card, &sets().cal, Impl::compiled);
+  const Roofs c = compiled_harness(&sets().cal);
   auto t = [&](const Op& op) { return price(op, c, Impl::compiled).device_time_s; };
   auto layernorm = [](int64_t rows, int64_t cols) { return ops::layernorm("n", rows, cols, DType::bf16, false); };
   // 1024 rows is the first row hint that takes one warp: 1000 rows (hint 1024) load the row once,
@@ -582,7 +593,7 @@ TEST_CASE("compiled: Inductor splits a row reduction whose rows cannot fill the 
   // torch/_inductor/choices.py, reduction_split_factor: fewer than 2 x SMs rows of more than 8192 columns
   // are reduced in parts (h200-eltwise6/inductor_code.json, 16 x 16384: 2 splits; 3 kernels for
   // rms_norm / layer_norm, 5 for softmax), each kernel priced as what it is, no parameter of its own.
-  const Roofs c = make_roofs(sets().card, &sets().cal, Impl::compiled);
+  const Roofs c = compiled_harness(&sets().cal);
   auto t = [&](const Op& op) { return price(op, c, Impl::compiled).device_time_s; };
   auto rms = [](int64_t rows, int64_t cols) { return ops::rmsnorm("n", rows, cols, DType::bf16, false); };
   auto softmax = [](int64_t rows, int64_t cols) { return ops::softmax("s", rows, cols, DType::bf16, true); };
@@ -791,8 +802,8 @@ TEST_CASE("h200-eltwise14: the walk past two blocks (opt-in), and a held-out set
   // eltwise6's walk (looped_row, layernorm_block, softmax_block) priced past 4096 columns only
   // (walk_from_cols 4097): up to 4096 columns the default's price, unchanged.
   // d: the walk-free calibration (the default before branch walkstep made the walk the default).
-  const Roofs d = make_roofs(sets().card, &sets().nowalk, Impl::compiled);
-  const Roofs w = make_roofs(sets().card, &sets().walk4096, Impl::compiled);
+  const Roofs d = compiled_harness(&sets().nowalk);
+  const Roofs w = compiled_harness(&sets().walk4096);
   REQUIRE(w.inductor.walk_from_cols == 4097);
   auto t = [](const Op& op, const Roofs& r) { return price(op, r, Impl::compiled).device_time_s; };
   auto softmax = [](int64_t rows, int64_t cols) { return ops::softmax("s", rows, cols, DType::bf16, true); };
@@ -852,7 +863,7 @@ TEST_CASE("compiled: rms_norm's resident-row groups queue at many rows an SM (br
   // The default since validation/results/h200-rms2049 measured the shape the opt-in failed (see "compiled:
   // Inductor's row reductions as generated"); the keys are the same as in
   // validation/results/h200-inductorsmall/h200.calibration.rmsqueue.yaml.
-  const Roofs c = make_roofs(sets().card, &sets().cal, Impl::compiled);
+  const Roofs c = compiled_harness(&sets().cal);
   REQUIRE(c.inductor.rmsnorm_group_s > 0);
   REQUIRE(c.inductor.rmsnorm_rate == 0);  // still no issue rate: the queue, not the padded walk
   auto t = [&](int64_t rows, int64_t cols) {
@@ -888,8 +899,8 @@ TEST_CASE("walkdefault: the walk past 4096 columns on main's calibration (opt-in
       load_calibration(test::root() + "/validation/results/h200-walkdefault/h200.calibration.walk.yaml");
   // Branch walkstep made these keys the default (with the drain, inductor_walk.cpp): d is the walk-free
   // calibration the default was before it.
-  const Roofs d = make_roofs(sets().card, &sets().nowalk, Impl::compiled);
-  const Roofs w = make_roofs(sets().card, &wd, Impl::compiled);
+  const Roofs d = compiled_harness(&sets().nowalk);
+  const Roofs w = compiled_harness(&wd);
   REQUIRE(w.inductor.walk_from_cols == 4097);
   REQUIRE(w.inductor.looped_row_s == test::approx(1.9e-6));
   auto t = [](const Op& op, const Roofs& r) { return price(op, r, Impl::compiled).device_time_s; };
@@ -937,7 +948,7 @@ TEST_CASE("walkstep: the walk drains the SM's last layer_norm row past its first
   // issue, and the stagger drains at the end, the SM's last row's issue exposed: a share rising from none
   // at 4.2 blocks to all from 6.5 (inductor_walk.cpp, fitted on that set only). The default walks past
   // 4096 columns now.
-  const Roofs c = make_roofs(sets().card, &sets().cal, Impl::compiled);
+  const Roofs c = compiled_harness(&sets().cal);
   REQUIRE(c.inductor.walk_from_cols == 4097);
   auto t = [&](const Op& op) { return price(op, c, Impl::compiled).device_time_s; };
   auto layernorm = [](int64_t rows, int64_t cols) { return ops::layernorm("n", rows, cols, DType::bf16, false); };

@@ -25,9 +25,12 @@ double effective_peak(const Roofs& r, Precision p) {
 }
 
 // Reads and writes at their own rates; with the calibration's stream_one_bus, one bus for both
-// directions, the minority direction's bytes paying the turnaround (stream_rate.hpp).
+// directions, the minority direction's bytes paying the turnaround (stream_rate.hpp). A cast takes the
+// one bus always (branch compdef): Inductor's write-heavy casts run at its rate (h200-streammix: 1:2 and
+// 1:4 within 5 %, the sum 10-12 % slow; the W8A16 weight copy, h200-int8-compiled); an expand (a copy
+// writing more than it reads, repeat_kv) does not (h200-streammix: slower than the one bus at every g).
 double stream_memory_s(const Op& op, const Roofs& r) {
-  if (!r.stream_one_bus) return op.bytes_read / r.read_bandwidth + op.bytes_written / r.write_bandwidth;
+  if (!r.stream_one_bus && op.kernel != KernelId::cast) return op.bytes_read / r.read_bandwidth + op.bytes_written / r.write_bandwidth;
   return mixed_stream_s(op.bytes_read, op.bytes_written, r.read_bandwidth, r.write_bandwidth);
 }
 

@@ -52,6 +52,19 @@ StepCost price_step(const Step& step, const Roofs& roofs, const Workload& w) {
   return price_step(step, impl != w.impl && roofs.uncompiled ? *roofs.uncompiled : roofs, impl, w.gpu_rest_s);
 }
 
+// A compiled step's split-K GEMM under cuBLASLt's split rule (a `gemm:` block with split_k_min_slice)
+// is two kernels of the graph, nvjet's `_splitK_` and splitKreduce_kernel (every split GEMM of
+// h200-compiled2's traces), and the replay idles before each: the reduce's own launch, which the
+// block prices in time (split_k_reduce) but Op::launches does not count (branch compfuse).
+// graph_kernel_gap is fitted over the launches so counted (fit_compiled.py). The fused profile's
+// gap was fitted without it (h200-fused-step-alone): not counted there.
+namespace {
+int64_t split_reduce_launches(const Op& op, const OpCost& c, const Roofs& roofs, Impl impl) {
+  if (impl != Impl::compiled || roofs.gemm_split_k_min_slice <= 0 || !c.tiling) return 0;
+  return c.tiling->split_k > 1 ? op.launches : 0;
+}
+}  // namespace
+
 StepCost combine_step(const std::vector<const Op*>& ops, std::vector<OpCost> costs, const Roofs& roofs, Impl impl,
                       double rest_s) {
   StepCost s;
@@ -72,7 +85,7 @@ StepCost combine_step(const std::vector<const Op*>& ops, std::vector<OpCost> cos
     // validation/results/h200-fused-step-alone, h200-host-probe). GPU time but not kernel time:
     // device_time_s stays the kernel sum (what a profiler shows).
     if (impl != Impl::eager && roofs.graph_kernel_gap_s > 0) {
-      const double gap = roofs.graph_kernel_gap_s * static_cast<double>(op.launches);
+      const double gap = roofs.graph_kernel_gap_s * static_cast<double>(op.launches + split_reduce_launches(op, c, roofs, impl));
       c.time_s += gap;
       c.overhead_time_s += gap;
     }

@@ -18,10 +18,12 @@
 // write_bandwidth (a write-only fill_ of 1 GB: 3.38 TB/s, validation/results/h200-castcopy/mixrate.jsonl),
 // which binds past about 1:3.5 (repeat_kv's 1:4 and 1:7, where L2 binds first: copy_l2_roof_s).
 //
-// Opt-in (the calibration's stream_one_bus: 1; validation/results/h200-castcopy/README.md): with it
-// the compiled profile's repeat_kv copies are priced right (copy_l2_roof_s below) and h200-compiled2's
-// Mistral-7B step, whose cuDNN decode SDPA is 10 % under, loses the over-price that hid it:
-// test_graph_gap_accuracy's GPU-alone median goes 0.63 -> 1.34 % (bound 1.1 %).
+// Opt-in for copies (the calibration's stream_one_bus: 1; validation/results/h200-castcopy/README.md): with
+// it the compiled profile's repeat_kv copies take the L2 roof below and h200-compiled2's Mistral-7B step,
+// whose cuDNN decode SDPA is 10 % under, loses the over-price that hid it (test_graph_gap_accuracy's
+// GPU-alone median past its 1.1 % bound). h200-streammix's expands (1:g, g = 2..8) sit between the laws:
+// the sum -2 .. +6 %, the one bus -4 .. -12 %, with the L2 roof -11 .. +8 %. Casts take the law by
+// default since branch compdef (price.cpp stream_memory_s).
 #pragma once
 
 namespace perfmodel {
