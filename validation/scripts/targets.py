@@ -374,6 +374,10 @@ FRESH_SETS = [
      "## Issue 10's kernels at five new models' shapes, measured in the sixth 2026-12-03 session (h200-heldout24)",
      "Qwen2.5-32B (40 / 8 heads, width 5120, a 152064-row LM head), Falcon3-7B (12 / 4 heads of dim 256), Llama-3.2-1B (head dim 64), Mistral-Large-2 at TP 8 (12 / 1 heads a GPU, width 12288) and Qwen3-235B-A22B's attention (64 / 4 heads) as kernels (never measured as kernels before): attention off every grid (60k decode, 40k prefill, batch to 200, head dims 64, 128 and 256), GEMMs at M 2-10000 (bf16 / fp16 / tf32 / fp8), row ops eager and compiled at their widths (the compiled SiLU*mul cut short by the run's budget); 8 transformers steps of Falcon3-7B and Llama-2-13B (one, Falcon3-7B b1 ctx2500, repeats h200-heldout19's point: its host ran 1.68x slower here). Measured after branch decodeknee and before any later change; nothing fitted on it. validation/results/h200-heldout24/README.md.",
      'Falcon3-7B, Llama-2-13B'),
+    ('h200-heldout25',
+     "## Issue 10's kernels at five new models' shapes, measured in the seventh 2026-12-03 session (h200-heldout25)",
+     "Phi-3-medium (40 / 10 heads, MLP 17920), InternLM2.5-20B (48 / 8 heads, width 6144, a 92544-row LM head), Gemma-2-27B (32 / 16 heads, width 4608, MLP 36864), Llama-3.1-70B at TP 4 (16 / 2 heads a GPU) and DeepSeek-Coder-33B's attention (56 / 8 heads) as kernels (never measured before): attention off every grid (70k decode, 60k prefill, batch to 230), GEMMs at M 3-12000 (bf16 / fp16 / tf32 / fp8), row ops eager and compiled at their widths (the compiled SiLU*mul cut short by the run's budget); 6 transformers decode and 2 prefill steps of Yi-6B and Qwen3-4B at new points; 4 torch.compile'd steps of Yi-6B and Mistral-NeMo-12B cut to 3 layers (never compiled before). Measured after branch compdef (the compiled GEMM block by default) and before any later change; nothing fitted on it. validation/results/h200-heldout25/README.md.",
+     'Yi-6B, Qwen3-4B at new points'),
 ]
 
 
