@@ -161,16 +161,7 @@ def issue10(binary):
         e, parts = pooled([prod, small, chain], p, is_gemm)
         t.add(f"GEMMs, `{p}` profile (torch.linear / torch._scaled_mm on cuBLASLt)",
               f"{acc}, h200-production, h200-gemm-small, h200-gemm-chain", summary(e), (0.05, 0.15), parts)
-    # The fused GEMM block for the compiled profile (branch compblock): not the default (three guards,
-    # validation/results/h200-compblock/README.md).
-    block = R + "h200-compblock/compblock.calibration.yaml"
-    if os.path.exists(block):
-        sets = [Kernels(binary, R + f"{n}/kernels.json", True, block) for n in ("h200-production", "h200-gemm-small", "h200-gemm-chain")]
-        for c in sets[2].cases:
-            c["held_out"] = "llama2_7b" in c["name"] or "tinyllama" in c["name"]
-        e, parts = pooled(sets, "compiled", is_gemm)
-        t.add("GEMMs, `compiled` profile, with the opt-in `h200-compblock/compblock.calibration.yaml`",
-              f"{acc} --calibration <that file>", summary(e), (0.05, 0.15), parts)
+    # The compiled profile's GEMM block is the fused one since branch compdef (its opt-in row, compblock's, dropped).
     e, parts = pooled([prod, heldout, e3, e4], "eager", is_small)
     t.add("norms, softmax, SiLU*mul, rotary as PyTorch eager runs them", f"{acc}, four sets", summary(e), (0.08, 0.20), parts)
     e, parts = pooled([prod, e3, e4, e5, e6, e14], "fused", is_small)
