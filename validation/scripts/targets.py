@@ -369,6 +369,10 @@ FRESH_SETS = [
      "## Issue 10's kernels at five new models' shapes, measured in the seventh 2026-12-03 session (h200-heldout25)",
      "Phi-3-medium (40 / 10 heads, MLP 17920), InternLM2.5-20B (48 / 8 heads, width 6144, a 92544-row LM head), Gemma-2-27B (32 / 16 heads, width 4608, MLP 36864), Llama-3.1-70B at TP 4 (16 / 2 heads a GPU) and DeepSeek-Coder-33B's attention (56 / 8 heads) as kernels (never measured before): attention off every grid (70k decode, 60k prefill, batch to 230), GEMMs at M 3-12000 (bf16 / fp16 / tf32 / fp8), row ops eager and compiled at their widths (the compiled SiLU*mul cut short by the run's budget); 6 transformers decode and 2 prefill steps of Yi-6B and Qwen3-4B at new points; 4 torch.compile'd steps of Yi-6B and Mistral-NeMo-12B cut to 3 layers (never compiled before). Measured after branch compdef (the compiled GEMM block by default) and before any later change; nothing fitted on it. validation/results/h200-heldout25/README.md.",
      'Yi-6B, Qwen3-4B at new points'),
+    ('h200-heldout26',
+     "## Issue 10's kernels at six new models' shapes, measured at the eighth 2026-12-03 session's start (h200-heldout26)",
+     "Granite-3.1-8B (32 / 8 heads, MLP 12800, an unaligned 49155-row LM head), Granite-3.1-2B's attention (head dim 64), OLMo-2-13B (40 / 40 heads, MLP 13824, a 100352-row LM head), Gemma-3-12B (16 / 8 heads of dim 256, width 3840, a 262208-row LM head), Qwen3-32B at TP 2 (32 / 4 heads a GPU) and Command-R-35B's attention at TP 4 (16 / 16 heads) as kernels (never measured before): attention off every grid (80k decode, 50k prefill, batch to 250, head dims 64, 128 and 256), GEMMs at M 2-14000 (bf16 / fp16 / tf32 / fp8), row ops eager and compiled at their widths; 6 transformers decode and 2 prefill steps of Qwen3-8B and Llama-3.2-1B at new points; 6 torch.compile'd steps of Llama-3.2-3B, Qwen2.5-14B and Llama-2-13B cut to 3-4 layers (never compiled before). Measured at the session's start, before any change; nothing fitted on it. validation/results/h200-heldout26/README.md.",
+     'Qwen3-8B, Llama-3.2-1B at new points'),
 ]
 
 
