@@ -9,7 +9,12 @@ sets (S x the input's bytes > 2.5 x L2: every call DRAM-fed, as harness.py's set
 CUDA graph, one replay under torch.profiler; each kernel's name, duration, grid and block, and the
 gap before it, for every call. Correctness: the compiled op against the fp32 reference on one set.
 
+Each kernel also carries the config its CachingAutotuner kept (XBLOCK, R0_BLOCK, warps: the modules the case
+loaded) and the trace's registers a thread and shared memory.
+
 Usage: python3 validation/scripts/production/split_probe.py OUT [BUDGET_S]     # OUT/split_probe.jsonl
+       python3 validation/scripts/production/split_probe.py OUT BUDGET_S grid2  # OUT/split_probe2.jsonl (GRID2)
+       python3 validation/scripts/production/split_probe.py OUT BUDGET_S repeat # OUT/split_probe_repeat.jsonl
 """
 import json
 import os
@@ -28,6 +33,8 @@ L2 = 60 * 2 ** 20
 ROWS = (4, 16, 48, 128, 250)
 COLS = (9216, 16384, 28672, 45056)
 KERNELS = ("rmsnorm", "softmax_fused", "layernorm")
+# the second call's grid (h200-splitred/split_probe2.jsonl): other rows and widths, 263 rows the last that split
+GRID2 = ((2, 8, 24, 70, 100, 180, 263), (8320, 10240, 12800, 20480, 36864, 65536))
 
 
 def inputs(kernel, rows, cols):
@@ -38,6 +45,29 @@ def inputs(kernel, rows, cols):
     if kernel == "rmsnorm":
         return (x, w)
     return (x, w, torch.randn(cols, device="cuda", dtype=BF16))
+
+
+def loaded_modules():
+    from torch._inductor.codecache import PyCodeCache
+    mods = getattr(PyCodeCache, "modules", None) or list(getattr(PyCodeCache, "cache", {}).values())
+    return list(mods)
+
+
+def kept_configs(before):
+    """{Triton kernel: the config its CachingAutotuner kept} over the modules this case loaded."""
+    out = {}
+    try:
+        for mod in loaded_modules():
+            if id(mod) in before:
+                continue
+            for attr in dir(mod):
+                obj = getattr(mod, attr, None)
+                if attr.startswith("triton_") and getattr(obj, "launchers", None):
+                    c = obj.launchers[0].config
+                    out[attr] = {**dict(c.kwargs), "num_warps": c.num_warps, "num_stages": c.num_stages}
+    except Exception as e:  # the times stand without the configs
+        out["error"] = repr(e)[:200]
+    return out
 
 
 def trace(g):
@@ -56,13 +86,14 @@ def trace(g):
     for e in ks:
         a = e.get("args", {})
         out.append([e["name"][:80], round(e["dur"], 3), round(e["ts"] - prev, 3) if prev is not None else 0.0,
-                    a.get("grid"), a.get("block")])
+                    a.get("grid"), a.get("block"), a.get("registers per thread"), a.get("shared memory")])
         prev = e["ts"] + e["dur"]
     return out
 
 
 def case(kernel, rows, cols):
     torch._dynamo.reset()
+    before = {id(m) for m in loaded_modules()}
     fn = torch.compile(eo.OPS[kernel][0], dynamic=False)
     ref = eo.OPS[kernel][1]
     nbytes = rows * cols * 2 * (2 if kernel != "layernorm" else 2)
@@ -71,6 +102,7 @@ def case(kernel, rows, cols):
     got = fn(*data[0]).float()
     want = ref(*[t.float() for t in data[0]])
     err = float((got - want).abs().max() / want.pow(2).mean().sqrt().clamp_min(1e-30))
+    configs = kept_configs(before)
     s = torch.cuda.Stream()
     s.wait_stream(torch.cuda.current_stream())
     with torch.cuda.stream(s):
@@ -97,7 +129,8 @@ def case(kernel, rows, cols):
     kernels = []
     for i in range(per_call):
         col = ks[i::per_call]
-        kernels.append(dict(name=col[0][0], grid=col[0][3], block=col[0][4],
+        kernels.append(dict(name=col[0][0], grid=col[0][3], block=col[0][4], registers=col[0][5], smem=col[0][6],
+                            config=configs.get(col[0][0].split("(")[0].strip()),
                             us=round(statistics.median(c[1] for c in col), 3),
                             gap_us=round(statistics.median(c[2] for c in col[1:] if True) if len(col) > 1 else 0.0, 3)))
     del g, data
@@ -105,12 +138,12 @@ def case(kernel, rows, cols):
                 kernels_per_call=per_call, traced=len(ks), kernels=kernels)
 
 
-def main():
+def main(out_name="split_probe.jsonl"):
     out_dir = sys.argv[1]
     budget = float(sys.argv[2]) if len(sys.argv) > 2 else 200.0
     t0 = time.time()
     torch._dynamo.config.cache_size_limit = 1024
-    out = open(os.path.join(out_dir, "split_probe.jsonl"), "w")
+    out = open(os.path.join(out_dir, out_name), "w")
     out.write(json.dumps({"kind": "meta", "torch": torch.__version__, "device": torch.cuda.get_device_name(0),
                           "sms": torch.cuda.get_device_properties(0).multi_processor_count,
                           "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}) + "\n")
@@ -129,8 +162,14 @@ def main():
         out.write(json.dumps(rec) + "\n")
         out.flush()
         print(k, r, c, rec.get("error", ""), rec.get("kernels_per_call"), round(rec.get("call_s", 0) * 1e6, 2),
-              [(q["us"], q["grid"]) for q in rec.get("kernels", [])], rec["t"], flush=True)
+              [(q["us"], q["grid"], q.get("config")) for q in rec.get("kernels", [])], rec["t"], flush=True)
 
 
 if __name__ == "__main__":
-    main()
+    if len(sys.argv) > 3 and sys.argv[3] == "grid2":
+        ROWS, COLS = GRID2
+        main("split_probe2.jsonl")
+    elif len(sys.argv) > 3 and sys.argv[3] == "repeat":
+        main("split_probe_repeat.jsonl")
+    else:
+        main()
