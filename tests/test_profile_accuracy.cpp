@@ -266,7 +266,9 @@ TEST_CASE("h200-eltwise6: looped reductions at 1/4 to 8 rows per SM, odd cases h
     CHECK(w.held_out_p90_abs <= 0.155);     // 15.5 % (22.0 % before branch eltwise8 priced Inductor's split reduction: rms_norm 16 x 16384 +26 -> -8 %)
     const ProfileSetStats sm = row(sets().walk_eltwise6, p, "softmax_fused", "torch.compile");
     CHECK(sm.held_out_median_abs <= 0.057);  // 5.6 % (19.2 % with the default calibration)
-    CHECK(sm.held_out_p90_abs <= 0.12);      // 11.9 % (19.0 % before branch eltwise8, 26.8 % default)
+    // 12.1 % since branch splitred priced the split kernel by kernel (16 x 16384: +9.5 -> -9.7 %, as
+    // large the other way; 11.9 % before, 19.0 % before branch eltwise8, 26.8 % default)
+    CHECK(sm.held_out_p90_abs <= 0.121);
     const ProfileSetStats ln = row(sets().walk_eltwise6, p, "layernorm", "torch.compile");
     CHECK(ln.held_out_median_abs <= 0.029);  // 2.8 % (11.6 %)
     // The other sets with the walk, held out (the default's figures in the cases above):

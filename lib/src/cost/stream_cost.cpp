@@ -8,6 +8,7 @@
 #include "inductor_lone_warp.hpp"
 #include "inductor_masks.hpp"
 #include "inductor_rms_queue.hpp"
+#include "inductor_split.hpp"
 #include "inductor_one_warp.hpp"
 #include "inductor_one_row.hpp"
 #include "inductor_waves.hpp"
@@ -212,101 +213,6 @@ std::optional<double> inductor_walk_s(const Op& op, const Roofs& r) {
   // Branch rowops17: a both-mask row past 7 blocks issues more a block than the fit's (a negative saving).
   const double mask_saving = sweeps * inductor_walk_mask_share(op) * row_issue;
   return k.looped_row_s * scale + sweeps * blocks * block - saved - mask_saving;
-}
-
-// Inductor splits a row reduction whose rows cannot fill the card (torch/_inductor/ir.py,
-// Reduction.num_splits -> torch/_inductor/choices.py, InductorChoices.reduction_split_factor, its
-// inner-reduction branch, PyTorch 2.11): fewer than 2 x SMs rows of more than 8192 columns are
-// reduced in `splits` chunks a row by 256-thread shares of 32 to 512 elements a thread.
-// h200-eltwise6/inductor_code.json, 16 x 16384: 2 splits, three kernels for rms_norm / layer_norm (the partial statistics of 32 rows of 8192, their combine over 2, the
-// pointwise normalize) and five for softmax (max and sum of exps each partial + combine, then the
-// pointwise exp / divide); 1: not split.
-int64_t inductor_splits(const Op& op, const Roofs& r) {
-  const bool row_op = op.kernel == KernelId::rmsnorm || op.kernel == KernelId::layernorm ||
-                      op.kernel == KernelId::softmax_fused;
-  const int64_t sms = r.card.sm_count;
-  if (!row_op || !r.inductor.measured() || op.launches != 1 || op.passes < 2 || sms <= 0 || op.rows <= 0 ||
-      op.rows >= 2 * sms || op.cols <= 8192)
-    return 1;
-  constexpr int64_t threads = 32 * 8, threads_per_sm = 2048, min_per_thread = 32, max_per_thread = 512;
-  const double elements = static_cast<double>(op.rows) * static_cast<double>(op.cols);
-  auto closest_divisor = [&](int64_t want) {  // of the columns, nearest the wanted split size
-    int64_t closest = 1;
-    for (int64_t d = 1; d <= std::min(op.cols, 2 * want); ++d)  // farther ones lose to 1
-      if (op.cols % d == 0 && std::llabs(d - want) < std::llabs(closest - want)) closest = d;
-    return closest;
-  };
-  int64_t split_size = min_per_thread;
-  if (elements >= static_cast<double>(max_per_thread * sms * threads_per_sm)) {
-    const int64_t closest = closest_divisor(max_per_thread);
-    split_size = std::llabs(closest - max_per_thread) < 50 ? closest : max_per_thread;
-  } else if (elements > static_cast<double>(min_per_thread * sms * threads_per_sm)) {
-    const int64_t target_blocks = sms * threads_per_sm / (2 * threads);
-    const int64_t per_row = (target_blocks + op.rows - 1) / op.rows;
-    const int64_t want = (op.cols + threads * per_row - 1) / (threads * per_row);
-    const int64_t closest = closest_divisor(want);
-    split_size = std::llabs(closest - want) < 30 ? std::max(closest, min_per_thread) : want;
-  }
-  return (op.cols + split_size * threads - 1) / (split_size * threads);
-}
-
-// The split reduction's kernels one after another, each priced by what it is (no parameter of its
-// own): the partial statistics (rows x splits rows of cols / splits, one sweep, fp32 partials out)
-// as Inductor's row reduction, the combine as its persistent reduction of the partials (first
-// touches in L2, where they were just written), and the pointwise normalize (the floor, a
-// round trip and the stream of the row in and out). The row's later reads hit L2 for the share of
-// the input still there (l2_residency.hpp).
-std::optional<KernelTimes> inductor_split_cost(const Op& op, const Roofs& r) {
-  const int64_t splits = inductor_splits(op, r);
-  if (splits <= 1) return std::nullopt;
-  const double input = static_cast<double>(op.rows) * static_cast<double>(op.cols) * bytes_of(op.dtype);
-  const int tensors = op.residual ? 2 : 1;  // the fused residual add reads x and r for its statistics
-  const double reread_hit = cyclic_l2_hit(2 * tensors * input, r.l2_cyclic_capacity);
-  auto whole = [](const KernelTimes& t) { return t.fixed_s + std::max(t.compute_s, t.memory_s); };
-  Op part = op;
-  part.name += ".partial";
-  part.rows = op.rows * splits;
-  part.cols = (op.cols + splits - 1) / splits;
-  part.bytes_read = tensors * input;
-  part.bytes_written = static_cast<double>(part.rows) * 4;
-  part.instructions = op.instructions / op.passes;
-  part.passes = 1;
-  part.reread_passes = 0;
-  part.row_reads_per_sweep = {tensors, 0, 0, 0};
-  // The combine is Inductor's persistent reduction of the op (up to 1024 columns) over the fp32
-  // partials, just written: priced as that kernel, its first touches in L2.
-  Op merge = op;
-  merge.name += ".combine";
-  merge.cols = splits;
-  merge.dtype = DType::fp32;
-  merge.bytes_read = static_cast<double>(op.rows * splits) * 4;
-  merge.bytes_written = static_cast<double>(op.rows) * 4;
-  merge.instructions = 0;
-  merge.residual = false;
-  merge.row_reads_per_sweep = {1, 1, 0, 0};
-  merge.l2_hit = 1;
-  const double combine = whole(stream_cost(merge, r, nullptr));
-  const int reductions = op.kernel == KernelId::softmax_fused ? 2 : 1;  // max, then the sum of exps
-  double total = 0;
-  for (int i = 0; i < reductions; ++i) {
-    if (i > 0) part.l2_hit = reread_hit + (1 - reread_hit) * op.l2_hit;
-    total += whole(stream_cost(part, r, nullptr)) + combine;
-  }
-  Op normalize = op;
-  normalize.l2_hit = reread_hit + (1 - reread_hit) * op.l2_hit;
-  KernelTimes pointwise;
-  pointwise.fixed_s = kernel_alone_s(r.kernel_floor_s, r) +
-                      normalize.l2_hit * r.l2_pass_latency_s + (1 - normalize.l2_hit) * r.pass_latency_s;
-  pointwise.memory_s = with_l2_hit(normalize, r, stream_memory_s(normalize, r));
-  // The op counts one launch (Op::launches: the step's graph gap and the harness comparison's idle
-  // are added once, profile_accuracy.cpp), so each further kernel of the split keeps the GPU idle a
-  // graph replay holds after a kernel, which kernel_alone_s took out of its floor (harness_idle_s;
-  // 0 where the floor still holds it: the compiled profile). In a step that idle stands for the
-  // graph's own gap between kernels.
-  const int kernels = 2 * reductions + 1;
-  KernelTimes t;
-  t.fixed_s = total + whole(pointwise) + (kernels - 1) * r.harness_idle_s;
-  return t;
 }
 
 }  // namespace
