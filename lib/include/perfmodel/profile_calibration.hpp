@@ -66,6 +66,11 @@ struct AtenKernels {
   double rmsnorm_chain_s = -1;    // one row's chain per 1024 columns, data from DRAM
   double layernorm_chain_s = -1;
   int norm_ctas_per_sm = 8;
+  // Branch normwaves (aten_kernel_cost.cpp, norm_kernel): a wave's chain grows past half the resident
+  // CTAs an SM by this share at a full wave; a later partial wave runs this share of a first one.
+  // < 0: whole waves of the chain alone, one read of the row (fit_aten.py's form).
+  double norm_wave_ramp = -1;
+  double norm_tail_wave = -1;
   // torch.softmax: persistent warp softmax (<= 2048 columns of 2-byte data: a warp per row),
   // cunn_SoftMaxForwardReg (row in registers, < 10 per thread of a 1024-thread CTA) and
   // cunn_SoftMaxForwardSmem (row in shared memory): per-row time per 1024 columns; the block

@@ -37,6 +37,13 @@ AtenKernels read_aten(MapReader& m) {
     if (*n < 1 || *n > 32 || *n != std::floor(*n)) m.fail("norm_ctas_per_sm", "must be a whole number from 1 to 32");
     a.norm_ctas_per_sm = static_cast<int>(*n);
   }
+  auto wave_share = [&](const char* key) {  // branch normwaves
+    const Measured v = m.opt_number(key);
+    if (v && !(*v >= 0 && *v <= 2)) m.fail(key, "must be a number from 0 to 2");
+    return v.value_or(-1);
+  };
+  a.norm_wave_ramp = wave_share("norm_wave_ramp");
+  a.norm_tail_wave = wave_share("norm_tail_wave");
   a.softmax_floor_s = time("softmax_floor");
   a.softmax_warp_chain_s = time("softmax_warp_chain");
   a.softmax_reg_chain_s = time("softmax_reg_chain");
@@ -227,6 +234,8 @@ void write_aten(std::ostream& o, const AtenKernels& a) {
   for (const auto& [k, v] : times)
     if (v >= 0) o << "      " << k << ": " << q(v, "us", 1e-6) << "\n";
   if (a.rows_measured()) o << "      norm_ctas_per_sm: " << a.norm_ctas_per_sm << "\n";
+  if (a.norm_wave_ramp >= 0) o << "      norm_wave_ramp: " << a.norm_wave_ramp << "\n";
+  if (a.norm_tail_wave >= 0) o << "      norm_tail_wave: " << a.norm_tail_wave << "\n";
   if (a.softmax_warp_rate > 0) o << "      softmax_warp_elements_per_s: " << a.softmax_warp_rate << "\n";
   if (a.softmax_warp_wide_rate > 0) o << "      softmax_warp_wide_elements_per_s: " << a.softmax_warp_wide_rate << "\n";
   if (a.strided_rate > 0) o << "      strided_elements_per_s: " << a.strided_rate << "\n";

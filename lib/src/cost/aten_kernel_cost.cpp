@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "kernel_costs.hpp"
+#include "perfmodel/l2_residency.hpp"
 
 namespace perfmodel {
 
@@ -82,6 +83,41 @@ KernelTimes row_reduce(const Op& op, const Roofs& r) {
   return t;
 }
 
+// F.rms_norm / F.layer_norm: ATen's vectorized_layer_norm_kernel, one CTA a row (branch normwaves,
+// validation/results/h200-normwaves: 1-4400 rows at 2560 / 4096 columns on two leases). The kernel
+// holds 16 CTAs an SM: a step at every 2112 rows on the H200 and none at 1056. Up to 8 resident rows
+// an SM run latency-bound side by side (flat within a microsecond from 64 to 1100 rows); past 8 they
+// share the SM, so a wave's chain ramps to (1 + ramp) at 16; a later partial wave's CTAs start as
+// the previous wave's drain (tail). The kernel reads a row twice (its statistics, then the
+// normalize): the second read comes from L2 while what the resident rows read and write between a
+// row's two reads (2 x slots x the row's bytes) fits its cyclic capacity, from DRAM past it
+// (h200-production's 8192 x 14336: 121 MB, 705 MB at 3.6 TB/s; 16384 x 4096: 34.6 MB, from L2). Without the ramp key: whole waves of the chain and one read (fit_aten.py's form).
+KernelTimes norm_kernel(const Op& op, const Roofs& r, double chain_s) {
+  const AtenKernels& a = r.aten;
+  const double k_cols = static_cast<double>(op.cols) / 1024.0;
+  const double sms = static_cast<double>(r.card.sm_count);
+  const double slots = sms * a.norm_ctas_per_sm;
+  if (a.norm_wave_ramp < 0 || a.norm_tail_wave < 0 || sms <= 0)
+    return row_kernel(op, r, a.norm_floor_s, chain_s * k_cols, slots);
+  const double rows = static_cast<double>(op.rows);
+  const double waves = std::max(1.0, std::ceil(rows / slots));
+  const double last_per_sm = (rows - (waves - 1) * slots) / sms;
+  const double half = a.norm_ctas_per_sm / 2.0;
+  const double last = 1 + a.norm_wave_ramp * std::max(0.0, last_per_sm - half) / half;
+  const double factor = waves == 1 ? last : (waves - 1) * (1 + a.norm_wave_ramp) + a.norm_tail_wave * last;
+  KernelTimes t;
+  t.fixed_s = a.norm_floor_s;
+  t.fixed_parts = {{"ATen " + to_string(op.kernel) + " kernel floor", a.norm_floor_s, "aten"}};
+  t.compute_s = factor * chain_s * k_cols * chain_scale(op, r);
+  Op twice = op;  // the normalize's re-read of x, from DRAM for the share the L2 cannot hold
+  const double row_bytes = static_cast<double>(op.cols) * bytes_of(op.dtype);
+  // Between a row's two reads its SM's neighbours read and write theirs: the resident rows in and out.
+  const double resident = 2 * std::min(rows, slots) * row_bytes;
+  twice.bytes_read += rows * row_bytes * (1 - cyclic_l2_hit(resident, r.l2_cyclic_capacity));
+  t.memory_s = with_l2_hit(twice, r, stream_memory_s(twice, r));
+  return t;
+}
+
 // transformers' LlamaRMSNorm's fp32 mean over the last dim (eager_ops.cpp): a row reduction
 // (kind norm, no kernel of its own) writing one fp32 value per row. The FP8 path's per-row amax
 // (bf16) is a reduce_kernel too but keeps the stream model: it was never measured per kernel.
@@ -112,12 +148,8 @@ std::optional<KernelTimes> aten_kernel_cost(const Op& op, const Roofs& r) {
   }
   if (is_row_mean(op)) return row_reduce(op, r);
   if (op.launches != 1 || op.residual) return std::nullopt;
-  const double k_cols = static_cast<double>(op.cols) / 1024.0;
-  const double norm_slots = static_cast<double>(r.card.sm_count) * a.norm_ctas_per_sm;
-  if (op.kernel == KernelId::rmsnorm && a.rows_measured())
-    return row_kernel(op, r, a.norm_floor_s, a.rmsnorm_chain_s * k_cols, norm_slots);
-  if (op.kernel == KernelId::layernorm && a.rows_measured())
-    return row_kernel(op, r, a.norm_floor_s, a.layernorm_chain_s * k_cols, norm_slots);
+  if (op.kernel == KernelId::rmsnorm && a.rows_measured()) return norm_kernel(op, r, a.rmsnorm_chain_s);
+  if (op.kernel == KernelId::layernorm && a.rows_measured()) return norm_kernel(op, r, a.layernorm_chain_s);
   if (op.kernel == KernelId::softmax_fused && a.softmax_measured()) return softmax(op, r, a);
   return std::nullopt;
 }
