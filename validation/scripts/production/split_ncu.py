@@ -1,0 +1,36 @@
+#!/usr/bin/env python3
+"""Branch splitred's last call: Nsight Compute on Inductor's split rms_norm partial (torch.compile, static
+shapes) where the chunk divides the row (65536 / 8, 65536 / 4), is even but does not divide (45056 / 6) and is
+odd (20480 / 3, 36864 / 5): instructions, global load requests and sectors, DRAM bytes and duration per partial,
+to tell why odd chunks (2-byte loads, split_code.json) run up to 2x. Each shape is called twice after a warm-up
+call; run under ncu (validation/results/h200-splitred/ncu.sh). Nothing is fitted here.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch  # noqa: E402
+
+import eager_ops as eo  # noqa: E402
+import split_probe as sp  # noqa: E402
+
+SHAPES = [(8, 65536), (8, 20480), (8, 36864), (128, 45056), (180, 65536), (180, 36864), (180, 20480)]
+
+
+def main():
+    for rows, cols in SHAPES:
+        torch._dynamo.reset()
+        fn = torch.compile(eo.OPS["rmsnorm"][0], dynamic=False)
+        args = sp.inputs("rmsnorm", rows, cols)
+        fn(*args)
+        torch.cuda.synchronize()
+        torch.cuda.nvtx.range_push(f"rms_{rows}x{cols}")
+        for _ in range(2):
+            fn(*args)
+        torch.cuda.synchronize()
+        torch.cuda.nvtx.range_pop()
+        print(rows, cols, flush=True)
+
+
+if __name__ == "__main__":
+    main()
