@@ -24,7 +24,7 @@ def main():
         args = sp.inputs("rmsnorm", rows, cols)
         fn(*args)
         torch.cuda.synchronize()
-        torch.cuda.nvtx.range_push(f"rms_{rows}x{cols}")
+        torch.cuda.nvtx.range_push("measure")  # ncu --nvtx-include measure/: not the autotuner's launches
         for _ in range(2):
             fn(*args)
         torch.cuda.synchronize()
