@@ -83,11 +83,13 @@ double whole(const KernelTimes& t) { return t.fixed_s + std::max(t.compute_s, t.
 // - the pointwise normalize: the floor, a round trip and the row's stream in and out, from DRAM.
 //   The row was read moments before by the partial, but neither the normalize nor softmax's second
 //   partial runs any faster for it (250 x 28672 normalize: 28.7 MB in 7.6 us; softmax's second
-//   partial 7.0 against its first's 6.5): the re-read L2 hit priced before (+25-55 % too fast at
-//   many rows) is not priced.
-// Not priced: a split whose chunks do not divide the row (45056 / 6, 45056 / 3) issues more where
-// its sum of exps or Welford runs (softmax's second partial 1.5-2x its first at 45056 columns) and
-// 250 x 45056's 750 long chunks (15019 columns) ran 2x their stream in every op.
+//   partial 7.0 against its first's 6.5): the re-read L2 hit priced before (its normalize 18-34 %
+//   fast at 128-250 rows) is not priced.
+// Not priced: chunks that do not divide the row. An odd chunk length (20480 / 3, 36864 / 5, 45056 /
+// 3) leaves Triton 2-byte loads (split_code.json), and its partial issues 0.83-0.93 warp instructions
+// an element against 0.14-0.20 aligned (Nsight Compute, h200-splitred/ncu): issue-bound, up to 2x
+// its stream in every op. An even one (45056 / 6) costs only softmax's sum of exps and Welford
+// (1.5-2x softmax's first partial).
 std::optional<KernelTimes> inductor_split_cost(const Op& op, const Roofs& r) {
   const int64_t splits = inductor_splits(op, r);
   if (splits <= 1) return std::nullopt;
