@@ -11,9 +11,14 @@ ROWS = (800, 1000, 1056, 1100, 1200, 1400, 1600, 1800, 2000, 2112, 2200, 2600, 3
 COLS = (2560, 4096)
 
 
-def ops_cases():
+def norm_cases(row_counts, widths):
+    """Eager F.rms_norm, then F.layer_norm, at every width and row count (normwaves2.py's too)."""
     import eager_ops as eo
     for kernel in ("rmsnorm", "layernorm"):
-        for cols in COLS:
-            for rows in ROWS:
+        for cols in widths:
+            for rows in row_counts:
                 yield eo._rowcol_case(kernel, rows, cols, "torch.eager")
+
+
+def ops_cases():
+    return norm_cases(ROWS, COLS)
