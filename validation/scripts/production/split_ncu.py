@@ -4,6 +4,8 @@ shapes) where the chunk divides the row (65536 / 8, 65536 / 4), is even but does
 odd (20480 / 3, 36864 / 5): instructions, global load requests and sectors, DRAM bytes and duration per partial,
 to tell why odd chunks (2-byte loads, split_code.json) run up to 2x. Each shape is called twice after a warm-up
 call; run under ncu (validation/results/h200-splitred/ncu.sh). Nothing is fitted here.
+
+    split_ncu.py [rmsnorm,softmax_fused,layernorm]   # default rmsnorm (ncu.sh); ncu2.sh (h200-splitodd) all three
 """
 import os
 import sys
@@ -15,21 +17,30 @@ import eager_ops as eo  # noqa: E402
 import split_probe as sp  # noqa: E402
 
 SHAPES = [(8, 65536), (8, 20480), (8, 36864), (128, 45056), (180, 65536), (180, 36864), (180, 20480)]
+# ncu2.sh (ninth session): softmax's and layer_norm's partials at the same chunk classes, and rms_norm's at more
+SHAPES2 = SHAPES + [(64, 36864), (250, 45056), (40, 20480)]
 
 
 def main():
-    for rows, cols in SHAPES:
-        torch._dynamo.reset()
-        fn = torch.compile(eo.OPS["rmsnorm"][0], dynamic=False)
-        args = sp.inputs("rmsnorm", rows, cols)
+    ops = sys.argv[1].split(",") if len(sys.argv) > 1 else ["rmsnorm"]
+    shapes = SHAPES if ops == ["rmsnorm"] else SHAPES2
+    for op in ops:
+        for rows, cols in shapes:
+            measure(op, rows, cols)
+
+
+def measure(op, rows, cols):
+    torch._dynamo.reset()
+    fn = torch.compile(eo.OPS[op][0], dynamic=False)
+    args = sp.inputs(op, rows, cols)
+    fn(*args)
+    torch.cuda.synchronize()
+    torch.cuda.nvtx.range_push("measure")  # ncu --nvtx-include measure/: not the autotuner's launches
+    for _ in range(2):
         fn(*args)
-        torch.cuda.synchronize()
-        torch.cuda.nvtx.range_push("measure")  # ncu --nvtx-include measure/: not the autotuner's launches
-        for _ in range(2):
-            fn(*args)
-        torch.cuda.synchronize()
-        torch.cuda.nvtx.range_pop()
-        print(rows, cols, flush=True)
+    torch.cuda.synchronize()
+    torch.cuda.nvtx.range_pop()
+    print(op, rows, cols, flush=True)
 
 
 if __name__ == "__main__":
