@@ -373,6 +373,10 @@ FRESH_SETS = [
      "## Issue 10's kernels at six new models' shapes, measured at the eighth 2026-12-03 session's start (h200-heldout26)",
      "Granite-3.1-8B (32 / 8 heads, MLP 12800, an unaligned 49155-row LM head), Granite-3.1-2B's attention (head dim 64), OLMo-2-13B (40 / 40 heads, MLP 13824, a 100352-row LM head), Gemma-3-12B (16 / 8 heads of dim 256, width 3840, a 262208-row LM head), Qwen3-32B at TP 2 (32 / 4 heads a GPU) and Command-R-35B's attention at TP 4 (16 / 16 heads) as kernels (never measured before): attention off every grid (80k decode, 50k prefill, batch to 250, head dims 64, 128 and 256), GEMMs at M 2-14000 (bf16 / fp16 / tf32 / fp8), row ops eager and compiled at their widths; 6 transformers decode and 2 prefill steps of Qwen3-8B and Llama-3.2-1B at new points; 6 torch.compile'd steps of Llama-3.2-3B, Qwen2.5-14B and Llama-2-13B cut to 3-4 layers (never compiled before). Measured at the session's start, before any change; nothing fitted on it. validation/results/h200-heldout26/README.md.",
      'Qwen3-8B, Llama-3.2-1B at new points'),
+    ('h200-heldout27',
+     "## Issue 10's kernels at seven new models' shapes, measured at the ninth 2026-12-04 session's start (h200-heldout27)",
+     "StarCoder2-15B (48 / 4 heads, width 6144, MLP 24576), Gemma-2-2B (8 / 4 heads of dim 256, width 2304, a 256000-row LM head), Qwen2.5-72B at TP 4 (16 / 2 heads, MLP 7392 a GPU), Aya-Expanse-32B at TP 2, and Phi-4's, InternLM2.5-7B's and SmolLM2-360M's attention as kernels (never measured before): attention off every grid (100k decode, 60k prefill, batch to 230, head dims 64, 128 and 256), GEMMs at M 3-15000 (bf16 / fp16 / tf32 / fp8), row ops eager and compiled at their widths (softmax over a 100352-entry vocabulary); 6 transformers decode and 2 prefill steps of SmolLM2-1.7B and Mistral-Small-24B at new points; 6 torch.compile'd steps of Llama-3-8B, Qwen2.5-7B and Mistral-7B cut to 3-4 layers (never compiled before). Measured at the session's start, before any change; nothing fitted on it. validation/results/h200-heldout27/README.md.",
+     'SmolLM2-1.7B, Mistral-Small-24B at new points'),
 ]
 
 
