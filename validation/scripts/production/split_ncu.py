@@ -5,7 +5,8 @@ odd (20480 / 3, 36864 / 5): instructions, global load requests and sectors, DRAM
 to tell why odd chunks (2-byte loads, split_code.json) run up to 2x. Each shape is called twice after a warm-up
 call; run under ncu (validation/results/h200-splitred/ncu.sh). Nothing is fitted here.
 
-    split_ncu.py [rmsnorm,softmax_fused,layernorm]   # default rmsnorm (ncu.sh); ncu2.sh (h200-splitodd) all three
+    split_ncu.py [rmsnorm,softmax_fused,layernorm] [grid3]   # default rmsnorm (ncu.sh); ncu2.sh (h200-splitodd) all
+    three; probe3.sh all three at split_probe.py's SHAPES3
 """
 import os
 import sys
@@ -24,6 +25,8 @@ SHAPES2 = SHAPES + [(64, 36864), (250, 45056), (40, 20480)]
 def main():
     ops = sys.argv[1].split(",") if len(sys.argv) > 1 else ["rmsnorm"]
     shapes = SHAPES if ops == ["rmsnorm"] else SHAPES2
+    if len(sys.argv) > 2 and sys.argv[2] == "grid3":  # ncu3.sh: split_probe.py's SHAPES3
+        shapes = sp.SHAPES3
     for op in ops:
         for rows, cols in shapes:
             measure(op, rows, cols)

@@ -15,6 +15,7 @@ loaded) and the trace's registers a thread and shared memory.
 Usage: python3 validation/scripts/production/split_probe.py OUT [BUDGET_S]     # OUT/split_probe.jsonl
        python3 validation/scripts/production/split_probe.py OUT BUDGET_S grid2  # OUT/split_probe2.jsonl (GRID2)
        python3 validation/scripts/production/split_probe.py OUT BUDGET_S repeat # OUT/split_probe_repeat.jsonl
+       python3 validation/scripts/production/split_probe.py OUT BUDGET_S grid3  # OUT/split_probe3.jsonl (SHAPES3)
 """
 import json
 import os
@@ -35,6 +36,13 @@ COLS = (9216, 16384, 28672, 45056)
 KERNELS = ("rmsnorm", "softmax_fused", "layernorm")
 # the second call's grid (h200-splitred/split_probe2.jsonl): other rows and widths, 263 rows the last that split
 GRID2 = ((2, 8, 24, 70, 100, 180, 263), (8320, 10240, 12800, 20480, 36864, 65536))
+# branch splitodd's call (h200-splitodd/split_probe3.jsonl): which chunks Triton loads slowly. Chunks L = ceil(cols /
+# splits) that do or do not divide the row ("ragged"), with L a multiple of 16, of 8 only, even or odd, the row a
+# multiple of 8 throughout: 100352 / 13 (ragged, L 7720 = 8 x 965), 100360 / 13 (L 7720, not ragged), 100456 / 13
+# (ragged, L 7728 = 16 x 483), 30008 / 4 (L 7502, even, not ragged), 58408 / 8 (L 7301, odd, not ragged); one CTA
+# an SM (8 rows) and several (64-128 rows).
+SHAPES3 = [(8, 100352), (64, 100352), (8, 100360), (64, 100360), (8, 100456), (64, 100456), (8, 30008), (128, 30008),
+           (8, 58408), (100, 58408)]
 
 
 def inputs(kernel, rows, cols):
@@ -149,6 +157,8 @@ def main(out_name="split_probe.jsonl"):
                           "date": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())}) + "\n")
     pairs = [(r, c) for c in COLS for r in ROWS]
     pairs = pairs[::2] + pairs[1::2]  # a budget cut loses a spread of shapes, not the widest
+    if out_name == "split_probe3.jsonl":
+        pairs = SHAPES3
     order = [(k, r, c) for r, c in pairs for k in KERNELS]
     for k, r, c in order:
         if time.time() - t0 > budget:
@@ -169,6 +179,8 @@ if __name__ == "__main__":
     if len(sys.argv) > 3 and sys.argv[3] == "grid2":
         ROWS, COLS = GRID2
         main("split_probe2.jsonl")
+    elif len(sys.argv) > 3 and sys.argv[3] == "grid3":
+        main("split_probe3.jsonl")
     elif len(sys.argv) > 3 and sys.argv[3] == "repeat":
         main("split_probe_repeat.jsonl")
     else:
