@@ -171,11 +171,11 @@ struct InductorKernels {
   // hardware/h200.calibration.yaml since branch tinyl2, the share being that of the inputs the
   // harness rotates (lib/src/step/inductor_pointwise_l2.hpp).
   double rotary_call_l2 = 0;
-  // Branch splitred (inductor_split.cpp): what a split reduction's partial sweep issues a padded
-  // element as a share of the whole looped kernel's rate, softmax's (the max or the sum of exps) and
-  // layer_norm's (Welford); 0: the partial streams, as rms_norm's.
-  double split_softmax_issue_share = 0;
-  double split_layernorm_issue_share = 0;
+  // Branch splitodd (inductor_split.cpp): the warp instructions a clock that a split reduction's
+  // partial issues on one SM: one 16-warp CTA alone (latency-bound: fitted) and the SM's sustained
+  // issue once enough CTAs share it (Nsight Compute, h200-splitodd). 0: the partial only streams.
+  double split_ipc_cta = 0;
+  double split_ipc_sm = 0;
   bool walk_measured() const { return looped_row_s > 0; }
   bool measured() const { return rmsnorm_rate > 0 || layernorm_rate > 0 || softmax_rate > 0 || walk_measured(); }
 };

@@ -200,13 +200,15 @@ ProfileCalibration read_one(MapReader r, const std::string& name) {
     const Measured rot = m->opt_number("rotary_call_l2");  // 0 or 1 (branch rotary)
     if (rot && *rot != 0 && *rot != 1) m->fail("rotary_call_l2", "must be 0 or 1");
     p.inductor.rotary_call_l2 = rot.value_or(0);
-    auto share = [&](const char* key) {  // branch splitred: a share of the whole kernel's issue, (0, 1]
+    auto ipc = [&](const char* key) {  // branch splitodd: warp instructions a clock an SM, (0, 4]
       const Measured v = m->opt_number(key);
-      if (v && (!(*v > 0) || *v > 1)) m->fail(key, "must be a share in (0, 1]");
+      if (v && (!(*v > 0) || *v > 4)) m->fail(key, "must be in (0, 4] warp instructions a clock (4 schedulers an SM)");
       return v.value_or(0);
     };
-    p.inductor.split_softmax_issue_share = share("split_softmax_issue_share");
-    p.inductor.split_layernorm_issue_share = share("split_layernorm_issue_share");
+    p.inductor.split_ipc_cta = ipc("split_ipc_cta");
+    p.inductor.split_ipc_sm = ipc("split_ipc_sm");
+    if ((p.inductor.split_ipc_cta > 0) != (p.inductor.split_ipc_sm > 0))
+      m->fail(p.inductor.split_ipc_cta > 0 ? "split_ipc_sm" : "split_ipc_cta", "split_ipc_cta and split_ipc_sm go together");
     m->finish();
   }
   r.finish();
@@ -360,10 +362,8 @@ void write_profiles(std::ostream& o, const std::vector<ProfileCalibration>& prof
         if (v > 0) o << "      " << k << ": " << q(v, "us", 1e-6) << "\n";
       if (p.inductor.walk_from_cols > 0) o << "      walk_from_cols: " << p.inductor.walk_from_cols << "\n";
       if (p.inductor.rotary_call_l2 > 0) o << "      rotary_call_l2: " << p.inductor.rotary_call_l2 << "\n";
-      if (p.inductor.split_softmax_issue_share > 0)
-        o << "      split_softmax_issue_share: " << p.inductor.split_softmax_issue_share << "\n";
-      if (p.inductor.split_layernorm_issue_share > 0)
-        o << "      split_layernorm_issue_share: " << p.inductor.split_layernorm_issue_share << "\n";
+      if (p.inductor.split_ipc_cta > 0) o << "      split_ipc_cta: " << p.inductor.split_ipc_cta << "\n";
+      if (p.inductor.split_ipc_sm > 0) o << "      split_ipc_sm: " << p.inductor.split_ipc_sm << "\n";
     }
   }
 }

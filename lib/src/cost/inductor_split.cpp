@@ -14,6 +14,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <numeric>
 
 #include "kernel_costs.hpp"
 
@@ -50,17 +51,28 @@ int64_t inductor_splits(const Op& op, const Roofs& r) {
 
 namespace {
 
-// What a partial sweep of the op issues a padded element, as a share of the op's whole looped kernel
-// (its calibrated rate prices both sweeps and the normalize): rms_norm's sum of squares streams (no
-// issue roof, as its whole kernel); softmax's max and its sum of exps; layer_norm's Welford.
-double partial_issue_share(const Op& op, const InductorKernels& k) {
-  if (op.kernel == KernelId::softmax_fused) return k.split_softmax_issue_share;
-  if (op.kernel == KernelId::layernorm) return k.split_layernorm_issue_share;
-  return 0.0;
-}
+// Warp instructions a split partial issues a padded element (R0_BLOCK 2048 lanes an iteration; masked
+// lanes issue too), by what Triton can prove of the chunk length L = ceil(cols / splits) and whether the
+// chunks divide the row. 8 | L: 16-byte loads; an even L: 4-byte; an odd L: 2-byte, each load with its
+// own index and mask. A ragged split (cols % splits != 0) masks every load twice (the chunk's end and the
+// row's), which doubles an odd chunk's instructions and turns softmax's sum of exps scalar at any L.
+// Counted by Nsight Compute (validation/results/h200-splitodd, ncu2.csv and ncu3.csv:
+// smsp__inst_executed.sum over the padded elements, the median of each class's shapes; PyTorch 2.11,
+// Triton 3.6), not fitted to time.
+struct ChunkIssue {
+  double aligned, even, odd;                      // chunks that divide the row
+  double ragged_aligned, ragged_even, ragged_odd;  // chunks that do not
+};
+constexpr ChunkIssue kRmsSquares{0.21, 0.30, 0.39, 0.28, 0.33, 0.75};     // rms_norm's sum of squares
+constexpr ChunkIssue kSoftmaxMax{0.31, 0.43, 0.51, 0.39, 0.45, 0.85};     // softmax's first partial (the max)
+constexpr ChunkIssue kSoftmaxSumExp{0.55, 0.61, 0.77, 1.25, 1.36, 1.21};  // its second (the sum of exps)
+constexpr ChunkIssue kWelford{0.79, 0.88, 0.96, 0.98, 1.18, 1.95};        // layer_norm's Welford update
 
-double op_rate(const Op& op, const InductorKernels& k) {
-  return op.kernel == KernelId::softmax_fused ? k.softmax_rate : op.kernel == KernelId::layernorm ? k.layernorm_rate : 0.0;
+double issue_per_element(const ChunkIssue& c, int64_t cols, int64_t splits) {
+  const int64_t chunk = (cols + splits - 1) / splits;
+  const int64_t vector = std::gcd(std::gcd(chunk, cols), int64_t{8});  // elements a load Triton may prove
+  if (cols % splits != 0) return vector == 8 ? c.ragged_aligned : vector % 2 == 0 ? c.ragged_even : c.ragged_odd;
+  return vector == 8 ? c.aligned : vector % 2 == 0 ? c.even : c.odd;
 }
 
 double whole(const KernelTimes& t) { return t.fixed_s + std::max(t.compute_s, t.memory_s); }
@@ -70,13 +82,10 @@ double whole(const KernelTimes& t) { return t.fixed_s + std::max(t.compute_s, t.
 // The split's kernels one after another, each timed by split_probe.py (h200-splitred: one call on
 // each of S rotating input sets in a CUDA graph, every kernel's duration under the profiler):
 // - the partial: rows x splits CTAs (XBLOCK 1, 16 warps) each sweeping cols / splits once and
-//   writing an fp32 partial. rms_norm's partial is priced as the one-sweep row reduction it is
-//   (stream_cost: the floor, the sweep's round trip and thread chain, the bytes' stream) and is within
-//   -4..+15 % of every probe call but one (250 x 45056, below). Softmax's and layer_norm's partials
-//   are the same sweep with other math a element: the same price, and where an SM queues more
-//   than one CTA, the later CTAs' issue (the whole kernel's calibrated rate on the padded chunk,
-//   times the partial's share of it) in place of the stream when longer: issue-bound past 4 CTAs
-//   an SM (250 x 28672: softmax's partials 6.5 / 7.0 us, rms_norm's 5.2, layer_norm's 9.3).
+//   writing an fp32 partial: rms_norm's one-sweep row reduction of the chunk (stream_cost: the floor,
+//   the sweep's walk and the bytes' stream), plus what its instructions add (branch splitodd, below:
+//   a count a padded element from Nsight Compute by op, chunk length and raggedness; a lone CTA's
+//   extra instructions at a fitted rate; the queued CTAs' issue at the SM's measured rate).
 // - the combine: the fp32 partials (a few KB, just written) reduced by a persistent kernel: one
 //   kernel's floor and one round trip (0.90-1.18 us in the probe at 4-250 rows; the persistent
 //   reduction's row price had put 1.2-3.1 us).
@@ -85,11 +94,8 @@ double whole(const KernelTimes& t) { return t.fixed_s + std::max(t.compute_s, t.
 //   partial runs any faster for it (250 x 28672 normalize: 28.7 MB in 7.6 us; softmax's second
 //   partial 7.0 against its first's 6.5): the re-read L2 hit priced before (its normalize 18-34 %
 //   fast at 128-250 rows) is not priced.
-// Not priced: chunks that do not divide the row. An odd chunk length (20480 / 3, 36864 / 5, 45056 /
-// 3) leaves Triton 2-byte loads (split_code.json), and its partial issues 0.83-0.93 warp instructions
-// an element against 0.14-0.20 aligned (Nsight Compute, h200-splitred/ncu): issue-bound, up to 2x
-// its stream in every op. An even one (45056 / 6) costs only softmax's sum of exps and Welford
-// (1.5-2x softmax's first partial).
+// Branch splitodd (h200-splitodd): chunks that do not divide the row or whose length Triton cannot
+// vectorize cost up to 2x their stream; priced from their instruction counts (ChunkIssue above).
 std::optional<KernelTimes> inductor_split_cost(const Op& op, const Roofs& r) {
   const int64_t splits = inductor_splits(op, r);
   if (splits <= 1) return std::nullopt;
@@ -97,7 +103,7 @@ std::optional<KernelTimes> inductor_split_cost(const Op& op, const Roofs& r) {
   const int tensors = op.residual ? 2 : 1;  // the fused residual add reads x and r for its statistics
   const double round_trip = kernel_alone_s(r.kernel_floor_s, r) + r.pass_latency_s;
 
-  // The partial: priced as rms_norm's one-sweep reduction of the chunk (no Inductor rate: it streams).
+  // The partial's stream: rms_norm's one-sweep reduction of the chunk (no Inductor rate).
   Op part = op;
   part.name += ".partial";
   part.kernel = KernelId::rmsnorm;
@@ -109,21 +115,41 @@ std::optional<KernelTimes> inductor_split_cost(const Op& op, const Roofs& r) {
   part.passes = 1;
   part.reread_passes = 0;
   part.row_reads_per_sweep = {tensors, 0, 0, 0};
-  KernelTimes sweep = stream_cost(part, r, nullptr);
-  const double share = partial_issue_share(op, r.inductor), rate = op_rate(op, r.inductor);
-  const double sms = static_cast<double>(r.card.sm_count);
-  if (share > 0 && rate > 0) {
-    constexpr double block = 2048;  // the looped reduction's R0_BLOCK: chunks pad to it
-    const double padded = std::ceil(static_cast<double>(part.cols) / block) * block;
-    const double per_sm = std::ceil(static_cast<double>(part.rows) / sms);
-    // Softmax's max and sum of exps are light a element: a lone CTA's sweep waits on its loads and only
-    // the CTAs an SM queues behind it add their issue (per_sm - 1). Welford's update divides a element:
-    // even a lone CTA issues longer than its chunk streams (h200-splitred: layer_norm's partial runs
-    // 0.4-0.7 us over rms_norm's at one CTA an SM, softmax's within 0.2), so all of its CTAs count.
-    const double queued = op.kernel == KernelId::layernorm ? per_sm : per_sm - 1;
-    sweep.compute_s = std::max(sweep.compute_s, share * queued * padded / (rate / sms));
-  }
-  const double partial = whole(sweep);
+  const KernelTimes stream = stream_cost(part, r, nullptr);
+  // The stream's price holds a lone CTA's sweep of its chunk as rms_norm's aligned code walks it. What
+  // a lone CTA adds (h200-splitred's traces at one CTA an SM, 8192 padded columns: rms_norm 1.73 us,
+  // layer_norm 2.24, softmax's partials 1.89 / 1.66 aligned; 3.39, 4.48, 3.33 / 3.55 at odd chunks):
+  // - the loads Triton cannot vectorize and a ragged split's second mask: the instructions over the
+  //   op's aligned code at a lone CTA's
+  //   latency-bound rate (split_ipc_cta, fitted; Nsight Compute read 0.8-1.8 a clock at one CTA an
+  //   SM);
+  // - Welford's update, a divide a element in each thread's chain: its instructions over rms_norm's at
+  //   the SM's sustained rate. Softmax's max and exp hide under the walk's load waits (its partials run
+  //   within 0.2 us of rms_norm's).
+  // The CTAs an SM queues behind the first add their whole issue at the SM's sustained rate
+  // (split_ipc_sm, Nsight Compute) where that is longer than the stream (h200-splitodd: odd chunks
+  // 2-2.6 warp instructions a clock an SM at 5-7 CTAs an SM, up to 2x the stream).
+  auto partial = [&](const ChunkIssue& c) {
+    KernelTimes t = stream;
+    const InductorKernels& k = r.inductor;
+    const double clock = r.card.cuda_clock_hz;
+    if (k.split_ipc_cta > 0 && k.split_ipc_sm > 0 && clock > 0) {
+      constexpr double block = 2048;  // the looped reduction's R0_BLOCK: chunks pad to it
+      const double padded = std::ceil(static_cast<double>(part.cols) / block) * block;
+      const double per_sm = std::ceil(static_cast<double>(part.rows) / static_cast<double>(r.card.sm_count));
+      const double each = padded * issue_per_element(c, op.cols, splits);
+      t.fixed_s += (each - padded * c.aligned) / (k.split_ipc_cta * clock);
+      if (op.kernel == KernelId::layernorm)
+        t.fixed_s += padded * (c.aligned - kRmsSquares.aligned) / (k.split_ipc_sm * clock);
+      t.compute_s = std::max(t.compute_s, (per_sm - 1) * each / (k.split_ipc_sm * clock));
+    }
+    return whole(t);
+  };
+  double partials = 0;
+  if (op.kernel == KernelId::softmax_fused)
+    partials = partial(kSoftmaxMax) + partial(kSoftmaxSumExp);
+  else
+    partials = partial(op.kernel == KernelId::layernorm ? kWelford : kRmsSquares);
 
   const int reductions = op.kernel == KernelId::softmax_fused ? 2 : 1;  // max, then the sum of exps
   Op normalize = op;
@@ -135,7 +161,7 @@ std::optional<KernelTimes> inductor_split_cost(const Op& op, const Roofs& r) {
   // graph's own gap between kernels.
   const int kernels = 2 * reductions + 1;
   KernelTimes t;
-  t.fixed_s = reductions * (partial + round_trip) + pointwise + (kernels - 1) * r.harness_idle_s;
+  t.fixed_s = partials + reductions * round_trip + pointwise + (kernels - 1) * r.harness_idle_s;
   return t;
 }
 
