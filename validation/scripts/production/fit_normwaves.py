@@ -29,18 +29,23 @@ def calibration(ramp, tail):
                   lambda m: m.group(1) + f"\n      norm_wave_ramp: {ramp:.2f}\n      norm_tail_wave: {tail:.2f}", text)
 
 
-def errors(binary, cal_text, path):
+def cases(binary, cal_text, path):
+    """(kernel, error, name) of the eager profile's torch.eager F.rms_norm / F.layer_norm calls of a suite."""
     with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
         f.write(cal_text)
     out = subprocess.run([binary, "accuracy", "--card", "h200", "--calibration", f.name, "--measured", path,
                           "--format", "json"], capture_output=True, text=True).stdout
     os.unlink(f.name)
     try:
-        cases = json.loads(out)["profile_cases"]
+        found = json.loads(out)["profile_cases"]
     except (ValueError, KeyError):
         return []
-    return [c["error"] for c in cases if c["profile"] == "eager" and c["implementation"] == "torch.eager"
-            and c["kernel"] in ("rmsnorm", "layernorm")]
+    return [(c["kernel"], c["error"], c["name"]) for c in found if c["profile"] == "eager"
+            and c["implementation"] == "torch.eager" and c["kernel"] in ("rmsnorm", "layernorm")]
+
+
+def errors(binary, cal_text, path):
+    return [e for _, e, _ in cases(binary, cal_text, path)]
 
 
 def q(v):
