@@ -85,6 +85,11 @@ struct AtenKernels {
   // alone.
   double softmax_warp_rate = 0;
   double softmax_warp_wide_rate = 0;
+  // Branch softmaxocc (aten_kernel_cost.cpp, softmax): the block kernels over many rows are issue-bound
+  // at the SM's warp instructions a clock with two 1024-thread CTAs resident and with one (Nsight
+  // Compute, validation/results/h200-softmaxocc). 0 (absent): the chain alone.
+  double softmax_block_ipc = 0;
+  double softmax_block_lone_ipc = 0;
   // TensorIterator's generic path (elementwise_kernel<128, 4>, CatArrayBatchedCopy): elements per
   // second over all SMs, and its floor per kernel.
   double strided_rate = 0;

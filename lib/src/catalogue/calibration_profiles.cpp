@@ -55,6 +55,16 @@ AtenKernels read_aten(MapReader& m) {
   };
   a.softmax_warp_rate = rate("softmax_warp_elements_per_s");
   a.softmax_warp_wide_rate = rate("softmax_warp_wide_elements_per_s");
+  auto ipc = [&](const char* key) {  // branch softmaxocc: warp instructions a clock an SM, (0, 4]
+    const Measured v = m.opt_number(key);
+    if (v && (!(*v > 0) || *v > 4)) m.fail(key, "must be in (0, 4] warp instructions a clock (4 schedulers an SM)");
+    return v.value_or(0);
+  };
+  a.softmax_block_ipc = ipc("softmax_block_ipc");
+  a.softmax_block_lone_ipc = ipc("softmax_block_lone_ipc");
+  if ((a.softmax_block_ipc > 0) != (a.softmax_block_lone_ipc > 0))
+    m.fail(a.softmax_block_ipc > 0 ? "softmax_block_lone_ipc" : "softmax_block_ipc",
+           "softmax_block_ipc and softmax_block_lone_ipc go together");
   if (auto rate = m.opt_number("strided_elements_per_s")) {
     if (!(*rate > 0) || !std::isfinite(*rate)) m.fail("strided_elements_per_s", "must be a positive number");
     a.strided_rate = *rate;
@@ -228,7 +238,7 @@ void write_aten(std::ostream& o, const AtenKernels& a) {
       {"softmax_warp_chain", a.softmax_warp_chain_s}, {"softmax_reg_chain", a.softmax_reg_chain_s},
       {"softmax_smem_chain", a.softmax_smem_chain_s}, {"strided_floor", a.strided_floor_s},
       {"grouped_mm_floor", a.grouped_mm_floor_s}};
-  bool any = a.strided_rate > 0 || a.softmax_warp_rate > 0 || a.softmax_warp_wide_rate > 0 || a.cat_rate > 0 || a.cast_rate > 0 || a.int8_cast_rate > 0 || a.generic_operand_rate > 0 || a.grouped_mm_cta_rate > 0 ||
+  bool any = a.strided_rate > 0 || a.softmax_warp_rate > 0 || a.softmax_block_ipc > 0 || a.softmax_warp_wide_rate > 0 || a.cat_rate > 0 || a.cast_rate > 0 || a.int8_cast_rate > 0 || a.generic_operand_rate > 0 || a.grouped_mm_cta_rate > 0 ||
              a.grouped_mm_stream > 0;
   for (const auto& [k, v] : times) any = any || v >= 0;
   if (!any) return;
@@ -240,6 +250,8 @@ void write_aten(std::ostream& o, const AtenKernels& a) {
   if (a.norm_tail_wave >= 0) o << "      norm_tail_wave: " << a.norm_tail_wave << "\n";
   if (a.softmax_warp_rate > 0) o << "      softmax_warp_elements_per_s: " << a.softmax_warp_rate << "\n";
   if (a.softmax_warp_wide_rate > 0) o << "      softmax_warp_wide_elements_per_s: " << a.softmax_warp_wide_rate << "\n";
+  if (a.softmax_block_ipc > 0) o << "      softmax_block_ipc: " << a.softmax_block_ipc << "\n";
+  if (a.softmax_block_lone_ipc > 0) o << "      softmax_block_lone_ipc: " << a.softmax_block_lone_ipc << "\n";
   if (a.strided_rate > 0) o << "      strided_elements_per_s: " << a.strided_rate << "\n";
   if (a.cat_rate > 0) o << "      cat_elements_per_s: " << a.cat_rate << "\n";
   if (a.cast_rate > 0) o << "      cast_elements_per_s: " << a.cast_rate << "\n";

@@ -50,8 +50,25 @@ KernelTimes softmax(const Op& op, const Roofs& r, const AtenKernels& a) {
     if (rate > 0) t.compute_s = std::max(t.compute_s, static_cast<double>(op.rows) * static_cast<double>(padded) / rate);
     return t;
   }
-  const double chain = (op.cols + 1023) / 1024 < 10 ? a.softmax_reg_chain_s : a.softmax_smem_chain_s;
-  return row_kernel(op, r, a.softmax_floor_s, chain * k_cols, sms);
+  const int64_t reg_cnt = (op.cols + 1023) / 1024;
+  const bool in_registers = reg_cnt < 10;
+  const double chain = in_registers ? a.softmax_reg_chain_s : a.softmax_smem_chain_s;
+  KernelTimes t = row_kernel(op, r, a.softmax_floor_s, chain * k_cols, sms);
+  // Many rows: issue-bound (branch softmaxocc, validation/results/h200-softmaxocc, Nsight Compute at
+  // 2048 rows). Warp instructions a row, counted (PyTorch 2.11's kernels; least squares over the
+  // widths, within -7..+5 %): cunn_SoftMaxForwardReg ~1480 + 2.23 a column at 2304-9216 columns,
+  // cunn_SoftMaxForwardSmem ~3560 + 1.26 (10240, 12288). Two 1024-thread CTAs share an SM
+  // while a thread needs <= 32 registers: the register kernel takes 28-30 up to reg_cnt 6 and 34-40
+  // from 7 (one CTA an SM: 6144 -> 6400 columns +43 %), the shared-memory kernel 32. The SM issues
+  // softmax_block_ipc with two, softmax_block_lone_ipc with one.
+  if (a.softmax_block_ipc > 0 && a.softmax_block_lone_ipc > 0 && r.card.cuda_clock_hz > 0) {
+    const double cols = static_cast<double>(op.cols);
+    const double per_row = in_registers ? 1480 + 2.23 * cols : 3560 + 1.26 * cols;
+    const double ipc = in_registers && reg_cnt > 6 ? a.softmax_block_lone_ipc : a.softmax_block_ipc;
+    const double issue = static_cast<double>(op.rows) * per_row / (sms * ipc * r.card.cuda_clock_hz);
+    t.compute_s = std::max(t.compute_s, issue);
+  }
+  return t;
 }
 
 // ATen's reduce_kernel<512, 1> over the last dim (aten/src/ATen/native/cuda/Reduce.cuh,
