@@ -164,3 +164,11 @@ TEST_CASE("split calls held out of the fit: the odd calls of the three grids, th
   CHECK(quantile(repeat, 0.5) <= 0.115);  // 10.9 % (splitred: 11.9 %)
   CHECK(quantile(repeat, 0.9) <= 0.22);   // 21.6 % (splitred: 25.2 %)
 }
+
+TEST_CASE("measured after the law landed: h200-afterfit28's split row ops at eight new shapes") {
+  const std::vector<double> e = errors("../h200-afterfit28/kernels.json");
+  REQUIRE(e.size() == 24);
+  MESSAGE("afterfit28 compiled splits: median ", quantile(e, 0.5), ", p90 ", quantile(e, 0.9), ", max ", quantile(e, 1.0));
+  CHECK(quantile(e, 0.5) <= 0.075);  // 7.0 %
+  CHECK(quantile(e, 1.0) <= 0.17);   // 16.6 % (rms_norm 90 x 47000)
+}
