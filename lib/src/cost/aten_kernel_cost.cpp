@@ -55,7 +55,7 @@ KernelTimes softmax(const Op& op, const Roofs& r, const AtenKernels& a) {
   const double chain = in_registers ? a.softmax_reg_chain_s : a.softmax_smem_chain_s;
   KernelTimes t = row_kernel(op, r, a.softmax_floor_s, chain * k_cols, sms);
   // Many rows: issue-bound (branch softmaxocc, validation/results/h200-softmaxocc, Nsight Compute at
-  // 2048 rows). Warp instructions a row, counted (PyTorch 2.11's kernels; least squares over the
+  // 2048 rows, bf16). Warp instructions a row, counted (PyTorch 2.11's kernels; least squares over the
   // widths, within -7..+5 %): cunn_SoftMaxForwardReg ~1480 + 2.23 a column at 2304-9216 columns,
   // cunn_SoftMaxForwardSmem ~3560 + 1.26 (10240, 12288). Two 1024-thread CTAs share an SM
   // while a thread needs <= 32 registers: the register kernel takes 28-30 up to reg_cnt 6 and 34-40
