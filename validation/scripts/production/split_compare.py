@@ -5,12 +5,12 @@
 
     python3 validation/scripts/production/split_compare.py OLD_BINARY OLD_CALIBRATION [NEW_BINARY NEW_CALIBRATION]
 """
-import glob
-import json
+import os
 import re
-import statistics
-import subprocess
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import compare_builds  # noqa: E402
 
 
 def splits(rows, cols, sms=132):
@@ -38,38 +38,18 @@ def splits(rows, cols, sms=132):
     return (cols + size * threads - 1) // (size * threads)
 
 
-def errors(binary, cal, path):
-    out = subprocess.run([binary, "accuracy", "--card", "h200", "--calibration", cal, "--measured", path, "--format",
-                          "json"], capture_output=True, text=True)
-    if out.returncode:
-        return {}
-    return {c["name"]: c["error"] for c in json.loads(out.stdout).get("profile_cases", [])
-            if c["profile"] == "compiled" and c["implementation"] == "torch.compile"
-            and c["kernel"] in ("rmsnorm", "layernorm", "softmax_fused")}
-
-
 def main(old_bin, old_cal, new_bin="build/tools/perfmodel/perfmodel", new_cal="hardware/h200.calibration.yaml"):
-    old, new = {}, {}
-    for f in sorted(glob.glob("validation/results/*/kernels*.json") + glob.glob("validation/results/*/*/kernels*.json")):
-        o, n = errors(old_bin, old_cal, f), errors(new_bin, new_cal, f)
-        for k in o:
-            if k in n:
-                old[(f, k)], new[(f, k)] = o[k], n[k]
-
-    def stats(keys):
-        a, b = sorted(abs(old[k]) for k in keys), sorted(abs(new[k]) for k in keys)
-        q = lambda v: v[min(len(v) - 1, int(0.9 * len(v)))]  # noqa: E731
-        return (f"{len(keys)} calls: old {100 * statistics.median(a):.1f} / {100 * q(a):.1f} %, "
-                f"new {100 * statistics.median(b):.1f} / {100 * q(b):.1f} %")
+    old, new = compare_builds.collect((old_bin, old_cal), (new_bin, new_cal), "compiled", "torch.compile",
+                                      ("rmsnorm", "layernorm", "softmax_fused"))
 
     def split_of(k):
         m = re.search(r"_(\d+)x(\d+)$", k[1])
         return splits(int(m.group(1)), int(m.group(2))) if m else 1
     split_calls = [k for k in old if split_of(k) > 1]
-    print("every compiled row-op call", stats(list(old)))
-    print("split calls", stats(split_calls))
+    print("every compiled row-op call", compare_builds.stats(old, new, list(old)))
+    print("split calls", compare_builds.stats(old, new, split_calls))
     outside = [k for k in split_calls if "h200-splitred" not in k[0] and "h200-splitodd" not in k[0]]
-    print("split calls outside the probes", stats(outside))
+    print("split calls outside the probes", compare_builds.stats(old, new, outside))
     for k in sorted(outside):
         print(f"  {k[0].split('/')[2]} {k[1]} {100 * old[k]:+.1f} -> {100 * new[k]:+.1f} %")
 
