@@ -639,8 +639,11 @@ TEST_CASE("eager: a row's chain grows with its columns, rows beyond the resident
   const Roofs r = make_roofs(sets().card, &sets().cal, Impl::eager);
   auto t = [&](int64_t rows, int64_t cols) { return price(ops::rmsnorm("n", rows, cols, DType::bf16, false), r, Impl::fused).device_time_s; };
   CHECK(t(16, 8192) > 1.5 * t(16, 4096));  // one wave: the chain, not the bytes
-  CHECK(t(1000, 4096) == test::approx(t(16, 4096)));  // still one wave of 8 CTAs per SM
-  CHECK(t(2 * 1056 + 1, 4096) > 2.5 * (t(16, 4096) - r.aten.norm_floor_s));
+  // Still one wave of 16 CTAs an SM at 1000 rows: the issue and the stream join the chain only in part
+  // (branch normissue: h200-normwaves measured 1056 -> 1100 rows +0.1 us).
+  CHECK(t(1000, 4096) > t(16, 4096));
+  CHECK(t(1000, 4096) < 1.1 * t(16, 4096));
+  CHECK(t(2 * 2112 + 1, 4096) > 2.5 * (t(16, 4096) - r.aten.norm_floor_s));
   // The card's own roofs (the validation backend's kernel) are not PyTorch's.
   const Roofs card = make_roofs(sets().card, &sets().cal);
   CHECK(price(ops::rmsnorm("n", 16, 8192, DType::bf16, false), card, Impl::fused).device_time_s < t(16, 8192) / 2);

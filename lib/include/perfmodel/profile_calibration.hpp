@@ -71,6 +71,12 @@ struct AtenKernels {
   // < 0: whole waves of the chain alone, one read of the row (fit_aten.py's form).
   double norm_wave_ramp = -1;
   double norm_tail_wave = -1;
+  // Branch normissue (aten_kernel_cost.cpp, norm_kernel): the SM's warp instructions a clock for the
+  // kernel's issue (Nsight Compute, validation/results/h200-normissue), and the exponent of the
+  // p-norm that joins the three limits a call meets at once (waves of the chain, the issue, the
+  // stream). 0 (absent): the normwaves or fit_aten.py form.
+  double norm_issue_ipc = 0;
+  double norm_overlap = 0;
   // torch.softmax: persistent warp softmax (<= 2048 columns of 2-byte data: a warp per row),
   // cunn_SoftMaxForwardReg (row in registers, < 10 per thread of a 1024-thread CTA) and
   // cunn_SoftMaxForwardSmem (row in shared memory): per-row time per 1024 columns; the block

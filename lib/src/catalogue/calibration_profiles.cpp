@@ -44,6 +44,16 @@ AtenKernels read_aten(MapReader& m) {
   };
   a.norm_wave_ramp = wave_share("norm_wave_ramp");
   a.norm_tail_wave = wave_share("norm_tail_wave");
+  if (auto v = m.opt_number("norm_issue_ipc")) {  // branch normissue
+    if (!(*v > 0) || *v > 4) m.fail("norm_issue_ipc", "must be in (0, 4] warp instructions a clock (4 schedulers an SM)");
+    a.norm_issue_ipc = *v;
+  }
+  if (auto v = m.opt_number("norm_overlap")) {
+    if (!(*v >= 1) || *v > 16) m.fail("norm_overlap", "must be a p-norm exponent from 1 (the limits add) to 16 (the largest alone)");
+    a.norm_overlap = *v;
+  }
+  if ((a.norm_issue_ipc > 0) != (a.norm_overlap > 0))
+    m.fail(a.norm_issue_ipc > 0 ? "norm_overlap" : "norm_issue_ipc", "norm_issue_ipc and norm_overlap go together");
   a.softmax_floor_s = time("softmax_floor");
   a.softmax_warp_chain_s = time("softmax_warp_chain");
   a.softmax_reg_chain_s = time("softmax_reg_chain");
@@ -248,6 +258,8 @@ void write_aten(std::ostream& o, const AtenKernels& a) {
   if (a.rows_measured()) o << "      norm_ctas_per_sm: " << a.norm_ctas_per_sm << "\n";
   if (a.norm_wave_ramp >= 0) o << "      norm_wave_ramp: " << a.norm_wave_ramp << "\n";
   if (a.norm_tail_wave >= 0) o << "      norm_tail_wave: " << a.norm_tail_wave << "\n";
+  if (a.norm_issue_ipc > 0) o << "      norm_issue_ipc: " << a.norm_issue_ipc << "\n";
+  if (a.norm_overlap > 0) o << "      norm_overlap: " << a.norm_overlap << "\n";
   if (a.softmax_warp_rate > 0) o << "      softmax_warp_elements_per_s: " << a.softmax_warp_rate << "\n";
   if (a.softmax_warp_wide_rate > 0) o << "      softmax_warp_wide_elements_per_s: " << a.softmax_warp_wide_rate << "\n";
   if (a.softmax_block_ipc > 0) o << "      softmax_block_ipc: " << a.softmax_block_ipc << "\n";

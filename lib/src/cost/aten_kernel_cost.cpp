@@ -100,20 +100,62 @@ KernelTimes row_reduce(const Op& op, const Roofs& r) {
   return t;
 }
 
-// F.rms_norm / F.layer_norm: ATen's vectorized_layer_norm_kernel, one CTA a row (branch normwaves,
-// validation/results/h200-normwaves: 1-4400 rows at 2560 / 4096 columns on two leases). The kernel
-// holds 16 CTAs an SM: a step at every 2112 rows on the H200 and none at 1056. Up to 8 resident rows
-// an SM run latency-bound side by side (flat within a microsecond from 64 to 1100 rows); past 8 they
-// share the SM, so a wave's chain ramps to (1 + ramp) at 16; a later partial wave's CTAs start as
-// the previous wave's drain (tail). The kernel reads a row twice (its statistics, then the
-// normalize): the second read comes from L2 while what the resident rows read and write between a
-// row's two reads (2 x slots x the row's bytes) fits its cyclic capacity, from DRAM past it
-// (h200-production's 8192 x 14336: 121 MB, 705 MB at 3.6 TB/s; 16384 x 4096: 34.6 MB, from L2). Without the ramp key: whole waves of the chain and one read (fit_aten.py's form).
+// The normalize's re-read of x (vectorized_layer_norm_kernel reads a row for its statistics, then
+// again to normalize it): from L2 while what the resident rows read and write between a row's two
+// reads (2 x resident rows x the row's bytes) fits its cyclic capacity, from DRAM past it
+// (h200-production's 8192 x 14336: 121 MB, 705 MB at 3.6 TB/s; 16384 x 4096: 34.6 MB, from L2).
+double norm_stream_s(const Op& op, const Roofs& r, double slots) {
+  Op twice = op;
+  const double rows = static_cast<double>(op.rows);
+  const double row_bytes = static_cast<double>(op.cols) * bytes_of(op.dtype);
+  const double resident = 2 * std::min(rows, slots) * row_bytes;
+  twice.bytes_read += rows * row_bytes * (1 - cyclic_l2_hit(resident, r.l2_cyclic_capacity));
+  return with_l2_hit(twice, r, stream_memory_s(twice, r));
+}
+
+// Branch normissue (validation/results/h200-normissue: Nsight Compute at 132 / 1056 / 4224 rows, 576-16384
+// columns). The kernel holds 16 128-thread CTAs an SM (a step at every 2112 rows on the H200, none at
+// 1056) and over many rows meets three limits at once: the waves of its dependent chain, the SM's
+// issue (warp instructions a row, counted: rms_norm ~500 + 0.367 a column, layer_norm ~1160 + 0.922,
+// PyTorch 2.11 bf16, within 4 % at 576 columns and 1 % from 1024) and the stream with the re-read.
+// None of them alone prices it: the SM issues 1.0-2.4 instructions a clock where the stream or the chain
+// holds it (Nsight), and the limits overlap only in part. The time is their p-norm, p = norm_overlap
+// (p = 1: they add; large p: the largest alone), fitted on h200-normwaves' first lease and
+// h200-production's even calls only (fit_normissue.py). The largest limit names the bound.
+KernelTimes norm_overlap_kernel(const Op& op, const Roofs& r, double chain_s) {
+  const AtenKernels& a = r.aten;
+  const double sms = static_cast<double>(r.card.sm_count);
+  const double slots = sms * a.norm_ctas_per_sm;
+  const double rows = static_cast<double>(op.rows), cols = static_cast<double>(op.cols);
+  const double waves = std::max(1.0, std::ceil(rows / slots));
+  const double chain = waves * chain_s * cols / 1024.0 * chain_scale(op, r);
+  const double per_row = op.kernel == KernelId::rmsnorm ? 500 + 0.367 * cols : 1160 + 0.922 * cols;
+  const double issue = rows * per_row / (sms * a.norm_issue_ipc * r.card.cuda_clock_hz);
+  const double stream = norm_stream_s(op, r, slots);
+  const double p = a.norm_overlap;
+  const double joint = std::pow(std::pow(chain, p) + std::pow(issue, p) + std::pow(stream, p), 1 / p);
+  KernelTimes t;
+  t.fixed_s = a.norm_floor_s;
+  t.fixed_parts = {{"ATen " + to_string(op.kernel) + " kernel floor", a.norm_floor_s, "aten"}};
+  const bool stream_bound = stream >= std::max(chain, issue);
+  t.compute_s = stream_bound ? std::max(chain, issue) : joint;
+  t.memory_s = stream_bound ? joint : stream;
+  return t;
+}
+
+// F.rms_norm / F.layer_norm: ATen's vectorized_layer_norm_kernel, one CTA a row. With norm_overlap,
+// branch normissue's law above (the default); with the normwaves keys, that branch's (opt-in,
+// validation/results/h200-normwaves): up to 8 resident rows an SM run latency-bound side by side,
+// past 8 they share the SM, so a wave's chain ramps to (1 + ramp) at 16; a later partial wave's
+// CTAs start as the previous wave's drain (tail). Without either: whole waves of the chain and one
+// read of the row (fit_aten.py's form).
 KernelTimes norm_kernel(const Op& op, const Roofs& r, double chain_s) {
   const AtenKernels& a = r.aten;
   const double k_cols = static_cast<double>(op.cols) / 1024.0;
   const double sms = static_cast<double>(r.card.sm_count);
   const double slots = sms * a.norm_ctas_per_sm;
+  if (a.norm_overlap > 0 && a.norm_issue_ipc > 0 && sms > 0 && r.card.cuda_clock_hz > 0)
+    return norm_overlap_kernel(op, r, chain_s);
   if (a.norm_wave_ramp < 0 || a.norm_tail_wave < 0 || sms <= 0)
     return row_kernel(op, r, a.norm_floor_s, chain_s * k_cols, slots);
   const double rows = static_cast<double>(op.rows);
@@ -126,12 +168,7 @@ KernelTimes norm_kernel(const Op& op, const Roofs& r, double chain_s) {
   t.fixed_s = a.norm_floor_s;
   t.fixed_parts = {{"ATen " + to_string(op.kernel) + " kernel floor", a.norm_floor_s, "aten"}};
   t.compute_s = factor * chain_s * k_cols * chain_scale(op, r);
-  Op twice = op;  // the normalize's re-read of x, from DRAM for the share the L2 cannot hold
-  const double row_bytes = static_cast<double>(op.cols) * bytes_of(op.dtype);
-  // Between a row's two reads its SM's neighbours read and write theirs: the resident rows in and out.
-  const double resident = 2 * std::min(rows, slots) * row_bytes;
-  twice.bytes_read += rows * row_bytes * (1 - cyclic_l2_hit(resident, r.l2_cyclic_capacity));
-  t.memory_s = with_l2_hit(twice, r, stream_memory_s(twice, r));
+  t.memory_s = norm_stream_s(op, r, slots);
   return t;
 }
 
