@@ -65,11 +65,16 @@ def main(path, binary):
     print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     wall_err, graph_err, kernel_err, sdpa_err, held, alone_err = [], [], [], [], [], []
     with tempfile.TemporaryDirectory() as tmp:
-        for s in steps:
+        for i, s in enumerate(steps):
             model = cut_model(s["model"], s["layers"], tmp)
             out = subprocess.run([binary, s["phase"], "--model", model, "--card", "h200", "--batch", str(s["batch"]),
                                   "--ctx", str(s["kv_len"]), "--impl", "compiled", "--format", "json"],
-                                 capture_output=True, text=True, check=True)
+                                 capture_output=True, text=True)
+            if out.returncode == 2:  # a point perfmodel refuses (e.g. past the model's positions): said, not priced
+                print(f"| {s['model']} L{s['layers']} {s['phase']} b{s['batch']} ctx{s['ctx']} | not priced: "
+                      f"{out.stderr.strip()} |")
+                continue
+            out.check_returncode()
             doc = json.loads(out.stdout)
             st = doc["step"]
             we, ge, ke = (st["time_s"] / s["wall_s"] - 1, st["time_s"] / s["device_s"] - 1,
@@ -80,7 +85,6 @@ def main(path, binary):
             se = sdpa_pred / sdpa_meas - 1
             if "graph_pure_s" in s:
                 alone_err.append((st["time_s"] - st["host_time_s"]) / s["graph_pure_s"] - 1)
-            i = len(graph_err)
             wall_err.append(we)
             graph_err.append(ge)
             kernel_err.append(ke)

@@ -7,8 +7,8 @@ shapes no committed set holds. Its eager norms are the first shapes measured aft
 Kernels at the shapes of models never measured here (from their Hugging Face config.json): GLM-4-9B (32 / 2 heads,
 width 4096, MLP 13696, a 151552-row LM head), Gemma-3-27B (32 / 16 heads, width 5376, MLP 21504, a 262208-row LM head),
 Llama-3.1-Nemotron-70B at tensor parallel 8 (8 / 1 heads a GPU, MLP 3584 a GPU), Qwen2.5-Coder-32B at tensor parallel 4
-(10 / 2 heads a GPU, MLP 6912 a GPU), EXAONE-3.5-7.8B's attention (32 / 8), Falcon3-7B's (12 / 4 heads of dim 256)
-and Qwen2.5-0.5B's (14 / 2 heads of dim 64). The transformers steps are Mistral-NeMo-12B and Qwen2.5-1.5B at new
+(10 / 2 heads a GPU, MLP 6912 a GPU), and the attention of Falcon3-7B (12 / 4 heads of dim 256) and
+Qwen2.5-0.5B (14 / 2 heads of dim 64). The transformers steps are Mistral-NeMo-12B and Qwen2.5-1.5B at new
 batches and contexts; the compiled steps cut Llama-2-7B, Qwen2.5-3B and TinyLlama-1.1B to 3-4 layers (never compiled
 here before).
 """
