@@ -191,6 +191,19 @@ TEST_CASE("op --kind add: seed 000's 64·2^20 bf16 add on RTX 4080 is 0.56 ms on
   const test::Json u = json_of(cli("op --card rtx-4080 --kind gelu --unfused --rows 16384 --cols 1536 --format json"));
   CHECK(num(u, "bytes") == 9 * num(f, "bytes"));
   expect_input_error(cli("op --card rtx-4080 --kind frobnicate --rows 4 --cols 4"), {"--kind"});
+  // A flag the kind does not read is refused, not dropped.
+  expect_input_error(cli("op --card h200 --kind rotary --rows 2 --heads 32 --kv-heads 8 --head-dim 128"), {"--rows", "rotary"});
+  expect_input_error(cli("op --card h200 --kind rmsnorm --rows 2 --cols 4096 --heads 32"), {"--heads", "rmsnorm"});
+  // A compiled op of two kernels (Inductor's q and k rotations under GQA) is a piece of a graph: its
+  // kernels back to back, no graph call of its own (that host time is the step's).
+  const test::Json c = json_of(cli("op --card h200 --impl compiled --kind rotary --q-len 2048 --heads 32 --kv-heads 8 "
+                                   "--head-dim 128 --format json"));
+  REQUIRE(c.at("kernels")->arr.size() == 2);
+  double kernels = 0;
+  for (const test::Json& k : c.at("kernels")->arr) kernels += k.at("device_time_s")->num;
+  CHECK(num(c, "host_time_s") == 0);
+  CHECK(num(c, "time_s") == doctest::Approx(kernels).epsilon(1e-9));
+  CHECK(num(c, "time_s") < 50e-6);  // 230 us when the graph's call was priced per op
 }
 
 TEST_CASE("sweep-batch on T4 with the default dtype (the issue's example)") {

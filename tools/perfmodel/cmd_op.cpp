@@ -102,6 +102,15 @@ int cmd_op(const std::vector<std::string>& args, Context& ctx) {
     require_positive(rows, "--rows");
     require_positive(cols, "--cols");
   }
+  // A flag the kind does not read is an error, not silently dropped (`--rows 2` on rotary priced one token).
+  const bool by_heads = attention || kind == "rotary" || kind == "kv_append";
+  for (const char* f : {"rows", "cols"})
+    if (by_heads && vm.count(f))
+      throw UsageError(std::string("--") + f + " does not apply to --kind " + kind +
+                       ": its tokens are --batch x --q-len, its width --heads / --kv-heads x --head-dim");
+  for (const char* f : {"heads", "kv-heads", "kv-len", "head-dim"})
+    if (!by_heads && vm.count(f))
+      throw UsageError(std::string("--") + f + " does not apply to --kind " + kind + ": it takes --rows and --cols");
   if (impl != "fused" && impl != "eager" && impl != "compiled")
     throw UsageError("--impl must be fused, eager or compiled, got '" + impl + "'");
   const Impl profile = eager || impl == "eager" ? Impl::eager : impl == "compiled" ? Impl::compiled : Impl::fused;
@@ -141,6 +150,15 @@ int cmd_op(const std::vector<std::string>& args, Context& ctx) {
     total.memory_time_s = sc.memory_time_s;
     total.overhead_time_s = sc.overhead_time_s;
     total.bound = sc.bound;
+    if (profile == Impl::compiled) {
+      // A piece of a compiled graph: its kernels back to back; the graph's call (its host time) is
+      // the step's, once, not the op's (decode --impl compiled prices it there).
+      const double busy = std::max(sc.compute_time_s, sc.memory_time_s);
+      total.time_s = sc.device_time_s;
+      total.host_time_s = 0;
+      total.overhead_time_s = std::max(0.0, sc.device_time_s - busy);
+      total.bound = total.overhead_time_s > busy ? Bound::overhead : sc.compute_time_s >= sc.memory_time_s ? Bound::compute : Bound::memory;
+    }
     for (size_t i = 0; i < kernels.size(); ++i) {
       kernel_rows.push(op_node(kernels[i], sc.ops[i], sc.time_s));
       explained.emplace_back("kernel " + kernels[i].name, explain_op(kernels[i], sc.ops[i], roofs));
