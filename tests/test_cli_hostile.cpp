@@ -120,8 +120,8 @@ TEST_CASE("a profile calibration's aten: and split_kv values are checked, file:l
   const std::string base = s.str();
   const std::pair<std::string, std::string> bad[] = {
       {"norm_ctas_per_sm: 16", "norm_ctas_per_sm: 0"},
-      {"norm_overlap: 3.0", "norm_overlap: 0.5"},
-      {"norm_issue_ipc: 3.0", "norm_issue_ipc: 5"},
+      {"norm_overlap: 2.6", "norm_overlap: 0.5"},
+      {"norm_issue_ipc: 3.5", "norm_issue_ipc: 5"},
       {"strided_elements_per_s: 3.5e11", "strided_elements_per_s: -3"},
       {"generic_operand_elements_per_s: 6.47e11", "generic_operand_elements_per_s: -1"},
       {"int8_cast_elements_per_s: 3.899e11", "int8_cast_elements_per_s: nan"},

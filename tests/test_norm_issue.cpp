@@ -65,7 +65,7 @@ TEST_CASE("the card's calibration carries the law; its edges are the kernel's") 
   const ProfileCalibration* eager = find_profile(main_cal().profiles, "eager");
   REQUIRE(eager != nullptr);
   CHECK(eager->aten.norm_ctas_per_sm == 16);
-  CHECK(eager->aten.norm_issue_ipc == doctest::Approx(3.0));  // Nsight: layer_norm at 4224 rows, 2.97-3.12
+  CHECK(eager->aten.norm_issue_ipc == doctest::Approx(3.5));  // Nsight: layer_norm at 33792 rows, 3.33-3.54
   CHECK(eager->aten.norm_overlap > 1);
   auto t = [](int64_t rows) { return eager_norm(main_cal(), rows, 2560).device_time_s; };
   // Measured (h200-normwaves, rms_norm x 2560): 1056 -> 1100 rows +0.1 us, 2112 -> 2200 +2.3 us.
@@ -89,10 +89,12 @@ TEST_CASE("held out: the grid measured before the law, the other leases and the 
     const char* suite;
     double median, p90;  // as measured at landing, a little over
   };
-  // fit_normissue.py's table (validation/results/h200-normissue/fit_normissue.txt): main 3.8 / 12.3, 2.7 / 6.9,
-  // 4.3 / 11.6 %; fit_aten.py's form 11.9 / 32.1, 16.3 / 38.4, 12.5 / 26.8 %.
-  for (const Guard& g : {Guard{"h200-normissue/kernels.json", 0.042, 0.13}, Guard{"h200-normwaves/second/kernels.json", 0.03, 0.075},
-                         Guard{"h200-normwaves/second/kernels_rows.json", 0.047, 0.12}}) {
+  // fit_normissue.py's table (validation/results/h200-normissue/fit_normissue.txt): 3.7 / 9.6, 3.4 / 8.5, 3.8 / 10.0 %
+  // (interpolated quantiles); fit_aten.py's form 11.9 / 32.1, 16.3 / 38.4, 12.5 / 26.8 %. The second lease's 56 shapes
+  // (the fit lease's twins) were 2.7 / 7.0 % with the two-wave issue rate (3.0): the steady rate (3.5) and its p (2.6)
+  // cost them what the other sets gain (every held-out call 4.3 / 12.3 -> 4.1 / 10.7 %).
+  for (const Guard& g : {Guard{"h200-normissue/kernels.json", 0.04, 0.10}, Guard{"h200-normwaves/second/kernels.json", 0.036, 0.09},
+                         Guard{"h200-normwaves/second/kernels_rows.json", 0.04, 0.105}}) {
     CAPTURE(g.suite);
     const std::vector<double> now = norm_errors(g.suite, main_cal()), old = norm_errors(g.suite, aten_form());
     REQUIRE(now.size() >= 56);
@@ -102,7 +104,7 @@ TEST_CASE("held out: the grid measured before the law, the other leases and the 
     CHECK(quantile(now, 0.9) <= g.p90);
     CHECK(quantile(now, 0.9) < quantile(old, 0.9));
   }
-  for (int set = 17; set <= 27; ++set) {
+  for (int set : {17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 29}) {  // 29: measured after the law landed
     const std::string suite = "h200-heldout" + std::to_string(set) + "/kernels.json";
     CAPTURE(suite);
     const std::vector<double> now = norm_errors(suite, main_cal()), old = norm_errors(suite, aten_form());
@@ -110,6 +112,6 @@ TEST_CASE("held out: the grid measured before the law, the other leases and the 
     MESSAGE(suite, ": fit_aten form ", quantile(old, 0.5), " / ", quantile(old, 0.9), ", normissue ", quantile(now, 0.5),
             " / ", quantile(now, 0.9));
     CHECK(quantile(now, 0.5) <= quantile(old, 0.5) + 1e-9);  // every hidden set's median as good or better
-    CHECK(quantile(now, 0.9) <= 0.16);                         // interpolated p90, worst at landing 15.9 % (h200-heldout17)
+    CHECK(quantile(now, 0.9) <= 0.14);                         // interpolated p90, worst 13.7 % (h200-heldout21)
   }
 }

@@ -640,9 +640,11 @@ TEST_CASE("eager: a row's chain grows with its columns, rows beyond the resident
   auto t = [&](int64_t rows, int64_t cols) { return price(ops::rmsnorm("n", rows, cols, DType::bf16, false), r, Impl::fused).device_time_s; };
   CHECK(t(16, 8192) > 1.5 * t(16, 4096));  // one wave: the chain, not the bytes
   // Still one wave of 16 CTAs an SM at 1000 rows: the issue and the stream join the chain only in part
-  // (branch normissue: h200-normwaves measured 1056 -> 1100 rows +0.1 us).
+  // (branch normissue; measured: h200-production 1024 x 4096 8.64 us against 16 x 4096 7.73, +12 %, its
+  // repeat +20 %; h200-normwaves 1056 -> 1100 rows +0.1 us).
   CHECK(t(1000, 4096) > t(16, 4096));
-  CHECK(t(1000, 4096) < 1.1 * t(16, 4096));
+  CHECK(t(1000, 4096) < 1.2 * t(16, 4096));
+  CHECK(t(1100, 4096) < 1.05 * t(1056, 4096));
   CHECK(t(2 * 2112 + 1, 4096) > 2.5 * (t(16, 4096) - r.aten.norm_floor_s));
   // The card's own roofs (the validation backend's kernel) are not PyTorch's.
   const Roofs card = make_roofs(sets().card, &sets().cal);

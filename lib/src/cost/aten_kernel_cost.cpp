@@ -118,8 +118,9 @@ double norm_stream_s(const Op& op, const Roofs& r, double slots) {
 // 1056) and over many rows meets three limits at once: the waves of its dependent chain, the SM's
 // issue (warp instructions a row, counted: rms_norm ~500 + 0.367 a column, layer_norm ~1160 + 0.922,
 // PyTorch 2.11 bf16, within 4 % at 576 columns and 1 % from 1024) and the stream with the re-read.
-// None of them alone prices it: the SM issues 1.0-2.4 instructions a clock where the stream or the chain
-// holds it (Nsight), and the limits overlap only in part. The time is their p-norm, p = norm_overlap
+// None of them alone prices it: the SM issues 1.0-2.9 instructions a clock where the stream or the chain
+// holds it and ~3.5 where the issue does (Nsight at 33792 rows: norm_issue_ipc), and the limits overlap
+// only in part. The time is their p-norm, p = norm_overlap
 // (p = 1: they add; large p: the largest alone), fitted on h200-normwaves' first lease and
 // h200-production's even calls only (fit_normissue.py). The largest limit names the bound.
 KernelTimes norm_overlap_kernel(const Op& op, const Roofs& r, double chain_s) {
