@@ -16,42 +16,17 @@
 #include "perfmodel/profile_accuracy.hpp"
 #include "perfmodel/profile_calibration.hpp"
 #include "perfmodel/stats.hpp"
+#include "eager_norm_support.hpp"
 #include "test_support.hpp"
 
 using namespace perfmodel;
 
 namespace {
 
-const Calibration& main_cal() {
-  static const Calibration c = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
-  return c;
-}
+const Calibration& main_cal() { return test::card_calibration(); }
+const Calibration& aten_form() { return test::aten_form_calibration(); }
 
-// The same calibration in fit_aten.py's form: whole 8-CTA waves of the chain, one read of the row.
-const Calibration& aten_form() {
-  static const Calibration c = [] {
-    Calibration out = main_cal();
-    for (ProfileCalibration& p : out.profiles)
-      if (p.name == "eager") {
-        p.aten.norm_overlap = 0;
-        p.aten.norm_issue_ipc = 0;
-        p.aten.norm_ctas_per_sm = 8;
-      }
-    return out;
-  }();
-  return c;
-}
-
-std::vector<double> norm_errors(const std::string& suite, const Calibration& cal) {
-  Measurements m;
-  load_measurements(test::root() + "/validation/results/" + suite, m);
-  std::vector<double> out;
-  for (const ProfileCaseError& c : evaluate_profiles(m, test::catalogue().card("h200"), &cal))
-    if (c.profile == Impl::eager && c.implementation == "torch.eager" &&
-        (c.error.name.find("_rmsnorm_") != std::string::npos || c.error.name.find("_layernorm_") != std::string::npos))
-      out.push_back(std::fabs(c.error.error));
-  return out;
-}
+std::vector<double> norm_errors(const std::string& suite, const Calibration& cal) { return test::eager_norm_errors(suite, cal); }
 
 OpCost eager_norm(const Calibration& cal, int64_t rows, int64_t cols, bool rms = true) {
   const Roofs r = make_roofs(test::catalogue().card("h200"), &cal, Impl::eager);
