@@ -10,6 +10,7 @@ out where the set was fitted on, every case where it never was), the compare/fit
 validation/scripts, or the accuracy doctests' own reports (`-s`). Nothing here is typed in by hand
 but the targets, which are the issues' own words. Writes docs/targets.md and prints it.
 """
+import glob
 import json
 import os
 import re
@@ -255,6 +256,11 @@ def fresh_models(binary, folder, models):
     t.add("transformers eager decode step, GPU kernel time", how, summary([k for ph, _, k in rows if ph == "decode"]), (0.10, None))
     t.add("transformers eager decode step, wall time", how, summary([w for ph, w, _ in rows if ph == "decode"]), (0.20, None))
     t.add("transformers eager prefill, GPU kernel time", how, summary([k for ph, _, k in rows if ph == "prefill"]), (0.10, None))
+    for steps in sorted(glob.glob(folder + "/compiled/*.jsonl")):  # the compiled steps, where the set has them
+        out = run([PY, os.path.join(HERE, "production", "compare_compiled.py"), steps, binary])
+        t.add("torch.compile'd decode step, wall (host included)", f"compare_compiled.py, {tag}/compiled",
+              summary(signed_list(out, "wall, held-out steps")), (0.10, None),
+              "every step held out; a point perfmodel refuses is not priced" if "not priced" in out else "")
     return t
 
 
