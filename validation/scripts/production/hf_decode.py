@@ -51,6 +51,12 @@ def hf_config(key, root="models"):
     if arch == "qwen2":
         from transformers import Qwen2Config
         return Qwen2Config(**common)
+    if arch == "gemma2":  # the schema's fields, plus Gemma-2's own from its config.json (models/gemma2-9b.yaml's header)
+        from transformers import Gemma2Config
+        g = dict(common)
+        g["hidden_activation"] = g.pop("hidden_act")
+        return Gemma2Config(query_pre_attn_scalar=y["head_dim"], sliding_window=y["sliding_window"],
+                            attn_logit_softcapping=50.0, final_logit_softcapping=30.0, **g)
     if arch == "qwen3":  # q_norm / k_norm over each head are part of the class (modeling_qwen3.py)
         from transformers import Qwen3Config
         return Qwen3Config(attention_bias=y["attention_bias"], **common)

@@ -1,0 +1,11 @@
+"""transformers' Gemma-2 (Gemma2ForCausalLM, random bf16 weights, SDPA) as eager decode and prefill steps: an
+architecture no committed step holds (four norms a layer written as GemmaRMSNorm, GeGLU, the embedding's scale,
+sliding-window attention on every other layer past 4096 tokens, the final logits' soft-capping). Planned in the tenth
+2026-12-04 session before any Gemma-2 lowering was looked at; nothing fitted on it.
+
+    python3 validation/scripts/production/hf_grid.py OUT --plan hfgemma
+"""
+# (batch, ctx) decode points, prefill points; ctx 6000 runs the local layers' window (4096)
+HF_PLAN = {
+    "gemma2-9b": ([(1, 1000), (16, 1000), (1, 6000), (8, 6000)], [(1, 2000)]),
+}
