@@ -64,6 +64,12 @@ struct Model {
   int64_t sliding_window = 0;  // 0 = none
   WindowPattern window_pattern = WindowPattern::all;
   bool qk_norm = false;  // Qwen3-MoE: RMSNorm over head_dim on q and k (q_norm, k_norm)
+  // Gemma's conventions (architectures gemma, gemma2; transformers' GemmaRMSNorm and GemmaModel): the
+  // norm's weight applied as (1 + w) in fp32, the embeddings scaled by sqrt(hidden_size). Gemma-2
+  // soft-caps its final logits, cap x tanh(logits / cap) (final_logit_softcapping; 0 = none).
+  bool gemma_norm = false;
+  bool embed_scale = false;
+  double final_logit_softcap = 0;
   MoeSpec moe;
   MlaSpec mla;
 

@@ -26,6 +26,12 @@ constexpr int64_t kMaxPositions = int64_t{1} << 40;  // max_position_embeddings,
 // else is refused rather than priced as a Llama.
 std::string supported_list() { return known_architectures(); }
 
+// transformers' Gemma models (modeling_gemma.py, modeling_gemma2.py): GemmaRMSNorm's (1 + w) in fp32 and the
+// embeddings times sqrt(hidden_size), whatever the config says; the soft-cap is a config value.
+void set_gemma_conventions(Model& m) {
+  m.gemma_norm = m.embed_scale = m.architecture == "gemma" || m.architecture == "gemma2";
+}
+
 bool is_supported(const std::string& arch) {
   for (const ModelFamily* f : model_families())
     for (std::string_view a : f->architectures)
@@ -92,6 +98,8 @@ Model load_model_file(const std::string& path) {
   m.window_pattern = pick<WindowPattern>(r, "sliding_window_pattern", r.str("sliding_window_pattern"),
                                          {{"all", WindowPattern::all}, {"alternate", WindowPattern::alternate}});
   detail::read_yaml_moe_mla(r, m);  // MoE and MLA blocks (model_loader_moe.cpp)
+  set_gemma_conventions(m);
+  if (auto cap = r.opt_number("final_logit_softcapping", 0)) m.final_logit_softcap = *cap;  // 0: none
   r.finish();
   validate(m);
   return m;
@@ -164,6 +172,8 @@ Model load_hf_config(const std::string& path) {
     m.norms_per_layer = 4;
     m.window_pattern = WindowPattern::alternate;
   }
+  set_gemma_conventions(m);
+  if (auto cap = r.opt_nullable_number("final_logit_softcapping", 0)) m.final_logit_softcap = *cap;  // null: none
   // Qwen3Attention and Qwen3MoeAttention: q_norm and k_norm over head_dim.
   m.qk_norm = type == "qwen3" || type == "qwen3_moe";
   // MoE and MLA fields (model_loader_moe.cpp); any other MoE/MLA-looking key is refused.

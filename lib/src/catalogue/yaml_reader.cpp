@@ -159,6 +159,12 @@ std::optional<int64_t> MapReader::opt_nullable_integer(const std::string& key, i
   return opt_integer(key, min_value, max_value);
 }
 
+std::optional<double> MapReader::opt_nullable_number(const std::string& key, double min_value, double max_value) {
+  YAML::Node n = get(key);
+  if (!n.IsDefined() || n.IsNull()) return std::nullopt;
+  return opt_number(key, min_value, max_value);
+}
+
 std::optional<bool> MapReader::opt_boolean(const std::string& key) {
   auto s = opt_str(key);
   if (!s) return std::nullopt;

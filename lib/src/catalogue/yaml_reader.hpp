@@ -56,6 +56,9 @@ class MapReader {
   // Null-or-integer (HF configs: "sliding_window": null).
   std::optional<int64_t> opt_nullable_integer(const std::string& key, int64_t min_value = 0,
                                               int64_t max_value = kNoIntLimit);
+  // Null-or-number (HF configs: "final_logit_softcapping": null).
+  std::optional<double> opt_nullable_number(const std::string& key, double min_value = -kNoLimit,
+                                            double max_value = kNoLimit);
   // Keys of the mapping, in file order.
   std::vector<std::string> keys() const;
 

@@ -43,6 +43,22 @@ void eager_rmsnorm(Step& s, const std::string& name, int64_t T, int64_t d, DType
   s.ops.push_back(counted(w, count));
 }
 
+// GemmaRMSNorm.forward (transformers' modeling_gemma.py / modeling_gemma2.py): x.float(); x * rsqrt(x.pow(2).mean(-1)
+// + eps); that times (1.0 + weight.float()); .type_as(x). Ten kernels: LlamaRMSNorm's first five, the weight's cast
+// and its + 1 (d elements each), the product in fp32 and the cast back (validation/results/h200-hfgemma,
+// census.json: Gemma-2-9B's four norms a layer, 10 kernels each against LlamaRMSNorm's 8).
+void eager_gemma_rmsnorm(Step& s, const std::string& name, int64_t T, int64_t d, DType act, int64_t count) {
+  eager_rmsnorm(s, name, T, d, act, count);
+  s.ops.resize(s.ops.size() - 2);  // LlamaRMSNorm's cast back and bf16 weight product: Gemma's differ
+  s.ops.push_back(counted(ops::cast(name + ".weight_fp32", 1, d, act, DType::fp32), count));
+  s.ops.push_back(counted(ops::elementwise(name + ".weight_plus_one", KernelId::add, 1, d, DType::fp32, 1, 1, 1), count));
+  Op w = ops::elementwise(name + ".mul_weight", KernelId::mul, T, d, DType::fp32, 1, 1, 1);
+  w.bytes_read += static_cast<double>(d) * 4;
+  w.strided = true;  // the (1 + w) broadcast over the rows, as LlamaRMSNorm's
+  s.ops.push_back(counted(w, count));
+  s.ops.push_back(counted(ops::cast(name + ".type_as", T, d, DType::fp32, act), count));
+}
+
 // apply_rotary_pos_emb: q*cos + rotate_half(q)*sin for q and k; rotate_half slices, negates
 // and concatenates. Per tensor: mul, slice-neg, cat, mul, add = 5 kernels. q and k are transposed
 // views ((b, s, h, d) read as (b, h, s, d)), cos and sin broadcast over the heads and the halves

@@ -10,6 +10,7 @@ namespace perfmodel {
 Op counted(Op op, int64_t count);
 // LlamaRMSNorm.forward over T rows of d: 7 ops, 8 kernels, the wide ones in fp32.
 void eager_rmsnorm(Step& s, const std::string& name, int64_t T, int64_t d, DType act, int64_t count);
+void eager_gemma_rmsnorm(Step& s, const std::string& name, int64_t T, int64_t d, DType act, int64_t count);
 // apply_rotary_pos_emb on one of q, k (width = heads x head_dim): 5 kernels.
 // `one_position`: one query position per sequence (decode), where the transposed (b, h, 1, d)
 // views are contiguous and the final add runs ATen's vectorized kernel.

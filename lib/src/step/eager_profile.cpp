@@ -41,6 +41,10 @@ void eager_embed(const GraphNode& n, const Model& m, const Workload& w, Step& s)
   const int own_other = m.position == PositionKind::learned ? 4 : 1;
   const bool prefill = w.phase == Phase::prefill;
   host_counts(s.ops.back(), 1 + (prefill ? 2 : 0), prefill ? own_other : 0, 3);
+  if (m.embed_scale) {  // GemmaModel: inputs_embeds * sqrt(hidden_size), one kernel
+    s.ops.push_back(counted(ops::elementwise("embed_scale", KernelId::mul, T, m.hidden, w.act_dtype, 1, 1, 1), n.count));
+    host_counts(s.ops.back(), 1, 0, 0);
+  }
   if (m.position == PositionKind::rope) {
     // LlamaRotaryEmbedding.forward, once per step: inv_freq @ positions, cat, cos, sin and two
     // casts (6 kernels on a few KB), with cache_position, position_ids and the expands around it.
@@ -127,7 +131,10 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
         break;
       case Kind::norm: {
         const size_t first = s.ops.size();
-        if (m.norm == NormKind::rmsnorm) eager_rmsnorm(s, n.name, T * n.rows_per_token, node_width(n, m.hidden), act, n.count);
+        if (m.norm == NormKind::rmsnorm && m.gemma_norm)
+          eager_gemma_rmsnorm(s, n.name, T * n.rows_per_token, node_width(n, m.hidden), act, n.count);
+        else if (m.norm == NormKind::rmsnorm)
+          eager_rmsnorm(s, n.name, T * n.rows_per_token, node_width(n, m.hidden), act, n.count);
         else s.ops.push_back(counted(ops::layernorm(n.name, T * n.rows_per_token, node_width(n, m.hidden), act, false), n.count));
         s.ops[first].module_calls = 1;  // the norm module (RMSNorm: 8 ATen calls, one a kernel)
         break;
@@ -160,6 +167,12 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
           }
           s.ops.push_back(counted(op, n.count));
         }
+        // Gemma-2's final soft-cap: logits / cap, tanh, * cap (three kernels before any cast).
+        if (n.logits && m.final_logit_softcap > 0)
+          for (const char* part : {".div", ".tanh", ".mul"}) {
+            s.ops.push_back(counted(ops::elementwise(std::string("logits_softcap") + part, KernelId::other, rows, m.vocab, act, 1, 1, 1), n.count));
+            host_counts(s.ops.back(), 1, 0, 0);
+          }
         // HF upcasts logits to fp32.
         if (n.logits) {
           s.ops.push_back(counted(ops::cast("logits.float", rows, m.vocab, act, DType::fp32), n.count));

@@ -9,3 +9,11 @@ sliding-window attention on every other layer past 4096 tokens, the final logits
 HF_PLAN = {
     "gemma2-9b": ([(1, 1000), (16, 1000), (1, 6000), (8, 6000)], [(1, 2000)]),
 }
+
+
+# The second call (validation/results/h200-hfgemma/run3.sh): Gemma-2-9B again beside Llama-3-8B at the same points, on
+# one lease, so that the host's pace of the lease reads off the Llama steps (priced within a few % on earlier leases).
+HF_PLAN_PAIRED = {
+    "gemma2-9b": ([(1, 1000), (16, 1000), (4, 3000)], []),
+    "llama3-8b": ([(1, 1000), (16, 1000), (4, 3000)], []),
+}
