@@ -3,6 +3,11 @@
 // Gemma-2's head_dim is explicit, Qwen2's q/k/v bias is implied, MoE/MLA keys on a dense model type are refused.
 #include <doctest/doctest.h>
 
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
 #include "perfmodel/analysis.hpp"
 #include "perfmodel/catalogue.hpp"
 #include "perfmodel/errors.hpp"
@@ -80,6 +85,36 @@ TEST_CASE("a Gemma-2 config: explicit head_dim 256, four norms, alternating slid
   CHECK(m.parameters() == 9241705984.0);  // reference B.3
   CHECK(kv_bytes_per_token(m, DType::bf16) == 344064.0);
   CHECK(test::catalogue().model("gemma2-9b").parameters() == m.parameters());
+  // Gemma's conventions (the eager lowering's GemmaRMSNorm, embedding scale and final soft-cap), from the
+  // config's final_logit_softcapping and, in the catalogue's YAML, its own key.
+  CHECK(m.gemma_norm);
+  CHECK(m.embed_scale);
+  CHECK(m.final_logit_softcap == 30.0);
+  CHECK(test::catalogue().model("gemma2-9b").final_logit_softcap == 30.0);
+  const Model llama = load_hf_config(test::data("hf/llama-mha-no-head-dim.json"));
+  CHECK_FALSE(llama.gemma_norm);
+  CHECK(llama.final_logit_softcap == 0);
+}
+
+TEST_CASE("final_logit_softcapping: null is none, a negative value is refused with its key") {
+  std::ifstream in(test::data("hf/gemma2.json"));
+  const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  auto with = [&](const std::string& value) {
+    std::string t = text;
+    const std::string key = "\"final_logit_softcapping\": 30.0";
+    REQUIRE(t.find(key) != std::string::npos);
+    t.replace(t.find(key), key.size(), "\"final_logit_softcapping\": " + value);
+    const std::string path = (std::filesystem::temp_directory_path() / "gemma2-softcap.json").string();
+    std::ofstream(path) << t;
+    return path;
+  };
+  CHECK(load_hf_config(with("null")).final_logit_softcap == 0);
+  try {
+    (void)load_hf_config(with("-1"));
+    FAIL("expected ConfigError");
+  } catch (const ConfigError& e) {
+    CHECK(e.yaml_path() == "final_logit_softcapping");
+  }
 }
 
 TEST_CASE("a Qwen2 config implies the q/k/v bias; use_sliding_window false disables the window") {

@@ -182,6 +182,15 @@ def issue10(binary):
     t.add("torch.compile'd decode step (graph replay, host included)", "compare_compiled.py, h200-compiled (held out), h200-compiled2",
           summary(a + b), (0.10, None),
           f"4 layers {100 * m4:.1f} / {100 * p4:.1f} ({n4}); 8-32 layers {100 * m2:.1f} / {100 * p2:.1f} ({n2})")
+    # A new architecture's transformers steps (Gemma-2-9B: GemmaRMSNorm, GeGLU, the soft-cap), on two leases, with
+    # Llama-3-8B at the same points on the second (validation/results/h200-hfgemma; nothing fitted on them).
+    gem = hf_rows(binary, R + "h200-hfgemma/hf.json", False) + hf_rows(binary, R + "h200-hfgemma/paired/hf.json", False)
+    how = "compare_hf.py, h200-hfgemma and its paired/ (Gemma-2-9B on two leases; Llama-3-8B beside it)"
+    t.add("transformers eager decode step, GPU kernel time, Gemma-2-9B and its Llama-3-8B pair", how,
+          summary([k for ph, _, k in gem if ph == "decode"]), (0.10, None))
+    t.add("transformers eager decode step, wall time, Gemma-2-9B and its Llama-3-8B pair", how,
+          summary([w for ph, w, _ in gem if ph == "decode"]), (0.20, None),
+          "one model's wall 73 ms a step on one lease, 36 ms on the other: the lease's host")
     # The same seven points on another lease, one process each (nothing fitted on the run; graph_call_host
     # was fitted on h200-compiled's steps 0, 2, 4, 6 at four of these shapes).
     fresh = run([PY, os.path.join(HERE, "production", "compare_compiled.py"), R + "h200-freshhost/hf.json", binary])
