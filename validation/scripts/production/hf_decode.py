@@ -151,7 +151,19 @@ def _decode_setup(m, cfg, b, ctx, contiguous=False):
     def step():
         return m(input_ids=nxt, past_key_values=cache, use_cache=True)
 
+    # transformers' sliding-window layers cannot be cropped once past their window (Gemma-2 at ctx > 4096:
+    # validation/results/h200-hfgemma): there each layer's state is kept and put back, as contiguous as
+    # the prompt's forward left it (no kernel); every other cache is cropped as before.
+    saved = [dict(layer.__dict__) for layer in cache.layers]
+    window = getattr(cfg, "sliding_window", None) or 0
+    sliding = window > 0 and ctx >= window and any("Sliding" in type(layer).__name__ for layer in cache.layers)
+
     def between():  # back to ctx tokens, outside timing (slicing: no kernel; contiguous: a copy)
+        if sliding:
+            for layer, state in zip(cache.layers, saved):
+                layer.__dict__.clear()
+                layer.__dict__.update(state)
+            return
         cache.crop(ctx)
         if contiguous:
             _contiguous(cache)

@@ -17,3 +17,10 @@ HF_PLAN_PAIRED = {
     "gemma2-9b": ([(1, 1000), (16, 1000), (4, 3000)], []),
     "llama3-8b": ([(1, 1000), (16, 1000), (4, 3000)], []),
 }
+
+
+# The fourth call (run4.sh): past the local layers' window, with Llama-3-8B beside it on the lease.
+HF_PLAN_WINDOW = {
+    "gemma2-9b": ([(1, 6000), (8, 6000)], []),
+    "llama3-8b": ([(1, 6000), (8, 6000)], []),
+}
