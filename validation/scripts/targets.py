@@ -184,8 +184,8 @@ def issue10(binary):
           f"4 layers {100 * m4:.1f} / {100 * p4:.1f} ({n4}); 8-32 layers {100 * m2:.1f} / {100 * p2:.1f} ({n2})")
     # A new architecture's transformers steps (Gemma-2-9B: GemmaRMSNorm, GeGLU, the soft-cap), on two leases, with
     # Llama-3-8B at the same points on the second (validation/results/h200-hfgemma; nothing fitted on them).
-    gem = hf_rows(binary, R + "h200-hfgemma/hf.json", False) + hf_rows(binary, R + "h200-hfgemma/paired/hf.json", False)
-    how = "compare_hf.py, h200-hfgemma and its paired/ (Gemma-2-9B on two leases; Llama-3-8B beside it)"
+    gem = [r for f in ("hf.json", "paired/hf.json", "window/hf.json") for r in hf_rows(binary, R + "h200-hfgemma/" + f, False)]
+    how = "compare_hf.py, h200-hfgemma, paired/ and window/ (Gemma-2-9B on three leases, past its window on the third; Llama-3-8B beside it)"
     t.add("transformers eager decode step, GPU kernel time, Gemma-2-9B and its Llama-3-8B pair", how,
           summary([k for ph, _, k in gem if ph == "decode"]), (0.10, None))
     t.add("transformers eager decode step, wall time, Gemma-2-9B and its Llama-3-8B pair", how,

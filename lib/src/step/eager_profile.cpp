@@ -31,6 +31,14 @@ Op& host_counts(Op& op, int launching, int other, int modules) {
 bool conv1d_model(const Model& m) { return m.architecture == "gpt2"; }
 
 // The embedding, and what HF computes once per step before the layers.
+// Decode past a sliding window (transformers' DynamicSlidingWindowLayer: Gemma-2's local layers, every
+// layer of a windowed Mistral): the layers that attend over the window alone, 0 where no window is
+// reached (validation/results/h200-hfgemma/window).
+int64_t windowed_layers(const Model& m, const Workload& w, int64_t layers) {
+  if (w.phase != Phase::decode || m.sliding_window <= 0 || w.ctx <= m.sliding_window || m.mla.enabled()) return 0;
+  return m.window_pattern == WindowPattern::all ? layers : (layers + 1) / 2;
+}
+
 void eager_embed(const GraphNode& n, const Model& m, const Workload& w, Step& s) {
   const int64_t T = w.tokens();
   s.ops.push_back(counted(ops::embedding(n.name, T, m.hidden, is_quantized(w) ? w.act_dtype : w.weight_dtype, w.act_dtype), n.count));
@@ -101,6 +109,7 @@ void eager_attention(const GraphNode& n, const Model& m, const Workload& w, Step
         s.ops.push_back(counted(c, n.count));
       }
     // MLA: SDPA reads the keys and values expanded this step, in the activations' dtype.
+    const int64_t windowed = windowed_layers(m, w, n.count);
     Op a = ops::attention_decode_cudnn(n.name + ".sdpa", w.batch, m.heads, m.kv_heads, kv_len, head_dim,
                                        w.act_dtype, m.mla.enabled() || cast_kv ? w.act_dtype : w.kv_dtype);
     a.launches = 1;
@@ -109,7 +118,30 @@ void eager_attention(const GraphNode& n, const Model& m, const Workload& w, Step
     // Host: .contiguous() of a contiguous tensor dispatches nothing (the probe's ATen calls: one
     // transpose and one reshape after SDPA); the attention module.
     host_counts(a, 1, 2, 1);
-    s.ops.push_back(counted(a, n.count));
+    if (n.count > windowed) s.ops.push_back(counted(a, n.count - windowed));
+    if (windowed > 0) {
+      // The window's layers get a sliding mask, and transformers gives SDPA no enable_gqa with a mask:
+      // repeat_kv copies K and V to every query head (TensorIterator's generic copy of an expanded
+      // view), then SDPA attends each head over the window (h200-hfgemma/window: Gemma-2-9B b8 ctx 6000,
+      // 12.5 ms of direct_copy and 6.1 ms of cuDNN's kernel a step).
+      const int64_t window = m.sliding_window;
+      if (m.heads > m.kv_heads)
+        for (const char* part : {".repeat_k", ".repeat_v"}) {
+          // expand + reshape: direct_copy over the expanded view, TensorIterator's generic elementwise
+          // kernel (not the cat's CatArrayBatchedCopy): the strided rate per element written.
+          Op r = ops::elementwise(n.name + part, KernelId::other, w.batch * m.heads * window, head_dim, w.act_dtype, 1, 1, 0);
+          r.bytes_read = r.bytes_written * static_cast<double>(m.kv_heads) / static_cast<double>(m.heads);
+          r.strided = true;
+          s.ops.push_back(counted(r, windowed));
+        }
+      Op local = ops::attention_decode_cudnn(n.name + ".sdpa_window", w.batch, m.heads, m.heads, window, head_dim,
+                                             w.act_dtype, w.act_dtype);
+      local.launches = 1;
+      local.passes = 1;
+      local.framework_calls = a.framework_calls;
+      host_counts(local, 1, 2, 1);
+      s.ops.push_back(counted(local, windowed));
+    }
   } else {
     Op a = ops::attention_prefill(n.name + ".sdpa", w.batch, m.heads, m.kv_heads, w.ctx, kv_len, head_dim, true,
                                   w.act_dtype, w.kv_dtype);
@@ -217,7 +249,17 @@ void lower(const LayerGraph& g, const Model& m, const Workload& w, Step& s) {
           // contiguous and ATen's cat takes its generic path over the whole cache too
           // (tests/test_eager_gpt2_cat.cpp: h200-heldout16's contiguous-cache GPT-2 b24 step).
           cat.strided = w.eager_cache_cropped || (conv1d_model(m) && w.batch > 1);
-          s.ops.push_back(counted(cat, n.count));
+          const int64_t windowed = windowed_layers(m, w, n.count);
+          if (n.count > windowed) s.ops.push_back(counted(cat, n.count - windowed));
+          if (windowed > 0) {
+            // DynamicSlidingWindowLayer keeps the last window - 1 tokens as a slice of the previous cat: the
+            // next cat reads that strided view (ATen's generic CatArrayBatchedCopy) into window tokens.
+            Op local = ops::copy(n.name + ".cat_window", w.batch * m.sliding_window, 2 * kv_width, w.kv_dtype);
+            local.launches = 2;
+            local.passes = 2;
+            local.strided = true;
+            s.ops.push_back(counted(local, windowed));
+          }
         } else {
           // The prompt: DynamicLayer.update (transformers >= 4.56) starts each layer's cache as an
           // empty tensor and torch.cat's the prompt's K and V onto it, one copy each. V (and K without
