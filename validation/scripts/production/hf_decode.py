@@ -57,6 +57,9 @@ def hf_config(key, root="models"):
         g["hidden_activation"] = g.pop("hidden_act")
         return Gemma2Config(query_pre_attn_scalar=y["head_dim"], sliding_window=y["sliding_window"],
                             attn_logit_softcapping=50.0, final_logit_softcapping=30.0, **g)
+    if arch == "mistral" and y.get("sliding_window"):  # Mistral-7B-v0.1's window (later Mistrals have none: Llama's shapes)
+        from transformers import MistralConfig
+        return MistralConfig(sliding_window=y["sliding_window"], **common)
     if arch == "qwen3":  # q_norm / k_norm over each head are part of the class (modeling_qwen3.py)
         from transformers import Qwen3Config
         return Qwen3Config(attention_bias=y["attention_bias"], **common)

@@ -64,12 +64,13 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--budget", type=float, default=200.0, help="seconds for the whole run")
     ap.add_argument("--models", default=None, help="comma-separated catalogue keys (default: the plan's)")
-    ap.add_argument("--plan", default="grid", choices=("grid", "heldout16", "heldout17", "heldout18", "heldout19", "heldout20", "heldout21", "heldout22", "heldout23", "heldout24", "heldout25", "heldout26", "heldout27", "heldout29", "hfgemma", "hfgemma-paired", "hfgemma-window"),
+    ap.add_argument("--plan", default="grid", choices=("grid", "heldout16", "heldout17", "heldout18", "heldout19", "heldout20", "heldout21", "heldout22", "heldout23", "heldout24", "heldout25", "heldout26", "heldout27", "heldout29", "hfgemma", "hfgemma-paired", "hfgemma-window", "hfgemma-mistral"),
                     help="grid: PLAN above; heldout16-24: that module's HF_PLAN (models never measured as steps)")
     a = ap.parse_args()
     plan = PLAN
-    if a.plan in ("hfgemma-paired", "hfgemma-window"):
-        plan = getattr(__import__("hfgemma"), "HF_PLAN_PAIRED" if a.plan == "hfgemma-paired" else "HF_PLAN_WINDOW")
+    if a.plan in ("hfgemma-paired", "hfgemma-window", "hfgemma-mistral"):
+        plan = getattr(__import__("hfgemma"), {"hfgemma-paired": "HF_PLAN_PAIRED", "hfgemma-window": "HF_PLAN_WINDOW",
+                                               "hfgemma-mistral": "HF_PLAN_MISTRAL"}[a.plan])
     elif a.plan != "grid":
         plan = __import__(a.plan).HF_PLAN
     models = a.models.split(",") if a.models else list(plan)
