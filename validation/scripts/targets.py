@@ -186,6 +186,9 @@ def issue10(binary):
     # Llama-3-8B at the same points on the second (validation/results/h200-hfgemma; nothing fitted on them).
     gem = [r for f in ("hf.json", "paired/hf.json", "window/hf.json") for r in hf_rows(binary, R + "h200-hfgemma/" + f, False)]
     how = "compare_hf.py, h200-hfgemma, paired/ and window/ (Gemma-2-9B on three leases, past its window on the third; Llama-3-8B beside it)"
+    mis = hf_rows(binary, R + "h200-hfgemma/mistral/hf.json", False)
+    t.add("transformers eager decode step, GPU kernel time, Mistral-7B-v0.1 past and below its window (held out)",
+          "compare_hf.py, h200-hfgemma/mistral", summary([k for ph, _, k in mis if ph == "decode"]), (0.10, None))
     t.add("transformers eager decode step, GPU kernel time, Gemma-2-9B and its Llama-3-8B pair", how,
           summary([k for ph, _, k in gem if ph == "decode"]), (0.10, None))
     t.add("transformers eager decode step, wall time, Gemma-2-9B and its Llama-3-8B pair", how,
