@@ -13,7 +13,6 @@ and every hidden set (h200-heldout17..27).
 
     python3 validation/scripts/production/fit_normchains.py [perfmodel]     # prints the keys and the held-out figures
 """
-import glob
 import json
 import os
 import re
@@ -21,7 +20,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fit_normwaves import cases, q  # noqa: E402
+from fit_normwaves import cases, held_out_table, q  # noqa: E402
 
 CAL = "hardware/h200.calibration.yaml"
 PRODUCTION = "validation/results/h200-production/kernels.json"
@@ -74,24 +73,7 @@ def main(binary):
     fit = [e for _, e, _ in cases(binary, calibration(floor, rms, ln, ramp, tail), path)]
     print(f"fit: {len(fit)} calls, median / p90 {q(fit)[0]:.1f} / {q(fit)[1]:.1f} %")
     os.unlink(path)
-    base, new = open(CAL).read(), calibration(floor, rms, ln, ramp, tail)
-    all_old, all_new = [], []
-    for p in sorted(glob.glob("validation/results/h200*/kernels*.json") + glob.glob("validation/results/h200-normwaves/second/*.json")):
-        if p == LEASE1:
-            continue
-        old, now = cases(binary, base, p), cases(binary, new, p)
-        if p == PRODUCTION:  # its odd half only: the even half is fitted
-            odd = {c["name"] for i, c in enumerate(json.load(open(p))["cases"]) if i % 2}
-            old, now = [c for c in old if c[2] in odd], [c for c in now if c[2] in odd]
-        old, now = [e for _, e, _ in old], [e for _, e, _ in now]
-        if old:
-            all_old += old
-            all_new += now
-            print(f"  {p.split('/')[2]:22s} {os.path.basename(p):18s} {len(old):3d} calls  main {q(old)[0]:5.1f} / "
-                  f"{q(old)[1]:5.1f} %  normchains {q(now)[0]:5.1f} / {q(now)[1]:5.1f} %")
-    print(f"every held-out call ({len(all_old)}): main {q(all_old)[0]:.1f} / {q(all_old)[1]:.1f} %, "
-          f"normchains {q(all_new)[0]:.1f} / {q(all_new)[1]:.1f} %")
-
+    held_out_table(binary, open(CAL).read(), calibration(floor, rms, ln, ramp, tail), ("main", "normchains"), LEASE1, PRODUCTION)
 
 if __name__ == "__main__":
     main(sys.argv[1] if len(sys.argv) > 1 else "build/tools/perfmodel/perfmodel")

@@ -11,7 +11,6 @@ before the law was written) and the hidden sets h200-heldout17..27.
 
     python3 validation/scripts/production/fit_normissue.py [perfmodel]
 """
-import glob
 import json
 import os
 import re
@@ -19,7 +18,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from fit_normwaves import cases, q  # noqa: E402
+from fit_normwaves import cases, held_out_table, q  # noqa: E402
 
 CAL = "hardware/h200.calibration.yaml"
 PRODUCTION = "validation/results/h200-production/kernels.json"
@@ -54,24 +53,8 @@ def main(binary):
     fit = [e for _, e, _ in cases(binary, calibration(p), path)]
     os.unlink(path)
     print(f"norm_overlap {p:.1f} (fit: {len(fit)} calls, median / p90 {q(fit)[0]:.1f} / {q(fit)[1]:.1f} %)")
-    print("held out (median / p90 of |predicted / measured - 1|): without the keys (8-CTA whole waves) -> normissue")
-    all_old, all_new = [], []
-    paths = sorted(glob.glob("validation/results/h200*/kernels*.json") + glob.glob("validation/results/h200-normwaves/second/*.json"))
-    for f in paths:
-        if f == LEASE1:
-            continue
-        old, now = cases(binary, calibration(None), f), cases(binary, calibration(p), f)
-        if f == PRODUCTION:  # its odd half only: the even half is fitted
-            odd = {c["name"] for i, c in enumerate(json.load(open(f))["cases"]) if i % 2}
-            old, now = [c for c in old if c[2] in odd], [c for c in now if c[2] in odd]
-        old, now = [e for _, e, _ in old], [e for _, e, _ in now]
-        if old:
-            all_old += old
-            all_new += now
-            print(f"  {os.path.relpath(f, 'validation/results'):40s} {len(old):3d} calls  {q(old)[0]:5.1f} / {q(old)[1]:5.1f} %"
-                  f"  -> {q(now)[0]:5.1f} / {q(now)[1]:5.1f} %")
-    print(f"every held-out call ({len(all_old)}): {q(all_old)[0]:.1f} / {q(all_old)[1]:.1f} % -> {q(all_new)[0]:.1f} / {q(all_new)[1]:.1f} %")
-
+    print("held out (median / p90 of |predicted / measured - 1|): without the keys (8-CTA whole waves), with them")
+    held_out_table(binary, calibration(None), calibration(p), ("aten form", "normissue"), LEASE1, PRODUCTION)
 
 if __name__ == "__main__":
     main(sys.argv[1] if len(sys.argv) > 1 else "build/tools/perfmodel/perfmodel")

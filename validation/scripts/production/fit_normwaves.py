@@ -48,6 +48,27 @@ def errors(binary, cal_text, path):
     return [e for _, e, _ in cases(binary, cal_text, path)]
 
 
+def held_out_table(binary, old_cal, new_cal, labels, skip, odd_half_of):
+    """Every committed eager norm suite but `skip`, priced with two calibration texts: prints each suite's and the
+    whole's median / p90; `odd_half_of` keeps only the odd case indices of that suite (its even half was fitted)."""
+    all_old, all_new = [], []
+    for path in sorted(glob.glob("validation/results/h200*/kernels*.json") + glob.glob("validation/results/h200-normwaves/second/*.json")):
+        if path == skip:
+            continue
+        old, now = cases(binary, old_cal, path), cases(binary, new_cal, path)
+        if path == odd_half_of:
+            odd = {c["name"] for i, c in enumerate(json.load(open(path))["cases"]) if i % 2}
+            old, now = [c for c in old if c[2] in odd], [c for c in now if c[2] in odd]
+        old, now = [e for _, e, _ in old], [e for _, e, _ in now]
+        if old:
+            all_old += old
+            all_new += now
+            print(f"  {os.path.relpath(path, 'validation/results'):40s} {len(old):3d} calls  {labels[0]} {q(old)[0]:5.1f} / "
+                  f"{q(old)[1]:5.1f} %  {labels[1]} {q(now)[0]:5.1f} / {q(now)[1]:5.1f} %")
+    print(f"every held-out call ({len(all_old)}): {labels[0]} {q(all_old)[0]:.1f} / {q(all_old)[1]:.1f} %, "
+          f"{labels[1]} {q(all_new)[0]:.1f} / {q(all_new)[1]:.1f} %")
+
+
 def q(v):
     v = sorted(abs(x) for x in v)
     return (100 * statistics.median(v), 100 * v[int(0.9 * (len(v) - 1))]) if v else (0, 0)
@@ -64,19 +85,7 @@ def main(binary):
     _, ramp, tail = best
     print(f"norm_wave_ramp: {ramp:.2f}, norm_tail_wave: {tail:.2f} (fit: {len(errors(binary, calibration(ramp, tail), FIT))} calls,"
           f" median / p90 {q(errors(binary, calibration(ramp, tail), FIT))})")
-    base = open(CAL).read()
-    all_old, all_new = [], []
-    for path in sorted(glob.glob("validation/results/h200*/kernels*.json") + glob.glob("validation/results/h200-normwaves/second/*.json")):
-        if path == FIT:
-            continue
-        old, new = errors(binary, base, path), errors(binary, calibration(ramp, tail), path)
-        if old:
-            all_old += old
-            all_new += new
-            print(f"  {path.split('/')[2]:22s} {os.path.basename(path):18s} {len(old):3d} calls  main {q(old)[0]:5.1f} / {q(old)[1]:5.1f} %"
-                  f"  normwaves {q(new)[0]:5.1f} / {q(new)[1]:5.1f} %")
-    print(f"every held-out call ({len(all_old)}): main {q(all_old)[0]:.1f} / {q(all_old)[1]:.1f} %, normwaves {q(all_new)[0]:.1f} / {q(all_new)[1]:.1f} %")
-
+    held_out_table(binary, open(CAL).read(), calibration(ramp, tail), ("main", "normwaves"), FIT, None)
 
 if __name__ == "__main__":
     main(sys.argv[1] if len(sys.argv) > 1 else "build/tools/perfmodel/perfmodel")
