@@ -29,7 +29,7 @@ LEASE1 = "validation/results/h200-normwaves/kernels.json"
 
 def calibration(floor, rms, ln, ramp, tail):
     text = open(CAL).read()
-    text = re.sub(r"\n      norm_(wave_ramp|tail_wave):[^\n]*", "", text)
+    text = re.sub(r"\n      norm_(wave_ramp|tail_wave|issue_ipc|overlap):[^\n]*", "", text)  # normissue's keys would take precedence
     for key, v in (("norm_floor", floor), ("rmsnorm_chain", rms), ("layernorm_chain", ln)):
         text = re.sub(rf"(\n      {key}:) [0-9.]+ us", lambda m: f"{m.group(1)} {v * 1e6:.3f} us", text, count=1)
     return re.sub(r"\n      norm_ctas_per_sm: [^\n]*", f"\n      norm_ctas_per_sm: 16\n      norm_wave_ramp: {ramp:.2f}"
@@ -74,6 +74,7 @@ def main(binary):
     print(f"fit: {len(fit)} calls, median / p90 {q(fit)[0]:.1f} / {q(fit)[1]:.1f} %")
     os.unlink(path)
     held_out_table(binary, open(CAL).read(), calibration(floor, rms, ln, ramp, tail), ("main", "normchains"), LEASE1, PRODUCTION)
+
 
 if __name__ == "__main__":
     main(sys.argv[1] if len(sys.argv) > 1 else "build/tools/perfmodel/perfmodel")
