@@ -1,13 +1,14 @@
 #!/usr/bin/env python3
 """Branch normissue: the one fitted number of the eager norm law (lib/src/cost/aten_kernel_cost.cpp,
 norm_overlap_kernel), `norm_overlap`, the exponent of the p-norm that joins the chain's 16-CTA waves, the SM's issue
-(instructions a row from Nsight Compute, `norm_issue_ipc` 3.0 from Nsight; validation/results/h200-normissue) and the
+(instructions a row from Nsight Compute at `norm_issue_ipc` 3.5, Nsight's steady rate at 33792 rows;
+validation/results/h200-normissue) and the
 stream with the normalize's re-read. fit_aten.py's floor and chains are kept.
 
 Fitted on h200-normwaves' first lease (kernels.json, 56 calls at 800-3300 rows) and the EVEN case indices of
 h200-production's eager F.rms_norm / F.layer_norm calls (fit_aten.py's half): relative least squares over p = 1.5 .. 6.0
 in steps of 0.1. Held out and printed per set: every other committed eager norm call, h200-normissue's grid (measured
-before the law was written) and the hidden sets h200-heldout17..27.
+before the law was written) and the hidden sets h200-heldout17..27 and -29 (measured after it landed).
 
     python3 validation/scripts/production/fit_normissue.py [perfmodel]
 """
