@@ -160,7 +160,7 @@ int cmd_op(const std::vector<std::string>& args, Context& ctx) {
       total.bound = total.overhead_time_s > busy ? Bound::overhead : sc.compute_time_s >= sc.memory_time_s ? Bound::compute : Bound::memory;
     }
     for (size_t i = 0; i < kernels.size(); ++i) {
-      kernel_rows.push(op_node(kernels[i], sc.ops[i], sc.time_s));
+      kernel_rows.push(op_node(kernels[i], sc.ops[i], total.time_s));  // shares of the op's own time
       explained.emplace_back("kernel " + kernels[i].name, explain_op(kernels[i], sc.ops[i], roofs));
     }
     op = sum;

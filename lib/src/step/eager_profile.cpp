@@ -30,7 +30,6 @@ Op& host_counts(Op& op, int launching, int other, int modules) {
 // GPT-2's Conv1D: addmm over x.view(-1, nx), then .view(size_out): two views a call.
 bool conv1d_model(const Model& m) { return m.architecture == "gpt2"; }
 
-// The embedding, and what HF computes once per step before the layers.
 // Decode past a sliding window (transformers' DynamicSlidingWindowLayer: Gemma-2's local layers, every
 // layer of a windowed Mistral): the layers that attend over the window alone, 0 where no window is
 // reached (validation/results/h200-hfgemma/window).
@@ -39,6 +38,7 @@ int64_t windowed_layers(const Model& m, const Workload& w, int64_t layers) {
   return m.window_pattern == WindowPattern::all ? layers : (layers + 1) / 2;
 }
 
+// The embedding, and what HF computes once per step before the layers.
 void eager_embed(const GraphNode& n, const Model& m, const Workload& w, Step& s) {
   const int64_t T = w.tokens();
   s.ops.push_back(counted(ops::embedding(n.name, T, m.hidden, is_quantized(w) ? w.act_dtype : w.weight_dtype, w.act_dtype), n.count));
