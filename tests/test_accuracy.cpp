@@ -278,12 +278,13 @@ TEST_CASE("held-out small-M GEMMs of other models through PyTorch (validation/re
 }
 
 TEST_CASE("production kernels: each implementation stands for the right profile") {
-  // transformers' SDPA call runs cuDNN on sm90 (validation/results/h200-hf-grid kernel names):
-  // PyTorch's FlashAttention-2 stands for no profile: the engine's decode packs the GQA group as
-  // cuDNN's kernel does (attention_decode_cudnn), FlashAttention-2's does not.
+  // transformers' SDPA call runs cuDNN on sm90 (validation/results/h200-hf-grid kernel names).
+  // PyTorch's FlashAttention-2 prefill is the eager profile's attention_prefill_flash2 (what
+  // attn_implementation="flash_attention_2" runs; branch flash2); its decode stands for no profile:
+  // the engine's decode packs the GQA group as cuDNN's kernel does (attention_decode_cudnn).
   CHECK(profiles_measured_by("torch.sdpa.cudnn", KernelId::attention_prefill_fused) ==
         (std::vector{Impl::fused, Impl::eager, Impl::compiled}));
-  CHECK(profiles_measured_by("torch.sdpa.flash", KernelId::attention_prefill_fused).empty());
+  CHECK(profiles_measured_by("torch.sdpa.flash", KernelId::attention_prefill_fused) == std::vector{Impl::eager});
   CHECK(profiles_measured_by("torch.sdpa.flash", KernelId::attention_decode).empty());
   // SDPA with an attention mask (a static cache) runs cuDNN's kernels too: the memory-efficient
   // kernel stands for no profile.

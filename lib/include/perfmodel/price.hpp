@@ -84,6 +84,7 @@ struct Roofs {
   AtenKernels aten;                    // eager: PyTorch's own kernels (unmeasured: the card's costs)
   InductorKernels inductor;            // compiled and fused: Inductor's looped row reductions (unmeasured: stream model)
   FusedMoeGemm fused_moe;              // fused: vLLM's fused_moe grouped GEMM (unmeasured: gemm_cost)
+  Flash2Prefill flash2;                // FlashAttention-2 prefill's own tiles (unmeasured: the card's attention rates)
   CudnnDecode cudnn_decode;            // compiled: cuDNN's decode SDPA (unmeasured: the card's floor and read rate)
   double graph_call_host_s = 0;        // compiled: host time before each step's graph starts
   double graph_call_host_per_input_s = 0;  // compiled: and per static graph input (Op::graph_inputs)

@@ -55,6 +55,19 @@ struct CudnnDecode {
   bool measured() const { return kernel_floor_s >= 0 && reduction_floor_s >= 0 && stream_bandwidth > 0; }
 };
 
+// FlashAttention-2's prefill kernel (PyTorch SDPA's `flash` backend, pytorch_flash::flash_fwd_kernel: the code
+// flash-attn 2 ships, what transformers' attn_implementation="flash_attention_2" runs) on its own tiles, two CTAs
+// an SM (attention_prefill_flash2.cpp; validation/scripts/production/fit_flash2.py). Unset: not measured.
+struct Flash2Prefill {
+  Measured mma_peak;     // FLOP/s of its mma.sync tiles over the whole card, both CTAs of an SM together
+  Measured softmax_s;    // per score element of a key tile, on top of its MMAs (exp, max, sum, rescale)
+  Measured mask_s;       // per score element of a key tile that runs the masking branch, on top
+  Measured smem_share;   // of a tile's shared-memory reads (every warp reads K and V at 128 B a clock) not hidden
+  Measured cta_fixed_s;  // once per CTA: its Q tile in, its O tile out
+  Measured call_floor_s;  // once per call
+  bool measured() const { return mma_peak && softmax_s && mask_s && smem_share && cta_fixed_s && call_floor_s; }
+};
+
 // PyTorch's own kernels as eager runs them (aten_kernel_cost.cpp; docs/model.md, "PyTorch's
 // kernels"). Row kernels run one CTA per row walking the row in a dependent loop, so a row's time
 // grows with its columns (a chain), and rows beyond the resident CTAs run in waves; a
@@ -261,6 +274,7 @@ struct ProfileCalibration {
   Measured attention_cta_fixed_s;
   Measured attention_call_floor_s;   // the kernel's floor per call
   ProductionDecode decode;
+  Flash2Prefill flash2;  // eager: FlashAttention-2 prefill (attention_prefill_flash2)
   ProductionGemm gemm;
   FusedMoeGemm fused_moe;  // fused: vLLM's fused_moe grouped GEMM
   // PyTorch eager as transformers runs it: the host time per kernel launched (Python module

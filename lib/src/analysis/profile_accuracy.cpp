@@ -28,8 +28,10 @@ std::vector<Impl> profiles_measured_by(const std::string& impl, KernelId kernel)
     }
     // Prefill: cuDNN's fused SDPA in the engine and in transformers' eager call (PyTorch 2.11 on
     // sm90), which is also the compiled profile's prefill (generate() runs it uncompiled, with the
-    // static cache's mask); PyTorch's FlashAttention-2 prefill is what no profile runs.
+    // static cache's mask). PyTorch's FlashAttention-2 prefill is the eager profile's
+    // attention_prefill_flash2 (transformers' attn_implementation="flash_attention_2"; branch flash2).
     if (impl == "torch.sdpa.cudnn") return {Impl::fused, Impl::eager, Impl::compiled};
+    if (impl == "torch.sdpa.flash" && kernel == KernelId::attention_prefill_fused) return {Impl::eager};
     return {};
   }
   if (set == "gemm") {  // cuBLASLt through torch.matmul in all three
@@ -92,6 +94,9 @@ std::vector<ProfileCaseError> evaluate_profiles(const Measurements& m, const Car
       } catch (const InputError&) {
         continue;
       }
+      // The case ran FlashAttention-2's kernel: priced, and reported, as attention_prefill_flash2.
+      const bool flash2 = c.implementation == "torch.sdpa.flash" && op.kernel == KernelId::attention_prefill_fused;
+      if (flash2) op.kernel = KernelId::attention_prefill_flash2;
       // The device time of the profile's kernel(s): a measured case is one call on the GPU,
       // without the eager host (price() with Impl::fused adds none). Eager runs the op as
       // PyTorch's kernels (transformers' modules for hf.eager).
@@ -118,7 +123,7 @@ std::vector<ProfileCaseError> evaluate_profiles(const Measurements& m, const Car
       const double measured = gemm_alone ? gemm_kernel_time_s(c) : c.measured_s;
       if (!(measured > 0)) continue;
       out.push_back({p, c.implementation, c.index % 2 == 1,
-                     {set, c.kernel.name, to_string(c.kernel.kernel), predicted,
+                     {set, c.kernel.name, to_string(flash2 ? op.kernel : c.kernel.kernel), predicted,
                       measured, predicted / measured - 1}});
     }
   }

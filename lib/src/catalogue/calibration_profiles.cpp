@@ -144,6 +144,20 @@ ProfileCalibration read_one(MapReader r, const std::string& name) {
     if (x.masked_resident && *x.masked_resident != 0 && *x.masked_resident != 1) d->fail("masked_resident", "must be 0 or 1");
     d->finish();
   }
+  if (auto f = r.opt_map("flash2")) {  // branch flash2: every key required
+    Flash2Prefill& x = p.flash2;
+    auto need = [&](const char* key, Measured v) {
+      if (!v) f->fail(key, "is required in a flash2 block");
+      return v;
+    };
+    x.mma_peak = need("mma_peak", f->opt_quantity("mma_peak", Dimension::flop_per_s));
+    x.softmax_s = need("softmax", f->opt_quantity("softmax", Dimension::seconds, true));
+    x.mask_s = need("mask", f->opt_quantity("mask", Dimension::seconds, true));
+    x.smem_share = need("smem_share", share(*f, "smem_share"));
+    x.cta_fixed_s = need("cta_fixed", f->opt_quantity("cta_fixed", Dimension::seconds, true));
+    x.call_floor_s = need("call_floor", f->opt_quantity("call_floor", Dimension::seconds, true));
+    f->finish();
+  }
   if (auto g = r.opt_map("gemm")) {
     ProductionGemm& x = p.gemm;
     auto time = [&](const char* key) {
@@ -346,6 +360,16 @@ void write_profiles(std::ostream& o, const std::vector<ProfileCalibration>& prof
       o << "      stream: " << q(*g.stream, "GB/s", 1e9) << "\n";
       if (g.half_line_stream) o << "      half_line_stream: " << q(*g.half_line_stream, "GB/s", 1e9) << "\n";
       o << "      mma_efficiency: " << *g.mma_efficiency << "\n";
+    }
+    if (p.flash2.measured()) {
+      const Flash2Prefill& f = p.flash2;
+      o << "    flash2:\n";
+      o << "      mma_peak: " << q(*f.mma_peak, "TFLOP/s", 1e12) << "\n";
+      o << "      softmax: " << q(*f.softmax_s, "ns", 1e-9) << "\n";
+      o << "      mask: " << q(*f.mask_s, "ns", 1e-9) << "\n";
+      o << "      smem_share: " << *f.smem_share << "\n";
+      o << "      cta_fixed: " << q(*f.cta_fixed_s, "us", 1e-6) << "\n";
+      o << "      call_floor: " << q(*f.call_floor_s, "us", 1e-6) << "\n";
     }
     if (p.cudnn_decode.measured()) {
       const CudnnDecode& d = p.cudnn_decode;

@@ -57,6 +57,8 @@ void apply_profile(Roofs& r, const ProfileCalibration& p, const std::string& fil
   }
   r.fused_moe = p.fused_moe;
   if (p.fused_moe.measured()) r.sources["fused_moe"] = file + ": profiles." + p.name + ".fused_moe";
+  r.flash2 = p.flash2;
+  if (p.flash2.measured()) r.sources["flash2"] = file + ": profiles." + p.name + ".flash2";
   r.cudnn_decode = p.cudnn_decode;
   if (p.cudnn_decode.measured()) r.sources["cudnn_decode"] = file + ": profiles." + p.name + ".cudnn_decode";
   if (p.decode.measured()) r.sources["decode"] = file + ": profiles." + p.name + ".decode";
@@ -241,6 +243,13 @@ Roofs make_roofs(const Card& card, const Calibration* cal, std::optional<Impl> p
     if (profile == Impl::fused && !r.inductor.measured() && c && c->inductor.measured()) {
       r.inductor = c->inductor;
       r.sources["inductor"] = cal->source_file + ": profiles.compiled.inductor (the fused profile's stand-in)";
+    }
+    // FlashAttention-2's kernel is the same whichever profile calls it (flash-attn 2 in a serving engine on
+    // Ampere, transformers' flash_attention_2): a profile without its own flash2 block takes the one measured.
+    for (const ProfileCalibration& q : cal ? cal->profiles : std::vector<ProfileCalibration>{}) {
+      if (r.flash2.measured() || !q.flash2.measured()) continue;
+      r.flash2 = q.flash2;
+      r.sources["flash2"] = cal->source_file + ": profiles." + q.name + ".flash2 (the same kernel in every profile)";
     }
   }
   // The compiled profile's prefill runs uncompiled (runs_as, step.hpp): priced with eager's roofs.

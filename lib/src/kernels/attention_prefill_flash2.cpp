@@ -1,0 +1,133 @@
+// Kernel kind `attention_prefill_flash2`: prefill attention as FlashAttention-2 runs it (PyTorch SDPA's `flash`
+// backend, pytorch_flash::flash_fwd_kernel; the same code flash-attn 2 ships, which transformers'
+// attn_implementation="flash_attention_2" and serving engines on Ampere call). Branch flash2
+// (validation/scripts/production/fit_flash2.py, docs/accuracy-notes.md "Branch flash2").
+//
+// Its tiles are not the 128 x 128 wgmma tiles of cuDNN's sm90 kernel (flash_prefill_cost.cpp): mma.sync tiles of
+// bm query rows x bn keys, four warps, each warp holding 16 query rows and reading the whole K and V tile from
+// shared memory. At 255 registers a thread two CTAs share an SM. A CTA (sequence, head, bm rows) walks its key
+// tiles; the first ceil(bm / bn) of a causal CTA (one more when the lengths are not multiples of the tiles) run
+// the masking branch, which computes every score's row and column and costs more than the MMAs it masks: on the
+// H200 the measured time per tile doubles from long sequences to 300-token ones, where most tiles are masked.
+#include <algorithm>
+#include <functional>
+#include <queue>
+#include <vector>
+
+#include "../cost/kernel_costs.hpp"
+#include "op_builders.hpp"
+
+namespace perfmodel {
+
+namespace {
+
+struct Flash2Tiles {
+  int64_t rows, keys, warps;
+};
+
+// Flash_fwd_kernel_traits<d, bm, bn, warps> of the kernels PyTorch 2.11 launched on the H200 (every measured
+// case's kernel name): head dim 64 runs 128 x 128, 128 runs 128 x 64, 256 runs 64 x 64, four warps each. Other head
+// dims take the next measured one's tiles.
+Flash2Tiles flash2_tiles(int64_t head_dim) {
+  if (head_dim <= 64) return {128, 128, 4};
+  if (head_dim <= 128) return {128, 64, 4};
+  return {64, 64, 4};
+}
+
+constexpr int kCtasPerSm = 2;                  // 128 threads x 255 registers: two CTAs in the SM's 64 K registers
+constexpr double kSmemBytesPerClock = 128.0;   // an SM's shared-memory read port
+constexpr int64_t kBalancedGrid = 100000;      // CTAs past which the list schedule is taken as balanced
+
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Key tiles query tile i walks: all of them, or up to the diagonal when causal (queries aligned to the end of the
+// keys), from the window's first key when there is one.
+int64_t key_tiles(const AttentionShape& a, const Flash2Tiles& t, int64_t i) {
+  const int64_t all = ceil_div(a.kv_len, t.keys);
+  if (!a.causal) return all;
+  const int64_t last_key = a.kv_len - a.q_len + std::min(a.q_len, (i + 1) * t.rows) - 1;
+  int64_t lo = 0;
+  if (a.window > 0) lo = std::max<int64_t>(0, a.kv_len - a.q_len + i * t.rows - a.window + 1) / t.keys;
+  return std::clamp<int64_t>(last_key / t.keys + 1 - lo, 1, all);
+}
+
+// The busiest slot's time: CTAs in index order (heads outer, query tiles inner) onto the first free of
+// kCtasPerSm x SMs slots, each CTA priced at the pace it runs beside its SM's other CTA.
+double critical_path_s(const AttentionShape& a, const std::vector<double>& cta_s, int sm_count) {
+  const int slots = kCtasPerSm * std::max(1, sm_count);
+  const int64_t groups = a.batch * a.heads;
+  const double longest = *std::max_element(cta_s.begin(), cta_s.end());
+  if (groups * static_cast<int64_t>(cta_s.size()) > kBalancedGrid) {
+    double per_group = 0;
+    for (double c : cta_s) per_group += c;
+    return per_group * static_cast<double>(groups) / slots + longest / 2;
+  }
+  std::priority_queue<double, std::vector<double>, std::greater<>> free_at;
+  for (int i = 0; i < slots; ++i) free_at.push(0.0);
+  double end = 0;
+  for (int64_t g = 0; g < groups; ++g)
+    for (double c : cta_s) {
+      const double done = free_at.top() + c;
+      free_at.pop();
+      free_at.push(done);
+      end = std::max(end, done);
+    }
+  return end;
+}
+
+KernelTimes flash2_prefill_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
+  const Flash2Prefill& f = r.flash2;
+  // Not measured on this card: the card's attention rates, as any fused prefill.
+  if (!f.measured() || op.flops <= 0) return flash_prefill_cost(op, r, force_tile);
+  effective_peak(r, op.precision);  // a card without the op's peak is refused, as for any op
+  const AttentionShape& a = op.attention;
+  const Flash2Tiles t = flash2_tiles(a.head_dim);
+  const int sms = std::max(1, r.card.sm_count);
+  const double elements = static_cast<double>(t.rows * t.keys), d = static_cast<double>(a.head_dim);
+  const double smem_bytes = static_cast<double>(t.warps * 2 * t.keys * a.head_dim * 2);  // K and V, bf16 / fp16
+  // The SM's own clock (the CUDA-core peaks' one: 1980 MHz on the H200) drives its shared-memory port.
+  const double clock = r.card.cuda_clock_hz > 0 ? r.card.cuda_clock_hz : r.card.tensor_clock_hz;
+  if (!(clock > 0)) return flash_prefill_cost(op, r, force_tile);
+  const double tile_s = 4 * elements * d / (*f.mma_peak / sms) + *f.softmax_s * elements +
+                        *f.smem_share * smem_bytes / (kSmemBytesPerClock * clock);
+  const bool even = a.q_len % t.rows == 0 && a.kv_len % t.keys == 0;
+  const int64_t masking = a.causal ? ceil_div(t.rows, t.keys) + (even ? 0 : 1) : 1;
+  std::vector<double> cta_s;
+  for (int64_t i = 0; i < ceil_div(a.q_len, t.rows); ++i) {
+    const int64_t n = key_tiles(a, t, i);
+    cta_s.push_back(kCtasPerSm * (*f.cta_fixed_s + static_cast<double>(n) * tile_s +
+                                  static_cast<double>(std::min(n, masking)) * *f.mask_s * elements));
+  }
+  KernelTimes k;
+  k.compute_s = critical_path_s(a, cta_s, sms);
+  k.memory_s = with_l2_hit(op, r, stream_memory_s(op, r));
+  k.fixed_s = *f.call_floor_s;
+  k.fixed_parts.push_back({"FlashAttention-2 call floor (flash2.call_floor)", k.fixed_s, "flash2"});
+  return k;
+}
+
+Op from_case(const KernelCase& c, bool) {
+  return ops::attention_prefill_flash2(c.name, c.batch, c.heads, c.kv_heads, c.q_len, c.kv_len, c.head_dim, c.causal,
+                                       c.dtype, c.dtype);
+}
+
+}  // namespace
+
+Op ops::attention_prefill_flash2(std::string name, int64_t batch, int64_t heads, int64_t kv_heads, int64_t q_len,
+                                 int64_t kv_len, int64_t head_dim, bool causal, DType act, DType kv, int64_t window) {
+  Op op = attention_prefill(std::move(name), batch, heads, kv_heads, q_len, kv_len, head_dim, causal, act, kv, window);
+  op.kernel = KernelId::attention_prefill_flash2;
+  return op;
+}
+
+const KernelDef& kernel_def_attention_prefill_flash2() {
+  static const KernelDef d{.id = KernelId::attention_prefill_flash2,
+                           .name = "attention_prefill_flash2",
+                           .accuracy_set = "attention",
+                           .from_case = from_case,
+                           .instructions = {},
+                           .cost = flash2_prefill_cost};
+  return d;
+}
+
+}  // namespace perfmodel

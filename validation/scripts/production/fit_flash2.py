@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Branch flash2: PyTorch's FlashAttention-2 prefill kernel (SDPA's `flash` backend, pytorch_flash::flash_fwd_kernel,
+the code flash-attn 2 ships and transformers' attn_implementation="flash_attention_2" runs) priced by its own tiles
+(lib/src/kernels/attention_prefill_flash2.cpp). This fits the six numbers of the calibration's `flash2:` block
+(profiles.eager) on the committed measurements and prints the held-out error.
+
+The form (the C++ is the same; this mirror exists so that the fit needs no build):
+- the tiles are FlashAttention-2's own, read off the measured kernel names (Flash_fwd_kernel_traits<d, bm, bn, warps>):
+  head dim <= 64: 128 x 128, <= 128: 128 x 64, <= 256: 64 x 64, four warps each; at 255 registers a thread two CTAs
+  share an SM, so the grid runs on 2 x 132 slots, each at half the SM's pace;
+- a CTA (sequence, head, bm query rows) walks its key tiles (up to the diagonal when causal); a tile costs
+  4 bm bn d / (mma_peak / SMs) + softmax x bm bn + smem_share x (the K and V tiles every warp reads from shared
+  memory at 128 B a clock);
+- the first ceil(bm / bn) key tiles of a causal CTA (one more where the sequence is not a multiple of the tiles) run
+  FlashAttention-2's masking branch, which costs mask x bm bn on top (the measured time per tile rises with the
+  share of such tiles: 3.0 us a slot at long sequences, 6.9 at 300 tokens, head dim 128);
+- each CTA costs cta_fixed once, the call call_floor; CTAs start in index order on the first free slot.
+
+Split: `perfmodel accuracy`'s own, by case index in each set's kernels.json: the even cases of every committed set are
+fitted, the odd ones held out (h200-production and h200-heldout16..29; h200-production-repeat re-measures
+h200-production's shapes and is left out). The form was chosen looking at every set's residuals (the masking branch
+and the head-dim-256 tiles' shared-memory reads showed in all of them); the numbers are fitted on the even half only.
+Coordinate descent on median + 0.3 x p90 of |predicted / measured - 1|; no clock correction (the power cap's
+slowdown of the longest calls is in the fitted peak, as for the other attention kernels).
+
+    python3 validation/scripts/production/fit_flash2.py            # the fit and the held-out table
+    python3 validation/scripts/production/fit_flash2.py --cases    # and every case
+"""
+import glob
+import heapq
+import json
+import os
+import re
+import statistics
+import sys
+
+ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..")
+SMS, CLOCK, OCCUPANCY, SMEM_BYTES_PER_CLOCK = 132, 1.98e9, 2, 128
+LARGE_GRID = 100000  # CTAs past which the schedule is taken as balanced (the C++ does the same)
+KEYS = ["mma_peak", "softmax", "mask", "smem_share", "cta_fixed", "call_floor"]
+START = [698e12, 0.030e-9, 0.18e-9, 0.75, 0.65e-6, 3.5e-6]
+
+
+def tiles_of(head_dim):
+    return (128, 128, 4) if head_dim <= 64 else (128, 64, 4) if head_dim <= 128 else (64, 64, 4)
+
+
+def cases():
+    out = []
+    for path in sorted(glob.glob(os.path.join(ROOT, "validation/results/*/kernels.json"))):
+        name = os.path.basename(os.path.dirname(path))
+        if name == "h200-production-repeat":
+            continue
+        for index, c in enumerate(json.load(open(path)).get("cases", [])):
+            if c.get("implementation") != "torch.sdpa.flash" or c.get("kernel") != "attention_prefill_fused":
+                continue
+            if not c.get("ok") or len(c.get("kernel_names", [])) != 1:
+                continue
+            traits = re.search(r"Flash_fwd_kernel_traits<(\d+), (\d+), (\d+), (\d+)", c["kernel_names"][0])
+            if traits and tuple(int(x) for x in traits.groups()[1:]) != tiles_of(c["head_dim"]):
+                sys.exit(f"{name} {c['name']}: tiles {traits.groups()} are not the ones this form assumes")
+            c["set"], c["index"] = name, index
+            out.append(c)
+    return out
+
+
+def ceil_div(a, b):
+    return (a + b - 1) // b
+
+
+def predict(c, p):
+    mma_peak, softmax, mask, smem_share, cta_fixed, call_floor = p
+    d = c["head_dim"]
+    bm, bn, warps = tiles_of(d)
+    q, kv = c["q_len"], c["kv_len"]
+    even = q % bm == 0 and kv % bn == 0
+    masking = (ceil_div(bm, bn) + (0 if even else 1)) if c["causal"] else 1
+    el = bm * bn
+    tile = 4 * el * d / (mma_peak / SMS) + softmax * el + smem_share * warps * 2 * bn * d * 2 / (SMEM_BYTES_PER_CLOCK * CLOCK)
+    per_cta = []
+    for i in range(ceil_div(q, bm)):
+        n = ceil_div(kv, bn)
+        if c["causal"]:
+            n = min(n, (kv - q + min(q, (i + 1) * bm) - 1) // bn + 1)
+        per_cta.append(OCCUPANCY * (cta_fixed + n * tile + min(n, masking) * mask * el))
+    groups, slots = c["batch"] * c["heads"], SMS * OCCUPANCY
+    if groups * len(per_cta) > LARGE_GRID:
+        return call_floor + sum(per_cta) * groups / slots + max(per_cta) / 2
+    free = [0.0] * slots
+    end = 0.0
+    for _ in range(groups):
+        for t in per_cta:
+            done = heapq.heappop(free) + t
+            heapq.heappush(free, done)
+            end = max(end, done)
+    return call_floor + end
+
+
+def errors(cs, p):
+    return [predict(c, p) / c["measured_s"] - 1 for c in cs]
+
+
+def summary(errs):
+    e = sorted(abs(x) for x in errs)
+    return statistics.median(e), e[int(0.9 * (len(e) - 1))]
+
+
+def score(cs, p):
+    med, p90 = summary(errors(cs, p))
+    return med + 0.3 * p90
+
+
+def fit(cs):
+    p, best, step = list(START), score(cs, START), 1.2
+    for _ in range(6):
+        for j in range(len(p)):
+            for direction in (1, -1):
+                while True:
+                    trial = list(p)
+                    trial[j] = p[j] * step ** direction
+                    s = score(cs, trial)
+                    if s >= best - 1e-6:
+                        break
+                    p, best = trial, s
+        step = 1 + (step - 1) / 2
+    return p
+
+
+def main():
+    cs = cases()
+    fitted = [c for c in cs if c["index"] % 2 == 0]
+    held = [c for c in cs if c["index"] % 2 == 1]
+    p = fit(fitted)
+    print("flash2:   # fit_flash2.py")
+    units = {"mma_peak": (1e12, "TFLOP/s"), "softmax": (1e-9, "ns"), "mask": (1e-9, "ns"), "smem_share": (1, ""),
+             "cta_fixed": (1e-6, "us"), "call_floor": (1e-6, "us")}
+    for k, v in zip(KEYS, p):
+        scale, unit = units[k]
+        print(f"  {k}: {v / scale:.4g} {unit}".rstrip())
+    print(f"\n| cases | n | median | p90 |\n| --- | ---: | ---: | ---: |")
+    for label, group in (("fitted", fitted), ("held out", held)):
+        med, p90 = summary(errors(group, p))
+        print(f"| {label} | {len(group)} | {100 * med:.1f} % | {100 * p90:.1f} % |")
+    for s in sorted({c["set"] for c in held}):
+        group = [c for c in held if c["set"] == s]
+        med, p90 = summary(errors(group, p))
+        print(f"| {s} (held out) | {len(group)} | {100 * med:.1f} % | {100 * p90:.1f} % |")
+    if "--cases" in sys.argv:
+        for c in sorted(cs, key=lambda c: predict(c, p) / c["measured_s"]):
+            print(f"{c['set']:16} {c['name']:52} {predict(c, p) * 1e6:9.1f} {c['measured_s'] * 1e6:9.1f} "
+                  f"{predict(c, p) / c['measured_s'] - 1:+.3f}")
+
+
+if __name__ == "__main__":
+    main()
