@@ -280,12 +280,12 @@ TEST_CASE("held-out small-M GEMMs of other models through PyTorch (validation/re
 TEST_CASE("production kernels: each implementation stands for the right profile") {
   // transformers' SDPA call runs cuDNN on sm90 (validation/results/h200-hf-grid kernel names).
   // PyTorch's FlashAttention-2 prefill is the eager profile's attention_prefill_flash2 (what
-  // attn_implementation="flash_attention_2" runs; branch flash2); its decode stands for no profile:
-  // the engine's decode packs the GQA group as cuDNN's kernel does (attention_decode_cudnn).
+  // attn_implementation="flash_attention_2" runs; branch flash2), its decode attention_decode_flash2;
+  // the engine's decode is cuDNN's GQA-packed kernel (attention_decode_cudnn).
   CHECK(profiles_measured_by("torch.sdpa.cudnn", KernelId::attention_prefill_fused) ==
         (std::vector{Impl::fused, Impl::eager, Impl::compiled}));
   CHECK(profiles_measured_by("torch.sdpa.flash", KernelId::attention_prefill_fused) == std::vector{Impl::eager});
-  CHECK(profiles_measured_by("torch.sdpa.flash", KernelId::attention_decode).empty());
+  CHECK(profiles_measured_by("torch.sdpa.flash", KernelId::attention_decode) == std::vector{Impl::eager});
   // SDPA with an attention mask (a static cache) runs cuDNN's kernels too: the memory-efficient
   // kernel stands for no profile.
   CHECK(profiles_measured_by("torch.sdpa.efficient", KernelId::attention_decode).empty());

@@ -81,6 +81,10 @@ Op attention_decode_cudnn(std::string name, int64_t batch, int64_t heads, int64_
 Op attention_prefill(std::string name, int64_t batch, int64_t heads, int64_t kv_heads,
                      int64_t q_len, int64_t kv_len, int64_t head_dim, bool causal, DType act,
                      DType kv, int64_t window = 0);
+// The same decode as FlashAttention-2 runs it (attention_decode_flash2.cpp): the GQA group in the query rows, its
+// split rule, split kernel + combine or one kernel.
+Op attention_decode_flash2(std::string name, int64_t batch, int64_t heads, int64_t kv_heads, int64_t kv_len,
+                           int64_t head_dim, DType act, DType kv);
 // The same prefill as FlashAttention-2 runs it (attention_prefill_flash2.cpp): its own mma.sync tiles, two CTAs
 // an SM, the masking branch's extra cost; PyTorch SDPA's `flash` backend and flash-attn 2.
 Op attention_prefill_flash2(std::string name, int64_t batch, int64_t heads, int64_t kv_heads, int64_t q_len,

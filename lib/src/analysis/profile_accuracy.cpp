@@ -23,7 +23,9 @@ std::vector<Impl> profiles_measured_by(const std::string& impl, KernelId kernel)
       // Every profile's decode runs a GQA-packed kernel priced as cuDNN's (attention_decode_cudnn:
       // the serving engine's FlashAttention-3 / FlashInfer class, transformers' SDPA call eager and
       // compiled), whose cases profile_tables.py reports apart (fit_compiled.py). PyTorch's
-      // FlashAttention-2 decode (torch.sdpa.flash) is what no profile runs.
+      // FlashAttention-2's decode (torch.sdpa.flash) is the eager profile's attention_decode_flash2
+      // (transformers' flash_attention_2; branch flash2).
+      if (impl == "torch.sdpa.flash") return {Impl::eager};
       return {};
     }
     // Prefill: cuDNN's fused SDPA in the engine and in transformers' eager call (PyTorch 2.11 on
@@ -94,9 +96,11 @@ std::vector<ProfileCaseError> evaluate_profiles(const Measurements& m, const Car
       } catch (const InputError&) {
         continue;
       }
-      // The case ran FlashAttention-2's kernel: priced, and reported, as attention_prefill_flash2.
-      const bool flash2 = c.implementation == "torch.sdpa.flash" && op.kernel == KernelId::attention_prefill_fused;
-      if (flash2) op.kernel = KernelId::attention_prefill_flash2;
+      // The case ran FlashAttention-2's kernels: priced, and reported, as attention_*_flash2.
+      const bool flash2 = c.implementation == "torch.sdpa.flash" &&
+                          (op.kernel == KernelId::attention_prefill_fused || op.kernel == KernelId::attention_decode);
+      if (flash2)
+        op.kernel = op.kernel == KernelId::attention_decode ? KernelId::attention_decode_flash2 : KernelId::attention_prefill_flash2;
       // The device time of the profile's kernel(s): a measured case is one call on the GPU,
       // without the eager host (price() with Impl::fused adds none). Eager runs the op as
       // PyTorch's kernels (transformers' modules for hf.eager).

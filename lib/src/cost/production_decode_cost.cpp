@@ -54,9 +54,10 @@ ProductionDecodePlan plan_production_decode(int64_t batch, int64_t heads, int64_
 // the combine's walk over the splits. Non-split: one kernel whose CTAs each walk the whole cache
 // in 128-key tiles that cost what the same kernel's prefill tiles cost (the packed group fills
 // part of a padded MMA tile), spread over the SMs.
-KernelTimes production_decode_cost(const Op& op, const Roofs& r) {
+KernelTimes production_decode_cost(const Op& op, const Roofs& r) { return production_decode_cost(op, r, r.production_decode); }
+
+KernelTimes production_decode_cost(const Op& op, const Roofs& r, const ProductionDecode& d) {
   const AttentionShape& a = op.attention;
-  const ProductionDecode& d = r.production_decode;
   ProductionDecodePlan p = plan_production_decode(a.batch, a.heads, a.kv_heads, a.kv_len, a.head_dim, r.card.sm_count);
   if (!d.split_kv) p.splits = 1;
   KernelTimes t;

@@ -247,6 +247,10 @@ Roofs make_roofs(const Card& card, const Calibration* cal, std::optional<Impl> p
     // FlashAttention-2's kernel is the same whichever profile calls it (flash-attn 2 in a serving engine on
     // Ampere, transformers' flash_attention_2): a profile without its own flash2 block takes the one measured.
     for (const ProfileCalibration& q : cal ? cal->profiles : std::vector<ProfileCalibration>{}) {
+      if (!r.flash2_decode.measured() && q.decode.measured()) {  // likewise its decode (the `decode:` block)
+        r.flash2_decode = q.decode;
+        r.sources["flash2_decode"] = cal->source_file + ": profiles." + q.name + ".decode (the same kernel in every profile)";
+      }
       if (r.flash2.measured() || !q.flash2.measured()) continue;
       r.flash2 = q.flash2;
       r.sources["flash2"] = cal->source_file + ": profiles." + q.name + ".flash2 (the same kernel in every profile)";

@@ -26,8 +26,8 @@ struct Flash2Tiles {
 };
 
 // Flash_fwd_kernel_traits<d, bm, bn, warps> of the kernels PyTorch 2.11 launched on the H200 (every measured
-// case's kernel name): head dim 64 runs 128 x 128, 128 runs 128 x 64, 256 runs 64 x 64, four warps each. Other head
-// dims take the next measured one's tiles.
+// case's kernel name): flash_fwd_kernel at head dim 64 runs 128 x 128, 128 runs 128 x 64, 256 runs 64 x 64, four
+// warps each. Other head dims take the next measured one's tiles.
 Flash2Tiles flash2_tiles(int64_t head_dim) {
   if (head_dim <= 64) return {128, 128, 4};
   if (head_dim <= 128) return {128, 64, 4};
@@ -75,31 +75,39 @@ double critical_path_s(const AttentionShape& a, const std::vector<double>& cta_s
   return end;
 }
 
-KernelTimes flash2_prefill_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
+// The busiest slot over the key tiles (r.flash2 measured).
+double tiles_critical_s(const AttentionShape& a, const Roofs& r) {
   const Flash2Prefill& f = r.flash2;
-  // Not measured on this card: the card's attention rates, as any fused prefill.
-  if (!f.measured() || op.flops <= 0) return flash_prefill_cost(op, r, force_tile);
-  effective_peak(r, op.precision);  // a card without the op's peak is refused, as for any op
-  const AttentionShape& a = op.attention;
   const Flash2Tiles t = flash2_tiles(a.head_dim);
   const int sms = std::max(1, r.card.sm_count);
   const double elements = static_cast<double>(t.rows * t.keys), d = static_cast<double>(a.head_dim);
   const double smem_bytes = static_cast<double>(t.warps * 2 * t.keys * a.head_dim * 2);  // K and V, bf16 / fp16
   // The SM's own clock (the CUDA-core peaks' one: 1980 MHz on the H200) drives its shared-memory port.
   const double clock = r.card.cuda_clock_hz > 0 ? r.card.cuda_clock_hz : r.card.tensor_clock_hz;
-  if (!(clock > 0)) return flash_prefill_cost(op, r, force_tile);
   const double tile_s = 4 * elements * d / (*f.mma_peak / sms) + *f.softmax_s * elements +
                         *f.smem_share * smem_bytes / (kSmemBytesPerClock * clock);
   const bool even = a.q_len % t.rows == 0 && a.kv_len % t.keys == 0;
-  const int64_t masking = a.causal ? ceil_div(t.rows, t.keys) + (even ? 0 : 1) : 1;
+  // Without the causal mask the one masking step only bounds the last key tile, when the lengths are not tile
+  // multiples (flash_fwd_kernel.h: n_masking_steps 1, apply_mask only if !Is_even_MN).
+  const int64_t masking = a.causal ? ceil_div(t.rows, t.keys) + (even ? 0 : 1) : (even ? 0 : 1);
+  const int64_t q_tiles = ceil_div(a.q_len, t.rows);
   std::vector<double> cta_s;
-  for (int64_t i = 0; i < ceil_div(a.q_len, t.rows); ++i) {
+  for (int64_t i = 0; i < q_tiles; ++i) {
     const int64_t n = key_tiles(a, t, i);
     cta_s.push_back(kCtasPerSm * (*f.cta_fixed_s + static_cast<double>(n) * tile_s +
                                   static_cast<double>(std::min(n, masking)) * *f.mask_s * elements));
   }
+  return critical_path_s(a, cta_s, sms);
+}
+
+KernelTimes flash2_prefill_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
+  const Flash2Prefill& f = r.flash2;
+  // Not measured on this card: the card's attention rates, as any fused prefill.
+  if (!f.measured() || op.flops <= 0 || !(r.card.cuda_clock_hz > 0 || r.card.tensor_clock_hz > 0))
+    return flash_prefill_cost(op, r, force_tile);
+  effective_peak(r, op.precision);  // a card without the op's peak is refused, as for any op
   KernelTimes k;
-  k.compute_s = critical_path_s(a, cta_s, sms);
+  k.compute_s = tiles_critical_s(op.attention, r);
   k.memory_s = with_l2_hit(op, r, stream_memory_s(op, r));
   k.fixed_s = *f.call_floor_s;
   k.fixed_parts.push_back({"FlashAttention-2 call floor (flash2.call_floor)", k.fixed_s, "flash2"});

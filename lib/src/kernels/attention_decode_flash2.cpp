@@ -1,0 +1,68 @@
+// Kernel kind `attention_decode_flash2`: decode attention as FlashAttention-2 runs it (PyTorch SDPA's `flash`
+// backend with one query token; flash-attn 2's flash_attn_with_kvcache): the GQA group swapped into the query rows,
+// FlashAttention-2's split rule, flash_fwd_splitkv_kernel + its combine, or one flash_fwd_kernel
+// (production_decode_cost.cpp). Priced with the calibration's `decode:` block, fitted on PyTorch's FlashAttention-2
+// decode (profile_calibration.hpp, ProductionDecode); unmeasured: flash-decoding on the card's roofs.
+#include <algorithm>
+#include <cmath>
+
+#include "../cost/kernel_costs.hpp"
+#include "op_builders.hpp"
+#include "perfmodel/production_decode.hpp"
+
+namespace perfmodel {
+
+namespace {
+
+KernelTimes flash2_decode_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
+  if (!r.flash2_decode.measured() || op.attention.batch <= 0) return flash_decode_cost(op, r, force_tile);
+  const AttentionShape& a = op.attention;
+  const ProductionDecodePlan plan = plan_production_decode(a.batch, a.heads, a.kv_heads, a.kv_len, a.head_dim, r.card.sm_count);
+  if (plan.splits > 1) {
+    // Split: the pair's floor, the KV stream and the combine as the decode block prices them, the stream over whole
+    // waves: the split kernel's CTAs (ctas x splits, each streaming its share of the cache) run in rounds of two an
+    // SM, so a last round part full streams at that part's rate (wave quantization; FlashAttention-2 picks the split
+    // count for a wave efficiency within 85 % of the best, flash_api.cpp).
+    KernelTimes t = production_decode_cost(op, r, r.flash2_decode);
+    const double waves = static_cast<double>(plan.ctas * plan.splits) / (2.0 * std::max(1, r.card.sm_count));
+    t.memory_s *= std::ceil(waves) / waves;
+    return t;
+  }
+  if (!r.flash2.measured()) return production_decode_cost(op, r, r.flash2_decode);
+  // The group's query heads are swapped into the query rows (seqlenq_ngroups_swapped, head dims that are multiples
+  // of 8): a CTA per (sequence, KV head), walking every key tile unmasked but the last.
+  const bool swapped = a.heads > a.kv_heads && a.head_dim % 8 == 0;
+  const int64_t heads = swapped ? a.kv_heads : a.heads, rows = swapped ? a.heads / a.kv_heads : 1;
+  // No split: flash_fwd_kernel itself, the prefill's kernel (attention_prefill_flash2) over the swapped shape.
+  Op whole = ops::attention_prefill_flash2(op.name, a.batch, heads, a.kv_heads, rows, a.kv_len, a.head_dim, false, op.dtype,
+                                           op.kv_cache);
+  whole.bytes_read = op.bytes_read;  // the cache is read once a KV head either way
+  whole.bytes_written = op.bytes_written;
+  whole.l2_hit = op.l2_hit;
+  return kernel_def(KernelId::attention_prefill_flash2).cost(whole, r, force_tile);
+}
+
+Op from_case(const KernelCase& c, bool) {
+  return ops::attention_decode_flash2(c.name, c.batch, c.heads, c.kv_heads, c.kv_len, c.head_dim, c.dtype, c.dtype);
+}
+
+}  // namespace
+
+Op ops::attention_decode_flash2(std::string name, int64_t batch, int64_t heads, int64_t kv_heads, int64_t kv_len,
+                                int64_t head_dim, DType act, DType kv) {
+  Op op = attention_decode(std::move(name), batch, heads, kv_heads, kv_len, head_dim, act, kv);
+  op.kernel = KernelId::attention_decode_flash2;
+  return op;
+}
+
+const KernelDef& kernel_def_attention_decode_flash2() {
+  static const KernelDef d{.id = KernelId::attention_decode_flash2,
+                           .name = "attention_decode_flash2",
+                           .accuracy_set = "attention",
+                           .from_case = from_case,
+                           .instructions = {},
+                           .cost = flash2_decode_cost};
+  return d;
+}
+
+}  // namespace perfmodel
