@@ -36,9 +36,10 @@ import sys
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..")
 SMS, CLOCK, OCCUPANCY, SMEM_BYTES_PER_CLOCK = 132, 1.98e9, 2, 128
+AFTER_FIT = ("h200-flash30",)  # hidden sets measured after this fit: never fitted, never split (check())
 LARGE_GRID = 100000  # CTAs past which the schedule is taken as balanced (the C++ does the same)
-KEYS = ["mma_peak", "softmax", "mask", "smem_share", "cta_fixed", "call_floor"]
-START = [698e12, 0.030e-9, 0.18e-9, 0.75, 0.65e-6, 3.5e-6]
+KEYS = ["mma_peak", "softmax", "mask", "smem_share", "cta_fixed", "call_floor", "lone_pace"]
+START = [698e12, 0.030e-9, 0.18e-9, 0.75, 0.65e-6, 3.5e-6, 1.0]
 
 
 def tiles_of(head_dim):
@@ -49,7 +50,7 @@ def cases():
     out = []
     for path in sorted(glob.glob(os.path.join(ROOT, "validation/results/*/kernels.json"))):
         name = os.path.basename(os.path.dirname(path))
-        if name == "h200-production-repeat":
+        if name in ("h200-production-repeat",) + AFTER_FIT:
             continue
         for index, c in enumerate(json.load(open(path)).get("cases", [])):
             if c.get("implementation") != "torch.sdpa.flash" or c.get("kernel") != "attention_prefill_fused":
@@ -69,7 +70,7 @@ def ceil_div(a, b):
 
 
 def predict(c, p):
-    mma_peak, softmax, mask, smem_share, cta_fixed, call_floor = p
+    mma_peak, softmax, mask, smem_share, cta_fixed, call_floor, lone_pace = p
     d = c["head_dim"]
     bm, bn, warps = tiles_of(d)
     q, kv = c["q_len"], c["kv_len"]
@@ -77,12 +78,16 @@ def predict(c, p):
     masking = (ceil_div(bm, bn) + (0 if even else 1)) if c["causal"] else 1
     el = bm * bn
     tile = 4 * el * d / (mma_peak / SMS) + softmax * el + smem_share * warps * 2 * bn * d * 2 / (SMEM_BYTES_PER_CLOCK * CLOCK)
+    # the SMs take CTAs breadth first: up to one an SM each runs alone, at lone_pace times its paired pace
+    ctas = c["batch"] * c["heads"] * ceil_div(q, bm)
+    paired = min(1.0, max(0.0, (ctas - SMS) / SMS))
+    pace = OCCUPANCY * (paired + (1 - paired) / lone_pace)
     per_cta = []
     for i in range(ceil_div(q, bm)):
         n = ceil_div(kv, bn)
         if c["causal"]:
             n = min(n, (kv - q + min(q, (i + 1) * bm) - 1) // bn + 1)
-        per_cta.append(OCCUPANCY * (cta_fixed + n * tile + min(n, masking) * mask * el))
+        per_cta.append(pace * (cta_fixed + n * tile + min(n, masking) * mask * el))
     groups, slots = c["batch"] * c["heads"], SMS * OCCUPANCY
     if groups * len(per_cta) > LARGE_GRID:
         return call_floor + sum(per_cta) * groups / slots + max(per_cta) / 2
@@ -118,6 +123,8 @@ def fit(cs):
                 while True:
                     trial = list(p)
                     trial[j] = p[j] * step ** direction
+                    if KEYS[j] == "lone_pace":
+                        trial[j] = min(2.0, max(1.0, trial[j]))
                     s = score(cs, trial)
                     if s >= best - 1e-6:
                         break
@@ -133,7 +140,7 @@ def main():
     p = fit(fitted)
     print("flash2:   # fit_flash2.py")
     units = {"mma_peak": (1e12, "TFLOP/s"), "softmax": (1e-9, "ns"), "mask": (1e-9, "ns"), "smem_share": (1, ""),
-             "cta_fixed": (1e-6, "us"), "call_floor": (1e-6, "us")}
+             "cta_fixed": (1e-6, "us"), "call_floor": (1e-6, "us"), "lone_pace": (1, "")}
     for k, v in zip(KEYS, p):
         scale, unit = units[k]
         print(f"  {k}: {v / scale:.4g} {unit}".rstrip())
