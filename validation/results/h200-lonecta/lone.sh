@@ -5,3 +5,8 @@ nvidia-smi > $OUT/smi.txt 2>&1; date -u > $OUT/date.txt
 timeout 150 python3 validation/scripts/production/run_all.py $OUT --shapes lonecta --groups attention --budget 130 > /dev/null 2>&1; echo "run_all rc=$?"
 rm -f $OUT/hf.json; date -u >> $OUT/date.txt
 grep -c '"ok": true' $OUT/kernels.json; tail -3 $OUT/run.log | cut -c1-300
+# Nsight Compute: the kernel's registers, occupancy limits and achieved occupancy (flash2_ncu.py; ncu.csv, ncu.log)
+NCU=$(which ncu || echo /usr/local/cuda/bin/ncu)
+timeout 120 $NCU --clock-control none --nvtx --nvtx-include "measure/" -k regex:flash_fwd \
+  --metrics launch__registers_per_thread,launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem,launch__occupancy_limit_warps,launch__grid_size,launch__block_size,sm__warps_active.avg.pct_of_peak_sustained_active,gpu__time_duration.sum,launch__shared_mem_per_block_dynamic \
+  --csv --page raw python3 validation/scripts/production/flash2_ncu.py > $OUT/ncu.csv 2> $OUT/ncu.log; echo "ncu rc=$?"
