@@ -10,6 +10,10 @@ struct ProductionDecodePlan {
   int64_t ctas = 1;    // (sequence, KV head, 64-query-head block) CTAs before splitting
   int64_t splits = 1;  // 1: the non-split kernel (one launch); else a split kernel and a combine
 };
+// FlashAttention-2's num_splits_heuristic (flash_api.cpp), counted against two CTAs an SM: no split when `ctas` fill
+// 80 % of the slots; else the fewest splits of the `blocks` key blocks whose wave efficiency is within 85 % of the
+// best eligible count's. mha_fwd applies it to prefill too (64-row query blocks), so small prefill grids split.
+int64_t flash2_split_count(int64_t ctas, int64_t blocks, int sm_count);
 ProductionDecodePlan plan_production_decode(int64_t batch, int64_t heads, int64_t kv_heads, int64_t kv_len,
                                             int64_t head_dim, int sm_count);
 

@@ -65,6 +65,9 @@ struct Flash2Prefill {
   Measured smem_share;   // of a tile's shared-memory reads (every warp reads K and V at 128 B a clock) not hidden
   Measured cta_fixed_s;  // once per CTA: its Q tile in, its O tile out
   Measured call_floor_s;  // once per call
+  // How many times its paired pace a CTA runs when the grid leaves every CTA alone on an SM (no more CTAs than SMs;
+  // h200-lonecta). Optional: 1.
+  Measured lone_pace;
   bool measured() const { return mma_peak && softmax_s && mask_s && smem_share && cta_fixed_s && call_floor_s; }
 };
 

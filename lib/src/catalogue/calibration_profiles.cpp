@@ -156,6 +156,9 @@ ProfileCalibration read_one(MapReader r, const std::string& name) {
     x.smem_share = need("smem_share", share(*f, "smem_share"));
     x.cta_fixed_s = need("cta_fixed", f->opt_quantity("cta_fixed", Dimension::seconds, true));
     x.call_floor_s = need("call_floor", f->opt_quantity("call_floor", Dimension::seconds, true));
+    x.lone_pace = f->opt_number("lone_pace");
+    if (x.lone_pace && !(*x.lone_pace >= 1 && *x.lone_pace <= 2))
+      f->fail("lone_pace", "must be between 1 and 2 (a CTA alone runs at most twice its paired pace)");
     f->finish();
   }
   if (auto g = r.opt_map("gemm")) {
@@ -370,6 +373,7 @@ void write_profiles(std::ostream& o, const std::vector<ProfileCalibration>& prof
       o << "      smem_share: " << *f.smem_share << "\n";
       o << "      cta_fixed: " << q(*f.cta_fixed_s, "us", 1e-6) << "\n";
       o << "      call_floor: " << q(*f.call_floor_s, "us", 1e-6) << "\n";
+      if (f.lone_pace) o << "      lone_pace: " << *f.lone_pace << "\n";
     }
     if (p.cudnn_decode.measured()) {
       const CudnnDecode& d = p.cudnn_decode;

@@ -19,19 +19,13 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // larger; the grid is counted against two CTAs per SM. No split when the CTAs already fill 80 % of
 // that; else the fewest splits whose wave efficiency is within 85 % of the best eligible one, an
 // eligible split count being one that changes the blocks per split.
-ProductionDecodePlan plan_production_decode(int64_t batch, int64_t heads, int64_t kv_heads, int64_t kv_len,
-                                            int64_t head_dim, int sm_count) {
-  ProductionDecodePlan p;
-  const int64_t kvh = std::max<int64_t>(1, kv_heads);
-  const int64_t group = std::max<int64_t>(1, heads / kvh);
-  p.ctas = std::max<int64_t>(1, batch) * kvh * ceil_div(group, 64);
-  const int64_t block_n = head_dim <= 64 ? 256 : head_dim <= 128 ? 128 : 64;
-  const int64_t blocks = std::max<int64_t>(1, ceil_div(kv_len, block_n));
+int64_t flash2_split_count(int64_t ctas, int64_t blocks, int sm_count) {
   const double slots = 2.0 * sm_count;
-  if (static_cast<double>(p.ctas) >= 0.8 * slots) return p;
+  blocks = std::max<int64_t>(1, blocks);
+  if (static_cast<double>(ctas) >= 0.8 * slots) return 1;
   const int64_t max_splits = std::min<int64_t>({static_cast<int64_t>(slots), blocks, 128});
   auto efficiency = [&](int64_t s) {
-    const double waves = static_cast<double>(p.ctas * s) / slots;
+    const double waves = static_cast<double>(ctas * s) / slots;
     return waves / std::ceil(waves);
   };
   // The best efficiency is taken over the eligible split counts only, as flash_api.cpp does
@@ -41,12 +35,19 @@ ProductionDecodePlan plan_production_decode(int64_t batch, int64_t heads, int64_
   double best = 0;
   for (int64_t s = 1; s <= max_splits; ++s)
     if (eligible(s)) best = std::max(best, efficiency(s));
-  for (int64_t s = 1; s <= max_splits; ++s) {
-    if (eligible(s) && efficiency(s) >= 0.85 * best) {
-      p.splits = s;
-      break;
-    }
-  }
+  for (int64_t s = 1; s <= max_splits; ++s)
+    if (eligible(s) && efficiency(s) >= 0.85 * best) return s;
+  return 1;
+}
+
+ProductionDecodePlan plan_production_decode(int64_t batch, int64_t heads, int64_t kv_heads, int64_t kv_len,
+                                            int64_t head_dim, int sm_count) {
+  ProductionDecodePlan p;
+  const int64_t kvh = std::max<int64_t>(1, kv_heads);
+  const int64_t group = std::max<int64_t>(1, heads / kvh);
+  p.ctas = std::max<int64_t>(1, batch) * kvh * ceil_div(group, 64);
+  const int64_t block_n = head_dim <= 64 ? 256 : head_dim <= 128 ? 128 : 64;
+  p.splits = flash2_split_count(p.ctas, ceil_div(kv_len, block_n), sm_count);
   return p;
 }
 

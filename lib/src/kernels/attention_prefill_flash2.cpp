@@ -16,6 +16,7 @@
 
 #include "../cost/kernel_costs.hpp"
 #include "op_builders.hpp"
+#include "perfmodel/production_decode.hpp"
 
 namespace perfmodel {
 
@@ -26,8 +27,11 @@ struct Flash2Tiles {
 };
 
 // Flash_fwd_kernel_traits<d, bm, bn, warps> of the kernels PyTorch 2.11 launched on the H200 (every measured
-// case's kernel name): flash_fwd_kernel at head dim 64 runs 128 x 128, 128 runs 128 x 64, 256 runs 64 x 64, four
-// warps each. Other head dims take the next measured one's tiles.
+// case's kernel name): flash_fwd_kernel at head dim 64 runs 128 x 128, 128 runs 128 x 64, 256 runs 64 x 64;
+// flash_fwd_splitkv_kernel 64 x 256, 64 x 128, 64 x 64; four warps each. Other head dims take the next measured
+// one's tiles.
+Flash2Tiles flash2_split_tiles(int64_t head_dim) { return {64, head_dim <= 64 ? 256 : head_dim <= 128 ? 128 : 64, 4}; }
+
 Flash2Tiles flash2_tiles(int64_t head_dim) {
   if (head_dim <= 64) return {128, 128, 4};
   if (head_dim <= 128) return {128, 64, 4};
@@ -75,10 +79,12 @@ double critical_path_s(const AttentionShape& a, const std::vector<double>& cta_s
   return end;
 }
 
-// The busiest slot over the key tiles (r.flash2 measured).
-double tiles_critical_s(const AttentionShape& a, const Roofs& r) {
+// The busiest slot over the key tiles (r.flash2 measured). With splits > 1, flash_fwd_splitkv_kernel: 64-row query
+// tiles, the key blocks cut into `splits` equal runs, a CTA per (query tile, run) in that order (its grid: query
+// tile, split, sequence x head); a run past a query tile's diagonal only writes its empty partial (cta_fixed).
+double tiles_critical_s(const AttentionShape& a, const Roofs& r, int64_t splits) {
   const Flash2Prefill& f = r.flash2;
-  const Flash2Tiles t = flash2_tiles(a.head_dim);
+  const Flash2Tiles t = splits > 1 ? flash2_split_tiles(a.head_dim) : flash2_tiles(a.head_dim);
   const int sms = std::max(1, r.card.sm_count);
   const double elements = static_cast<double>(t.rows * t.keys), d = static_cast<double>(a.head_dim);
   const double smem_bytes = static_cast<double>(t.warps * 2 * t.keys * a.head_dim * 2);  // K and V, bf16 / fp16
@@ -90,13 +96,22 @@ double tiles_critical_s(const AttentionShape& a, const Roofs& r) {
   // Without the causal mask the one masking step only bounds the last key tile, when the lengths are not tile
   // multiples (flash_fwd_kernel.h: n_masking_steps 1, apply_mask only if !Is_even_MN).
   const int64_t masking = a.causal ? ceil_div(t.rows, t.keys) + (even ? 0 : 1) : (even ? 0 : 1);
-  const int64_t q_tiles = ceil_div(a.q_len, t.rows);
+  const int64_t q_tiles = ceil_div(a.q_len, t.rows), all = ceil_div(a.kv_len, t.keys);
+  const int64_t run = ceil_div(all, std::max<int64_t>(1, splits));
+  // A grid of no more CTAs than SMs leaves each alone on its SM, at lone_pace times the paired pace; past that the
+  // SMs holding two set the time (the block scheduler fills every SM once before it doubles any).
+  const bool alone = a.batch * a.heads * q_tiles * std::max<int64_t>(1, splits) <= sms;
+  const double pace = kCtasPerSm / (alone && f.lone_pace ? *f.lone_pace : 1.0);
   std::vector<double> cta_s;
-  for (int64_t i = 0; i < q_tiles; ++i) {
-    const int64_t n = key_tiles(a, t, i);
-    cta_s.push_back(kCtasPerSm * (*f.cta_fixed_s + static_cast<double>(n) * tile_s +
-                                  static_cast<double>(std::min(n, masking)) * *f.mask_s * elements));
-  }
+  for (int64_t s = 0; s < std::max<int64_t>(1, splits); ++s)
+    for (int64_t i = 0; i < q_tiles; ++i) {
+      const int64_t end = key_tiles(a, t, i);  // the query tile's last key tile + 1 (from 0, no window here)
+      const int64_t hi = std::min(end, (s + 1) * run), lo = s * run;
+      const int64_t n = std::max<int64_t>(0, hi - lo);
+      const int64_t masked = hi == end ? std::min(n, masking) : 0;  // the run holding the diagonal / the last tile
+      cta_s.push_back(pace * (*f.cta_fixed_s + static_cast<double>(n) * tile_s +
+                              static_cast<double>(masked) * *f.mask_s * elements));
+    }
   return critical_path_s(a, cta_s, sms);
 }
 
@@ -106,11 +121,27 @@ KernelTimes flash2_prefill_cost(const Op& op, const Roofs& r, const Tile* force_
   if (!f.measured() || op.flops <= 0 || !(r.card.cuda_clock_hz > 0 || r.card.tensor_clock_hz > 0))
     return flash_prefill_cost(op, r, force_tile);
   effective_peak(r, op.precision);  // a card without the op's peak is refused, as for any op
+  const AttentionShape& a = op.attention;
+  // mha_fwd runs FlashAttention-2's split rule on prefill too, over 64-row query blocks: a grid too small for the
+  // SMs' two slots each runs the split kernel and a combine (h200-lonecta: 1024 tokens at 2-12 heads, two kernels).
+  const int64_t splits = a.window > 0 ? 1
+                                      : flash2_split_count(a.batch * a.heads * ceil_div(a.q_len, 64),
+                                                           ceil_div(a.kv_len, flash2_split_tiles(a.head_dim).keys),
+                                                           std::max(1, r.card.sm_count));
   KernelTimes k;
-  k.compute_s = tiles_critical_s(op.attention, r);
+  k.compute_s = tiles_critical_s(a, r, splits);
   k.memory_s = with_l2_hit(op, r, stream_memory_s(op, r));
   k.fixed_s = *f.call_floor_s;
   k.fixed_parts.push_back({"FlashAttention-2 call floor (flash2.call_floor)", k.fixed_s, "flash2"});
+  if (splits > 1 && r.read_bandwidth > 0 && r.write_bandwidth > 0) {
+    // The combine: one more launch reading every split's fp32 partial rows and writing the output once.
+    const double rows = static_cast<double>(a.batch * a.heads * a.q_len), dim = static_cast<double>(a.head_dim);
+    const double combine = r.kernel_floor_s + static_cast<double>(splits) * rows * (dim + 1) * 4 / r.read_bandwidth +
+                           rows * dim * bytes_of(op.dtype) / r.write_bandwidth;
+    k.fixed_s += combine;
+    k.fixed_parts.push_back({"split-KV combine: " + std::to_string(splits) + " splits' partials read, the output written",
+                             combine, "kernel_floor"});
+  }
   return k;
 }
 
