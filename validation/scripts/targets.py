@@ -55,7 +55,9 @@ class Kernels:
                 if c["profile"] == profile and keep(c) and (c["held_out"] or not self.fitted)]
 
 
-ATTENTION = ("attention_prefill_fused", "attention_decode_cudnn", "attention_decode")
+ATTENTION = ("attention_prefill_fused", "attention_decode_cudnn", "attention_decode", "attention_prefill_flash2",
+             "attention_decode_flash2")
+HIDDEN = (16, 17, 18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 29)  # the hidden sets h200-heldoutNN
 
 
 def is_gemm(c):
@@ -158,6 +160,20 @@ def issue10(binary):
     t.add("attention decode, cuDNN's GQA-packed decode kernel (every profile)",
           "`perfmodel op --kind attention --impl eager` per case, odd cases of h200-production, h200-cudnn-decode and h200-heldout16",
           summary([x for e in dec.values() for x in e]), (0.08, 0.20), per_set)
+    # FlashAttention-2 (branch flash2): fit_flash2.py fitted its flash2 block on the even prefill cases of these sets
+    # (and the probe h200-lonecta); the decode's split path keeps the decode block (h200-production's even cases).
+    fa2 = [prod] + [Kernels(binary, R + f"h200-heldout{n}/kernels.json", True) for n in HIDDEN]
+    how = f"{acc}, odd cases of h200-production and h200-heldout16..29"
+    for kind, what in (("attention_prefill_flash2", "attention prefill"), ("attention_decode_flash2", "attention decode")):
+        e, _ = pooled(fa2, "eager", lambda c, kind=kind: c["kernel"] == kind)
+        t.add(f"{what}, FlashAttention-2 (SDPA's flash backend: flash-attn 2, transformers' flash_attention_2)", how,
+              summary(e), (0.08, 0.20), "every profile prices it alike (`--kind " + kind + "`)")
+    f30 = Kernels(binary, R + "h200-flash30/kernels.json", False)
+    for kind, what in (("attention_prefill_flash2", "attention prefill"), ("attention_decode_flash2", "attention decode")):
+        t.add(f"{what}, FlashAttention-2, h200-flash30 (measured after the first fit, never fitted)",
+              f"{acc}, h200-flash30", summary(f30.errors("eager", lambda c, kind=kind: c["kernel"] == kind)), (0.08, 0.20),
+              "the small-grid split and lone-CTA pace were priced after its two 1024 / 700-token grids missed"
+              if kind == "attention_prefill_flash2" else "")
     for p in ("fused", "eager", "compiled"):
         e, parts = pooled([prod, small, chain], p, is_gemm)
         t.add(f"GEMMs, `{p}` profile (torch.linear / torch._scaled_mm on cuBLASLt)",
