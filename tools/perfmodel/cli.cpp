@@ -143,6 +143,8 @@ void add_workload(po::options_description& d, WorkloadArgs& a, bool with_model) 
       "MoE: router skew, expert i picked with weight i^-skew (0 = uniform routing; fewer experts touched as it grows)")(
       "eager-cache", po::value(&a.eager_cache)->default_value(a.eager_cache),
       "eager: the DynamicCache's layout, cropped (strided views after cache.crop(), as measured) or contiguous (a generate() loop)")(
+      "attn-implementation", po::value(&a.attn_implementation)->default_value(a.attn_implementation),
+      "eager: transformers' attn_implementation, sdpa (PyTorch SDPA: cuDNN on sm90) or flash_attention_2 (flash-attn 2's kernels)")(
       "gpu-rest", po::value(&a.gpu_rest)->default_value(a.gpu_rest),
       "seconds the GPU rests before each step (a harness's spin or sleep between replays); the power cap averages over it (0: a serving loop, back to back)");
   add_quant(d, a);
@@ -216,6 +218,11 @@ Workload make_workload(const WorkloadArgs& a, Phase phase, const Card& card) {
   if (a.eager_cache != "cropped" && a.eager_cache != "contiguous")
     throw UsageError("--eager-cache must be cropped or contiguous, got '" + a.eager_cache + "'");
   w.eager_cache_cropped = a.eager_cache == "cropped";
+  if (a.attn_implementation != "sdpa" && a.attn_implementation != "flash_attention_2")
+    throw UsageError("--attn-implementation must be sdpa or flash_attention_2, got '" + a.attn_implementation + "'");
+  if (a.attn_implementation != "sdpa" && w.impl != Impl::eager)
+    throw UsageError("--attn-implementation " + a.attn_implementation + " is transformers' switch: it needs --impl eager");
+  w.eager_flash_attention_2 = a.attn_implementation == "flash_attention_2";
   if (!(a.gpu_rest >= 0 && a.gpu_rest <= 3600)) throw UsageError("--gpu-rest must be in [0, 3600] seconds");
   w.gpu_rest_s = a.gpu_rest;
   return w;
@@ -339,6 +346,7 @@ Node workload_node(const Workload& w) {
   n.set("tf32", Node::boolean(w.allow_tf32));
   if (w.routing_skew > 0) n.set("routing_skew", Node::number(w.routing_skew, Hint::none));
   if (w.impl == Impl::eager && !w.eager_cache_cropped) n.set("eager_cache", Node::text("contiguous"));
+  if (w.eager_flash_attention_2) n.set("attn_implementation", Node::text("flash_attention_2"));
   if (w.gpu_rest_s > 0) n.set("gpu_rest_s", Node::number(w.gpu_rest_s, Hint::none));
   return n;
 }

@@ -81,6 +81,7 @@ struct WorkloadArgs {
   double mem_util = 0.9;
   double routing_skew = 0;
   double gpu_rest = 0;  // --gpu-rest: seconds the GPU rests before each step (Workload::gpu_rest_s)
+  std::string attn_implementation = "sdpa";  // --attn-implementation sdpa|flash_attention_2 (eager)
   std::string eager_cache = "cropped";  // --eager-cache cropped|contiguous  // MoE: Zipf exponent of the experts' popularity (0 = uniform)
 };
 void add_workload(po::options_description& d, WorkloadArgs& a, bool with_model = true);

@@ -38,6 +38,10 @@ struct Workload {
   // h200-production and h200-moe measured), so its torch.cat takes the generic kernel; false: a
   // contiguous cache, as a generate() loop leaves it (h200-moe-contiguous).
   bool eager_cache_cropped = true;
+  // Eager: the attention transformers' modules call. false: attn_implementation="sdpa" (PyTorch's SDPA picks cuDNN
+  // on sm90, as measured); true: "flash_attention_2" (flash-attn 2's kernels, the same code as SDPA's flash backend:
+  // attention_prefill_flash2 / attention_decode_flash2).
+  bool eager_flash_attention_2 = false;
   // Seconds the GPU rests (idle or spinning one thread, at idle power) before each step: the
   // board's power cap acts on the power averaged over steps and rests alike (power.hpp), so a
   // harness that rests between replays (fused_replay_probe.py's 3 ms spin before each spin-first

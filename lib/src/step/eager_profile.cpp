@@ -110,8 +110,14 @@ void eager_attention(const GraphNode& n, const Model& m, const Workload& w, Step
       }
     // MLA: SDPA reads the keys and values expanded this step, in the activations' dtype.
     const int64_t windowed = windowed_layers(m, w, n.count);
-    Op a = ops::attention_decode_cudnn(n.name + ".sdpa", w.batch, m.heads, m.kv_heads, kv_len, head_dim,
-                                       w.act_dtype, m.mla.enabled() || cast_kv ? w.act_dtype : w.kv_dtype);
+    const DType kv = m.mla.enabled() || cast_kv ? w.act_dtype : w.kv_dtype;
+    // attn_implementation="flash_attention_2": flash-attn 2's kernels (its split-KV pair counts as one host launch:
+    // one call from Python launches both).
+    Op a = w.eager_flash_attention_2
+               ? ops::attention_decode_flash2(n.name + ".flash_attn", w.batch, m.heads, m.kv_heads, kv_len, head_dim,
+                                              w.act_dtype, kv)
+               : ops::attention_decode_cudnn(n.name + ".sdpa", w.batch, m.heads, m.kv_heads, kv_len, head_dim,
+                                             w.act_dtype, kv);
     a.launches = 1;
     a.passes = 1;
     a.framework_calls = 3;  // .transpose(1, 2), .contiguous() (already contiguous at one query), .reshape()
@@ -119,7 +125,16 @@ void eager_attention(const GraphNode& n, const Model& m, const Workload& w, Step
     // transpose and one reshape after SDPA); the attention module.
     host_counts(a, 1, 2, 1);
     if (n.count > windowed) s.ops.push_back(counted(a, n.count - windowed));
-    if (windowed > 0) {
+    if (windowed > 0 && w.eager_flash_attention_2) {
+      // flash-attn 2 takes the window itself (window_size): its kernel walks the window's keys, no repeat_kv.
+      Op local = ops::attention_decode_flash2(n.name + ".flash_attn_window", w.batch, m.heads, m.kv_heads,
+                                              std::min(kv_len, m.sliding_window), head_dim, w.act_dtype, kv);
+      local.launches = 1;
+      local.passes = 1;
+      local.framework_calls = a.framework_calls;
+      host_counts(local, 1, 2, 1);
+      s.ops.push_back(counted(local, windowed));
+    } else if (windowed > 0) {
       // The window's layers get a sliding mask, and transformers gives SDPA no enable_gqa with a mask:
       // repeat_kv copies K and V to every query head (TensorIterator's generic copy of an expanded
       // view), then SDPA attends each head over the window (h200-hfgemma/window: Gemma-2-9B b8 ctx 6000,
@@ -143,8 +158,11 @@ void eager_attention(const GraphNode& n, const Model& m, const Workload& w, Step
       s.ops.push_back(counted(local, windowed));
     }
   } else {
-    Op a = ops::attention_prefill(n.name + ".sdpa", w.batch, m.heads, m.kv_heads, w.ctx, kv_len, head_dim, true,
-                                  w.act_dtype, w.kv_dtype);
+    Op a = w.eager_flash_attention_2
+               ? ops::attention_prefill_flash2(n.name + ".flash_attn", w.batch, m.heads, m.kv_heads, w.ctx, kv_len,
+                                               head_dim, true, w.act_dtype, w.kv_dtype)
+               : ops::attention_prefill(n.name + ".sdpa", w.batch, m.heads, m.kv_heads, w.ctx, kv_len, head_dim, true,
+                                        w.act_dtype, w.kv_dtype);
     host_counts(a, 1, 2, 1);
     s.ops.push_back(counted(a, n.count));
   }

@@ -66,6 +66,10 @@ def main(path, binary):
         # A contiguous cache (a generate() loop, hf_grid.py) is priced as one; the default is the
         # cropped cache the older runs measured.
         layout = ['--eager-cache', 'contiguous'] if s.get('cache_layout') == 'contiguous' else []
+        # SDPA held to its flash backend (hf_grid.py --sdpa-backend flash): flash-attn 2's kernels, as
+        # transformers' flash_attention_2 runs them.
+        if s.get('attn') in ('sdpa_flash', 'flash_attention_2'):
+            layout += ['--attn-implementation', 'flash_attention_2']
         out = subprocess.run([binary, s['phase'], '--model', model_arg(s, tmp.name), '--card', 'h200',
                               '--batch', str(s['batch']), '--ctx', str(priced_ctx(s)), '--impl', 'eager',
                               '--format', 'json'] + layout,

@@ -64,8 +64,11 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--budget", type=float, default=200.0, help="seconds for the whole run")
     ap.add_argument("--models", default=None, help="comma-separated catalogue keys (default: the plan's)")
-    ap.add_argument("--plan", default="grid", choices=("grid", "heldout16", "heldout17", "heldout18", "heldout19", "heldout20", "heldout21", "heldout22", "heldout23", "heldout24", "heldout25", "heldout26", "heldout27", "heldout29", "hfgemma", "hfgemma-paired", "hfgemma-window", "hfgemma-mistral"),
+    ap.add_argument("--plan", default="grid", choices=("grid", "heldout16", "heldout17", "heldout18", "heldout19", "heldout20", "heldout21", "heldout22", "heldout23", "heldout24", "heldout25", "heldout26", "heldout27", "heldout29", "hfgemma", "hfgemma-paired", "hfgemma-window", "hfgemma-mistral", "hfflash"),
                     help="grid: PLAN above; heldout16-24: that module's HF_PLAN (models never measured as steps)")
+    ap.add_argument("--sdpa-backend", default="default", choices=("default", "flash"),
+                    help="flash: every SDPA call restricted to PyTorch's FlashAttention-2 backend (sdpa_kernel), the kernels "
+                         "transformers' flash_attention_2 runs; each step records attn=sdpa_flash")
     a = ap.parse_args()
     plan = PLAN
     if a.plan in ("hfgemma-paired", "hfgemma-window", "hfgemma-mistral"):
@@ -94,7 +97,11 @@ def main():
         # Named hf.json with no top-level "cases": not a perfmodel result file (tests/test_results.cpp).
         json.dump(dict(meta=meta, steps=steps), open(f"{a.out}/hf.json", "w"), indent=1)
     log(f"torch {torch.__version__} transformers {transformers.__version__} {meta['device']}")
-    with torch.no_grad():
+    from contextlib import nullcontext
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    backend = sdpa_kernel([SDPBackend.FLASH_ATTENTION]) if a.sdpa_backend == "flash" else nullcontext()
+    meta["sdpa_backend"] = a.sdpa_backend
+    with torch.no_grad(), backend:
         for key in models:
             if time.perf_counter() - t0 > a.budget:
                 log(f"budget spent before {key}")
@@ -112,6 +119,8 @@ def main():
                         break
                     try:
                         r = fn(m, cfg, key, b, ctx)
+                        if a.sdpa_backend == "flash":
+                            r["attn"] = "sdpa_flash"
                         steps.append(r)
                         save()
                         log(f"{key} {phase} b{b} ctx{ctx}: wall {r['wall_s'] * 1e3:.2f} ms, kernels "
