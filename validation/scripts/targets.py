@@ -174,6 +174,10 @@ def issue10(binary):
               f"{acc}, h200-flash30", summary(f30.errors("eager", lambda c, kind=kind: c["kernel"] == kind)), (0.08, 0.20),
               "the small-grid split and lone-CTA pace were priced after its two 1024 / 700-token grids missed"
               if kind == "attention_prefill_flash2" else "")
+    rows = hf_rows(binary, R + "h200-hfflash/flash/hf.json", False)
+    t.add("transformers eager steps on FlashAttention-2 (SDPA held to its flash backend), GPU kernel time",
+          "compare_hf.py (`--attn-implementation flash_attention_2`), h200-hfflash/flash (Llama-3-8B, Qwen2.5-7B)",
+          summary([k for _, _, k in rows]), (0.10, None), "decode and prefill; nothing fitted on them")
     for p in ("fused", "eager", "compiled"):
         e, parts = pooled([prod, small, chain], p, is_gemm)
         t.add(f"GEMMs, `{p}` profile (torch.linear / torch._scaled_mm on cuBLASLt)",
