@@ -59,7 +59,9 @@ int validate_profile_step(const Model& m, const Workload& w, const Loaded& l, co
   const std::string key = m.source_file.substr(m.source_file.rfind('/') + 1, m.source_file.size() - m.source_file.rfind('/') - 6);
   const std::string command = "cd '" + ctx.data_root + "' && python3 validation/scripts/production/profile_step.py --impl " +
                               to_string(w.impl) + " --model " + key + " --phase " + to_string(w.phase) + " --batch " +
-                              std::to_string(w.batch) + " --ctx " + std::to_string(w.ctx);
+                              std::to_string(w.batch) + " --ctx " + std::to_string(w.ctx) +
+                              // flash_attention_2: every SDPA call held to its FlashAttention-2 backend (the same kernels)
+                              (w.eager_flash_attention_2 ? " --sdpa-backend flash" : "");
   *ctx.err << "validate: " << command << "\n";
   const auto r = parse_result(run_helper(command));
   const double wall = r.at("wall_s"), kernel = r.at("kernel_s");

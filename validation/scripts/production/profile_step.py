@@ -76,9 +76,17 @@ def main():
     ap.add_argument("--batch", type=int, default=1)
     ap.add_argument("--ctx", type=int, default=1024)
     ap.add_argument("--layers", type=int, default=0, help="fused, compiled: cut the model to this many layers")
+    ap.add_argument("--sdpa-backend", choices=["default", "flash"], default="default",
+                    help="eager: flash holds every SDPA call to PyTorch's FlashAttention-2 backend (perfmodel's "
+                         "--attn-implementation flash_attention_2: flash-attn 2's kernels)")
     a = ap.parse_args()
+    if a.sdpa_backend == "flash" and a.impl != "eager":
+        ap.error("--sdpa-backend flash: eager only")
     torch.cuda.set_device(0)
-    r = {"fused": fused, "eager": eager, "compiled": compiled}[a.impl](a)
+    from contextlib import nullcontext
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+    with sdpa_kernel([SDPBackend.FLASH_ATTENTION]) if a.sdpa_backend == "flash" else nullcontext():
+        r = {"fused": fused, "eager": eager, "compiled": compiled}[a.impl](a)
     print("profile_step " + " ".join(f"{k}={v}" for k, v in r.items()), flush=True)
 
 
