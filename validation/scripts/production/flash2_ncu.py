@@ -11,10 +11,11 @@ import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
 
 SHAPES = [(1, 32, 1024, 128), (1, 32, 1024, 64), (1, 16, 1024, 256), (1, 4, 1024, 128)]  # batch, heads, seq, head dim
+HEAD_DIMS = [(1, 32, 1024, d) for d in (32, 80, 96, 160, 192)]  # --head-dims (h200-headdims)
 
 
-def main():
-    for b, h, s, d in SHAPES:
+def main(shapes):
+    for b, h, s, d in shapes:
         q, k, v = (torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16) for _ in range(3))
         with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
             F.scaled_dot_product_attention(q, k, v, is_causal=True)
@@ -27,4 +28,5 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+    main(HEAD_DIMS if "--head-dims" in sys.argv else SHAPES)
