@@ -169,3 +169,32 @@ TEST_CASE("transformers steps with SDPA held to FlashAttention-2 (h200-hfflash):
   CHECK(measured_gap > 0);
   CHECK(priced_gap == doctest::Approx(measured_gap).epsilon(0.5));
 }
+
+TEST_CASE("head dims no fit saw (h200-headdims: 32, 80, 96, 160, 192): the kernels run the next compiled head dim") {
+  // FlashAttention-2 runs its 32 / 96 / 192 kernels there (80 -> 96, 160 -> 192; 192 with eight warps, one CTA an
+  // SM), cuDNN its 64 / 128 / 192 ones. Priced at the call's own dim: FA2 prefill 12.1 % median, decode 16.1 % (the
+  // eight-warp kernel's b64 calls -48 / -59 %), cuDNN prefill 18.2 % (its 32 / 80 / 96 calls -17..-26 %).
+  Measurements m;
+  load_measurements(test::root() + "/validation/results/h200-headdims/kernels.json", m);
+  std::vector<double> fa2_prefill, fa2_decode, cudnn_prefill;
+  for (const ProfileCaseError& e : evaluate_profiles(m, h200(), &h200_cal())) {
+    if (e.profile != Impl::eager) continue;
+    const double err = std::fabs(e.error.error);
+    if (e.error.detail == "attention_prefill_flash2") fa2_prefill.push_back(err);
+    if (e.error.detail == "attention_decode_flash2") fa2_decode.push_back(err);
+    if (e.error.detail == "attention_prefill_fused") cudnn_prefill.push_back(err);
+  }
+  REQUIRE(fa2_prefill.size() == 15);
+  REQUIRE(fa2_decode.size() == 10);
+  REQUIRE(cudnn_prefill.size() == 15);
+  CAPTURE(quantile(fa2_prefill, 0.5));
+  CAPTURE(quantile(fa2_decode, 0.5));
+  CAPTURE(quantile(cudnn_prefill, 0.5));
+  CHECK(quantile(fa2_prefill, 0.5) <= 0.06);    // 5.0 %
+  CHECK(quantile(fa2_decode, 0.5) <= 0.10);     // 9.2 %
+  CHECK(quantile(cudnn_prefill, 0.5) <= 0.08);  // 6.8 %
+  CHECK(*std::max_element(fa2_decode.begin(), fa2_decode.end()) <= 0.25);  // 21 %: the split path at 80 / 32 / 160
+  // Head dim 80 is priced as 96 and 160 as 192 (the same kernels), so alike at the same shape.
+  CHECK(flash2_s(4, 32, 32, 2048, 80) == doctest::Approx(flash2_s(4, 32, 32, 2048, 96)));
+  CHECK(flash2_s(4, 16, 16, 2048, 160) == doctest::Approx(flash2_s(4, 16, 16, 2048, 192)));
+}

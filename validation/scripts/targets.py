@@ -174,6 +174,12 @@ def issue10(binary):
               f"{acc}, h200-flash30", summary(f30.errors("eager", lambda c, kind=kind: c["kernel"] == kind)), (0.08, 0.20),
               "the small-grid split and lone-CTA pace were priced after its two 1024 / 700-token grids missed"
               if kind == "attention_prefill_flash2" else "")
+    hd = Kernels(binary, R + "h200-headdims/kernels.json", False)
+    for kind, what in (("attention_prefill_flash2", "FlashAttention-2 prefill"), ("attention_decode_flash2", "FlashAttention-2 decode"),
+                       ("attention_prefill_fused", "cuDNN prefill")):
+        t.add(f"{what} at head dims 32 / 80 / 96 / 160 / 192 (h200-headdims, never fitted)", f"{acc}, h200-headdims",
+              summary(hd.errors("eager", lambda c, kind=kind: c["kernel"] == kind)), (0.08, 0.20),
+              "the kernels' compiled head dims (80 runs 96's, 160 runs 192's) read off this set's kernel names")
     rows = hf_rows(binary, R + "h200-hfflash/flash/hf.json", False)
     t.add("transformers eager steps on FlashAttention-2 (SDPA held to its flash backend), GPU kernel time",
           "compare_hf.py (`--attn-implementation flash_attention_2`), h200-hfflash/flash (Llama-3-8B, Qwen2.5-7B)",

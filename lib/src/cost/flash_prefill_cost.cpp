@@ -26,6 +26,11 @@ double attention_tile_time(const Roofs& r, int64_t head_dim) {
 // h200-fused-step-alone; branch prefill). No parameter: the card's read and write rates.
 namespace {
 
+int64_t cudnn_prefill_dim(int64_t head_dim) {
+  for (int64_t d : {64, 128, 192}) if (head_dim <= d) return d;
+  return std::max<int64_t>(256, head_dim);
+}
+
 double attention_wave_edge_s(const Op& op, const Roofs& r) {
   const AttentionShape& a = op.attention;
   if (r.read_bandwidth <= 0 || r.write_bandwidth <= 0 || r.card.sm_count <= 0) return 0;
@@ -43,8 +48,12 @@ KernelTimes flash_prefill_cost(const Op& op, const Roofs& r, const Tile* force_t
   effective_peak(r, op.precision);  // a card without the op's peak is refused, as for any op
   const AttentionShape& a = op.attention;
   KernelTimes t;
+  // A profile's kernel (cuDNN's sm90 SDPA) is generated for head dims 64 / 128 / 192 / 256 (its names'
+  // 64x128x<d>): a call runs the next one up, its MMAs over the padded dim (h200-headdims: 32 runs the 64 kernel,
+  // 80 and 96 the 128 one, 160 the 192 one; priced at the call's own dim they were 8-26 % fast).
+  const int64_t dim = r.attention_call_floor_s ? cudnn_prefill_dim(a.head_dim) : a.head_dim;
   t.compute_s = prefill_attention_critical_s(a.batch, a.heads, a.q_len, a.kv_len, a.causal, a.window, r.card.sm_count,
-                                             r.attention_cta_fixed_s, attention_tile_time(r, a.head_dim));
+                                             r.attention_cta_fixed_s, attention_tile_time(r, dim));
   // A profile's kernel has its own floor per call (cuDNN's, FlashAttention's: measured on the
   // smallest calls); else the card's launch floor and one sweep per pass.
   t.fixed_s = r.attention_call_floor_s ? *r.attention_call_floor_s + attention_wave_edge_s(op, r)

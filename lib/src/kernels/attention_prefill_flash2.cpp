@@ -23,22 +23,34 @@ namespace perfmodel {
 namespace {
 
 struct Flash2Tiles {
-  int64_t rows, keys, warps;
+  int64_t dim, rows, keys, warps;  // the kernel's head dim (the call's, rounded up), its tile and warps
+  int ctas_per_sm;                 // resident CTAs: 255 / 245 registers a thread (Nsight Compute)
 };
 
-// Flash_fwd_kernel_traits<d, bm, bn, warps> of the kernels PyTorch 2.11 launched on the H200 (every measured
-// case's kernel name): flash_fwd_kernel at head dim 64 runs 128 x 128, 128 runs 128 x 64, 256 runs 64 x 64;
-// flash_fwd_splitkv_kernel 64 x 256, 64 x 128, 64 x 64; four warps each. Other head dims take the next measured
-// one's tiles.
-Flash2Tiles flash2_split_tiles(int64_t head_dim) { return {64, head_dim <= 64 ? 256 : head_dim <= 128 ? 128 : 64, 4}; }
-
-Flash2Tiles flash2_tiles(int64_t head_dim) {
-  if (head_dim <= 64) return {128, 128, 4};
-  if (head_dim <= 128) return {128, 64, 4};
-  return {64, 64, 4};
+// The head dims PyTorch 2.11's FlashAttention-2 is compiled for; a call runs the next one up, its MMAs and its
+// shared-memory reads over the padded dim (h200-headdims: 80 runs the 96 kernel, 160 the 192 one).
+int64_t flash2_kernel_dim(int64_t head_dim) {
+  for (int64_t d : {32, 64, 96, 128, 192}) if (head_dim <= d) return d;
+  return 256;
 }
 
-constexpr int kCtasPerSm = 2;                  // 128 threads x 255 registers: two CTAs in the SM's 64 K registers
+// Flash_fwd_kernel_traits<d, bm, bn, warps> of the kernels PyTorch 2.11 launched on the H200 (every measured case's
+// kernel name; h200-headdims for 32, 96 and 192): flash_fwd_kernel 128 x 128 at head dims 32 and 64, 128 x 64 at 96
+// and 128 (four warps, two CTAs an SM), 128 x 64 with eight warps at 192 (one CTA an SM), 64 x 64 at 256 (four
+// warps, two an SM); flash_fwd_splitkv_kernel 64 x 256 / 64 x 128 / 64 x 64 keys (to 64 / 128 / past), four warps.
+Flash2Tiles flash2_split_tiles(int64_t head_dim) {
+  const int64_t d = flash2_kernel_dim(head_dim);
+  return {d, 64, d <= 64 ? 256 : d <= 128 ? 128 : 64, 4, 2};
+}
+
+Flash2Tiles flash2_tiles(int64_t head_dim) {
+  const int64_t d = flash2_kernel_dim(head_dim);
+  if (d <= 64) return {d, 128, 128, 4, 2};
+  if (d <= 128) return {d, 128, 64, 4, 2};
+  if (d <= 192) return {d, 128, 64, 8, 1};
+  return {d, 64, 64, 4, 2};
+}
+
 constexpr double kSmemBytesPerClock = 128.0;   // an SM's shared-memory read port
 constexpr int64_t kBalancedGrid = 100000;      // CTAs past which the list schedule is taken as balanced
 
@@ -56,9 +68,9 @@ int64_t key_tiles(const AttentionShape& a, const Flash2Tiles& t, int64_t i) {
 }
 
 // The busiest slot's time: CTAs in index order (heads outer, query tiles inner) onto the first free of
-// kCtasPerSm x SMs slots, each CTA priced at the pace it runs beside its SM's other CTA.
-double critical_path_s(const AttentionShape& a, const std::vector<double>& cta_s, int sm_count) {
-  const int slots = kCtasPerSm * std::max(1, sm_count);
+// ctas_per_sm x SMs slots, each CTA priced at the pace it runs beside its SM's other CTAs.
+double critical_path_s(const AttentionShape& a, const std::vector<double>& cta_s, int sm_count, int ctas_per_sm) {
+  const int slots = ctas_per_sm * std::max(1, sm_count);
   const int64_t groups = a.batch * a.heads;
   const double longest = *std::max_element(cta_s.begin(), cta_s.end());
   if (groups * static_cast<int64_t>(cta_s.size()) > kBalancedGrid) {
@@ -86,8 +98,8 @@ double tiles_critical_s(const AttentionShape& a, const Roofs& r, int64_t splits)
   const Flash2Prefill& f = r.flash2;
   const Flash2Tiles t = splits > 1 ? flash2_split_tiles(a.head_dim) : flash2_tiles(a.head_dim);
   const int sms = std::max(1, r.card.sm_count);
-  const double elements = static_cast<double>(t.rows * t.keys), d = static_cast<double>(a.head_dim);
-  const double smem_bytes = static_cast<double>(t.warps * 2 * t.keys * a.head_dim * 2);  // K and V, bf16 / fp16
+  const double elements = static_cast<double>(t.rows * t.keys), d = static_cast<double>(t.dim);
+  const double smem_bytes = static_cast<double>(t.warps * 2 * t.keys * t.dim * 2);  // K and V, bf16 / fp16
   // The SM's own clock (the CUDA-core peaks' one: 1980 MHz on the H200) drives its shared-memory port.
   const double clock = r.card.cuda_clock_hz > 0 ? r.card.cuda_clock_hz : r.card.tensor_clock_hz;
   const double tile_s = 4 * elements * d / (*f.mma_peak / sms) + *f.softmax_s * elements +
@@ -101,7 +113,7 @@ double tiles_critical_s(const AttentionShape& a, const Roofs& r, int64_t splits)
   // A grid of no more CTAs than SMs leaves each alone on its SM, at lone_pace times the paired pace; past that the
   // SMs holding two set the time (the block scheduler fills every SM once before it doubles any).
   const bool alone = a.batch * a.heads * q_tiles * std::max<int64_t>(1, splits) <= sms;
-  const double pace = kCtasPerSm / (alone && f.lone_pace ? *f.lone_pace : 1.0);
+  const double pace = t.ctas_per_sm > 1 && alone && f.lone_pace ? t.ctas_per_sm / *f.lone_pace : t.ctas_per_sm;
   std::vector<double> cta_s;
   for (int64_t s = 0; s < std::max<int64_t>(1, splits); ++s)
     for (int64_t i = 0; i < q_tiles; ++i) {
@@ -112,7 +124,7 @@ double tiles_critical_s(const AttentionShape& a, const Roofs& r, int64_t splits)
       cta_s.push_back(pace * (*f.cta_fixed_s + static_cast<double>(n) * tile_s +
                               static_cast<double>(masked) * *f.mask_s * elements));
     }
-  return critical_path_s(a, cta_s, sms);
+  return critical_path_s(a, cta_s, sms, t.ctas_per_sm);
 }
 
 KernelTimes flash2_prefill_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
