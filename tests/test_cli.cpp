@@ -581,3 +581,27 @@ TEST_CASE("a card without a calibration of its own takes its die's: H100 SXM fro
   // Another die (H100 PCIe: 114 SMs) stays on the datasheet.
   CHECK(cli("decode --model llama3-8b --card h100-pcie").out.find("datasheet roofs") != std::string::npos);
 }
+
+TEST_CASE("docs/cli.md lists every flag each command's --help prints") {
+  // docs/cli.md is the help text by hand; this keeps it from going stale (it had lost --gpu-rest and accuracy's --bands).
+  std::ifstream in(test::root() + "/docs/cli.md");
+  std::stringstream buf;
+  buf << in.rdbuf();
+  const std::string doc = buf.str();
+  for (const char* cmd : {"decode", "prefill", "ops", "gemm", "op", "roofline", "occupancy", "tiling", "collective", "plan",
+                          "cards", "models", "accuracy", "calibrate", "validate"}) {
+    const Run r = cli(std::string(cmd) + " --help");
+    REQUIRE(r.rc == 0);
+    const size_t at = doc.find("\n## " + std::string(cmd) + "\n");
+    REQUIRE_MESSAGE(at != std::string::npos, "docs/cli.md has no section for " << cmd);
+    const size_t end = doc.find("\n## ", at + 4);
+    const std::string section = doc.substr(at, end == std::string::npos ? std::string::npos : end - at);
+    std::istringstream lines(r.out);
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind("  --", 0) != 0) continue;
+      const std::string flag = line.substr(2, line.find_first_of(" \t", 2) - 2);
+      CAPTURE(cmd);
+      CHECK_MESSAGE(section.find(flag) != std::string::npos, "docs/cli.md's " << cmd << " section lacks " << flag);
+    }
+  }
+}
