@@ -31,7 +31,7 @@ struct Flash2Tiles {
 // shared-memory reads over the padded dim (h200-headdims: 80 runs the 96 kernel, 160 the 192 one).
 int64_t flash2_kernel_dim(int64_t head_dim) {
   for (int64_t d : {32, 64, 96, 128, 192}) if (head_dim <= d) return d;
-  return 256;
+  return std::max<int64_t>(256, head_dim);  // past 256 PyTorch runs no FlashAttention-2: priced at the call's dim
 }
 
 // Flash_fwd_kernel_traits<d, bm, bn, warps> of the kernels PyTorch 2.11 launched on the H200 (every measured case's
