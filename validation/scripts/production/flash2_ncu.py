@@ -12,6 +12,27 @@ from torch.nn.attention import SDPBackend, sdpa_kernel
 
 SHAPES = [(1, 32, 1024, 128), (1, 32, 1024, 64), (1, 16, 1024, 256), (1, 4, 1024, 128)]  # batch, heads, seq, head dim
 HEAD_DIMS = [(1, 32, 1024, d) for d in (32, 80, 96, 160, 192)]  # --head-dims (h200-headdims)
+# --decode-odd (h200-oddsplit): one query token over 16000 keys, the split kernel; (heads, head dim, cache layout):
+# "bshd" is the (batch, seq, heads, dim) cache run_all.py measures (a head's rows 160 B apart at dim 80: not 64 B
+# aligned), "bhsd" the head-major cache transformers' DynamicCache holds (a head's rows contiguous)
+DECODE_ODD = [(32, d, lay) for d in (80, 96, 128) for lay in ("bshd", "bhsd")] + [(16, d, "bshd") for d in (32, 64, 160, 192)]
+
+
+def decode_odd():
+    for h, d, lay in DECODE_ODD:
+        q = torch.randn(1, h, 1, d, device="cuda", dtype=torch.bfloat16)
+        if lay == "bshd":
+            k, v = (torch.randn(1, 16000, h, d, device="cuda", dtype=torch.bfloat16).transpose(1, 2) for _ in range(2))
+        else:
+            k, v = (torch.randn(1, h, 16000, d, device="cuda", dtype=torch.bfloat16) for _ in range(2))
+        with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
+            F.scaled_dot_product_attention(q, k, v)
+            torch.cuda.synchronize()
+            torch.cuda.nvtx.range_push("measure")
+            F.scaled_dot_product_attention(q, k, v)
+            torch.cuda.synchronize()
+            torch.cuda.nvtx.range_pop()
+        print(h, d, lay, flush=True)
 
 
 def main(shapes):
@@ -29,4 +50,7 @@ def main(shapes):
 
 if __name__ == "__main__":
     import sys
-    main(HEAD_DIMS if "--head-dims" in sys.argv else SHAPES)
+    if "--decode-odd" in sys.argv:
+        decode_odd()
+    else:
+        main(HEAD_DIMS if "--head-dims" in sys.argv else SHAPES)

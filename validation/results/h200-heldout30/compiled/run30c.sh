@@ -1,0 +1,16 @@
+#!/bin/bash
+# heldout30's compiled decode steps (lead, 2026-12-04, twelfth session): compiled_gaps.py per model, fresh process each.
+set -u
+export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 CUDA_VISIBLE_DEVICES=0 PYTHONUNBUFFERED=1
+D=validation/scripts/production
+J=$OUT/compiled30.jsonl; L=$OUT/run.log
+start=$(date +%s)
+left() { echo $(( 170 - ($(date +%s) - start) )); }
+run() { local t=$1; shift; local l; l=$(left); if [ "$l" -lt 15 ]; then echo "skip $*" >>"$L"; return; fi
+  [ "$t" -gt "$l" ] && t=$l; echo "[$(( $(date +%s) - start ))s] start $*" >>"$L"
+  timeout "$t" python3 "$D/compiled_gaps.py" "$@" --out "$J" >>"$L" 2>&1; echo "[$(( $(date +%s) - start ))s] rc=$? $*" >>"$L"; }
+nvidia-smi >"$OUT/nvidia-smi.txt" 2>&1; nproc >>"$OUT/nvidia-smi.txt"; lscpu | head -20 >>"$OUT/nvidia-smi.txt"
+run 55 llama3.2-1b 4 1:4100,30:1500
+run 55 qwen2.5-1.5b 4 1:3600,20:2100
+run 55 smollm2-1.7b 4 1:1900,48:700
+echo "done $(( $(date +%s) - start ))s" >>"$L"
