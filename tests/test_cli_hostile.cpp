@@ -126,7 +126,9 @@ TEST_CASE("a profile calibration's aten: and split_kv values are checked, file:l
       {"generic_operand_elements_per_s: 6.47e11", "generic_operand_elements_per_s: -1"},
       {"int8_cast_elements_per_s: 3.899e11", "int8_cast_elements_per_s: nan"},
       {"combine_per_split: 0.227 us", "split_kv: maybe\n      combine_per_split: 0.227 us"},
-      {"softmax_reg_chain: 0.42 us", "softmax_reg_chain: 0.42 GB"}};
+      {"softmax_reg_chain: 0.42 us", "softmax_reg_chain: 0.42 GB"},
+      {"lone_pace: 1.537", "lone_pace: 3"},
+      {"uneven_dim: 1.091", "uneven_dim: 0.9"}};
   int i = 0;
   for (const auto& [from, to] : bad) {
     std::string text = base;

@@ -68,6 +68,10 @@ struct Flash2Prefill {
   // How many times its paired pace a CTA runs when the grid leaves every CTA alone on an SM (no more CTAs than SMs;
   // h200-lonecta). Optional: 1.
   Measured lone_pace;
+  // How many times its compiled dim's call a head dim short of it costs (48, 80, 112, 160, 224 run the 64, 96, 128,
+  // 192, 256 kernels with Is_even_K false: predicated loads, padded columns cleared; fit_flash2_uneven.py on
+  // h200-oddsplit). Optional: 1.
+  Measured uneven_dim;
   bool measured() const { return mma_peak && softmax_s && mask_s && smem_share && cta_fixed_s && call_floor_s; }
 };
 

@@ -159,6 +159,9 @@ ProfileCalibration read_one(MapReader r, const std::string& name) {
     x.lone_pace = f->opt_number("lone_pace");
     if (x.lone_pace && !(*x.lone_pace >= 1 && *x.lone_pace <= 2))
       f->fail("lone_pace", "must be between 1 and 2 (a CTA alone runs at most twice its paired pace)");
+    x.uneven_dim = f->opt_number("uneven_dim");
+    if (x.uneven_dim && !(*x.uneven_dim >= 1 && *x.uneven_dim <= 2))
+      f->fail("uneven_dim", "must be between 1 and 2 (a short head dim costs at least its padded kernel's call)");
     f->finish();
   }
   if (auto g = r.opt_map("gemm")) {
@@ -374,6 +377,7 @@ void write_profiles(std::ostream& o, const std::vector<ProfileCalibration>& prof
       o << "      cta_fixed: " << q(*f.cta_fixed_s, "us", 1e-6) << "\n";
       o << "      call_floor: " << q(*f.call_floor_s, "us", 1e-6) << "\n";
       if (f.lone_pace) o << "      lone_pace: " << *f.lone_pace << "\n";
+      if (f.uneven_dim) o << "      uneven_dim: " << *f.uneven_dim << "\n";
     }
     if (p.cudnn_decode.measured()) {
       const CudnnDecode& d = p.cudnn_decode;

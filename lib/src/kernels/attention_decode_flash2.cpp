@@ -23,9 +23,13 @@ KernelTimes flash2_decode_cost(const Op& op, const Roofs& r, const Tile* force_t
     // waves: the split kernel's CTAs (ctas x splits, each streaming its share of the cache) run in rounds of two an
     // SM, so a last round part full streams at that part's rate (wave quantization; FlashAttention-2 picks the split
     // count for a wave efficiency within 85 % of the best, flash_api.cpp).
+    // A head dim short of the kernel's walks the padded kernel's key blocks (its loads predicated, not fewer): the
+    // grid, sized well under the SMs' slots, runs at that kernel's pace over the cache, not at its own bytes'
+    // (h200-oddsplit: DRAM at 54-58 % of its peak at 80 / 160 against 70-76 % at 96 / 192), times uneven_dim.
     KernelTimes t = production_decode_cost(op, r, r.flash2_decode);
     const double waves = static_cast<double>(plan.ctas * plan.splits) / (2.0 * std::max(1, r.card.sm_count));
-    t.memory_s *= std::ceil(waves) / waves;
+    const double padded = static_cast<double>(flash2_kernel_dim(a.head_dim)) / static_cast<double>(a.head_dim);
+    t.memory_s *= std::ceil(waves) / waves * padded * flash2_uneven_dim(r.flash2, a.head_dim);
     return t;
   }
   if (!r.flash2.measured()) return production_decode_cost(op, r, r.flash2_decode);

@@ -20,19 +20,27 @@
 
 namespace perfmodel {
 
-namespace {
-
-struct Flash2Tiles {
-  int64_t dim, rows, keys, warps;  // the kernel's head dim (the call's, rounded up), its tile and warps
-  int ctas_per_sm;                 // resident CTAs: 255 / 245 registers a thread (Nsight Compute)
-};
-
 // The head dims PyTorch 2.11's FlashAttention-2 is compiled for; a call runs the next one up, its MMAs and its
 // shared-memory reads over the padded dim (h200-headdims: 80 runs the 96 kernel, 160 the 192 one).
 int64_t flash2_kernel_dim(int64_t head_dim) {
   for (int64_t d : {32, 64, 96, 128, 192}) if (head_dim <= d) return d;
   return std::max<int64_t>(256, head_dim);  // past 256 PyTorch runs no FlashAttention-2: priced at the call's dim
 }
+
+// The padded kernel is instantiated with Is_even_K false for a short dim: every load of Q, K and V is predicated by
+// column chunk and the padded columns are cleared in shared memory (flash_fwd_kernel.h, copy<Is_even_MN, Is_even_K>).
+// Nsight Compute (h200-oddsplit): the split kernel at 80 executes 14 % more warp instructions than at 96, at 160
+// 17 % more than at 192; timed pairs at one shape: 1.07-1.14x.
+double flash2_uneven_dim(const Flash2Prefill& f, int64_t head_dim) {
+  return f.uneven_dim && head_dim != flash2_kernel_dim(head_dim) ? *f.uneven_dim : 1.0;
+}
+
+namespace {
+
+struct Flash2Tiles {
+  int64_t dim, rows, keys, warps;  // the kernel's head dim (the call's, rounded up), its tile and warps
+  int ctas_per_sm;                 // resident CTAs: 255 / 245 registers a thread (Nsight Compute)
+};
 
 // Flash_fwd_kernel_traits<d, bm, bn, warps> of the kernels PyTorch 2.11 launched on the H200 (every measured case's
 // kernel name; h200-headdims for 32, 96 and 192): flash_fwd_kernel 128 x 128 at head dims 32 and 64, 128 x 64 at 96
@@ -113,7 +121,8 @@ double tiles_critical_s(const AttentionShape& a, const Roofs& r, int64_t splits)
   // A grid of no more CTAs than SMs leaves each alone on its SM, at lone_pace times the paired pace; past that the
   // SMs holding two set the time (the block scheduler fills every SM once before it doubles any).
   const bool alone = a.batch * a.heads * q_tiles * std::max<int64_t>(1, splits) <= sms;
-  const double pace = t.ctas_per_sm > 1 && alone && f.lone_pace ? t.ctas_per_sm / *f.lone_pace : t.ctas_per_sm;
+  const double pace = (t.ctas_per_sm > 1 && alone && f.lone_pace ? t.ctas_per_sm / *f.lone_pace : t.ctas_per_sm) *
+                      flash2_uneven_dim(f, a.head_dim);
   std::vector<double> cta_s;
   for (int64_t s = 0; s < std::max<int64_t>(1, splits); ++s)
     for (int64_t i = 0; i < q_tiles; ++i) {
