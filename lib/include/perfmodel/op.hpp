@@ -38,6 +38,9 @@ struct AttentionShape {
   int64_t batch = 0, heads = 0, kv_heads = 0, q_len = 0, kv_len = 0, head_dim = 0;
   bool causal = false;
   int64_t window = 0;  // sliding window (0 = none): a query sees at most this many keys
+  // The values' head dim where it is not the keys' (0: head_dim). MLA's expanded heads (keys of qk_head_dim, values of
+  // v_head_dim) are priced at their mean head_dim; cuDNN's decode picks its CTAs a unit by the values' width.
+  int64_t v_head_dim = 0;
 };
 
 // Mixture-of-experts ops: how many tokens go to how many experts (moe_topk, moe_permute,

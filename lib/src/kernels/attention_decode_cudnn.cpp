@@ -304,9 +304,31 @@ KernelTimes graph_split_times(const Op& op, const Roofs& r, int64_t ctas) {
   return t;
 }
 
+// A head dim between 128 and 256 runs the x256 variant (h200-headdims' kernel names at 160 and 192). With values
+// wider than 128 its grid holds two CTAs a (sequence, KV head), each a 128-wide slice of the output over the whole
+// padded key row, as at 256: the call walks as the 256 one does at the same shape (h200-headdims: 82.9 / 84.1 us at
+// 160 / 192, b1 x 16 heads x 16000 keys, where 256's price is 84.5; at its own dim it was priced 35-46 % fast).
+// MLA's expanded heads (values of 128) keep one CTA a unit at their mean dim, as their steps were priced.
+bool runs_as_x256(const AttentionShape& a) {
+  const int64_t values = a.v_head_dim > 0 ? a.v_head_dim : a.head_dim;
+  return a.head_dim > 128 && a.head_dim < 256 && values > 128;
+}
+
+Op as_x256(const Op& op) {
+  Op p = op;
+  const double scale = 256.0 / static_cast<double>(op.attention.head_dim);
+  p.attention.head_dim = 256;
+  p.attention.v_head_dim = 0;
+  p.bytes_read *= scale;  // the padded rows, as the 256 call reads them
+  p.bytes_written *= scale;
+  p.flops *= scale;
+  return p;
+}
+
 // cuDNN's own rule (measured through PyTorch's SDPA): split when half the SMs or more sit idle and
 // the walk is over 4 key tiles.
-KernelTimes cudnn_decode_cost(const Op& op, const Roofs& r, const Tile*) {
+KernelTimes cudnn_decode_cost(const Op& op, const Roofs& r, const Tile* tile) {
+  if (runs_as_x256(op.attention)) return cudnn_decode_cost(as_x256(op), r, tile);
   const int64_t ctas = decode_ctas(op.attention);
   const int sms = std::max(1, r.card.sm_count);
   const bool split = 2 * ctas <= sms && ceil_div(op.attention.kv_len, kKeyTile) >= kSplitMinKeyTiles;

@@ -118,6 +118,7 @@ void eager_attention(const GraphNode& n, const Model& m, const Workload& w, Step
                                               w.act_dtype, kv)
                : ops::attention_decode_cudnn(n.name + ".sdpa", w.batch, m.heads, m.kv_heads, kv_len, head_dim,
                                              w.act_dtype, kv);
+    if (m.mla.enabled()) a.attention.v_head_dim = m.mla.v_head_dim;
     a.launches = 1;
     a.passes = 1;
     a.framework_calls = 3;  // .transpose(1, 2), .contiguous() (already contiguous at one query), .reshape()
