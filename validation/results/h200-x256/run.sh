@@ -1,5 +1,5 @@
 #!/bin/bash
-# h200-x256's device run (lead, 2026-12-04, twelfth session), from the repository root, OUT set: cuDNN's decode at
+# h200-x256's device run (lead, 2026-12-04, twelfth session), from the repository root, OUT set: cuDNN's and FlashAttention-2's decode at
 # head dims 144-256 (validation/scripts/production/x256.py), planned before it was measured.
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 CUDA_VISIBLE_DEVICES=0 PYTHONUNBUFFERED=1
 nvidia-smi > $OUT/smi.txt 2>&1; date -u > $OUT/date.txt
