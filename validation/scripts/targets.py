@@ -180,6 +180,16 @@ def issue10(binary):
         t.add(f"{what} at head dims 32 / 80 / 96 / 160 / 192 (h200-headdims, never fitted)", f"{acc}, h200-headdims",
               summary(hd.errors("eager", lambda c, kind=kind: c["kernel"] == kind)), (0.08, 0.20),
               "the kernels' compiled head dims (80 runs 96's, 160 runs 192's) read off this set's kernel names")
+    # h200-x256: planned after uneven_dim was fitted (h200-oddsplit) and the x256 rule written (from h200-headdims'
+    # four cuDNN calls at 160 / 192), measured before anything was read off it.
+    x256 = Kernels(binary, R + "h200-x256/kernels.json", False)
+    t.add("FlashAttention-2 decode at head dims 144 / 160 / 192 / 224 / 256 (h200-x256, never fitted)", f"{acc}, h200-x256",
+          summary(x256.errors("eager", lambda c: c["kernel"] == "attention_decode_flash2")), (0.08, 0.20),
+          "144 / 160 / 224 run the next kernel uneven: `uneven_dim`, fitted on h200-oddsplit's pairs alone")
+    t.add("cuDNN decode at head dims 144 / 160 / 192 / 224 / 256 (h200-x256, never fitted)",
+          "`perfmodel op --kind attention --impl eager` per case, h200-x256",
+          summary(cudnn_decode_errors(binary, R + "h200-x256/kernels.json", False)), (0.08, 0.20),
+          "144-224 run cuDNN's x256 kernel: priced as the 256 call (a rule read off h200-headdims' 160 / 192 calls)")
     rows = hf_rows(binary, R + "h200-hfflash/flash/hf.json", False)
     t.add("transformers eager steps on FlashAttention-2 (SDPA held to its flash backend), GPU kernel time",
           "compare_hf.py (`--attn-implementation flash_attention_2`), h200-hfflash/flash (Llama-3-8B, Qwen2.5-7B)",
