@@ -116,30 +116,8 @@ TEST_CASE("FlashAttention-2 decode, held out (odd cases of 14 sets): median <= 8
   REQUIRE(held.size() >= 80);
   CAPTURE(quantile(held, 0.5));
   CAPTURE(quantile(held, 0.9));
-  CHECK(quantile(held, 0.5) <= 0.065);  // 5.5 % since branch tailpace (7.6 % before)
+  CHECK(quantile(held, 0.5) <= 0.08);  // 7.6 % (5.5 % with branch tailpace's last-round rule, not kept: h200-tailpace)
   CHECK(quantile(held, 0.9) <= 0.20);
-}
-
-TEST_CASE("FlashAttention-2's last round: a CTA starting alone on its SM runs at lone_pace (branch tailpace)") {
-  // The swapped decode without a split, equal CTAs: 264 fill the 132 SMs' two slots; 36 more start alone once the
-  // round ends. Priced as paired throughout (two rounds) the 265-396-CTA calls were 16 % slow; alone, the second
-  // round takes 1 / lone_pace of a paired one.
-  const Roofs eager = make_roofs(h200(), &h200_cal(), Impl::eager);
-  auto decode_s = [&](int64_t batch) {
-    return price(ops::attention_decode_flash2("fa2", batch, 12, 4, 2200, 256, DType::bf16, DType::bf16), eager,
-                 Impl::fused).compute_time_s;
-  };
-  const auto eager_cal = std::find_if(h200_cal().profiles.begin(), h200_cal().profiles.end(),
-                                      [](const ProfileCalibration& p) { return p.name == "eager"; });
-  const double lone = *eager_cal->flash2.lone_pace;
-  const double round = decode_s(66);                            // 264 CTAs: one full round, paired
-  CHECK(decode_s(75) == doctest::Approx(round * (1 + 1 / lone)).epsilon(0.01));  // 300: the 36 after it alone
-  CHECK(decode_s(99) == doctest::Approx(round * (1 + 1 / lone)).epsilon(0.01));  // 396: 132 alone, one an SM
-  CHECK(decode_s(100) == doctest::Approx(2 * round).epsilon(0.01));              // 400: four SMs hold two
-  // h200-heldout29's b75 x 12 / 4 heads x 2200 keys at head dim 256 (300 CTAs): 207.6 us measured, +17 % as paired.
-  const double t = price(ops::attention_decode_flash2("fa2", 75, 12, 4, 2200, 256, DType::bf16, DType::bf16), eager,
-                         Impl::fused).time_s;
-  CHECK(std::fabs(t / 207.6e-6 - 1) <= 0.05);
 }
 
 TEST_CASE("FlashAttention-2 decode without a split is the prefill's kernel over the swapped group") {

@@ -190,6 +190,10 @@ def issue10(binary):
           "`perfmodel op --kind attention --impl eager` per case, h200-x256",
           summary(cudnn_decode_errors(binary, R + "h200-x256/kernels.json", False)), (0.08, 0.20),
           "144-224 run cuDNN's x256 kernel: priced as the 256 call (a rule read off h200-headdims' 160 / 192 calls)")
+    tp = Kernels(binary, R + "h200-tailpace/kernels.json", False)
+    t.add("FlashAttention-2 decode without a split at 240-800 CTAs (h200-tailpace, never fitted)", f"{acc}, h200-tailpace",
+          summary(tp.errors("eager", lambda c: c["kernel"] == "attention_decode_flash2")), (0.08, 0.20),
+          "paired rounds; a last round alone (branch tailpace) was tried on it and not kept")
     rows = hf_rows(binary, R + "h200-hfflash/flash/hf.json", False)
     t.add("transformers eager steps on FlashAttention-2 (SDPA held to its flash backend), GPU kernel time",
           "compare_hf.py (`--attn-implementation flash_attention_2`), h200-hfflash/flash (Llama-3-8B, Qwen2.5-7B)",

@@ -75,43 +75,27 @@ int64_t key_tiles(const AttentionShape& a, const Flash2Tiles& t, int64_t i) {
   return std::clamp<int64_t>(last_key / t.keys + 1 - lo, 1, all);
 }
 
-// The last CTA's end: CTAs in index order (heads outer, query tiles inner), each `work` long at its paired pace (the
-// time it takes beside the other CTA of its SM). The block scheduler fills every SM once before it doubles any (slot
-// k is on SM k mod SMs) and hands a freed slot the next CTA, so while CTAs remain every SM holds ctas_per_sm. A CTA
-// that starts on an SM whose other slot has run its last CTA runs alone, at lone_pace times its paired pace
-// (h200-lonecta: 1.54x): every CTA of a grid of no more CTAs than SMs, and a last round's. Priced as paired, the
-// swapped decode's partial last rounds were 16 % slow (265-396 CTAs). One that started paired keeps its pace when
-// its partner ends: causal grids of one round (b1 x 1024 tokens x 32 heads, a short and a long query tile an SM)
-// measured as paired throughout, and priced 17 % fast had it sped up (branch tailpace).
-double critical_path_s(const AttentionShape& a, const std::vector<double>& work, int sm_count, int ctas_per_sm,
-                       double lone_pace) {
-  const int sms = std::max(1, sm_count), slots = ctas_per_sm * sms;
+// The busiest slot's time: CTAs in index order (heads outer, query tiles inner) onto the first free of
+// ctas_per_sm x SMs slots, each CTA priced at the pace it runs beside its SM's other CTAs.
+double critical_path_s(const AttentionShape& a, const std::vector<double>& cta_s, int sm_count, int ctas_per_sm) {
+  const int slots = ctas_per_sm * std::max(1, sm_count);
   const int64_t groups = a.batch * a.heads;
-  const double longest = *std::max_element(work.begin(), work.end());
-  if (groups * static_cast<int64_t>(work.size()) > kBalancedGrid) {
+  const double longest = *std::max_element(cta_s.begin(), cta_s.end());
+  if (groups * static_cast<int64_t>(cta_s.size()) > kBalancedGrid) {
     double per_group = 0;
-    for (double w : work) per_group += w;
+    for (double c : cta_s) per_group += c;
     return per_group * static_cast<double>(groups) / slots + longest / 2;
   }
-  using Slot = std::pair<double, int>;  // (free at, slot): ties go to the lower slot, as the scheduler fills SMs
-  std::priority_queue<Slot, std::vector<Slot>, std::greater<>> free_at;
-  for (int i = 0; i < slots; ++i) free_at.push({0.0, i});
-  std::vector<double> last_start(static_cast<size_t>(slots), 0.0), last_end(static_cast<size_t>(slots), 0.0);
-  for (int64_t g = 0; g < groups; ++g)
-    for (double w : work) {
-      const auto [at, slot] = free_at.top();
-      free_at.pop();
-      last_start[static_cast<size_t>(slot)] = at;
-      last_end[static_cast<size_t>(slot)] = at + w;
-      free_at.push({at + w, slot});
-    }
+  std::priority_queue<double, std::vector<double>, std::greater<>> free_at;
+  for (int i = 0; i < slots; ++i) free_at.push(0.0);
   double end = 0;
-  for (int k = 0; k < slots; ++k) {
-    const size_t i = static_cast<size_t>(k);
-    const size_t partner = static_cast<size_t>(k < sms ? k + sms : k - sms);
-    const bool alone = ctas_per_sm == 2 && last_end[i] > last_start[i] && last_end[partner] <= last_start[i];
-    end = std::max(end, alone ? last_start[i] + (last_end[i] - last_start[i]) / lone_pace : last_end[i]);
-  }
+  for (int64_t g = 0; g < groups; ++g)
+    for (double c : cta_s) {
+      const double done = free_at.top() + c;
+      free_at.pop();
+      free_at.push(done);
+      end = std::max(end, done);
+    }
   return end;
 }
 
@@ -134,8 +118,11 @@ double tiles_critical_s(const AttentionShape& a, const Roofs& r, int64_t splits)
   const int64_t masking = a.causal ? ceil_div(t.rows, t.keys) + (even ? 0 : 1) : (even ? 0 : 1);
   const int64_t q_tiles = ceil_div(a.q_len, t.rows), all = ceil_div(a.kv_len, t.keys);
   const int64_t run = ceil_div(all, std::max<int64_t>(1, splits));
-  // Each CTA at its paired pace; critical_path_s runs one alone on its SM at lone_pace times that.
-  const double pace = t.ctas_per_sm * flash2_uneven_dim(f, a.head_dim);
+  // A grid of no more CTAs than SMs leaves each alone on its SM, at lone_pace times the paired pace; past that the
+  // SMs holding two set the time (the block scheduler fills every SM once before it doubles any).
+  const bool alone = a.batch * a.heads * q_tiles * std::max<int64_t>(1, splits) <= sms;
+  const double pace = (t.ctas_per_sm > 1 && alone && f.lone_pace ? t.ctas_per_sm / *f.lone_pace : t.ctas_per_sm) *
+                      flash2_uneven_dim(f, a.head_dim);
   std::vector<double> cta_s;
   for (int64_t s = 0; s < std::max<int64_t>(1, splits); ++s)
     for (int64_t i = 0; i < q_tiles; ++i) {
@@ -146,7 +133,7 @@ double tiles_critical_s(const AttentionShape& a, const Roofs& r, int64_t splits)
       cta_s.push_back(pace * (*f.cta_fixed_s + static_cast<double>(n) * tile_s +
                               static_cast<double>(masked) * *f.mask_s * elements));
     }
-  return critical_path_s(a, cta_s, sms, t.ctas_per_sm, f.lone_pace ? *f.lone_pace : 1.0);
+  return critical_path_s(a, cta_s, sms, t.ctas_per_sm);
 }
 
 KernelTimes flash2_prefill_cost(const Op& op, const Roofs& r, const Tile* force_tile) {

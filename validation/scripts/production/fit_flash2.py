@@ -16,9 +16,8 @@ The form (the C++ is the same; this mirror exists so that the fit needs no build
   FlashAttention-2's masking branch, which costs mask x bm bn on top (the measured time per tile rises with the
   share of such tiles: 3.0 us a slot at long sequences, 6.9 at 300 tokens, head dim 128);
 - each CTA costs cta_fixed once, the call call_floor; CTAs start in index order on the first free slot;
-- slot k is on SM k mod 132; a freed slot takes the next CTA; a CTA that starts where its SM's other slot has run its
-  last CTA runs alone at lone_pace times its paired pace (a grid of no more CTAs than SMs, a last round's CTAs;
-  branch tailpace, the twelfth 2026-12-04 session); one that started paired keeps its pace;
+- a grid of no more CTAs than SMs leaves each CTA alone on its SM, at lone_pace times its paired pace (a last round's
+  CTAs alone too was tried, branch tailpace, and not kept: h200-tailpace);
 - a head dim short of its kernel's costs UNEVEN_DIM times (fit_flash2_uneven.py, not fitted here);
 - calls that ran two kernels (FlashAttention-2's split rule also splits small prefill grids: the split kernel and a
   combine; the C++ prices them) are left out of this mirror's fit.
@@ -96,7 +95,9 @@ def predict(c, p):
     masking = (ceil_div(bm, bn) + (0 if even else 1)) if c["causal"] else 1
     el = bm * bn
     tile = 4 * el * d / (mma_peak / SMS) + softmax * el + smem_share * warps * 2 * bn * d * 2 / (SMEM_BYTES_PER_CLOCK * CLOCK)
-    pace = occupancy * (UNEVEN_DIM if c["head_dim"] != d else 1.0)  # the paired pace; alone: lone_pace times it
+    # no more CTAs than SMs: each alone on its SM, at lone_pace times its paired pace
+    lone = occupancy > 1 and c["batch"] * c["heads"] * ceil_div(q, bm) <= SMS
+    pace = occupancy / (lone_pace if lone else 1.0) * (UNEVEN_DIM if c["head_dim"] != d else 1.0)
     per_cta = []
     for i in range(ceil_div(q, bm)):
         n = ceil_div(kv, bn)
@@ -106,20 +107,13 @@ def predict(c, p):
     groups, slots = c["batch"] * c["heads"], SMS * occupancy
     if groups * len(per_cta) > LARGE_GRID:
         return call_floor + sum(per_cta) * groups / slots + max(per_cta) / 2
-    # slot k on SM k mod SMS; a freed slot takes the next CTA (ties to the lower slot); a CTA that starts where its
-    # SM's other slot has run its last CTA runs alone at lone_pace (critical_path_s in attention_prefill_flash2.cpp)
-    free = [(0.0, k) for k in range(slots)]
-    start, last = [0.0] * slots, [0.0] * slots
+    free = [0.0] * slots
+    end = 0.0
     for _ in range(groups):
         for t in per_cta:
-            at, k = heapq.heappop(free)
-            start[k], last[k] = at, at + t
-            heapq.heappush(free, (at + t, k))
-    end = 0.0
-    for k in range(slots):
-        partner = k + SMS if k < SMS else k - SMS
-        alone = occupancy == 2 and last[k] > start[k] and last[partner] <= start[k]
-        end = max(end, start[k] + (last[k] - start[k]) / lone_pace if alone else last[k])
+            done = heapq.heappop(free) + t
+            heapq.heappush(free, done)
+            end = max(end, done)
     return call_floor + end
 
 
