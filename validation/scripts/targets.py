@@ -287,6 +287,9 @@ def fresh(binary):
     return t
 
 
+FA2_AFTER_FIT = ("h200-heldout30",)  # hidden sets fit_flash2.py holds out whole (its AFTER_FIT)
+
+
 def fresh_models(binary, folder, models):
     """A held-out set of models never measured before (h200-heldout17 to h200-heldout22), measured at a
     session's start and kept out of every fit: every case held out."""
@@ -298,6 +301,12 @@ def fresh_models(binary, folder, models):
           (0.08, 0.20))
     t.add("attention decode, cuDNN's decode SDPA", f"`perfmodel op --kind attention --impl eager` per case, {tag}",
           summary(cudnn_decode_errors(binary, folder + "/kernels.json", False)), (0.08, 0.20))
+    # FlashAttention-2's flash2 block was fitted on the even cases of h200-heldout16..29 (fit_flash2.py): only the sets
+    # that fit lists as measured after it are held out whole here.
+    if tag in FA2_AFTER_FIT:
+        for kind, what in (("attention_prefill_flash2", "attention prefill"), ("attention_decode_flash2", "attention decode")):
+            t.add(f"{what}, FlashAttention-2 (SDPA's flash backend)", acc,
+                  summary(s.errors("eager", lambda c, kind=kind: c["kernel"] == kind)), (0.08, 0.20))
     for p in ("fused", "eager", "compiled"):
         t.add(f"GEMMs, `{p}` profile (torch.linear / torch._scaled_mm)", acc, summary(s.errors(p, is_gemm)), (0.05, 0.15))
     t.add("norms, softmax, SiLU*mul, rotary as PyTorch eager runs them", acc, summary(s.errors("eager", is_small)), (0.08, 0.20))
