@@ -277,6 +277,12 @@ TEST_CASE("flash prefill: per-CTA fixed cost plus tiles whose softmax share does
   const double t128 = 4.0 * 128 * 128 * 128 / (200e12 / 132);
   CHECK(attention_tile_time(r, 128) == test::approx(t128));
   CHECK(attention_tile_time(r, 64) == test::approx(t128 * (0.6 * 0.5 + 0.4)));
+  // FP8 inputs: the MMA share at the fp8 tensor rate (the datasheet's, twice bf16's on the H200), the softmax share
+  // unchanged.
+  const double fp8_speedup = h200.peak_flops(Precision::fp8) / h200.peak_flops(Precision::bf16);
+  CHECK(fp8_speedup == doctest::Approx(2.0).epsilon(0.01));
+  CHECK(attention_tile_time(r, 256, Precision::fp8) == test::approx(t128 * (0.6 * 2 / fp8_speedup + 0.4)));
+  CHECK(attention_tile_time(r, 128, Precision::fp16) == test::approx(t128));
   // Uncalibrated: the tile scales with the head dim, no fixed cost.
   const Roofs u = make_roofs(h200, nullptr);
   CHECK(attention_tile_time(u, 64) == test::approx(attention_tile_time(u, 128) / 2));

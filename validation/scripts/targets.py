@@ -354,6 +354,12 @@ def published_h100(binary):
     t.add("attention prefill, cuDNN of mid 2024, priced as cuDNN 9.19's fit", how,
           line_stats(out, "cuDNN (mid 2024) vs the cuDNN 9.19 fit"), (0.08, 0.20),
           "9-21 % fast at head dims 64 / 256, -3..+8 % at 128: the paper's cuDNN predates 9.19")
+    t.add("attention prefill, FlashAttention-3 FP8, priced as the fused prefill at --dtype fp8", how,
+          line_stats(out, "FlashAttention-3 FP8 vs the fused profile's FP8 prefill"), (0.08, 0.20),
+          "the MMAs at the fp8 rate: within 16 % from 4k tokens (59 % slow priced as bf16); FA3's FP8 runs far under it "
+          "below 4k (15-53 % fast)")
+    t.add("attention prefill, cuDNN FP8 of mid 2024, the same price", how,
+          line_stats(out, "cuDNN FP8 (mid 2024) vs the fused profile's FP8 prefill"), (0.08, 0.20))
     return t
 
 

@@ -176,8 +176,9 @@ OpCost price(const Op& op, const Roofs& roofs, Impl impl, const Tile* force_tile
 // call that launches nothing.
 double eager_host_time(const Op& op, const Roofs& roofs);
 
-// Flash prefill: one K/V tile's time on one SM at this head dim (price.cpp).
-double attention_tile_time(const Roofs& roofs, int64_t head_dim);
+// Flash prefill: one K/V tile's time on one SM at this head dim, its MMAs at `precision`'s tensor rate
+// (flash_prefill_cost.cpp).
+double attention_tile_time(const Roofs& roofs, int64_t head_dim, Precision precision = Precision::bf16);
 
 }  // namespace perfmodel
 

@@ -9,11 +9,19 @@ namespace perfmodel {
 
 // One K/V tile of flash prefill on one SM: QK^T and PV (4 x 128 x 128 x d FLOPs) scale with the
 // head dim; the softmax between them (exp, max, sum over 128 x 128 scores) does not. Calibrated
-// at d = 128 (attention_peak) with the non-scaling share from d = 64.
-double attention_tile_time(const Roofs& r, int64_t head_dim) {
+// at d = 128 (attention_peak, 16-bit inputs) with the non-scaling share from d = 64.
+// With 8-bit inputs (FlashAttention-3's and cuDNN's FP8 forward) the MMAs run at the tensor cores'
+// fp8 rate, twice the bf16 one on Hopper and Ada (the card's datasheet peaks), and the softmax, on
+// fp32 scores either way, does not speed up: at d 256 the tile takes 1.00 of d 128's bf16 tile
+// instead of 1.70, at d 64 0.47 instead of 0.65. No parameter; checked, unfitted, on the FlashAttention-3
+// paper's FP8 figures (validation/results/published-fa3-h100).
+double attention_tile_time(const Roofs& r, int64_t head_dim, Precision precision) {
   const double t128 = 4.0 * kAttentionTile * kAttentionTile * 128.0 / (r.attention_peak / r.card.sm_count);
   const double s = r.attention_softmax_share;
-  return t128 * ((1 - s) * static_cast<double>(head_dim) / 128.0 + s);
+  const Card& c = r.card;
+  const double bf16 = c.peak[static_cast<size_t>(Precision::bf16)], own = c.peak[static_cast<size_t>(precision)];
+  const double mma = precision == Precision::fp8 && bf16 > 0 && own > 0 ? bf16 / own : 1.0;
+  return t128 * ((1 - s) * static_cast<double>(head_dim) / 128.0 * mma + s);
 }
 
 // A profile's fused kernel (cuDNN's SDPA: the call floor below is its fit) starts every CTA of its
@@ -53,7 +61,7 @@ KernelTimes flash_prefill_cost(const Op& op, const Roofs& r, const Tile* force_t
   // 80 and 96 the 128 one, 160 the 192 one; priced at the call's own dim they were 8-26 % fast).
   const int64_t dim = r.attention_call_floor_s ? cudnn_prefill_dim(a.head_dim) : a.head_dim;
   t.compute_s = prefill_attention_critical_s(a.batch, a.heads, a.q_len, a.kv_len, a.causal, a.window, r.card.sm_count,
-                                             r.attention_cta_fixed_s, attention_tile_time(r, dim));
+                                             r.attention_cta_fixed_s, attention_tile_time(r, dim, op.precision));
   // A profile's kernel has its own floor per call (cuDNN's, FlashAttention's: measured on the
   // smallest calls); else the card's launch floor and one sweep per pass.
   t.fixed_s = r.attention_call_floor_s ? *r.attention_call_floor_s + attention_wave_edge_s(op, r)
