@@ -287,7 +287,7 @@ def fresh(binary):
     return t
 
 
-FA2_AFTER_FIT = ("h200-heldout30",)  # hidden sets fit_flash2.py holds out whole (its AFTER_FIT)
+FA2_AFTER_FIT = ("h200-heldout30", "h200-heldout31")  # hidden sets fit_flash2.py holds out whole (its AFTER_FIT)
 
 
 def fresh_models(binary, folder, models):
@@ -473,6 +473,10 @@ FRESH_SETS = [
      "## Issue 10's kernels at six new models' shapes, measured at the twelfth 2026-12-04 session's start (h200-heldout30)",
      "OLMo-2-7B (32 / 32 heads, MLP 11008, a 100352-row LM head), Phi-4 (40 / 10 heads, width 5120, MLP 17920), InternLM2.5-20B (48 / 8 heads, width 6144, a 92544-row LM head), Command-R-35B at TP 4 (16 / 16 heads, MLP 5632 a GPU), and Phi-2's (head dim 80) and Gemma-2-2B's (head dim 256) attention as kernels (never measured before as these shapes): attention off every grid (100k decode, 40k prefill, batch to 180, head dims 80, 128 and 256; cuDNN and FlashAttention-2), GEMMs at M 3-14000 (bf16 / fp16 / tf32 / fp8), row ops eager and compiled at their widths (softmax over a 100352-entry vocabulary); 6 transformers decode and 2 prefill steps of Llama-3-8B and Qwen2.5-7B at new points; 6 torch.compile'd steps of Llama-3.2-1B, Qwen2.5-1.5B and SmolLM2-1.7B cut to 4 layers (never compiled before). Measured at the session's start, before any change; nothing fitted on it. validation/results/h200-heldout30/README.md.",
      'Llama-3-8B, Qwen2.5-7B at new points'),
+    ('h200-heldout31',
+     "## Issue 10's kernels at six new models' shapes, measured in the thirteenth 2026-12-04 session (h200-heldout31)",
+     "Falcon-40B (128 / 8 heads of dim 64, width 8192, a 32768-wide GELU MLP, a 65024-row LM head), GPT-J-6B (16 / 16 heads of dim 256, width 4096, a 50400-row LM head), Falcon-7B (71 query heads on one KV head of dim 64, width 4544), Llama-3.1-70B at TP 8 (8 / 1 heads, MLP 3584 a GPU: h200-heldout29's Nemotron-70B weights, at other M), and StableLM-2-12B's (32 / 8 heads of dim 160) and DBRX's (48 / 8) attention as kernels (never measured before as these shapes, but the TP-8 GEMMs): attention off every grid (120k decode, 60k prefill, batch to 200, head dims 64, 128, 160 and 256; cuDNN and FlashAttention-2), GEMMs at M 2-15000 (bf16 / fp16 / tf32 / fp8), row ops eager and compiled at their widths (softmax over a 65024-entry vocabulary); 6 transformers decode and 2 prefill steps of Yi-1.5-9B and Codestral-22B at new points; 6 torch.compile'd steps of Qwen3-4B, Yi-1.5-9B and Codestral-22B cut to 3-4 layers (each compiled once before, at other points). Measured after this session's FP8 attention change (which no call here exercises), before any other; nothing fitted on it. validation/results/h200-heldout31/README.md.",
+     'Yi-1.5-9B, Codestral-22B at new points'),
 ]
 
 

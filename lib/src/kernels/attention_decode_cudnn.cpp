@@ -163,12 +163,19 @@ double resident_stream_s(const Op& op, const Roofs& r, int64_t ctas, int64_t key
   };
   const int64_t slots = static_cast<int64_t>(resident) * sms;
   const double per_cta = bytes / static_cast<double>(ctas);
+  // A GQA group wider than the 16-row query tile (Falcon-7B's 71 heads on one KV head: 5 tiles) gives each
+  // (sequence, KV head) that many CTAs, each walking the unit's whole K / V; side by side in the grid they read it
+  // from DRAM once, the rest from the L2 (h200-heldout31: priced as one walk shared by the tiles, 71 / 1 at batch 2
+  // and 150 ran 26 / 38 % slower). The stream keeps per_cta; the walk takes the unit's bytes.
+  const AttentionShape& a = op.attention;
+  const int64_t group = std::max<int64_t>(1, a.heads / std::max<int64_t>(1, a.kv_heads));
+  const double walk_bytes = per_cta * static_cast<double>(ceil_div(group, kQueryTileRows));
   // A CTA alone walks whole 128-key tiles: each pays its fixed wait (and, one CTA an SM, its unhidden work),
   // the last, partial one too; its bytes at the CTA's stream (branch wholetiles: 300 keys are three tiles'
   // waits, not 2.3. Read from h200-heldout23's head-dim-256 misses at 300-1300 keys, -29 / -14 -> -16 / -9 %).
   const double tile_bytes = 4.0 * static_cast<double>(kKeyTile * op.attention.head_dim);
   const double tiles = static_cast<double>(ceil_div(keys, kKeyTile));
-  const double walk = per_cta / kCtaStream + tiles * (tile_bytes / rate - tile_bytes / kCtaStream);
+  const double walk = walk_bytes / kCtaStream + tiles * (tile_bytes / rate - tile_bytes / kCtaStream);
   auto wave = [&](int64_t n) { return join(static_cast<double>(n) * per_cta / bandwidth, walk, n); };
   const int64_t full = ctas / slots, rest = ctas % slots;
   return static_cast<double>(full) * wave(slots) + (rest > 0 ? wave(rest) : 0.0);
