@@ -194,6 +194,16 @@ def issue10(binary):
     t.add("FlashAttention-2 decode without a split at 240-800 CTAs (h200-tailpace, never fitted)", f"{acc}, h200-tailpace",
           summary(tp.errors("eager", lambda c: c["kernel"] == "attention_decode_flash2")), (0.08, 0.20),
           "paired rounds; a last round alone (branch tailpace) was tried on it and not kept")
+    # h200-widegroup: planned after branch widegroup (read off h200-heldout31's Falcon-7B calls), measured before
+    # anything was read off it.
+    wg = Kernels(binary, R + "h200-widegroup/kernels.json", False)
+    t.add("cuDNN decode at GQA groups 24-128, wider than its 16-row tile (h200-widegroup, never fitted)",
+          "`perfmodel op --kind attention --impl eager` per case, h200-widegroup",
+          summary(cudnn_decode_errors(binary, R + "h200-widegroup/kernels.json", False)), (0.08, 0.20),
+          "each of a unit's ceil(group / 16) CTAs walks its whole K / V (branch widegroup; 23.2 / 40.1 % shared); "
+          "still mostly fast")
+    t.add("FlashAttention-2 decode at GQA groups 24-128 (h200-widegroup, never fitted)", f"{acc}, h200-widegroup",
+          summary(wg.errors("eager", lambda c: c["kernel"] == "attention_decode_flash2")), (0.08, 0.20))
     rows = hf_rows(binary, R + "h200-hfflash/flash/hf.json", False)
     t.add("transformers eager steps on FlashAttention-2 (SDPA held to its flash backend), GPU kernel time",
           "compare_hf.py (`--attn-implementation flash_attention_2`), h200-hfflash/flash (Llama-3-8B, Qwen2.5-7B)",
