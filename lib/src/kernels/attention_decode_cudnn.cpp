@@ -137,6 +137,11 @@ double cta_rate(int64_t head_dim, int resident) {
 // reduction_floor, a harness time: the traced 1.68 us and the 0.46 us a graph holds the GPU idle after a kernel
 // (harness_idle, h200-gemm-chain), 2.14 us, set from those measurements, not fitted (decodeknee.py).
 constexpr double kMergePerSplit = 0.033e-6;  // s
+// Branch smintake: the K / V bytes an SM takes into the decode CTAs it holds, past the first CTA's walk. Fitted (one
+// number, least mean |error| on a grid of 10 GB/s steps) on h200-wideprobe's 20 calls alone: the group stepped 8 ->
+// 128 at fixed units and keys, where each further CTA an SM added 2.5 us (d 64, 384 kB) to 10.5 us (d 128, 1.5 MB).
+// validation/results/h200-wideprobe/README.md; 200 GB/s is 101 B a clock at 1980 MHz.
+constexpr double kSmIntake = 200e9;  // B/s
 
 // The K/V stream's time with the resident CTAs and their own rate (resident_rule): `ctas` CTAs, each
 // walking `keys` keys (the whole cache, or a split's share), in waves of the resident slots, the last
@@ -176,7 +181,13 @@ double resident_stream_s(const Op& op, const Roofs& r, int64_t ctas, int64_t key
   const double tile_bytes = 4.0 * static_cast<double>(kKeyTile * op.attention.head_dim);
   const double tiles = static_cast<double>(ceil_div(keys, kKeyTile));
   const double walk = walk_bytes / kCtaStream + tiles * (tile_bytes / rate - tile_bytes / kCtaStream);
-  auto wave = [&](int64_t n) { return join(static_cast<double>(n) * per_cta / bandwidth, walk, n); };
+  // The CTAs sharing an SM take their K / V through its one load path: past the first, each adds its walk's bytes at
+  // kSmIntake. It binds where the L2 serves a wide group's rereads and the DRAM stream is short; with a group of 16
+  // or fewer the DRAM stream is the longer by several times (branch smintake).
+  auto wave = [&](int64_t n) {
+    const double per_sm = std::ceil(static_cast<double>(n) / static_cast<double>(sms));
+    return std::max(join(static_cast<double>(n) * per_cta / bandwidth, walk, n), walk + (per_sm - 1) * walk_bytes / kSmIntake);
+  };
   const int64_t full = ctas / slots, rest = ctas % slots;
   return static_cast<double>(full) * wave(slots) + (rest > 0 ? wave(rest) : 0.0);
 }
