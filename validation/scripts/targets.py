@@ -200,8 +200,14 @@ def issue10(binary):
     t.add("cuDNN decode at GQA groups 24-128, wider than its 16-row tile (h200-widegroup, never fitted)",
           "`perfmodel op --kind attention --impl eager` per case, h200-widegroup",
           summary(cudnn_decode_errors(binary, R + "h200-widegroup/kernels.json", False)), (0.08, 0.20),
-          "each of a unit's ceil(group / 16) CTAs walks its whole K / V (branch widegroup; 23.2 / 40.1 % shared); "
-          "still mostly fast")
+          "each of a unit's ceil(group / 16) CTAs walks its whole K / V (branch widegroup; 23.2 / 40.1 % shared, "
+          "14.1 / 27.1 % with it) and an SM takes its CTAs' walks at kSmIntake (branch smintake)")
+    # h200-widecheck: planned after branch smintake's kSmIntake was fitted on h200-wideprobe, measured before anything
+    # was read off it.
+    t.add("cuDNN decode at GQA groups 24-112, a check planned after both wide-group rules (h200-widecheck, never fitted)",
+          "`perfmodel op --kind attention --impl eager` per case, h200-widecheck",
+          summary(cudnn_decode_errors(binary, R + "h200-widecheck/kernels.json", False)), (0.08, 0.20),
+          "main before the rules 20.3 / 35.8 %, widegroup alone 10.4 / 17.3 %; kSmIntake fitted on h200-wideprobe alone")
     t.add("FlashAttention-2 decode at GQA groups 24-128 (h200-widegroup, never fitted)", f"{acc}, h200-widegroup",
           summary(wg.errors("eager", lambda c: c["kernel"] == "attention_decode_flash2")), (0.08, 0.20))
     rows = hf_rows(binary, R + "h200-hfflash/flash/hf.json", False)
