@@ -275,8 +275,8 @@ TEST_CASE("every committed result file reads as its kind") {
   // h200-splitred (kernels.json, kernels_grid2.json, kernels_repeat.json: split_probe_suite.py's),
   // h200-normwaves (kernels.json, second/kernels.json, second/kernels_rows.json), h200-heldout27 (kernels.json), h200-splitodd (kernels3.json), h200-afterfit28 (kernels.json),
   // h200-normissue (kernels.json), h200-heldout29 (kernels.json), h200-flash30, h200-lonecta and h200-headdims (kernels.json),
-  // h200-heldout30, h200-oddsplit, h200-x256, h200-tailpace and h200-tailprobe (kernels.json), h200-heldout31, h200-widegroup, h200-wideprobe and h200-widecheck (kernels.json).
-  CHECK(suites == 86);
+  // h200-heldout30, h200-oddsplit, h200-x256, h200-tailpace and h200-tailprobe (kernels.json), h200-heldout31, h200-widegroup, h200-wideprobe, h200-widecheck and h200-flash2wide (kernels.json).
+  CHECK(suites == 87);
   CHECK(steps == 42);
   CHECK(raws == 8);
   CHECK(eager == 2);
