@@ -88,6 +88,7 @@ int cmd_calibrate(const std::vector<std::string>& args, Context& ctx) {
   std::string card_name, raw_out, only;
   Format format = Format::table;
   std::vector<std::string> raw_in;
+  ProfileCalibrateArgs prof;
   d.add_options()("on-gpu", po::bool_switch(&g_on_gpu), "measure on the CUDA device")(
       "card", po::value(&card_name), "catalogue card the device is (default: from the device name)")(
       "output", po::value(&g_output), "calibration file to write (default hardware/<card>.calibration.yaml)")(
@@ -98,7 +99,22 @@ int cmd_calibrate(const std::vector<std::string>& args, Context& ctx) {
       "only", po::value(&only),
       "with --on-gpu: measure only these sections, comma-separated: roofs (copies, L2, GEMM peaks and M ramp, floor, "
       "launch), attention, gemm (K/N ramps), decode, issue, chains (small kernels' thread chains), l2 (residency of cycled working sets), switch (kernels following different ones), power (sustained "
-      "tensor load against the power cap)");
+      "tensor load against the power cap)")(
+      "profile", po::value(&prof.profile),
+      "measure an implementation profile's own terms instead of the card's roofs: eager (the host time per kernel "
+      "transformers' eager step costs on this machine, refitted into profiles.eager.host_per_kernel of the card's "
+      "calibration file; needs --card)")(
+      "calibration", po::value(&prof.calibration),
+      "with --profile: the calibration file to refit (default hardware/<card>.calibration.yaml); --output names "
+      "another file to write (default: this one, edited in place of the one key)")(
+      "probe-model", po::value(&prof.probe_model)->default_value(prof.probe_model),
+      "with --profile eager: the catalogue model whose transformers class the host probe runs")(
+      "probe-layers", po::value(&prof.probe_layers)->default_value(prof.probe_layers),
+      "with --profile eager: decoder layers the probe keeps")(
+      "probe-out", po::value(&prof.probe_out),
+      "with --profile eager --on-gpu: where the probe's record goes (default <output>.host-probe.json)")(
+      "from-probe", po::value(&prof.from_probe),
+      "with --profile eager: refit from a recorded probe (profile_host.py --out) instead of measuring (no GPU)");
   add_format(d, format);
   po::variables_map vm;
   if (!parse(args, d, vm, ctx,
@@ -106,9 +122,20 @@ int cmd_calibrate(const std::vector<std::string>& args, Context& ctx) {
              "kernel floor, launch overhead, the memory ramp, flash attention, flash-decoding, small kernels' thread "
              "chains, L2 residency, the power cap) and writes a calibration file the cost model uses",
              "perfmodel calibrate --on-gpu --raw calibration-raw.json\n"
+             "  perfmodel calibrate --on-gpu --profile eager --card h200\n"
              "  perfmodel calibrate --on-gpu --only chains,l2 --raw part.json\n"
              "  perfmodel calibrate --card h200 --from-raw calibration-raw.json --from-raw part.json"))
     return 0;
+  if (!prof.profile.empty()) {
+    if (!raw_in.empty() || !only.empty() || !raw_out.empty())
+      throw UsageError("--profile measures a profile's terms: drop --from-raw, --only and --raw");
+    prof.card = card_name;
+    prof.output = g_output;
+    prof.on_gpu = g_on_gpu;
+    return calibrate_profile(prof, ctx, format);
+  }
+  for (const char* k : {"calibration", "probe-out", "from-probe"})
+    if (vm.count(k)) throw UsageError(std::string("--") + k + " applies with --profile");
   RawCalibration raw;
   std::string key = card_name;
   if (!raw_in.empty()) {

@@ -5,51 +5,12 @@
 // serving engine's kernels, the step built by hand (fused_step.py); eager/compiled: Hugging Face
 // transformers (PyTorch eager, or torch.compile reduce-overhead). PyTorch stays out of the C++
 // build: the helper is a Python process, as the device's PyTorch environment runs it.
-#include <array>
-#include <cstdio>
-#include <map>
-#include <sstream>
-
 #include "gpu_profile.hpp"
+#include "python_helper.hpp"
 #include "perfmodel/errors.hpp"
 #include "step_report.hpp"
 
 namespace perfmodel::cli {
-
-namespace {
-
-// The helper's last line: "profile_step ok=1 wall_s=... kernel_s=... device_s=... kernels=...".
-std::map<std::string, double> parse_result(const std::string& out) {
-  const auto at = out.rfind("profile_step ");
-  if (at == std::string::npos) throw InputError("validate --impl: the helper printed no result line (profile_step ...)");
-  std::istringstream line(out.substr(at + 13, out.find('\n', at) - at - 13));
-  std::map<std::string, double> r;
-  for (std::string kv; line >> kv;) {
-    const auto eq = kv.find('=');
-    if (eq == std::string::npos) continue;
-    try {
-      r[kv.substr(0, eq)] = std::stod(kv.substr(eq + 1));
-    } catch (const std::exception&) {
-      throw InputError("validate --impl: unreadable value in the helper's result: '" + kv + "'");
-    }
-  }
-  for (const char* k : {"ok", "wall_s", "kernel_s"})
-    if (!r.count(k)) throw InputError(std::string("validate --impl: the helper's result has no ") + k);
-  return r;
-}
-
-std::string run_helper(const std::string& command) {
-  FILE* p = popen(command.c_str(), "r");
-  if (!p) throw InputError("validate --impl: cannot start: " + command);
-  std::string out;
-  std::array<char, 4096> buf;
-  for (size_t n; (n = fread(buf.data(), 1, buf.size(), p)) > 0;) out.append(buf.data(), n);
-  const int rc = pclose(p);
-  if (rc != 0) throw InputError("validate --impl: the helper failed (exit " + std::to_string(rc) + "): " + command);
-  return out;
-}
-
-}  // namespace
 
 int validate_profile_step(const Model& m, const Workload& w, const Loaded& l, const PricedStep& p, Context& ctx,
                           const std::string& format) {
@@ -63,7 +24,9 @@ int validate_profile_step(const Model& m, const Workload& w, const Loaded& l, co
                               // flash_attention_2: every SDPA call held to its FlashAttention-2 backend (the same kernels)
                               (w.eager_flash_attention_2 ? " --sdpa-backend flash" : "");
   *ctx.err << "validate: " << command << "\n";
-  const auto r = parse_result(run_helper(command));
+  // The helper's last line: "profile_step ok=1 wall_s=... kernel_s=... device_s=... kernels=...".
+  const auto r = parse_helper_result(run_python_helper(command, "validate --impl"), "profile_step", {"ok", "wall_s", "kernel_s"},
+                                     "validate --impl");
   const double wall = r.at("wall_s"), kernel = r.at("kernel_s");
   Report rep;
   rep.command = "validate";

@@ -24,4 +24,14 @@ int cmd_accuracy(const std::vector<std::string>& args, Context& ctx);
 int cmd_collective(const std::vector<std::string>& args, Context& ctx);
 int cmd_plan(const std::vector<std::string>& args, Context& ctx);
 
+// `calibrate --profile`: an implementation profile's own terms measured on this machine
+// (cmd_calibrate_profile.cpp; the eager profile's host).
+struct ProfileCalibrateArgs {
+  std::string profile, card, calibration, output, from_probe, probe_out;
+  std::string probe_model = "llama2-7b";
+  int probe_layers = 8;
+  bool on_gpu = false;
+};
+int calibrate_profile(const ProfileCalibrateArgs& args, Context& ctx, Format format);
+
 }  // namespace perfmodel::cli
