@@ -1,7 +1,10 @@
 #!/usr/bin/env python3
 """Hugging Face transformers steps (hf.json) against `perfmodel decode|prefill --impl eager`.
 
-Usage: python3 validation/scripts/production/compare_hf.py [hf.json] [perfmodel binary]
+Usage: python3 validation/scripts/production/compare_hf.py [hf.json] [perfmodel binary] [calibration file]
+
+The calibration file (default: the card's) is how a lease's own host rate is tried: `perfmodel calibrate --on-gpu
+--profile eager` writes one (validation/results/h200-hostlease).
 
 Wall time against step.time_s, GPU kernel time against step.device_time_s, kernels per step
 against step.launches (issue 10, item 4). Prints a Markdown table and the median / p90 |error|.
@@ -53,7 +56,7 @@ def pct(v):
     return med, v[lo] + (v[hi] - v[lo]) * (pos - lo)
 
 
-def main(path, binary):
+def main(path, binary, calibration=None):
     steps = json.load(open(path))['steps']
     print('| step | part | wall | kernels | kernels/step | pred. wall | pred. device | pred. launches | wall err | kernel err |')
     print('| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |')
@@ -72,7 +75,8 @@ def main(path, binary):
             layout += ['--attn-implementation', 'flash_attention_2']
         out = subprocess.run([binary, s['phase'], '--model', model_arg(s, tmp.name), '--card', 'h200',
                               '--batch', str(s['batch']), '--ctx', str(priced_ctx(s)), '--impl', 'eager',
-                              '--format', 'json'] + layout,
+                              '--format', 'json'] + layout +
+                             (['--calibration', calibration] if calibration else []),
                              capture_output=True, text=True)
         if out.returncode == 2:  # refused, e.g. a context beyond the model's positions
             print(f"| {s['model']} {s['phase']} b{s['batch']} ctx{s['ctx']} | refused: {out.stderr.strip()} |")
@@ -100,4 +104,5 @@ def main(path, binary):
 
 if __name__ == '__main__':
     main(sys.argv[1] if len(sys.argv) > 1 else 'validation/results/h200-production/hf.json',
-         sys.argv[2] if len(sys.argv) > 2 else 'build/tools/perfmodel/perfmodel')
+         sys.argv[2] if len(sys.argv) > 2 else 'build/tools/perfmodel/perfmodel',
+         sys.argv[3] if len(sys.argv) > 3 else None)
