@@ -110,7 +110,8 @@ int cmd_calibrate(const std::vector<std::string>& args, Context& ctx) {
       "probe-model", po::value(&prof.probe_model)->default_value(prof.probe_model),
       "with --profile eager: the catalogue model whose transformers class the host probe runs")(
       "probe-layers", po::value(&prof.probe_layers)->default_value(prof.probe_layers),
-      "with --profile eager: decoder layers the probe keeps")(
+      "with --profile eager: the probe's depths, decoder layers kept, one or two comma-separated (two give "
+      "host_per_step too; keep a depth under ~20 layers: its kernels must fit the launch queue)")(
       "probe-out", po::value(&prof.probe_out),
       "with --profile eager --on-gpu: where the probe's record goes (default <output>.host-probe.json)")(
       "from-probe", po::value(&prof.from_probe),

@@ -59,14 +59,16 @@ std::string set_eager_key(const std::string& text, const std::string& key, doubl
     if (eager == lines.size()) {
       lines.insert(lines.begin() + static_cast<long>(profiles) + 1, {"  eager:", entry});
     } else {
-      size_t found = lines.size();
+      // The key where it is; else after host_per_kernel (the host keys together), else first in the block.
+      size_t found = lines.size(), after = eager;
       for (size_t i = eager + 1; i < end; ++i) {
         const int ind = indent_of(lines[i]);
         if (ind >= 0 && ind <= 2 && lines[i][static_cast<size_t>(ind)] != '#') break;
         if (is_key(lines[i], 4, key)) { found = i; break; }
+        if (is_key(lines[i], 4, "host_per_kernel")) after = i;
       }
       if (found != lines.size()) lines[found] = entry;
-      else lines.insert(lines.begin() + static_cast<long>(eager) + 1, entry);
+      else lines.insert(lines.begin() + static_cast<long>(after) + 1, entry);
     }
   }
   std::string out;
@@ -74,6 +76,7 @@ std::string set_eager_key(const std::string& text, const std::string& key, doubl
   return out;
 }
 
+// profile_host.py's record: `depths` (one entry a depth), or one depth's fields at the top (its first form).
 HostProbe probe_from_json(const std::string& path) {
   YAML::Node j;
   try {
@@ -81,20 +84,30 @@ HostProbe probe_from_json(const std::string& path) {
   } catch (const std::exception& e) {
     throw InputError(path + ": cannot read the probe record: " + e.what());
   }
-  HostProbe p;
-  auto need = [&](const char* k) {
-    if (!j[k]) throw InputError(path + ": field '" + std::string(k) + "' missing (profile_host.py --out writes it)");
-    return j[k];
+  auto need = [&](const YAML::Node& n, const std::string& k) {
+    if (!n[k]) throw InputError(path + ": field '" + k + "' missing (profile_host.py --out writes it)");
+    return n[k];
   };
+  HostProbe p;
   try {
-    p.model = need("model").as<std::string>();
-    p.layers = need("layers").as<int64_t>();
-    p.batch = need("batch").as<int64_t>();
-    p.ctx = need("ctx").as<int64_t>();
-    p.host_call_s = need("host_call_s").as<double>();
-    p.wall_s = j["wall_s"] ? j["wall_s"].as<double>() : 0;
-    p.kernels = j["kernels"] ? j["kernels"].as<double>() : 0;
+    p.model = need(j, "model").as<std::string>();
+    p.batch = need(j, "batch").as<int64_t>();
+    p.ctx = need(j, "ctx").as<int64_t>();
     if (j["ok"] && j["ok"].as<int>() != 1) throw InputError(path + ": field 'ok': the probe's step did not check out");
+    auto depth = [&](const YAML::Node& n) {
+      HostProbeDepth d;
+      d.layers = need(n, "layers").as<int64_t>();
+      d.host_call_s = need(n, "host_call_s").as<double>();
+      d.wall_s = n["wall_s"] ? n["wall_s"].as<double>() : 0;
+      d.kernels = n["kernels"] ? n["kernels"].as<double>() : 0;
+      return d;
+    };
+    if (j["depths"]) {
+      if (!j["depths"].IsSequence()) throw InputError(path + ": field 'depths': a list of the probe's depths");
+      for (const auto& n : j["depths"]) p.depths.push_back(depth(n));
+    } else {
+      p.depths.push_back(depth(j));
+    }
   } catch (const YAML::Exception& e) {
     throw InputError(path + ": a field is not of its type: " + e.what());
   }
@@ -111,39 +124,41 @@ int calibrate_profile(const ProfileCalibrateArgs& a, Context& ctx, Format format
   if (a.card.empty()) throw UsageError("calibrate --profile: name the card whose calibration file carries the profile (--card)");
   if (a.on_gpu == !a.from_probe.empty())
     throw UsageError("calibrate --profile: either --on-gpu (measure this host) or --from-probe FILE (refit a recorded probe)");
-  if (a.probe_layers < 1) throw UsageError("--probe-layers: at least 1");
   Catalogue cat(ctx.data_root);
   const Card card = cat.card(a.card);
   const std::string base = a.calibration.empty() ? cat.calibration_path(card.key) : a.calibration;
   if (!std::ifstream(base).good()) throw InputError(base + ": no calibration file to refit (calibrate --on-gpu writes one)");
   const std::string out_path = a.output.empty() ? base : a.output;
 
-  HostProbe probe;
   std::string record = a.from_probe;
   if (a.on_gpu) {
     record = a.probe_out.empty() ? out_path + ".host-probe.json" : a.probe_out;
     const std::string command = "cd '" + ctx.data_root + "' && python3 validation/scripts/production/profile_host.py --model " +
-                                a.probe_model + " --layers " + std::to_string(a.probe_layers) + " --out '" + record + "'";
+                                a.probe_model + " --layers " + a.probe_layers + " --out '" + record + "'";
     *ctx.err << "calibrate: " << command << "\n";
-    parse_helper_result(run_python_helper(command, "calibrate --profile eager"), "profile_host", {"ok", "host_call_s"},
-                        "calibrate --profile eager");
+    parse_helper_result(run_python_helper(command, "calibrate --profile eager"), "profile_host", {"ok"}, "calibrate --profile eager");
   }
-  probe = probe_from_json(record);
+  const HostProbe probe = probe_from_json(record);
   const Model model = cat.model(probe.model);
   Calibration cal = load_calibration(base);
-  if (const ProfileCalibration* e = find_profile(cal.profiles, "eager"); e && e->host_per_aten_s)
-    throw UsageError(base + ": profiles.eager prices ATen calls (host_per_aten); calibrate --profile refits host_per_kernel only");
   const EagerHostFit f = fit_eager_host(model, probe, card, cal);
 
   std::ifstream in(base);
   std::stringstream text;
   text << in.rdbuf();
   std::ostringstream why;
-  why << "this host (calibrate --profile eager, " << today_utc() << "): " << probe.model << " cut to " << probe.layers
-      << " layers, b" << probe.batch << " ctx" << probe.ctx << ", host " << probe.host_call_s * 1e3 << " ms over "
-      << f.launches << " priced launches (" << us_text(f.per_kernel_before_s) << " before)";
-  write_text_file(out_path, set_eager_key(text.str(), "host_per_kernel", f.per_kernel_after_s, why.str()));
-  // The file written must read back with the value fitted.
+  why << "this host (calibrate --profile eager, " << today_utc() << "): " << probe.model << " b" << probe.batch << " ctx"
+      << probe.ctx;
+  for (size_t i = 0; i < probe.depths.size(); ++i)
+    why << ", " << probe.depths[i].layers << " layers " << probe.depths[i].host_call_s * 1e3 << " ms / " << f.launches[i]
+        << " priced launches";
+  why << " (" << us_text(f.per_kernel_before_s) << " before)";
+  std::string edited = set_eager_key(text.str(), "host_per_kernel", f.per_kernel_after_s, why.str());
+  if (probe.depths.size() == 2)
+    edited = set_eager_key(edited, "host_per_step", f.per_step_after_s,
+                           "this host: the forward's own host outside its ops, from the two depths above");
+  write_text_file(out_path, edited);
+  // The file written must read back with the values fitted.
   const Calibration back = load_calibration(out_path);
   const ProfileCalibration* e = find_profile(back.profiles, "eager");
   if (!e || !e->host_per_kernel_s || std::abs(*e->host_per_kernel_s / f.per_kernel_after_s - 1) > 1e-3)
@@ -155,33 +170,45 @@ int calibrate_profile(const ProfileCalibrateArgs& a, Context& ctx, Format format
   Node n = Node::object();
   n.set("profile", Node::text("eager"));
   n.set("probe_model", Node::text(probe.model));
-  n.set("probe_layers", Node::integer(probe.layers));
   n.set("probe_batch", Node::integer(probe.batch));
   n.set("probe_ctx", Node::integer(probe.ctx));
-  n.set("host_call_s", Node::number(probe.host_call_s, Hint::time));
-  n.set("wall_s", Node::number(probe.wall_s, Hint::time));
-  n.set("kernels_measured", Node::number(probe.kernels, Hint::none));
-  n.set("launches_priced", Node::integer(f.launches));
-  n.set("host_priced_before_s", Node::number(f.host_before_s, Hint::time));
-  n.set("views_s", Node::number(f.fixed_s, Hint::time));
   n.set("host_per_kernel_before_s", Node::number(f.per_kernel_before_s, Hint::time));
   n.set("host_per_kernel_s", Node::number(f.per_kernel_after_s, Hint::time));
+  n.set("host_per_step_before_s", Node::number(f.per_step_before_s, Hint::time));
+  n.set("host_per_step_s", Node::number(f.per_step_after_s, Hint::time));
   n.set("scale", Node::number(f.scale, Hint::ratio));
   n.set("probe_file", Node::text(record));
   n.set("calibration_file", Node::text(out_path));
+  Node depths = Node::array();
+  for (size_t i = 0; i < probe.depths.size(); ++i) {
+    Node d = Node::object();
+    d.set("layers", Node::integer(probe.depths[i].layers));
+    d.set("host_call_s", Node::number(probe.depths[i].host_call_s, Hint::time));
+    d.set("wall_s", Node::number(probe.depths[i].wall_s, Hint::time));
+    d.set("kernels_measured", Node::number(probe.depths[i].kernels, Hint::none));
+    d.set("launches_priced", Node::integer(f.launches[i]));
+    d.set("host_priced_before_s", Node::number(f.host_before_s[i], Hint::time));
+    d.set("host_priced_after_s", Node::number(f.host_after_s[i], Hint::time));
+    depths.push(std::move(d));
+  }
+  n.set("depths", std::move(depths));
   r.root.set("host", std::move(n));
-  r.fields.push_back({"eager host on this machine (" + card.name + ")", "host",
-                      {{"probe_model", "probe: transformers class of", Hint::text},
-                       {"probe_layers", "probe: decoder layers", Hint::integer},
-                       {"host_call_s", "probe step's host time (GPU kept busy)", Hint::time},
-                       {"wall_s", "probe step's wall", Hint::time},
-                       {"kernels_measured", "kernels a step (profiler)", Hint::none},
-                       {"launches_priced", "kernels a step (perfmodel)", Hint::integer},
-                       {"host_priced_before_s", "host priced before", Hint::time},
-                       {"host_per_kernel_before_s", "host_per_kernel before", Hint::time},
+  r.fields.push_back({"eager host on this machine (" + card.name + "), probe " + probe.model, "host",
+                      {{"host_per_kernel_before_s", "host_per_kernel before", Hint::time},
                        {"host_per_kernel_s", "host_per_kernel now", Hint::time},
-                       {"scale", "this host / before", Hint::ratio}}});
-  r.notes.push_back("wrote " + out_path + " (profiles.eager.host_per_kernel; every other key as it was)");
+                       {"host_per_step_before_s", "host_per_step before", Hint::time},
+                       {"host_per_step_s", "host_per_step now", Hint::time},
+                       {"scale", "host_per_kernel now / before", Hint::ratio}}});
+  r.tables.push_back({"the probe's steps (GPU kept busy: the host alone)", "host.depths",
+                      {{"layers", "layers", Hint::integer},
+                       {"host_call_s", "host measured", Hint::time},
+                       {"wall_s", "wall measured", Hint::time},
+                       {"kernels_measured", "kernels (profiler)", Hint::none},
+                       {"launches_priced", "kernels (perfmodel)", Hint::integer},
+                       {"host_priced_before_s", "host priced before", Hint::time},
+                       {"host_priced_after_s", "host priced now", Hint::time}}});
+  r.notes.push_back("wrote " + out_path + " (profiles.eager host_per_kernel" +
+                    std::string(probe.depths.size() == 2 ? " and host_per_step" : "") + "; every other key as it was)");
   emit(r, format, ctx);
   return 0;
 }

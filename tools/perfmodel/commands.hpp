@@ -29,7 +29,7 @@ int cmd_plan(const std::vector<std::string>& args, Context& ctx);
 struct ProfileCalibrateArgs {
   std::string profile, card, calibration, output, from_probe, probe_out;
   std::string probe_model = "llama2-7b";
-  int probe_layers = 8;
+  std::string probe_layers = "4,16";  // the probe's depths (one or two)
   bool on_gpu = false;
 };
 int calibrate_profile(const ProfileCalibrateArgs& args, Context& ctx, Format format);

@@ -5,9 +5,10 @@
 // one lease's steps, and hosts differ 1.3-2.7x on the same calls (validation/results/h200-host-probe).
 // validation/scripts/production/profile_host.py times one transformers decode step of a catalogue
 // model cut to a few layers with the GPU kept busy, so the call's return time is the host's alone;
-// this refits the host rate so that perfmodel's priced host of that same step equals it.
+// this refits the host rates so that perfmodel's priced host of the same steps equals it.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "perfmodel/calibration.hpp"
 #include "perfmodel/card.hpp"
@@ -15,34 +16,35 @@
 
 namespace perfmodel {
 
-// One probe record (profile_host.py's JSON, or its result line).
+// One depth of a probe: the model cut to `layers` decoder layers, one step timed.
+struct HostProbeDepth {
+  int64_t layers = 0;
+  double host_call_s = 0;  // the step's host time (GPU kept busy)
+  double wall_s = 0;       // the same step's synchronized wall (recorded, not fitted)
+  double kernels = 0;      // the profiler's kernels a step (recorded; the fit uses the priced launches)
+};
+
+// One probe record (profile_host.py's JSON): one or two depths of one model at one batch and cache.
 struct HostProbe {
-  std::string model;        // catalogue key whose transformers class ran
-  int64_t layers = 0;       // decoder layers kept
+  std::string model;  // catalogue key whose transformers class ran
   int64_t batch = 1;
-  int64_t ctx = 0;          // tokens in the cache before the step (the step attends ctx + 1)
-  double host_call_s = 0;   // the step's host time (GPU kept busy)
-  double wall_s = 0;        // the same step's synchronized wall (recorded, not fitted)
-  double kernels = 0;       // the profiler's kernels a step (recorded; the fit uses the priced launches)
+  int64_t ctx = 0;    // tokens in the cache before the step (the step attends ctx + 1)
+  std::vector<HostProbeDepth> depths;
 };
 
 struct EagerHostFit {
-  int64_t launches = 0;            // kernels the eager lowering launches in the probe's step
-  double host_before_s = 0;        // the probe step's host time priced with the calibration as it was
-  double host_after_s = 0;         // ... with the refitted rates (equals host_call_s)
-  double fixed_s = 0;              // the part no refitted rate moves (the card's eager_view per view)
-  double per_kernel_before_s = 0;  // the profile's host_per_kernel (or host_per_aten) before
-  double per_kernel_after_s = 0;   // ... after
-  double scale = 1;                // after / before
-  bool aten_form = false;          // the profile prices ATen calls (host_per_aten) rather than kernels
+  std::vector<int64_t> launches;   // kernels the eager lowering launches in each depth's step
+  std::vector<double> host_before_s, host_after_s;  // each depth's step host, priced before / after the refit
+  double per_kernel_before_s = 0, per_kernel_after_s = 0;  // host_per_kernel
+  double per_step_before_s = 0, per_step_after_s = 0;      // host_per_step
+  double scale = 1;                // per_kernel after / before
 };
 
-// The probe's step: `model` cut to probe.layers, a contiguous-cache eager decode at probe.batch over
-// probe.ctx + 1 keys (hf_grid.py's and profile_host.py's layout). Refits the calibration's eager host
-// rates in `cal` (the profile is added when absent) so that the step's priced host time equals
-// probe.host_call_s: host_per_kernel alone (the card's eager_view per view stays), or, when the
-// profile prices ATen calls, host_per_aten, host_per_aten_view and host_per_module by one factor.
-// Throws InputError for a probe that no positive rate explains.
+// Each depth's step: `model` cut to its layers, a contiguous-cache eager decode at probe.batch over probe.ctx + 1
+// keys (hf_grid.py's and profile_host.py's layout), priced host = host_per_step + launches x host_per_kernel + views
+// x the card's eager_view. Two depths give both rates (the per-layer slope and the step's own part); one depth gives
+// host_per_kernel with host_per_step kept. Refits them in `cal`'s eager profile (added when absent). Throws InputError
+// for a probe that no positive rates explain, or a profile that prices ATen calls (host_per_aten).
 EagerHostFit fit_eager_host(const Model& model, const HostProbe& probe, const Card& card, Calibration& cal);
 
 }  // namespace perfmodel

@@ -77,7 +77,8 @@ struct Roofs {
   ErrorBands error_bands;
   ProductionDecode production_decode;  // decode attention as production kernels run it (unmeasured: flash_decode_cost's own)
   ProductionDecode flash2_decode;      // FlashAttention-2's split-KV decode: a profile's `decode:` block, whichever has it
-  Measured host_per_kernel_s;          // eager host time per kernel launched (not measured: host_launch_s)
+  Measured host_per_kernel_s;
+  Measured host_per_step_s;            // eager: the step's host time outside its ops (0 when not measured)          // eager host time per kernel launched (not measured: host_launch_s)
   Measured host_per_aten_s, host_per_module_s;  // eager host per ATen op / nn.Module call (hostmod2; set: replaces the two above)
   Measured host_per_aten_view_s;  // eager host per ATen op that launches nothing (hostaten; set: host_per_aten prices the launching ones)
   CollectiveCalibration collectives;   // NCCL between cards of this kind (unmeasured: NCCL's model values)

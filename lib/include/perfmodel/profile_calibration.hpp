@@ -287,6 +287,10 @@ struct ProfileCalibration {
   // PyTorch eager as transformers runs it: the host time per kernel launched (Python module
   // calls, dispatcher, launch); not measured: the card's eager_dispatch.
   Measured host_per_kernel_s;
+  // The host time of one eager step outside its ops (transformers' forward around the decoder layers: the mask,
+  // cache positions, the output; validation/results/h200-hostlease), measured by `calibrate --profile eager` from
+  // two probe depths; not measured: 0 (the committed host_per_kernel was fitted with none).
+  Measured host_per_step_s;
   // Branch hostmod2: the host's time per top-level ATen op transformers dispatches (launching or
   // not) and per nn.Module call; when host_per_aten is set it replaces host_per_kernel and the
   // card's eager_view (price.cpp).

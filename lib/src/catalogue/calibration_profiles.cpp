@@ -208,6 +208,7 @@ ProfileCalibration read_one(MapReader r, const std::string& name) {
     g->finish();
   }
   p.host_per_kernel_s = r.opt_quantity("host_per_kernel", Dimension::seconds, true);
+  p.host_per_step_s = r.opt_quantity("host_per_step", Dimension::seconds, true);
   p.host_per_aten_s = r.opt_quantity("host_per_aten", Dimension::seconds, true);
   p.host_per_module_s = r.opt_quantity("host_per_module", Dimension::seconds, true);
   p.host_per_aten_view_s = r.opt_quantity("host_per_aten_view", Dimension::seconds, true);
@@ -396,6 +397,7 @@ void write_profiles(std::ostream& o, const std::vector<ProfileCalibration>& prof
       o << "    graph_launch_per_node: " << q(p.graph_launch_per_node_s, "us", 1e-6) << "\n";
     if (p.harness_idle_s > 0) o << "    harness_idle: " << q(p.harness_idle_s, "us", 1e-6) << "\n";
     if (p.host_per_kernel_s) o << "    host_per_kernel: " << q(*p.host_per_kernel_s, "us", 1e-6) << "\n";
+    if (p.host_per_step_s) o << "    host_per_step: " << q(*p.host_per_step_s, "us", 1e-6) << "\n";
     if (p.host_per_aten_s) o << "    host_per_aten: " << q(*p.host_per_aten_s, "us", 1e-6) << "\n";
     if (p.host_per_module_s) o << "    host_per_module: " << q(*p.host_per_module_s, "us", 1e-6) << "\n";
     if (p.host_per_aten_view_s) o << "    host_per_aten_view: " << q(*p.host_per_aten_view_s, "us", 1e-6) << "\n";

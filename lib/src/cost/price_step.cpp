@@ -20,10 +20,11 @@ double at_clock(const OpCost& c, double phi) {
 // and the previous kernel are done (an unbounded launch queue), layer after layer: an op of count
 // n runs in each of the first n rounds over the step's ops. The step ends when the last kernel
 // does (the host's final wait).
-double eager_wall_time(const std::vector<const Op*>& ops, const std::vector<OpCost>& costs) {
+// `step_host` is the forward's own host time before its first op (host_per_step).
+double eager_wall_time(const std::vector<const Op*>& ops, const std::vector<OpCost>& costs, double step_host) {
   int64_t rounds = 0;
   for (const Op* op : ops) rounds = std::max(rounds, op->count);
-  double host = 0, gpu = 0;
+  double host = step_host, gpu = 0;
   for (int64_t k = 0; k < rounds; ++k)
     for (size_t i = 0; i < ops.size(); ++i) {
       if (ops[i]->count <= k || ops[i]->overlaps) continue;
@@ -127,7 +128,11 @@ StepCost combine_step(const std::vector<const Op*>& ops, std::vector<OpCost> cos
      : c.bound == Bound::memory ? s.memory_time_s
                                 : s.overhead_time_s) += n * c.time_s;
   }
-  if (impl == Impl::eager) s.time_s = eager_wall_time(ops, s.ops);
+  if (impl == Impl::eager) {
+    const double step_host = roofs.host_per_step_s.value_or(0);
+    s.host_time_s += step_host;
+    s.time_s = eager_wall_time(ops, s.ops, step_host);
+  }
   // A graph step's host time: before the GPU can start the graph, the host launches it. Fused:
   // cudaGraphLaunch submits each kernel node (graph_launch_per_node; validation/results/
   // h200-fused-step-alone: 55-765 us in graph.replay() for 245-451 nodes). Compiled: dynamo's guards,

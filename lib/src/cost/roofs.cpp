@@ -45,6 +45,7 @@ void apply_profile(Roofs& r, const ProfileCalibration& p, const std::string& fil
     }
   }
   r.host_per_kernel_s = p.host_per_kernel_s;
+  r.host_per_step_s = p.host_per_step_s;
   r.host_per_aten_s = p.host_per_aten_s;
   r.host_per_module_s = p.host_per_module_s;
   r.host_per_aten_view_s = p.host_per_aten_view_s;

@@ -17,24 +17,6 @@ done
 timeout 60 python3 validation/scripts/production/profile_host.py --model llama2-7b --layers 8 --out $OUT/probe_end.json \
   >> $OUT/calibrate.txt 2>&1; echo "probe_end rc=$?" | tee -a $OUT/calibrate.txt
 date -u >> $OUT/date.txt
-python3 - "$OUT" <<'PY'
-import glob, json, os, shutil, sys
-out = sys.argv[1]
-steps, meta, log = [], None, []
-for d in sorted(glob.glob(f"{out}/hf_*")):
-    if os.path.exists(f"{d}/hf.json"):
-        j = json.load(open(f"{d}/hf.json"))
-        meta = meta or j["meta"]
-        for s in j["steps"]:
-            s["process"] = os.path.basename(d)
-        steps += j["steps"]
-    if os.path.exists(f"{d}/run.log"):
-        log.append(f"== {os.path.basename(d)}\n" + open(f"{d}/run.log").read())
-    shutil.rmtree(d)
-os.makedirs(f"{out}/hf", exist_ok=True)
-json.dump(dict(meta=meta, steps=steps), open(f"{out}/hf/hf.json", "w"), indent=1)
-open(f"{out}/hf/run.log", "w").write("".join(log))
-print(f"{len(steps)} steps")
-PY
+python3 validation/scripts/production/merge_hf_runs.py $OUT   # (inline in the call as run, the same code)
 rm -f $OUT/lease.calibration.yaml.host-probe.json
 tail -14 $OUT/calibrate.txt; grep -h "wall" $OUT/hf/run.log | cut -c1-160

@@ -20,25 +20,7 @@ for m in smollm2-1.7b llama3-8b qwen2.5-7b mistral-7b qwen3-8b llama2-13b gpt2; 
   echo "$m rc=$?"
 done
 date -u >> $OUT/date.txt
-python3 - "$OUT" <<'PY'
-import glob, json, os, shutil, sys
-out = sys.argv[1]
-steps, meta, log = [], None, []
-for d in sorted(glob.glob(f"{out}/hf_*")):
-    if os.path.exists(f"{d}/hf.json"):
-        j = json.load(open(f"{d}/hf.json"))
-        meta = meta or j["meta"]
-        for s in j["steps"]:
-            s["process"] = os.path.basename(d)
-        steps += j["steps"]
-    if os.path.exists(f"{d}/run.log"):
-        log.append(f"== {os.path.basename(d)}\n" + open(f"{d}/run.log").read())
-    shutil.rmtree(d)
-os.makedirs(f"{out}/hf", exist_ok=True)
-json.dump(dict(meta=meta, steps=steps), open(f"{out}/hf/hf.json", "w"), indent=1)
-open(f"{out}/hf/run.log", "w").write("".join(log))
-print(f"{len(steps)} steps")
-PY
+python3 validation/scripts/production/merge_hf_runs.py $OUT   # (inline in the call as run, the same code)
 python3 -c "
 import json
 for l in open('$OUT/drag.jsonl'):
