@@ -103,9 +103,9 @@ def signed_list(text, label):
     return [float(x.strip().rstrip("%")) / 100 for x in m.group(1).split(",")]
 
 
-def hf_rows(binary, path, held_only):
-    """Per-step (phase, wall error, kernel error) of compare_hf.py's table."""
-    out = run([PY, os.path.join(HERE, "production", "compare_hf.py"), path, binary])
+def hf_rows(binary, path, held_only, calibration=None):
+    """Per-step (phase, wall error, kernel error) of compare_hf.py's table (priced with `calibration` when given)."""
+    out = run([PY, os.path.join(HERE, "production", "compare_hf.py"), path, binary] + ([calibration] if calibration else []))
     rows = []
     for line in out.splitlines():
         m = re.match(r"\| \S+ (decode|prefill) b\d+ ctx\d+ \| (fit|held out) \|.*\| ([+-]\d+)% \| ([+-]\d+)% \|$", line)
@@ -209,7 +209,13 @@ def issue10(binary):
           summary(cudnn_decode_errors(binary, R + "h200-widecheck/kernels.json", False)), (0.08, 0.20),
           "main before the rules 20.3 / 35.8 %, widegroup alone 10.4 / 17.3 %; kSmIntake fitted on h200-wideprobe alone")
     t.add("FlashAttention-2 decode at GQA groups 24-128 (h200-widegroup, never fitted)", f"{acc}, h200-widegroup",
-          summary(wg.errors("eager", lambda c: c["kernel"] == "attention_decode_flash2")), (0.08, 0.20))
+          summary(wg.errors("eager", lambda c: c["kernel"] == "attention_decode_flash2")), (0.08, 0.20),
+          "12.8 / 33.5 % before branch fa2wide: row blocks past 64 rows each stream the split's K / V, the combine's fp32 "
+          "partials at kPartialStream (fitted on h200-flash2wide alone)")
+    f2w = Kernels(binary, R + "h200-flash2wide/kernels.json", False)
+    t.add("FlashAttention-2 decode, the group stepped 8-128 (h200-flash2wide: FITTED on, kPartialStream)", f"{acc}, h200-flash2wide",
+          summary(f2w.errors("eager", lambda c: c["kernel"] == "attention_decode_flash2")), (0.08, 0.20),
+          "fit set, shown for the record: 14.5 / 39.2 % before branch fa2wide")
     rows = hf_rows(binary, R + "h200-hfflash/flash/hf.json", False)
     t.add("transformers eager steps on FlashAttention-2 (SDPA held to its flash backend), GPU kernel time",
           "compare_hf.py (`--attn-implementation flash_attention_2`), h200-hfflash/flash (Llama-3-8B, Qwen2.5-7B)",
@@ -256,6 +262,18 @@ def issue10(binary):
     t.add("torch.compile'd decode step, h200-compiled's points re-measured in fresh processes",
           "compare_compiled.py, h200-freshhost (all 7)", summary(signed_list(fresh, "graph replay, all")), (0.10, None),
           "host before the replay 207-550 us by model (h200-compiled: 199-695 us)")
+    # h200-hostlease: seven models at new points, one process each. The first call timed each point's wall after the
+    # previous point's torch.profiler session (as every earlier set did); the second timed every wall first. Each row
+    # twice: the committed host rate, and the rate `calibrate --on-gpu --profile eager` measured on that lease (a probe
+    # of Llama-2-7B's class at 8 layers, in its own process; nothing fitted on the steps).
+    hl = R + "h200-hostlease/"
+    for sub, what in (("", "each wall after the previous point's profiler session"), ("walls-first/", "every wall first")):
+        for cal, which in ((None, "committed host_per_kernel"), (hl + sub + "lease.calibration.yaml", "this lease's calibrate --profile eager")):
+            rows = hf_rows(binary, hl + sub + "hf/hf.json", False, cal)
+            t.add(f"transformers eager decode step, wall time, h200-hostlease{'/' + sub.rstrip('/') if sub else ''} ({what}; {which})",
+                  f"compare_hf.py [CAL], h200-hostlease/{sub}hf", summary([w for ph, w, _ in rows if ph == "decode"]), (0.20, None),
+                  "the profiler drag: a torch.profiler session slows the process's later eager steps 25-80 % "
+                  "(profiler_drag.py)" if not sub and cal is None else "")
     return t
 
 

@@ -14,6 +14,42 @@ namespace perfmodel {
 
 namespace {
 
+int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// Branch fa2wide: the combine's fp32 partials (each split's output row and its LSE, written by the split kernel and read
+// back by flash_fwd_splitkv_combine_kernel) at this rate, per byte of one direction. Fitted (one number) on
+// h200-flash2wide's 18 calls alone, the group stepped 8 -> 128 at fixed batch and keys (Nsight there: the combine
+// 6.0 -> 11.1 us from group 8 to 48 at batch 160, its grid 320 -> 1920 CTAs); h200-widegroup held out.
+constexpr double kPartialStream = 0.91e12;  // B/s
+
+// Two terms the decode block's stream form lacks, both visible once the GQA group is wide (h200-flash2wide):
+// - Past 64 query rows (the split kernel's tile; the group is swapped into the rows) each of ceil(group / 64) row
+//   blocks is its own CTA walking the split's keys: the kernel streams the K / V that many times (96 / 128 rows ran
+//   22-34 % above 64 where the one-pass price fell; the second pass priced at the stream's rate, no L2 discount).
+// - The combine reads every split's partial row of every query head: splits x batch x heads x (d + 1) fp32 values.
+//   Past a few hundred rows that traffic, not the per-split walk (combine_per_split), sets its time: the larger of the
+//   two is priced.
+void wide_group_terms(const Op& op, const Roofs& r, const ProductionDecodePlan& plan, KernelTimes& t) {
+  const AttentionShape& a = op.attention;
+  const int64_t kvh = std::max<int64_t>(1, a.kv_heads);
+  const int64_t row_blocks = ceil_div(std::max<int64_t>(1, a.heads / kvh), 64);
+  if (row_blocks > 1 && op.bytes() > 0) {
+    const double kv = 2.0 * static_cast<double>(a.batch * kvh * a.kv_len * a.head_dim) * bytes_of(op.kv_cache);
+    t.memory_s *= (op.bytes() + static_cast<double>(row_blocks - 1) * kv) / op.bytes();
+  }
+  const double walk = static_cast<double>(plan.splits) * r.flash2_decode.combine_per_split_s;
+  const double partials = static_cast<double>(plan.splits * a.batch * a.heads * (a.head_dim + 1)) * 4.0 / kPartialStream;
+  if (partials > walk) {
+    t.fixed_s += partials - walk;
+    for (auto& part : t.fixed_parts)
+      if (part.what.rfind("combine walk", 0) == 0) {
+        part.what = "combine: " + std::to_string(plan.splits) + " splits' fp32 partials read at " +
+                    std::to_string(static_cast<int>(kPartialStream / 1e9)) + " GB/s";
+        part.seconds = partials;
+      }
+  }
+}
+
 KernelTimes flash2_decode_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
   if (!r.flash2_decode.measured() || op.attention.batch <= 0) return flash_decode_cost(op, r, force_tile);
   const AttentionShape& a = op.attention;
@@ -30,6 +66,7 @@ KernelTimes flash2_decode_cost(const Op& op, const Roofs& r, const Tile* force_t
     const double waves = static_cast<double>(plan.ctas * plan.splits) / (2.0 * std::max(1, r.card.sm_count));
     const double padded = static_cast<double>(flash2_kernel_dim(a.head_dim)) / static_cast<double>(a.head_dim);
     t.memory_s *= std::ceil(waves) / waves * padded * flash2_uneven_dim(r.flash2, a.head_dim);
+    wide_group_terms(op, r, plan, t);
     return t;
   }
   if (!r.flash2.measured()) return production_decode_cost(op, r, r.flash2_decode);

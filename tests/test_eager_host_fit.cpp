@@ -1,0 +1,156 @@
+// `perfmodel calibrate --profile eager` (issue 10, item 2): the eager profile's host rates refitted on this
+// machine's probe (lib/src/calibration/eager_host_fit.cpp, tools/perfmodel/cmd_calibrate_profile.cpp), checked on the
+// probes and steps of validation/results/h200-hostlease.
+#include <doctest/doctest.h>
+
+#include <fstream>
+#include <string>
+
+#include "cli_support.hpp"
+#include "hf_wall_errors.hpp"
+#include "perfmodel/calibration.hpp"
+#include "perfmodel/eager_host_fit.hpp"
+#include "perfmodel/errors.hpp"
+#include "perfmodel/evaluate.hpp"
+#include "perfmodel/stats.hpp"
+#include "test_support.hpp"
+
+using namespace perfmodel;
+using cli_test::cli;
+
+namespace {
+
+const std::string kLease = "/validation/results/h200-hostlease/";
+
+Calibration committed() { return load_calibration(test::root() + "/hardware/h200.calibration.yaml"); }
+
+const ProfileCalibration& eager(const Calibration& c) {
+  const ProfileCalibration* p = find_profile(c.profiles, "eager");
+  REQUIRE(p != nullptr);
+  return *p;
+}
+
+// The host a calibration prices for one probe depth.
+double priced_host(const Calibration& cal, int64_t layers) {
+  Model m = test::catalogue().model("llama2-7b");
+  m.layers = layers;
+  Workload w;
+  w.phase = Phase::decode;
+  w.batch = 1;
+  w.ctx = 257;
+  w.impl = Impl::eager;
+  w.eager_cache_cropped = false;
+  return evaluate(m, w, test::catalogue().card("h200"), &cal).cost.host_time_s;
+}
+
+HostProbe probe(std::initializer_list<HostProbeDepth> depths) {
+  HostProbe p;
+  p.model = "llama2-7b";
+  p.batch = 1;
+  p.ctx = 256;
+  p.depths = depths;
+  return p;
+}
+
+}  // namespace
+
+TEST_CASE("one depth: host_per_kernel refitted so the probe's step prices the host measured") {
+  Calibration cal = committed();
+  const double before = *eager(cal).host_per_kernel_s;
+  const EagerHostFit f = fit_eager_host(test::catalogue().model("llama2-7b"), probe({{8, 6.320e-3, 5.9e-3, 381}}),
+                                        test::catalogue().card("h200"), cal);
+  CHECK(f.per_kernel_before_s == doctest::Approx(before));
+  CHECK(f.host_after_s.at(0) == doctest::Approx(6.320e-3).epsilon(1e-9));
+  CHECK(priced_host(cal, 8) == doctest::Approx(6.320e-3).epsilon(1e-9));
+  // h200-hostlease's second lease: 6.32 ms over 342 priced launches -> 17.56 us (20.63 before), host_per_step kept.
+  CHECK(*eager(cal).host_per_kernel_s == doctest::Approx(17.56e-6).epsilon(0.002));
+  CHECK(eager(cal).host_per_step_s.value_or(0) == 0);
+}
+
+TEST_CASE("two depths recover both rates: host_per_kernel from the slope, host_per_step from the rest") {
+  // Host times made by the model itself at 12 us a kernel and 1.5 ms a step: the fit gives them back.
+  Calibration truth = committed();
+  for (auto& p : truth.profiles)
+    if (p.name == "eager") {
+      p.host_per_kernel_s = 12e-6;
+      p.host_per_step_s = 1.5e-3;
+    }
+  const double h4 = priced_host(truth, 4), h16 = priced_host(truth, 16);
+  Calibration cal = committed();
+  const EagerHostFit f = fit_eager_host(test::catalogue().model("llama2-7b"), probe({{4, h4, 0, 0}, {16, h16, 0, 0}}),
+                                        test::catalogue().card("h200"), cal);
+  CHECK(f.per_kernel_after_s == doctest::Approx(12e-6).epsilon(1e-6));
+  CHECK(f.per_step_after_s == doctest::Approx(1.5e-3).epsilon(1e-6));
+  CHECK(priced_host(cal, 16) == doctest::Approx(h16).epsilon(1e-9));
+  // The step's own host lengthens a host-bound wall by itself, once.
+  Calibration no_step = cal;
+  for (auto& p : no_step.profiles)
+    if (p.name == "eager") p.host_per_step_s = 0.0;
+  CHECK(priced_host(cal, 16) - priced_host(no_step, 16) == doctest::Approx(1.5e-3).epsilon(1e-9));
+}
+
+TEST_CASE("probes no positive rate explains are refused") {
+  const Model m = test::catalogue().model("llama2-7b");
+  const Card card = test::catalogue().card("h200");
+  Calibration cal = committed();
+  CHECK_THROWS_AS(fit_eager_host(m, probe({{8, -1e-3, 0, 0}}), card, cal), InputError);
+  CHECK_THROWS_AS(fit_eager_host(m, probe({{8, 1e-3, 0, 0}, {8, 2e-3, 0, 0}}), card, cal), InputError);   // same depth
+  CHECK_THROWS_AS(fit_eager_host(m, probe({{4, 5e-3, 0, 0}, {16, 4e-3, 0, 0}}), card, cal), InputError);  // deeper faster
+  CHECK_THROWS_AS(fit_eager_host(m, probe({{4, 1e-3, 0, 0}, {16, 20e-3, 0, 0}}), card, cal), InputError); // step < 0
+  CHECK_THROWS_AS(fit_eager_host(m, probe({{64, 5e-3, 0, 0}}), card, cal), InputError);                  // past 32 layers
+  CHECK(*eager(cal).host_per_kernel_s == doctest::Approx(*eager(committed()).host_per_kernel_s));       // untouched
+}
+
+TEST_CASE("h200-hostlease, every wall timed first: this lease's probe prices its steps, the committed rate does not") {
+  // The second lease's 32 transformers steps (seven models, one process each, walls before any profiler session) and
+  // the calibration its `calibrate --on-gpu --profile eager` wrote (one depth, 8 layers, its own process). Nothing
+  // fitted on the steps. The committed host_per_kernel was fitted on walls timed after profiler sessions, which slow
+  // the later eager steps of a process 25-80 % (profiler_drag.py): it prices these walls 37 % slow at the median.
+  const Calibration lease = load_calibration(test::root() + kLease + "walls-first/lease.calibration.yaml");
+  CHECK(*eager(lease).host_per_kernel_s == doctest::Approx(17.56e-6).epsilon(0.002));
+  const std::vector<double> with_lease = test::hf_wall_errors("h200-hostlease/walls-first/hf/hf.json", lease);
+  const std::vector<double> with_committed = test::hf_wall_errors("h200-hostlease/walls-first/hf/hf.json", committed());
+  REQUIRE(with_lease.size() == 32);
+  CAPTURE(quantile(with_lease, 0.5));
+  CAPTURE(quantile(with_committed, 0.5));
+  CHECK(quantile(with_lease, 0.5) <= 0.20);  // the issue's wall target (decode and prefill together here)
+  CHECK(quantile(with_lease, 0.5) < 0.6 * quantile(with_committed, 0.5));
+}
+
+TEST_CASE("calibrate --profile eager --from-probe edits the one key in place of a copy") {
+  const auto dir = cli_test::tmp_dir();
+  const std::string out = (dir / "lease.yaml").string();
+  const auto r = cli("calibrate --profile eager --card h200 --from-probe " + test::root() + kLease +
+                     "walls-first/probe_start.json --output " + out + " --format json");
+  const test::Json j = cli_test::json_of(r);
+  CHECK(r.rc == 0);
+  REQUIRE(j.at("host.host_per_kernel_s") != nullptr);
+  CHECK(j.at("host.host_per_kernel_s")->num == doctest::Approx(17.56e-6).epsilon(0.002));
+  REQUIRE(j.at("host.depths") != nullptr);
+  CHECK(j.at("host.depths")->arr.size() == 1);
+  // Every line but host_per_kernel's is the committed file's.
+  std::ifstream a(test::root() + "/hardware/h200.calibration.yaml"), b(out);
+  int differ = 0, lines = 0;
+  for (std::string x, y; std::getline(a, x) && std::getline(b, y); ++lines)
+    if (x != y) {
+      ++differ;
+      CHECK(test::contains(y, "host_per_kernel: 17.5"));
+    }
+  CHECK(lines > 100);
+  CHECK(differ == 1);
+}
+
+TEST_CASE("calibrate --profile: bad flags and bad probes are one line and exit 2") {
+  const std::string probe_file = test::root() + kLease + "walls-first/probe_start.json";
+  cli_test::expect_input_error(cli("calibrate --profile fused --card h200 --from-probe " + probe_file), {"--profile fused"});
+  cli_test::expect_input_error(cli("calibrate --profile eager --from-probe " + probe_file), {"--card"});
+  cli_test::expect_input_error(cli("calibrate --profile eager --card h200"), {"--on-gpu", "--from-probe"});
+  cli_test::expect_input_error(cli("calibrate --profile eager --card h200 --from-probe /nonexistent.json"), {"/nonexistent.json"});
+  const auto dir = cli_test::tmp_dir();
+  const std::string bad = (dir / "bad_probe.json").string();
+  std::ofstream(bad) << "{\"model\": \"llama2-7b\", \"batch\": 1, \"ctx\": 256, \"layers\": 8}\n";
+  cli_test::expect_input_error(cli("calibrate --profile eager --card h200 --from-probe " + bad + " --output " +
+                                   (dir / "x.yaml").string()),
+                               {"bad_probe.json", "host_call_s"});
+  cli_test::expect_input_error(cli("calibrate --calibration x.yaml --on-gpu"), {"--calibration", "--profile"});
+}
