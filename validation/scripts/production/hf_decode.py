@@ -79,6 +79,19 @@ def build(key):
     return m.eval(), cfg
 
 
+def build_cut(cfg, layers):
+    """`cfg`'s model cut to `layers` decoder layers (random bf16 weights, SDPA), for the host probes."""
+    if hasattr(cfg, "n_layer"):
+        cfg.n_layer = layers
+    else:
+        cfg.num_hidden_layers = layers
+    from transformers import AutoModelForCausalLM
+    torch.manual_seed(0)
+    with torch.device("cuda"):
+        m = AutoModelForCausalLM.from_config(cfg, dtype=torch.bfloat16, attn_implementation="sdpa").eval()
+    return m, cfg
+
+
 def _kernel_profile(fn, n, between=None):
     """Total GPU kernel time per call and by category (torch.profiler, n calls). Each call is
     profiled in its own session and `between` runs outside it: cache bookkeeping that launches

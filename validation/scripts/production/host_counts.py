@@ -119,15 +119,7 @@ def build(key, layers):
         cfg = run_moe.hf_config(key)
     else:
         cfg = hf_decode.hf_config(key)
-    if hasattr(cfg, "n_layer"):
-        cfg.n_layer = layers
-    else:
-        cfg.num_hidden_layers = layers
-    from transformers import AutoModelForCausalLM
-    torch.manual_seed(0)
-    with torch.device("cuda"):
-        m = AutoModelForCausalLM.from_config(cfg, dtype=torch.bfloat16, attn_implementation="sdpa").eval()
-    return m, cfg
+    return hf_decode.build_cut(cfg, layers)
 
 
 def point(m, cfg, key, layers, phase, b=1, ctx=256):

@@ -198,15 +198,7 @@ def eager(a):
 
 def eager_one(a):
     b, ctx = (int(x) for x in a.points.split(":"))
-    cfg = hf_decode.hf_config(a.key)
-    if hasattr(cfg, "n_layer"):
-        cfg.n_layer = a.layers
-    else:
-        cfg.num_hidden_layers = a.layers
-    from transformers import AutoModelForCausalLM
-    torch.manual_seed(0)
-    with torch.device("cuda"):
-        m = AutoModelForCausalLM.from_config(cfg, dtype=torch.bfloat16, attn_implementation="sdpa").eval()
+    m, cfg = hf_decode.build_cut(hf_decode.hf_config(a.key), a.layers)
     with torch.no_grad():
         step, between, cache, ok = hf_decode._decode_setup(m, cfg, b, ctx, contiguous=True)
         wall, _, _ = hf_decode._wall(step, 15, 3, between)

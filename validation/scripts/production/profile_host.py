@@ -51,19 +51,6 @@ def host_calls(step, between, n, fill_s):
     return statistics.median(out), out
 
 
-def build_cut(key, layers):
-    cfg = hf_decode.hf_config(key)
-    if hasattr(cfg, "n_layer"):
-        cfg.n_layer = layers
-    else:
-        cfg.num_hidden_layers = layers
-    from transformers import AutoModelForCausalLM
-    torch.manual_seed(0)
-    with torch.device("cuda"):
-        m = AutoModelForCausalLM.from_config(cfg, dtype=torch.bfloat16, attn_implementation="sdpa").eval()
-    return m, cfg
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--model", default="llama2-7b", help="catalogue key whose transformers class is probed")
@@ -86,7 +73,7 @@ def main():
     built, recs, ok_all = [], [], True
     with torch.no_grad():
         for layers in depths:
-            m, cfg = build_cut(a.model, layers)
+            m, cfg = hf_decode.build_cut(hf_decode.hf_config(a.model), layers)
             step, between, cache, ok = hf_decode._decode_setup(m, cfg, a.batch, a.ctx, contiguous=True)
             wall, _, _ = hf_decode._wall(step, 20, 3, between)
             host, all_calls = host_calls(step, between, 30, 4 * wall + 5e-3)
