@@ -101,12 +101,12 @@ int cmd_calibrate(const std::vector<std::string>& args, Context& ctx) {
       "launch), attention, gemm (K/N ramps), decode, issue, chains (small kernels' thread chains), l2 (residency of cycled working sets), switch (kernels following different ones), power (sustained "
       "tensor load against the power cap)")(
       "profile", po::value(&prof.profile),
-      "measure an implementation profile's own terms instead of the card's roofs: eager (the host time per kernel "
-      "transformers' eager step costs on this machine, refitted into profiles.eager.host_per_kernel of the card's "
+      "measure an implementation profile's own terms instead of the card's roofs: eager (the host time transformers' "
+      "eager step costs on this machine, refitted into profiles.eager.host_per_kernel and host_per_step of the card's "
       "calibration file; needs --card)")(
       "calibration", po::value(&prof.calibration),
       "with --profile: the calibration file to refit (default hardware/<card>.calibration.yaml); --output names "
-      "another file to write (default: this one, edited in place of the one key)")(
+      "another file to write (default: this one, edited in place of those keys)")(
       "probe-model", po::value(&prof.probe_model)->default_value(prof.probe_model),
       "with --profile eager: the catalogue model whose transformers class the host probe runs")(
       "probe-layers", po::value(&prof.probe_layers)->default_value(prof.probe_layers),
@@ -124,6 +124,7 @@ int cmd_calibrate(const std::vector<std::string>& args, Context& ctx) {
              "chains, L2 residency, the power cap) and writes a calibration file the cost model uses",
              "perfmodel calibrate --on-gpu --raw calibration-raw.json\n"
              "  perfmodel calibrate --on-gpu --profile eager --card h200\n"
+             "  perfmodel calibrate --profile eager --card h200 --from-probe probe.json --output mine.calibration.yaml\n"
              "  perfmodel calibrate --on-gpu --only chains,l2 --raw part.json\n"
              "  perfmodel calibrate --card h200 --from-raw calibration-raw.json --from-raw part.json"))
     return 0;

@@ -9,7 +9,8 @@ Random bf16 weights, SDPA attention (hf_decode.build). Decode: a DynamicCache of
 contiguous between steps, as generate() leaves it (hf_decode._decode_setup(contiguous=True)); wall
 time = median of 10 synchronized steps after 2 warm-ups, GPU kernel time = torch.profiler's sum
 over 3 steps. Prefill: the prompt's forward (logits of the last position only, as generate()).
-Points whose KV cache (plus weights) would not fit 141 GB are not in the plan. Writes OUT/hf.json
+Every point's wall is timed before the model's first kernel profile (since h200-hostlease: a torch.profiler session
+slows the host of the process's later eager steps 25-78 %); runs before it interleaved (--interleaved). Points whose KV cache (plus weights) would not fit 141 GB are not in the plan. Writes OUT/hf.json
 (steps[] in hf_decode's format) after every point and OUT/run.log.
 """
 import argparse
@@ -69,9 +70,13 @@ def main():
     ap.add_argument("--sdpa-backend", default="default", choices=("default", "flash"),
                     help="flash: every SDPA call restricted to PyTorch's FlashAttention-2 backend (sdpa_kernel), the kernels "
                          "transformers' flash_attention_2 runs; each step records attn=sdpa_flash")
-    ap.add_argument("--walls-first", action="store_true",
-                    help="time every point's wall before any kernel profile of the model (h200-hostlease: a torch.profiler "
-                         "session slows the host's later eager steps in the same process), then profile each point")
+    ap.add_argument("--walls-first", action="store_true", default=True,
+                    help="(the default since h200-hostlease) time every point's wall before any kernel profile of the "
+                         "model (a torch.profiler session slows the host's later eager steps in the same process), then "
+                         "profile each point")
+    ap.add_argument("--interleaved", dest="walls_first", action="store_false",
+                    help="each point's wall, then its kernel profile, point after point: how every run before "
+                         "h200-hostlease timed its walls (those after a process's first point carry the profiler drag)")
     a = ap.parse_args()
     plan = PLAN
     if a.plan in ("hfgemma-paired", "hfgemma-window", "hfgemma-mistral"):
