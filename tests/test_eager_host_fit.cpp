@@ -153,4 +153,7 @@ TEST_CASE("calibrate --profile: bad flags and bad probes are one line and exit 2
                                    (dir / "x.yaml").string()),
                                {"bad_probe.json", "host_call_s"});
   cli_test::expect_input_error(cli("calibrate --calibration x.yaml --on-gpu"), {"--calibration", "--profile"});
+  // Checked before the helper runs (no GPU needed to be refused).
+  cli_test::expect_input_error(cli("calibrate --on-gpu --profile eager --card h200 --probe-model no-such-model"), {"no-such-model"});
+  cli_test::expect_input_error(cli("calibrate --on-gpu --profile eager --card h200 --probe-layers 4x16"), {"--probe-layers"});
 }

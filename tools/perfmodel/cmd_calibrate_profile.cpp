@@ -4,6 +4,7 @@
 // (validation/scripts/production/profile_host.py, a PyTorch process) and refits host_per_kernel so that the
 // probe's step, as perfmodel lowers and prices it, takes the host time measured (eager_host_fit.hpp). The
 // calibration file is edited in place of that one key (its comments and every other key kept).
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -132,6 +133,10 @@ int calibrate_profile(const ProfileCalibrateArgs& a, Context& ctx, Format format
 
   std::string record = a.from_probe;
   if (a.on_gpu) {
+    cat.model(a.probe_model);  // an unknown --probe-model is refused here, not by the helper's traceback
+    for (char ch : a.probe_layers)
+      if (!std::isdigit(static_cast<unsigned char>(ch)) && ch != ',')
+        throw UsageError("--probe-layers: one or two comma-separated layer counts, not '" + a.probe_layers + "'");
     record = a.probe_out.empty() ? out_path + ".host-probe.json" : a.probe_out;
     const std::string command = "cd '" + ctx.data_root + "' && python3 validation/scripts/production/profile_host.py --model " +
                                 a.probe_model + " --layers " + a.probe_layers + " --out '" + record + "'";

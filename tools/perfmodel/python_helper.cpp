@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <sstream>
 
+#include <sys/wait.h>
+
 #include "perfmodel/errors.hpp"
 
 namespace perfmodel::cli {
@@ -15,8 +17,10 @@ std::string run_python_helper(const std::string& command, const std::string& wha
   std::string out;
   std::array<char, 4096> buf;
   for (size_t n; (n = fread(buf.data(), 1, buf.size(), p)) > 0;) out.append(buf.data(), n);
-  const int rc = pclose(p);
-  if (rc != 0) throw InputError(what + ": the helper failed (exit " + std::to_string(rc) + "): " + command);
+  const int status = pclose(p);
+  if (status != 0)
+    throw InputError(what + ": the helper failed (exit " +
+                     std::to_string(WIFEXITED(status) ? WEXITSTATUS(status) : status) + "): " + command);
   return out;
 }
 
