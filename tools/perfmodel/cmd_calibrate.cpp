@@ -97,13 +97,14 @@ int cmd_calibrate(const std::vector<std::string>& args, Context& ctx) {
       "refit from raw measurement files instead of measuring (no GPU needed); repeat it to merge files (the "
       "first one's kernel floor and launch overhead are used)")(
       "only", po::value(&only),
-      "with --on-gpu: measure only these sections, comma-separated: roofs (copies, L2, GEMM peaks and M ramp, floor, "
+      "with --on-gpu: measure only these sections, comma-separated (with --profile: host, attention): roofs (copies, L2, GEMM peaks and M ramp, floor, "
       "launch), attention, gemm (K/N ramps), decode, issue, chains (small kernels' thread chains), l2 (residency of cycled working sets), switch (kernels following different ones), power (sustained "
       "tensor load against the power cap)")(
       "profile", po::value(&prof.profile),
-      "measure an implementation profile's own terms instead of the card's roofs: eager (the host time transformers' "
-      "eager step costs on this machine, refitted into profiles.eager.host_per_kernel and host_per_step of the card's "
-      "calibration file; needs --card)")(
+      "measure an implementation profile's own terms instead of the card's roofs, refitted in place in the card's "
+      "calibration file (needs --card): fused, eager or compiled. --only host (eager: the host time transformers' eager "
+      "step costs on this machine -> host_per_kernel, host_per_step; the eager default) and / or attention (the "
+      "profile's cuDNN SDPA prefill -> its four attention keys; the fused and compiled default)")(
       "calibration", po::value(&prof.calibration),
       "with --profile: the calibration file to refit (default hardware/<card>.calibration.yaml); --output names "
       "another file to write (default: this one, edited in place of those keys)")(
@@ -115,7 +116,13 @@ int cmd_calibrate(const std::vector<std::string>& args, Context& ctx) {
       "probe-out", po::value(&prof.probe_out),
       "with --profile eager --on-gpu: where the probe's record goes (default <output>.host-probe.json)")(
       "from-probe", po::value(&prof.from_probe),
-      "with --profile eager: refit from a recorded probe (profile_host.py --out) instead of measuring (no GPU)");
+      "with --profile eager: refit from a recorded probe (profile_host.py --out) instead of measuring (no GPU)")(
+      "from-kernels", po::value(&prof.from_kernels),
+      "with --profile: refit the profile's prefill attention (attention_peak, _softmax_share, _cta_fixed, _call_floor) "
+      "on a kernels.json of cuDNN SDPA calls (run_all.py --groups attention; even cases fit, odd held out) instead of "
+      "measuring (no GPU)")(
+      "kernels-out", po::value(&prof.kernels_out),
+      "with --profile --on-gpu --only attention: where run_all.py's measurements go (default <output>.attention/)");
   add_format(d, format);
   po::variables_map vm;
   if (!parse(args, d, vm, ctx,
@@ -125,18 +132,19 @@ int cmd_calibrate(const std::vector<std::string>& args, Context& ctx) {
              "perfmodel calibrate --on-gpu --raw calibration-raw.json\n"
              "  perfmodel calibrate --on-gpu --profile eager --card h200\n"
              "  perfmodel calibrate --profile eager --card h200 --from-probe probe.json --output mine.calibration.yaml\n"
+             "  perfmodel calibrate --profile fused --card h200 --from-kernels validation/results/h200-production/kernels.json\n"
              "  perfmodel calibrate --on-gpu --only chains,l2 --raw part.json\n"
              "  perfmodel calibrate --card h200 --from-raw calibration-raw.json --from-raw part.json"))
     return 0;
   if (!prof.profile.empty()) {
-    if (!raw_in.empty() || !only.empty() || !raw_out.empty())
-      throw UsageError("--profile measures a profile's terms: drop --from-raw, --only and --raw");
+    if (!raw_in.empty() || !raw_out.empty()) throw UsageError("--profile measures a profile's terms: drop --from-raw and --raw");
+    prof.parts = only;
     prof.card = card_name;
     prof.output = g_output;
     prof.on_gpu = g_on_gpu;
     return calibrate_profile(prof, ctx, format);
   }
-  for (const char* k : {"calibration", "probe-out", "from-probe"})
+  for (const char* k : {"calibration", "probe-out", "from-probe", "from-kernels", "kernels-out"})
     if (vm.count(k)) throw UsageError(std::string("--") + k + " applies with --profile");
   RawCalibration raw;
   std::string key = card_name;
