@@ -97,14 +97,16 @@ int cmd_calibrate(const std::vector<std::string>& args, Context& ctx) {
       "refit from raw measurement files instead of measuring (no GPU needed); repeat it to merge files (the "
       "first one's kernel floor and launch overhead are used)")(
       "only", po::value(&only),
-      "with --on-gpu: measure only these sections, comma-separated (with --profile: host, attention): roofs (copies, L2, GEMM peaks and M ramp, floor, "
+      "with --on-gpu: measure only these sections, comma-separated (with --profile: host, attention, decode, gemm): roofs (copies, L2, GEMM peaks and M ramp, floor, "
       "launch), attention, gemm (K/N ramps), decode, issue, chains (small kernels' thread chains), l2 (residency of cycled working sets), switch (kernels following different ones), power (sustained "
       "tensor load against the power cap)")(
       "profile", po::value(&prof.profile),
       "measure an implementation profile's own terms instead of the card's roofs, refitted in place in the card's "
       "calibration file (needs --card): fused, eager or compiled. --only host (eager: the host time transformers' eager "
-      "step costs on this machine -> host_per_kernel, host_per_step; the eager default) and / or attention (the "
-      "profile's cuDNN SDPA prefill -> its four attention keys; the fused and compiled default)")(
+      "step costs on this machine -> host_per_kernel, host_per_step; the eager default), attention (the profile's "
+      "cuDNN SDPA prefill -> its four attention keys; the fused and compiled default), decode (cuDNN's decode SDPA -> "
+      "cudnn_decode's kernel_floor, reduction_floor, stream_bandwidth, cta_latency) and / or gemm (cuBLASLt through "
+      "torch.linear -> gemm's fixed, split_k_reduce, cta_walk_per_1024_k, stream_efficiency)")(
       "calibration", po::value(&prof.calibration),
       "with --profile: the calibration file to refit (default hardware/<card>.calibration.yaml); --output names "
       "another file to write (default: this one, edited in place of those keys)")(
@@ -117,12 +119,12 @@ int cmd_calibrate(const std::vector<std::string>& args, Context& ctx) {
       "with --profile eager --on-gpu: where the probe's record goes (default <output>.host-probe.json)")(
       "from-probe", po::value(&prof.from_probe),
       "with --profile eager: refit from a recorded probe (profile_host.py --out) instead of measuring (no GPU)")(
-      "from-kernels", po::value(&prof.from_kernels),
-      "with --profile: refit the profile's prefill attention (attention_peak, _softmax_share, _cta_fixed, _call_floor) "
-      "on a kernels.json of cuDNN SDPA calls (run_all.py --groups attention; even cases fit, odd held out) instead of "
-      "measuring (no GPU)")(
+      "from-kernels", po::value(&prof.from_kernels)->composing(),
+      "with --profile: refit the --only parts (default attention) on recorded calls, a kernels.json of run_all.py "
+      "(--groups attention: prefill and decode; gemm) instead of measuring (no GPU); repeat it to fit on several files "
+      "(each file's even cases fit, its odd ones held out)")(
       "kernels-out", po::value(&prof.kernels_out),
-      "with --profile --on-gpu --only attention: where run_all.py's measurements go (default <output>.attention/)");
+      "with --profile --on-gpu --only attention|decode|gemm: where run_all.py's measurements go (default <output>.kernels/)");
   add_format(d, format);
   po::variables_map vm;
   if (!parse(args, d, vm, ctx,
@@ -133,6 +135,8 @@ int cmd_calibrate(const std::vector<std::string>& args, Context& ctx) {
              "  perfmodel calibrate --on-gpu --profile eager --card h200\n"
              "  perfmodel calibrate --profile eager --card h200 --from-probe probe.json --output mine.calibration.yaml\n"
              "  perfmodel calibrate --profile fused --card h200 --from-kernels validation/results/h200-production/kernels.json\n"
+             "  perfmodel calibrate --profile eager --card h200 --only decode,gemm --from-kernels a/kernels.json --from-kernels "
+             "b/kernels.json --output mine.calibration.yaml\n"
              "  perfmodel calibrate --on-gpu --only chains,l2 --raw part.json\n"
              "  perfmodel calibrate --card h200 --from-raw calibration-raw.json --from-raw part.json"))
     return 0;

@@ -1,9 +1,12 @@
-// `perfmodel calibrate --profile eager`: the eager profile's host rate measured on this machine (issue 10,
-// item 2: what a profile's kernels and framework cost is the profile's, measured where it runs). The card's
-// roofs are `calibrate --on-gpu`'s; this measures the host that issues transformers' eager step
-// (validation/scripts/production/profile_host.py, a PyTorch process) and refits host_per_kernel so that the
-// probe's step, as perfmodel lowers and prices it, takes the host time measured (eager_host_fit.hpp). The
-// calibration file is edited in place of that one key (its comments and every other key kept).
+// `perfmodel calibrate --profile fused|eager|compiled`: a profile's own keys measured on this machine (issue 10,
+// item 2: what a profile's kernels and framework cost is the profile's, measured where it runs; the card's roofs
+// are `calibrate --on-gpu`'s). Parts (--only):
+//   host (eager): the host that issues transformers' eager step (validation/scripts/production/profile_host.py, a
+//     PyTorch process), host_per_kernel (and host_per_step) refitted so that the probe's step, as perfmodel lowers
+//     and prices it, takes the host time measured (eager_host_fit.hpp);
+//   attention, decode, gemm: the profile's production calls (run_all.py's attention and gemm groups, or recorded
+//     kernels.json files), the part's keys refitted on the even cases (profile_key_fit.hpp).
+// The calibration file is edited in place of those keys (its comments and every other key kept).
 #include <cctype>
 #include <cmath>
 #include <fstream>
@@ -13,7 +16,7 @@
 
 #include "commands.hpp"
 #include "perfmodel/eager_host_fit.hpp"
-#include "perfmodel/profile_attention_fit.hpp"
+#include "perfmodel/profile_key_fit.hpp"
 #include "perfmodel/errors.hpp"
 #include "profile_yaml_edit.hpp"
 #include "python_helper.hpp"
@@ -138,59 +141,66 @@ Node errors_node(const ErrorSummary& e) {
   return n;
 }
 
-// The attention part (any profile): cuDNN SDPA prefill measured (run_all.py) or read, the profile's four keys
-// refitted on the even cases; `text` edited.
-std::string refit_attention(const ProfileCalibrateArgs& a, Context& ctx, const Card& card, const std::string& base,
-                            const std::string& out_path, std::string text, Report& r) {
-  std::string file = a.from_kernels;
-  if (a.on_gpu) {
-    const std::string dir = a.kernels_out.empty() ? out_path + ".attention" : a.kernels_out;
-    const std::string command = "cd '" + ctx.data_root + "' && python3 validation/scripts/production/run_all.py '" + dir +
-                                "' --groups attention --budget 240 >&2 && echo 'run_all ok=1'";
-    *ctx.err << "calibrate: " << command << "\n";
-    parse_helper_result(run_python_helper(command, "calibrate --profile attention"), "run_all", {"ok"},
-                        "calibrate --profile attention");
-    file = dir + "/kernels.json";
+// The calibration file's text of a fitted value, and its JSON hint.
+std::string value_text(const FittedKey& k) {
+  switch (k.unit) {
+    case KeyUnit::seconds: return us_text(k.after);
+    case KeyUnit::flop_per_s: return tflops_text(k.after);
+    case KeyUnit::bytes_per_s: return gbps_text(k.after);
+    case KeyUnit::share: break;
   }
-  Measurements m;
-  load_measurements(file, m);
-  Calibration cal = load_calibration(base);
-  const Impl profile = a.profile == "eager" ? Impl::eager : a.profile == "compiled" ? Impl::compiled : Impl::fused;
-  const AttentionFit f = fit_profile_attention(m, card, cal, profile);
-  const std::string why = "cuDNN SDPA prefill on this card (calibrate --profile " + a.profile + ", " + today_utc() + "): " +
-                          std::to_string(f.fit_after.cases) + " even cases of " + file;
-  std::ostringstream share;
-  share.precision(4);
-  share << std::fixed << f.after.softmax_share;
-  text = set_profile_key(text, a.profile, "attention_peak", tflops_text(f.after.peak), why);
-  text = set_profile_key(text, a.profile, "attention_softmax_share", share.str(), "the same fit", "attention_peak");
-  text = set_profile_key(text, a.profile, "attention_cta_fixed", us_text(f.after.cta_fixed_s), "the same fit",
-                         "attention_softmax_share");
-  text = set_profile_key(text, a.profile, "attention_call_floor", us_text(f.after.call_floor_s), "the same fit",
-                         "attention_cta_fixed");
+  std::ostringstream o;
+  o.precision(4);
+  o << std::fixed << k.after;
+  return o.str();
+}
 
+Hint hint_of(KeyUnit u) {
+  switch (u) {
+    case KeyUnit::seconds: return Hint::time;
+    case KeyUnit::flop_per_s: return Hint::flop_rate;
+    case KeyUnit::bytes_per_s: return Hint::byte_rate;
+    case KeyUnit::share: break;
+  }
+  return Hint::ratio;
+}
+
+// A key's JSON names: its last path segment, "_before" for the start, "_s" after a time (attention_cta_fixed_s).
+std::string json_name(const FittedKey& k, bool before) {
+  std::string leaf = k.path.substr(k.path.rfind('.') == std::string::npos ? 0 : k.path.rfind('.') + 1);
+  return leaf + (before ? "_before" : "") + (k.unit == KeyUnit::seconds ? "_s" : "");
+}
+
+// run_all.py's group that measures a part's calls.
+std::string run_all_group(ProfilePart part) { return part == ProfilePart::gemm ? "gemm" : "attention"; }
+
+// A kernel part (any profile): its production calls measured (run_all.py) or read, the part's keys refitted on the
+// even cases; `text` edited.
+std::string refit_part(ProfilePart part, const ProfileCalibrateArgs& a, const Measurements& m, const std::string& files,
+                       const Card& card, Calibration& cal, std::string text, Report& r) {
+  const Impl profile = a.profile == "eager" ? Impl::eager : a.profile == "compiled" ? Impl::compiled : Impl::fused;
+  const ProfileFit f = fit_profile_part(m, card, cal, profile, part);
+  const std::string name = to_string(part);
+  const std::string why = f.cases_of + " on this card (calibrate --profile " + a.profile + " --only " + name + ", " +
+                          today_utc() + "): " + std::to_string(f.fit_after.cases) + " even cases of " + files;
+  std::string previous;
   Node n = Node::object();
-  n.set("kernels_file", Node::text(file));
-  n.set("attention_peak_before", Node::number(f.before.peak, Hint::flop_rate));
-  n.set("attention_peak", Node::number(f.after.peak, Hint::flop_rate));
-  n.set("attention_softmax_share_before", Node::number(f.before.softmax_share, Hint::ratio));
-  n.set("attention_softmax_share", Node::number(f.after.softmax_share, Hint::ratio));
-  n.set("attention_cta_fixed_before_s", Node::number(f.before.cta_fixed_s, Hint::time));
-  n.set("attention_cta_fixed_s", Node::number(f.after.cta_fixed_s, Hint::time));
-  n.set("attention_call_floor_before_s", Node::number(f.before.call_floor_s, Hint::time));
-  n.set("attention_call_floor_s", Node::number(f.after.call_floor_s, Hint::time));
+  n.set("kernels_file", Node::text(files));
+  std::vector<Column> fields;
+  for (const FittedKey& k : f.keys) {
+    text = set_profile_key(text, a.profile, k.path, value_text(k), previous.empty() ? why : "the same fit", previous);
+    previous = k.path.substr(k.path.rfind('.') == std::string::npos ? 0 : k.path.rfind('.') + 1);
+    n.set(json_name(k, true), Node::number(k.before, hint_of(k.unit)));
+    n.set(json_name(k, false), Node::number(k.after, hint_of(k.unit)));
+    fields.push_back({json_name(k, false), k.path + " now", hint_of(k.unit)});
+  }
   n.set("fit_before", errors_node(f.fit_before));
   n.set("fit_after", errors_node(f.fit_after));
   n.set("held_out_before", errors_node(f.held_before));
   n.set("held_out_after", errors_node(f.held_after));
   n.set("held_out_datasheet", errors_node(f.held_datasheet));
-  r.root.set("attention", std::move(n));
-  r.fields.push_back({"prefill attention of profile " + a.profile + " (cuDNN SDPA, " + card.name + ")", "attention",
-                      {{"attention_peak_before", "attention_peak before", Hint::flop_rate},
-                       {"attention_peak", "attention_peak now", Hint::flop_rate},
-                       {"attention_softmax_share", "softmax share now", Hint::ratio},
-                       {"attention_cta_fixed_s", "CTA fixed cost now", Hint::time},
-                       {"attention_call_floor_s", "call floor now", Hint::time}}});
+  r.root.set(name, std::move(n));
+  r.fields.push_back({name + " of profile " + a.profile + " (" + f.cases_of + ", " + card.name + ")", name, fields});
   Node rows = Node::array();
   for (const auto& [what, e] : {std::pair<std::string, ErrorSummary>{"fit (even cases), before", f.fit_before},
                                 {"fit (even cases), after", f.fit_after},
@@ -201,14 +211,44 @@ std::string refit_attention(const ProfileCalibrateArgs& a, Context& ctx, const C
     row.set("cases_of", Node::text(what));
     rows.push(std::move(row));
   }
-  r.root.set("attention_errors", std::move(rows));
-  r.tables.push_back({"|predicted / measured - 1| on the file's cuDNN prefill calls", "attention_errors",
+  r.root.set(name + "_errors", std::move(rows));
+  r.tables.push_back({"|predicted / measured - 1| on the file's " + f.cases_of, name + "_errors",
                       {{"cases_of", "cases", Hint::text},
                        {"cases", "n", Hint::integer},
                        {"median_abs", "median", Hint::percent},
                        {"p90_abs", "p90", Hint::percent}}});
-  r.notes.push_back("profiles." + a.profile + ": the four prefill attention keys refitted on " + file);
+  r.notes.push_back("profiles." + a.profile + ": the " + name + " keys refitted on " + files);
+  if (f.held_after.median > f.held_before.median)
+    r.notes.push_back("warning: the " + name + " refit does worse on the held-out calls than the values it replaces (median " +
+                      format_value(Node::number(f.held_before.median), Hint::percent) + " -> " +
+                      format_value(Node::number(f.held_after.median), Hint::percent) +
+                      "): fit on more calls (repeat --from-kernels), or keep the file as it was");
   return text;
+}
+
+// The kernel parts' calls: run_all.py's groups measured into one folder, or the recorded files read.
+Measurements kernel_calls(const ProfileCalibrateArgs& a, Context& ctx, const std::vector<ProfilePart>& parts,
+                          const std::string& out_path, std::string& files) {
+  std::vector<std::string> paths = a.from_kernels;
+  if (a.on_gpu) {
+    std::string groups;
+    for (ProfilePart p : parts)
+      if (groups.find(run_all_group(p)) == std::string::npos) groups += (groups.empty() ? "" : ",") + run_all_group(p);
+    const std::string dir = a.kernels_out.empty() ? out_path + ".kernels" : a.kernels_out;
+    const std::string command = "cd '" + ctx.data_root + "' && python3 validation/scripts/production/run_all.py '" + dir +
+                                "' --groups " + groups + " --budget 240 >&2 && echo 'run_all ok=1'";
+    *ctx.err << "calibrate: " << command << "\n";
+    parse_helper_result(run_python_helper(command, "calibrate --profile"), "run_all", {"ok"}, "calibrate --profile");
+    paths = {dir + "/kernels.json"};
+  }
+  Measurements m;
+  for (const std::string& p : paths) {
+    Measurements one;
+    load_measurements(p, one);  // case indices are each file's own: the even / odd split holds per file
+    m.cases.insert(m.cases.end(), one.cases.begin(), one.cases.end());
+    files += (files.empty() ? "" : ", ") + p;
+  }
+  return m;
 }
 
 }  // namespace
@@ -221,21 +261,29 @@ int calibrate_profile(const ProfileCalibrateArgs& a, Context& ctx, Format format
   if (a.on_gpu == recorded)
     throw UsageError("calibrate --profile: either --on-gpu (measure here) or --from-probe / --from-kernels FILE (refit a "
                      "recorded measurement)");
-  // What is measured: --only host,attention with --on-gpu (default: eager's host, the other profiles' attention);
-  // what the recorded files are, without.
-  bool host = !a.from_probe.empty(), attention = !a.from_kernels.empty();
-  if (a.on_gpu) {
-    const std::string parts = a.parts.empty() ? (a.profile == "eager" ? "host" : "attention") : a.parts;
-    std::istringstream in(parts);
-    for (std::string p; std::getline(in, p, ',');) {
-      if (p == "host") host = true;
-      else if (p == "attention") attention = true;
-      else throw UsageError("--only with --profile: host and / or attention, not '" + p + "'");
-    }
+  // What is refitted: --only's parts (default: with --on-gpu, eager's host and the other profiles' attention; else
+  // what the recorded files are: the probe's host, the kernels' prefill attention).
+  bool host = false;
+  std::vector<ProfilePart> parts;
+  const std::string only = !a.parts.empty() ? a.parts
+                           : a.on_gpu      ? (a.profile == "eager" ? "host" : "attention")
+                                           : std::string(a.from_probe.empty() ? "" : "host") +
+                                                 (a.from_kernels.empty() ? "" : (a.from_probe.empty() ? "" : ",") + std::string("attention"));
+  std::istringstream in_parts(only);
+  for (std::string p; std::getline(in_parts, p, ',');) {
+    if (p == "host") host = true;
+    else if (p == "attention") parts.push_back(ProfilePart::attention);
+    else if (p == "decode") parts.push_back(ProfilePart::decode);
+    else if (p == "gemm") parts.push_back(ProfilePart::gemm);
+    else throw UsageError("--only with --profile: host, attention, decode and / or gemm, not '" + p + "'");
   }
   if (host && a.profile != "eager")
     throw UsageError("--profile " + a.profile + ": the host is measured for the eager profile only (a graph profile's host "
                      "is its graph launch: graph_call_host, fitted by validation/scripts/production/fit_graph_gap.py)");
+  if (!a.on_gpu && host && a.from_probe.empty())
+    throw UsageError("--only host without --on-gpu: name the recorded probe (--from-probe)");
+  if (!a.on_gpu && !parts.empty() && a.from_kernels.empty())
+    throw UsageError("--only " + only + " without --on-gpu: name the recorded calls (--from-kernels)");
   Catalogue cat(ctx.data_root);
   const Card card = cat.card(a.card);
   const std::string base = a.calibration.empty() ? cat.calibration_path(card.key) : a.calibration;
@@ -257,7 +305,13 @@ int calibrate_profile(const ProfileCalibrateArgs& a, Context& ctx, Format format
   r.root.set("meta", make_meta("calibrate", ctx.argv));
   r.root.set("profile", Node::text(a.profile));
   if (host) text = refit_host(a, ctx, cat, card, base, out_path, text, r);
-  if (attention) text = refit_attention(a, ctx, card, base, out_path, text, r);
+  if (!parts.empty()) {
+    std::string files;
+    const Measurements m = kernel_calls(a, ctx, parts, out_path, files);
+    // The parts' keys are disjoint; a later part prices with the earlier ones' refitted values.
+    Calibration cal = load_calibration(base);
+    for (ProfilePart p : parts) text = refit_part(p, a, m, files, card, cal, text, r);
+  }
   write_text_file(out_path, text);
   // The file written must read back (load_calibration checks every key and unit).
   const Calibration back = load_calibration(out_path);

@@ -27,8 +27,9 @@ int cmd_plan(const std::vector<std::string>& args, Context& ctx);
 // `calibrate --profile`: an implementation profile's own terms measured on this machine
 // (cmd_calibrate_profile.cpp; the eager profile's host).
 struct ProfileCalibrateArgs {
-  std::string profile, card, calibration, output, from_probe, probe_out, from_kernels, kernels_out;
-  std::string parts;  // --only with --profile: host, attention
+  std::string profile, card, calibration, output, from_probe, probe_out, kernels_out;
+  std::vector<std::string> from_kernels;  // --from-kernels, repeatable
+  std::string parts;  // --only with --profile: host, attention, decode, gemm
   std::string probe_model = "llama2-7b";
   std::string probe_layers = "4,16";  // the probe's depths (one or two)
   bool on_gpu = false;

@@ -17,6 +17,23 @@ bool is_key(const std::string& line, int indent, const std::string& key) {
   return indent_of(line) == indent && line.compare(static_cast<size_t>(indent), key.size() + 1, key + ":") == 0;
 }
 
+// The lines (begin, end) of the block under line `head` at `indent`: up to the next line of that indent or less
+// that is not a comment.
+size_t block_end(const std::vector<std::string>& lines, size_t head, int indent) {
+  for (size_t i = head + 1; i < lines.size(); ++i) {
+    const int ind = indent_of(lines[i]);
+    if (ind >= 0 && ind <= indent && lines[i][static_cast<size_t>(ind)] != '#') return i;
+  }
+  return lines.size();
+}
+
+std::vector<std::string> split_path(const std::string& path) {
+  std::vector<std::string> out;
+  std::istringstream in(path);
+  for (std::string s; std::getline(in, s, '.');) out.push_back(s);
+  return out;
+}
+
 }  // namespace
 
 std::string us_text(double s) {
@@ -33,45 +50,59 @@ std::string tflops_text(double f) {
   return o.str();
 }
 
+std::string gbps_text(double b) {
+  std::ostringstream o;
+  o.precision(1);
+  o << std::fixed << b / 1e9 << " GB/s";
+  return o.str();
+}
+
 std::string set_profile_key(const std::string& text, const std::string& profile, const std::string& key,
                             const std::string& value, const std::string& why, const std::string& after) {
   std::vector<std::string> lines;
   std::istringstream in(text);
   for (std::string l; std::getline(in, l);) lines.push_back(l);
-  const std::string entry = "    " + key + ": " + value + "   # " + why;
-  size_t profiles = lines.size();
-  for (size_t i = 0; i < lines.size(); ++i)
-    if (is_key(lines[i], 0, "profiles")) profiles = i;
-  if (profiles == lines.size()) {
-    lines.insert(lines.end(), {"profiles:", "  " + profile + ":", entry});
-  } else {
-    size_t head = lines.size(), end = lines.size();
-    for (size_t i = profiles + 1; i < lines.size(); ++i) {
-      if (indent_of(lines[i]) == 0 && lines[i][0] != '#') {
-        end = i;
+  // The path from the file's top: profiles, the profile, the key's blocks (cudnn_decode.kernel_floor), the key.
+  std::vector<std::string> path = {"profiles", profile};
+  for (const auto& s : split_path(key)) path.push_back(s);
+  const std::string leaf = path.back();
+  const std::string entry = std::string(2 * (path.size() - 1), ' ') + leaf + ": " + value + "   # " + why;
+
+  // Walk down: `begin` / `end` bound the enclosing block's lines, `head` its own line (none at the top).
+  size_t begin = 0, end = lines.size();
+  for (size_t depth = 0; depth + 1 < path.size(); ++depth) {
+    const int indent = 2 * static_cast<int>(depth);
+    size_t found = end;
+    for (size_t i = begin; i < end; ++i)
+      if (is_key(lines[i], indent, path[depth])) {
+        found = i;
         break;
       }
-      if (is_key(lines[i], 2, profile)) head = i;
+    if (found == end) {  // the block is absent: added at the end of its parent, with what lies under it
+      std::vector<std::string> add;
+      for (size_t d = depth; d + 1 < path.size(); ++d) add.push_back(std::string(2 * d, ' ') + path[d] + ":");
+      add.push_back(entry);
+      lines.insert(lines.begin() + static_cast<long>(end), add.begin(), add.end());
+      std::string out;
+      for (const auto& l : lines) out += l + "\n";
+      return out;
     }
-    if (head == lines.size()) {
-      lines.insert(lines.begin() + static_cast<long>(profiles) + 1, {"  " + profile + ":", entry});
-    } else {
-      size_t found = lines.size(), at = head;
-      for (size_t i = head + 1; i < end; ++i) {
-        const int ind = indent_of(lines[i]);
-        if (ind >= 0 && ind <= 2 && lines[i][static_cast<size_t>(ind)] != '#') break;
-        if (is_key(lines[i], 4, key)) {
-          found = i;
-          break;
-        }
-        if (!after.empty() && is_key(lines[i], 4, after)) at = i;
-      }
-      if (found != lines.size())
-        lines[found] = entry;
-      else
-        lines.insert(lines.begin() + static_cast<long>(at) + 1, entry);
-    }
+    begin = found + 1;
+    end = block_end(lines, found, indent);
   }
+  const int indent = 2 * static_cast<int>(path.size() - 1);
+  size_t found = end, at = begin - 1;
+  for (size_t i = begin; i < end; ++i) {
+    if (is_key(lines[i], indent, leaf)) {
+      found = i;
+      break;
+    }
+    if (!after.empty() && is_key(lines[i], indent, after)) at = i;
+  }
+  if (found != end)
+    lines[found] = entry;
+  else
+    lines.insert(lines.begin() + static_cast<long>(at) + 1, entry);
   std::string out;
   for (const auto& l : lines) out += l + "\n";
   return out;

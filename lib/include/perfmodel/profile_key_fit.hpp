@@ -1,0 +1,59 @@
+#pragma once
+// A profile's own keys measured on its own kernels (issue 10, item 2: attention rates and latencies, per-call floors
+// and the kernels' costs are the profile's, measured on the profile's kernels; `perfmodel calibrate --profile P
+// --from-kernels FILE`, or `--on-gpu`, which measures them with validation/scripts/production/run_all.py first).
+// Each part is a few keys of the profile block and the production calls that price with them:
+//   attention: cuDNN's fused SDPA prefill (torch.sdpa.cudnn; the tile model of flash_prefill_cost.cpp), the
+//              block's attention_peak, _softmax_share, _cta_fixed, _call_floor;
+//   decode:    cuDNN's decode SDPA (torch.sdpa.cudnn decode calls, attention_decode_cudnn.cpp), cudnn_decode's
+//              kernel_floor, reduction_floor, stream_bandwidth, cta_latency;
+//   gemm:      cuBLASLt through torch.linear (bf16, fp16, tf32), gemm's fixed, split_k_reduce, cta_walk_per_1024_k,
+//              stream_efficiency.
+// The keys are refitted on the file's even cases, the odd ones held out, by a search over the C++ model itself (no
+// second copy of its formulas, unlike the validation scripts' fits): Nelder-Mead, then one key at a time.
+#include <string>
+#include <vector>
+
+#include "perfmodel/accuracy.hpp"
+#include "perfmodel/calibration.hpp"
+#include "perfmodel/card.hpp"
+#include "perfmodel/workload.hpp"
+
+namespace perfmodel {
+
+enum class ProfilePart { attention, decode, gemm };
+std::string to_string(ProfilePart part);
+
+struct ErrorSummary {
+  int cases = 0;
+  double median = 0, p90 = 0;  // of |predicted / measured - 1|
+};
+
+enum class KeyUnit { seconds, flop_per_s, bytes_per_s, share };
+
+struct FittedKey {
+  std::string path;  // in the profile block: "attention_peak", "cudnn_decode.kernel_floor", "gemm.fixed"
+  KeyUnit unit = KeyUnit::seconds;
+  double before = 0, after = 0;  // before: the profile's value, or the card's where the profile has none
+};
+
+struct ProfileFit {
+  ProfilePart part = ProfilePart::attention;
+  std::string cases_of;  // which calls were priced ("cuDNN SDPA prefill calls")
+  std::vector<FittedKey> keys;
+  ErrorSummary fit_before, fit_after, held_before, held_after;
+  ErrorSummary held_datasheet;  // the same held-out cases on the card's datasheet defaults (no calibration)
+  const FittedKey& key(const std::string& path) const;  // throws std::out_of_range
+};
+
+// The part's calls of `m` priced for `profile` on `cal` (nullptr: the datasheet defaults), every case: how a
+// calibration does on a set it was not fitted on.
+ErrorSummary profile_part_errors(const Measurements& m, const Card& card, const Calibration* cal, Impl profile,
+                                 ProfilePart part);
+
+// The part's keys of `profile`'s block in `cal` refitted on the part's cases of `m` (even case index; odd held out).
+// Starts from the block's values (the card's where the block has none). Throws InputError with fewer than 4 fit
+// cases.
+ProfileFit fit_profile_part(const Measurements& m, const Card& card, Calibration& cal, Impl profile, ProfilePart part);
+
+}  // namespace perfmodel

@@ -1,0 +1,291 @@
+// A profile's keys refitted on measured production calls (lib/src/calibration/profile_key_fit.cpp;
+// `perfmodel calibrate --profile P --only attention|decode|gemm --from-kernels FILE`): the fit on a file's even
+// cases, its odd ones held out.
+#include <doctest/doctest.h>
+
+#include <fstream>
+
+#include "cli_support.hpp"
+
+#include "perfmodel/accuracy.hpp"
+#include "perfmodel/calibration.hpp"
+#include "perfmodel/errors.hpp"
+#include "perfmodel/profile_key_fit.hpp"
+#include "test_support.hpp"
+
+using namespace perfmodel;
+
+namespace {
+
+Measurements production() {
+  Measurements m;
+  load_measurements(test::root() + "/validation/results/h200-production/kernels.json", m);
+  return m;
+}
+
+// The committed calibration without the profile's four attention keys: the card's (datasheet-derived) start.
+Calibration without_attention(Impl profile) {
+  Calibration c = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+  for (auto& p : c.profiles)
+    if (p.name == to_string(profile)) {
+      p.attention_peak.reset();
+      p.attention_softmax_share.reset();
+      p.attention_cta_fixed_s.reset();
+      p.attention_call_floor_s.reset();
+    }
+  return c;
+}
+
+void report(const std::string& what, const ProfileFit& f) {
+  std::string keys;
+  for (const FittedKey& k : f.keys) {
+    const double scale = k.unit == KeyUnit::seconds ? 1e6 : k.unit == KeyUnit::share ? 1 : 1e-12;
+    keys += " " + k.path + " " + std::to_string(k.before * scale) + " -> " + std::to_string(k.after * scale) + ";";
+  }
+  MESSAGE(what << " " << to_string(f.part) << ": held-out median / p90 " << f.held_before.median << " / " << f.held_before.p90
+               << " -> " << f.held_after.median << " / " << f.held_after.p90 << " (datasheet " << f.held_datasheet.median
+               << " / " << f.held_datasheet.p90 << ", " << f.held_after.cases << " cases); fit " << f.fit_before.median
+               << " -> " << f.fit_after.median << " (" << f.fit_after.cases << ");" << keys);
+}
+
+}  // namespace
+
+TEST_CASE("refitted from the card's values on h200-production's even cuDNN prefill calls, the odd ones meet the issue") {
+  const Card card = test::catalogue().card("h200");
+  for (Impl profile : {Impl::fused, Impl::eager}) {
+    CAPTURE(to_string(profile));
+    Calibration cal = without_attention(profile);
+    const ProfileFit f = fit_profile_part(production(), card, cal, profile, ProfilePart::attention);
+    CAPTURE(f.held_before.median);
+    CAPTURE(f.held_after.median);
+    CAPTURE(f.held_after.p90);
+    report(to_string(profile), f);
+    CHECK(f.fit_after.cases >= 10);
+    CHECK(f.held_after.cases >= 10);
+    CHECK(f.fit_after.median < f.fit_before.median);
+    CHECK(f.held_after.median <= 0.08);  // issue 10: 8 % / 20 %
+    CHECK(f.held_after.p90 <= 0.20);
+    // Never worse than the datasheet defaults (issue 10, item 2).
+    CHECK(f.held_after.median < f.held_datasheet.median);
+    // The keys are physical: a rate under the bf16 peak, a share in [0, 1), times >= 0.
+    CHECK(f.key("attention_peak").after < card.peak[static_cast<int>(Precision::bf16)]);
+    CHECK(f.key("attention_softmax_share").after >= 0);
+    CHECK(f.key("attention_softmax_share").after < 1);
+    CHECK(f.key("attention_call_floor").after >= 0);
+  }
+}
+
+TEST_CASE("a file without enough cuDNN prefill calls is refused") {
+  Measurements m;
+  load_measurements(test::root() + "/validation/results/h200-widegroup/kernels.json", m);  // decode only
+  Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+  CHECK_THROWS_AS(fit_profile_part(m, test::catalogue().card("h200"), cal, Impl::fused, ProfilePart::attention), InputError);
+}
+
+TEST_CASE("calibrate --profile P --from-kernels: the profile's four keys edited in place of a copy, the others kept") {
+  const auto dir = cli_test::tmp_dir();
+  const std::string out = (dir / "attention.yaml").string();
+  const auto r = cli_test::cli("calibrate --profile compiled --card h200 --from-kernels " + test::root() +
+                               "/validation/results/h200-heldout16/kernels.json --output " + out + " --format json");
+  const test::Json j = cli_test::json_of(r);
+  CHECK(r.rc == 0);
+  REQUIRE(j.at("attention.held_out_after.median_abs") != nullptr);
+  CHECK(j.at("attention.held_out_after.median_abs")->num <= 0.08);
+  CHECK(j.at("attention.held_out_after.median_abs")->num < j.at("attention.held_out_datasheet.median_abs")->num);
+  // Only the compiled block's four attention lines differ from the committed file.
+  std::ifstream a(test::root() + "/hardware/h200.calibration.yaml"), b(out);
+  int differ = 0;
+  bool in_compiled = false;
+  for (std::string x, y; std::getline(a, x) && std::getline(b, y);) {
+    if (x.rfind("  ", 0) == 0 && x.size() > 2 && x[2] != ' ') in_compiled = x == "  compiled:";
+    if (x != y) {
+      ++differ;
+      CHECK(in_compiled);
+      CHECK(test::contains(y, "    attention_"));
+    }
+  }
+  CHECK(differ <= 4);
+  // The written file prices with the refit.
+  const Calibration back = load_calibration(out);
+  const ProfileCalibration* p = find_profile(back.profiles, "compiled");
+  REQUIRE(p != nullptr);
+  REQUIRE(p->attention_peak.has_value());
+  CHECK(*p->attention_peak == doctest::Approx(j.at("attention.attention_peak")->num).epsilon(1e-3));
+}
+
+TEST_CASE("calibrate --profile eager --only decode,gemm: two files, the keys inside the profile's blocks edited in place") {
+  const auto dir = cli_test::tmp_dir();
+  const std::string out = (dir / "decode-gemm.yaml").string();
+  const std::string R = test::root() + "/validation/results/";
+  const auto r = cli_test::cli("calibrate --profile eager --card h200 --only decode,gemm --from-kernels " + R +
+                               "h200-production/kernels.json --from-kernels " + R + "h200-cudnn-decode/kernels.json --output " +
+                               out + " --format json");
+  CHECK(r.rc == 0);
+  const test::Json j = cli_test::json_of(r);
+  for (const char* k : {"decode.kernel_floor_s", "decode.kernel_floor_before_s", "decode.stream_bandwidth",
+                        "decode.held_out_after.median_abs", "gemm.fixed_s", "gemm.cta_walk_per_1024_k_s",
+                        "gemm.stream_efficiency", "gemm.held_out_after.p90_abs"})
+    CHECK_MESSAGE(j.at(k) != nullptr, k);
+  REQUIRE(j.at("decode.held_out_after.median_abs") != nullptr);
+  CHECK(j.at("decode.held_out_after.median_abs")->num <= 0.08);
+  CHECK(j.at("gemm.held_out_after.median_abs")->num <= 0.05);
+  // Only lines of the eager block's cudnn_decode: and gemm: blocks differ, and at most their eight keys.
+  std::ifstream a(test::root() + "/hardware/h200.calibration.yaml"), b(out);
+  int differ = 0;
+  std::string profile, block;
+  for (std::string x, y; std::getline(a, x) && std::getline(b, y);) {
+    if (x.rfind("  ", 0) == 0 && x.size() > 2 && x[2] != ' ' && x[2] != '#') profile = x;
+    if (x.rfind("    ", 0) == 0 && x.size() > 4 && x[4] != ' ' && x[4] != '#') block = x.substr(4, x.find(':') - 4);
+    if (x != y) {
+      ++differ;
+      CHECK(profile == "  eager:");
+      CHECK((block == "cudnn_decode" || block == "gemm"));
+      CHECK(y.rfind("      ", 0) == 0);
+    }
+  }
+  CHECK(differ <= 8);
+  const Calibration back = load_calibration(out);
+  const ProfileCalibration* p = find_profile(back.profiles, "eager");
+  REQUIRE(p != nullptr);
+  CHECK(p->cudnn_decode.kernel_floor_s == doctest::Approx(j.at("decode.kernel_floor_s")->num).epsilon(1e-3));
+  CHECK(*p->gemm.fixed_s == doctest::Approx(j.at("gemm.fixed_s")->num).epsilon(1e-3));
+}
+
+TEST_CASE("calibrate --profile compiled --only decode: a block the file lacks is written whole and reads back") {
+  const auto dir = cli_test::tmp_dir();
+  // The committed file less the compiled profile's cudnn_decode block.
+  std::ifstream in(test::root() + "/hardware/h200.calibration.yaml");
+  const std::string base = (dir / "no-decode.yaml").string(), out = (dir / "with-decode.yaml").string();
+  {
+    std::ofstream o(base);
+    std::string profile;
+    bool skipping = false;
+    for (std::string l; std::getline(in, l);) {
+      if (l.rfind("  ", 0) == 0 && l.size() > 2 && l[2] != ' ' && l[2] != '#') profile = l;
+      if (l.rfind("    ", 0) == 0 && l.size() > 4 && l[4] != ' ') skipping = profile == "  compiled:" && l.rfind("    cudnn_decode:", 0) == 0;
+      if (!l.empty() && l[0] != ' ') skipping = false;
+      if (!skipping) o << l << "\n";
+    }
+  }
+  REQUIRE(!find_profile(load_calibration(base).profiles, "compiled")->cudnn_decode.measured());
+  const auto r = cli_test::cli("calibrate --profile compiled --card h200 --only decode --calibration " + base + " --from-kernels " +
+                               test::root() + "/validation/results/h200-cudnn-decode/kernels.json --output " + out + " --format json");
+  CHECK(r.rc == 0);
+  const test::Json j = cli_test::json_of(r);
+  REQUIRE(j.at("decode.kernel_floor_s") != nullptr);
+  const ProfileCalibration* p = find_profile(load_calibration(out).profiles, "compiled");
+  REQUIRE(p != nullptr);
+  CHECK(p->cudnn_decode.measured());
+  CHECK(p->cudnn_decode.stream_bandwidth == doctest::Approx(j.at("decode.stream_bandwidth")->num).epsilon(1e-3));
+  CHECK(j.at("decode.held_out_after.median_abs")->num < j.at("decode.held_out_datasheet.median_abs")->num);
+}
+
+TEST_CASE("calibrate --profile: a graph profile has no host probe; --only takes host, attention, decode and gemm") {
+  const std::string k = test::root() + "/validation/results/h200-production/kernels.json";
+  cli_test::expect_input_error(cli_test::cli("calibrate --profile fused --card h200 --on-gpu --only host"), {"eager profile only"});
+  cli_test::expect_input_error(cli_test::cli("calibrate --profile eager --card h200 --on-gpu --only roofs"), {"--only", "roofs"});
+  cli_test::expect_input_error(cli_test::cli("calibrate --profile eager --card h200 --on-gpu --from-kernels " + k),
+                               {"--on-gpu", "--from-kernels"});
+  cli_test::expect_input_error(cli_test::cli("calibrate --profile fast --card h200 --from-kernels " + k), {"--profile", "fast"});
+  // A part needs its recorded file; a file without the part's calls is refused with one line.
+  cli_test::expect_input_error(cli_test::cli("calibrate --profile eager --card h200 --only gemm --from-probe x.json"),
+                               {"--only gemm", "--from-kernels"});
+  cli_test::expect_input_error(cli_test::cli("calibrate --profile fused --card h200 --only gemm --from-kernels " + test::root() +
+                                             "/validation/results/h200-widegroup/kernels.json --output /dev/null"),
+                               {"gemm", "at least 4"});
+}
+
+namespace {
+
+Measurements files(std::initializer_list<const char*> sets) {
+  Measurements m;
+  for (const char* s : sets) {
+    Measurements one;
+    load_measurements(test::root() + "/validation/results/" + s + "/kernels.json", one);
+    m.cases.insert(m.cases.end(), one.cases.begin(), one.cases.end());
+  }
+  return m;
+}
+
+// Sets measured after every committed fit (h200-heldout17..23: new models' shapes), none in any fit here.
+Measurements later_sets() {
+  return files({"h200-heldout17", "h200-heldout18", "h200-heldout19", "h200-heldout20", "h200-heldout21", "h200-heldout22",
+                "h200-heldout23"});
+}
+
+struct Outcome {
+  ErrorSummary refit, committed, datasheet;
+};
+
+Outcome on_later_sets(const Calibration& refit, Impl profile, ProfilePart part) {
+  const Card card = test::catalogue().card("h200");
+  const Measurements m = later_sets();
+  const Calibration committed = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+  Outcome o{profile_part_errors(m, card, &refit, profile, part), profile_part_errors(m, card, &committed, profile, part),
+            profile_part_errors(m, card, nullptr, profile, part)};
+  MESSAGE(to_string(profile) << " " << to_string(part) << " on h200-heldout17..23 (" << o.refit.cases << " calls): refit "
+                             << o.refit.median << " / " << o.refit.p90 << ", committed " << o.committed.median << " / "
+                             << o.committed.p90 << ", datasheet " << o.datasheet.median << " / " << o.datasheet.p90);
+  return o;
+}
+
+}  // namespace
+
+TEST_CASE("cuDNN's decode SDPA refitted from the card's values: within the issue's target held out, never worse than the datasheet") {
+  // The fit half of fit_compiled.py / decodeknee.py: the even cuDNN decode calls of these three sets.
+  const Card card = test::catalogue().card("h200");
+  const Measurements fit_files = files({"h200-production", "h200-cudnn-decode", "h200-heldout16"});
+  for (Impl profile : {Impl::eager, Impl::compiled}) {
+    CAPTURE(to_string(profile));
+    Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+    for (auto& p : cal.profiles)
+      if (p.name == to_string(profile)) p.cudnn_decode = CudnnDecode{};
+    const ProfileFit f = fit_profile_part(fit_files, card, cal, profile, ProfilePart::decode);
+    report(to_string(profile), f);
+    CHECK(f.held_after.cases >= 60);
+    CHECK(f.held_after.median <= 0.08);  // issue 10: 8 % / 20 %
+    CHECK(f.held_after.median < f.held_datasheet.median);
+    CHECK(f.held_after.p90 < f.held_datasheet.p90);
+    const Outcome later = on_later_sets(cal, profile, ProfilePart::decode);
+    CHECK(later.refit.median <= 0.08);
+    CHECK(later.refit.median < later.datasheet.median);
+    CHECK(later.refit.p90 < later.datasheet.p90);
+    // The keys are physical: floors of a few microseconds, a stream under the card's DRAM rate.
+    CHECK(f.key("cudnn_decode.kernel_floor").after > 1e-6);
+    CHECK(f.key("cudnn_decode.kernel_floor").after < 10e-6);
+    CHECK(f.key("cudnn_decode.stream_bandwidth").after < card.bandwidth);
+    if (profile == Impl::eager) {  // the unmasked call's resident rule: the eager profile's decode
+      CHECK(f.held_after.p90 <= 0.20);
+      CHECK(later.refit.p90 <= 0.20);
+    }
+  }
+}
+
+TEST_CASE("cuBLASLt GEMMs refitted from the card's values: within the issue's target held out, never worse than the datasheet") {
+  // fit_gemm.py's fit sets: h200-production's and h200-gemm-small's even torch.linear calls.
+  const Card card = test::catalogue().card("h200");
+  const Measurements fit_files = files({"h200-production", "h200-gemm-small"});
+  for (Impl profile : {Impl::fused, Impl::eager}) {
+    CAPTURE(to_string(profile));
+    Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+    for (auto& p : cal.profiles)
+      if (p.name == to_string(profile)) {  // the four fitted keys gone: the block is not measured, the card's keys price
+        p.gemm.fixed_s.reset();
+        p.gemm.split_k_reduce_s.reset();
+        p.gemm.cta_walk_per_1024_k_s.reset();
+        p.gemm.stream_efficiency.reset();
+      }
+    const ProfileFit f = fit_profile_part(fit_files, card, cal, profile, ProfilePart::gemm);
+    report(to_string(profile), f);
+    CHECK(f.held_after.cases >= 80);
+    CHECK(f.held_after.median <= 0.05);  // issue 10: 5 % / 15 %
+    CHECK(f.held_after.p90 <= 0.15);
+    CHECK(f.held_after.median < f.held_datasheet.median);
+    const Outcome later = on_later_sets(cal, profile, ProfilePart::gemm);
+    CHECK(later.refit.median <= 0.05);
+    CHECK(later.refit.p90 <= 0.15);
+    CHECK(later.refit.median < later.datasheet.median);
+    CHECK(f.key("gemm.stream_efficiency").after <= 1.0);
+    CHECK(f.key("gemm.cta_walk_per_1024_k").after > 0.5e-6);  // one CTA's K loop: not traded away for a larger fixed time
+  }
+}
