@@ -97,7 +97,7 @@ int cmd_calibrate(const std::vector<std::string>& args, Context& ctx) {
       "refit from raw measurement files instead of measuring (no GPU needed); repeat it to merge files (the "
       "first one's kernel floor and launch overhead are used)")(
       "only", po::value(&only),
-      "with --on-gpu: measure only these sections, comma-separated (with --profile: host, attention, decode, gemm): roofs (copies, L2, GEMM peaks and M ramp, floor, "
+      "with --on-gpu: measure only these sections, comma-separated (with --profile: host, attention, decode, gemm, small): roofs (copies, L2, GEMM peaks and M ramp, floor, "
       "launch), attention, gemm (K/N ramps), decode, issue, chains (small kernels' thread chains), l2 (residency of cycled working sets), switch (kernels following different ones), power (sustained "
       "tensor load against the power cap)")(
       "profile", po::value(&prof.profile),
@@ -105,8 +105,10 @@ int cmd_calibrate(const std::vector<std::string>& args, Context& ctx) {
       "calibration file (needs --card): fused, eager or compiled. --only host (eager: the host time transformers' eager "
       "step costs on this machine -> host_per_kernel, host_per_step; the eager default), attention (the profile's "
       "cuDNN SDPA prefill -> its four attention keys; the fused and compiled default), decode (cuDNN's decode SDPA -> "
-      "cudnn_decode's kernel_floor, reduction_floor, stream_bandwidth, cta_latency) and / or gemm (cuBLASLt through "
-      "torch.linear -> gemm's fixed, split_k_reduce, cta_walk_per_1024_k, stream_efficiency)")(
+      "cudnn_decode's kernel_floor, reduction_floor, stream_bandwidth, cta_latency), gemm (cuBLASLt through "
+      "torch.linear -> gemm's fixed, split_k_reduce, cta_walk_per_1024_k, stream_efficiency) and / or small (norms, "
+      "softmax, SiLU*mul, rotary: eager, PyTorch's own kernels -> aten's floors, chains and strided rate; compiled and "
+      "fused, Inductor's -> inductor's row rates and walk). A key no measured call prices with is kept as it was")(
       "calibration", po::value(&prof.calibration),
       "with --profile: the calibration file to refit (default hardware/<card>.calibration.yaml); --output names "
       "another file to write (default: this one, edited in place of those keys)")(
@@ -121,10 +123,10 @@ int cmd_calibrate(const std::vector<std::string>& args, Context& ctx) {
       "with --profile eager: refit from a recorded probe (profile_host.py --out) instead of measuring (no GPU)")(
       "from-kernels", po::value(&prof.from_kernels)->composing(),
       "with --profile: refit the --only parts (default attention) on recorded calls, a kernels.json of run_all.py "
-      "(--groups attention: prefill and decode; gemm) instead of measuring (no GPU); repeat it to fit on several files "
+      "(--groups attention: prefill and decode; gemm; ops: the small kernels) instead of measuring (no GPU); repeat it to fit on several files "
       "(each file's even cases fit, its odd ones held out)")(
       "kernels-out", po::value(&prof.kernels_out),
-      "with --profile --on-gpu --only attention|decode|gemm: where run_all.py's measurements go (default <output>.kernels/)");
+      "with --profile --on-gpu --only attention|decode|gemm|small: where run_all.py's measurements go (default <output>.kernels/)");
   add_format(d, format);
   po::variables_map vm;
   if (!parse(args, d, vm, ctx,

@@ -147,6 +147,12 @@ std::string value_text(const FittedKey& k) {
     case KeyUnit::seconds: return us_text(k.after);
     case KeyUnit::flop_per_s: return tflops_text(k.after);
     case KeyUnit::bytes_per_s: return gbps_text(k.after);
+    case KeyUnit::per_s: {
+      std::ostringstream o;
+      o.precision(4);
+      o << std::scientific << k.after;
+      return o.str();
+    }
     case KeyUnit::share: break;
   }
   std::ostringstream o;
@@ -160,6 +166,7 @@ Hint hint_of(KeyUnit u) {
     case KeyUnit::seconds: return Hint::time;
     case KeyUnit::flop_per_s: return Hint::flop_rate;
     case KeyUnit::bytes_per_s: return Hint::byte_rate;
+    case KeyUnit::per_s: return Hint::none;
     case KeyUnit::share: break;
   }
   return Hint::ratio;
@@ -172,7 +179,9 @@ std::string json_name(const FittedKey& k, bool before) {
 }
 
 // run_all.py's group that measures a part's calls.
-std::string run_all_group(ProfilePart part) { return part == ProfilePart::gemm ? "gemm" : "attention"; }
+std::string run_all_group(ProfilePart part) {
+  return part == ProfilePart::gemm ? "gemm" : part == ProfilePart::small ? "ops" : "attention";
+}
 
 // A kernel part (any profile): its production calls measured (run_all.py) or read, the part's keys refitted on the
 // even cases; `text` edited.
@@ -187,13 +196,20 @@ std::string refit_part(ProfilePart part, const ProfileCalibrateArgs& a, const Me
   Node n = Node::object();
   n.set("kernels_file", Node::text(files));
   std::vector<Column> fields;
+  Node undetermined = Node::array();
   for (const FittedKey& k : f.keys) {
-    text = set_profile_key(text, a.profile, k.path, value_text(k), previous.empty() ? why : "the same fit", previous);
+    const std::string comment = !k.determined ? "not determined by these calls: the value before kept"
+                                : previous.empty() ? why
+                                                   : "the same fit";
+    text = set_profile_key(text, a.profile, k.path, value_text(k), comment, previous);
+    if (!k.determined) undetermined.push(Node::text(k.path));
     previous = k.path.substr(k.path.rfind('.') == std::string::npos ? 0 : k.path.rfind('.') + 1);
     n.set(json_name(k, true), Node::number(k.before, hint_of(k.unit)));
     n.set(json_name(k, false), Node::number(k.after, hint_of(k.unit)));
     fields.push_back({json_name(k, false), k.path + " now", hint_of(k.unit)});
   }
+  const bool any_undetermined = !undetermined.elements().empty();
+  n.set("undetermined", std::move(undetermined));
   n.set("fit_before", errors_node(f.fit_before));
   n.set("fit_after", errors_node(f.fit_after));
   n.set("held_out_before", errors_node(f.held_before));
@@ -218,6 +234,9 @@ std::string refit_part(ProfilePart part, const ProfileCalibrateArgs& a, const Me
                        {"median_abs", "median", Hint::percent},
                        {"p90_abs", "p90", Hint::percent}}});
   r.notes.push_back("profiles." + a.profile + ": the " + name + " keys refitted on " + files);
+  if (any_undetermined)
+    r.notes.push_back("the " + name + " keys no call of the files prices with were kept as they were (JSON " + name +
+                      ".undetermined): measure calls that run those kernels to fit them");
   if (f.held_after.median > f.held_before.median)
     r.notes.push_back("warning: the " + name + " refit does worse on the held-out calls than the values it replaces (median " +
                       format_value(Node::number(f.held_before.median), Hint::percent) + " -> " +
@@ -275,7 +294,8 @@ int calibrate_profile(const ProfileCalibrateArgs& a, Context& ctx, Format format
     else if (p == "attention") parts.push_back(ProfilePart::attention);
     else if (p == "decode") parts.push_back(ProfilePart::decode);
     else if (p == "gemm") parts.push_back(ProfilePart::gemm);
-    else throw UsageError("--only with --profile: host, attention, decode and / or gemm, not '" + p + "'");
+    else if (p == "small") parts.push_back(ProfilePart::small);
+    else throw UsageError("--only with --profile: host, attention, decode, gemm and / or small, not '" + p + "'");
   }
   if (host && a.profile != "eager")
     throw UsageError("--profile " + a.profile + ": the host is measured for the eager profile only (a graph profile's host "

@@ -8,7 +8,12 @@
 //   decode:    cuDNN's decode SDPA (torch.sdpa.cudnn decode calls, attention_decode_cudnn.cpp), cudnn_decode's
 //              kernel_floor, reduction_floor, stream_bandwidth, cta_latency;
 //   gemm:      cuBLASLt through torch.linear (bf16, fp16, tf32), gemm's fixed, split_k_reduce, cta_walk_per_1024_k,
-//              stream_efficiency.
+//              stream_efficiency;
+//   small:     the profile's small kernels, as `perfmodel accuracy` prices them: PyTorch's own (torch.eager: norms,
+//              softmax, SiLU*mul, rotary) for eager, aten's norm_floor, rmsnorm_chain, layernorm_chain,
+//              softmax_floor, softmax_warp_chain, softmax_reg_chain, softmax_smem_chain, strided_elements_per_s,
+//              strided_floor; Inductor's (torch.compile) for compiled and fused, inductor's
+//              layernorm_elements_per_s, softmax_elements_per_s, looped_row, layernorm_block, softmax_block.
 // The keys are refitted on the file's even cases, the odd ones held out, by a search over the C++ model itself (no
 // second copy of its formulas, unlike the validation scripts' fits): Nelder-Mead, then one key at a time.
 #include <string>
@@ -21,7 +26,7 @@
 
 namespace perfmodel {
 
-enum class ProfilePart { attention, decode, gemm };
+enum class ProfilePart { attention, decode, gemm, small };
 std::string to_string(ProfilePart part);
 
 struct ErrorSummary {
@@ -29,12 +34,15 @@ struct ErrorSummary {
   double median = 0, p90 = 0;  // of |predicted / measured - 1|
 };
 
-enum class KeyUnit { seconds, flop_per_s, bytes_per_s, share };
+enum class KeyUnit { seconds, flop_per_s, bytes_per_s, per_s, share };  // per_s: elements a second
 
 struct FittedKey {
   std::string path;  // in the profile block: "attention_peak", "cudnn_decode.kernel_floor", "gemm.fixed"
   KeyUnit unit = KeyUnit::seconds;
   double before = 0, after = 0;  // before: the profile's value, or the card's where the profile has none
+  // false: the calls do not move the loss whichever way the key moves (none of them prices with it, e.g. a softmax
+  // kernel the file has no rows for); `after` is then `before`, kept.
+  bool determined = true;
 };
 
 struct ProfileFit {

@@ -31,7 +31,7 @@ Knob time_knob(std::string path, double start, double nudge, std::function<void(
 PartSpec attention() {
   PartSpec s;
   s.cases_of = "cuDNN SDPA prefill calls (torch.sdpa.cudnn)";
-  s.takes = [](const MeasuredCase& c) {
+  s.takes = [](const MeasuredCase& c, Impl) {
     return c.implementation == "torch.sdpa.cudnn" && c.kernel.kernel == KernelId::attention_prefill_fused;
   };
   s.errors = profile_errors;
@@ -76,7 +76,7 @@ SplitErrors decode_errors(const Measurements& m, const Card& card, const Calibra
 PartSpec decode() {
   PartSpec s;
   s.cases_of = "cuDNN SDPA decode calls (torch.sdpa.cudnn)";
-  s.takes = [](const MeasuredCase& c) {
+  s.takes = [](const MeasuredCase& c, Impl) {
     return c.implementation == "torch.sdpa.cudnn" && c.kernel.kernel == KernelId::attention_decode;
   };
   s.errors = decode_errors;
@@ -105,7 +105,7 @@ PartSpec decode() {
 PartSpec gemm() {
   PartSpec s;
   s.cases_of = "cuBLASLt GEMM calls (torch.linear)";
-  s.takes = [](const MeasuredCase& c) { return c.implementation == "torch.linear" && accuracy_set(c.kernel.kernel) == "gemm"; };
+  s.takes = [](const MeasuredCase& c, Impl) { return c.implementation == "torch.linear" && accuracy_set(c.kernel.kernel) == "gemm"; };
   s.errors = profile_errors;
   s.knobs = [](const Roofs& r, const Measurements&, Impl) {
     return std::vector<Knob>{
@@ -122,6 +122,71 @@ PartSpec gemm() {
   return s;
 }
 
+// --- small: PyTorch's own kernels (aten_kernel_cost.cpp) for eager, Inductor's (stream_cost.cpp) for the graph
+// profiles ---
+Knob rate_knob(std::string path, double start, std::function<void(ProfileCalibration&, double)> set) {
+  return {std::move(path), KeyUnit::per_s, start, 1e8, 1e15, 0, std::move(set)};
+}
+
+std::vector<Knob> aten_knobs(const Roofs& r) {
+  // Not measured: the card's floor, a microsecond's chain, a strided rate of an element per 32 bytes of the read
+  // rate (where the search starts).
+  const AtenKernels& a = r.aten;
+  auto t = [&](double v, double fallback) { return v >= 0 ? v : fallback; };
+  const double floor = r.kernel_floor_s;
+  return {
+      time_knob("aten.norm_floor", t(a.norm_floor_s, floor), 0.5e-6, [](ProfileCalibration& p, double v) { p.aten.norm_floor_s = v; }),
+      time_knob("aten.rmsnorm_chain", t(a.rmsnorm_chain_s, 1e-6), 0.2e-6,
+                [](ProfileCalibration& p, double v) { p.aten.rmsnorm_chain_s = v; }, 1e-9),
+      time_knob("aten.layernorm_chain", t(a.layernorm_chain_s, 1e-6), 0.2e-6,
+                [](ProfileCalibration& p, double v) { p.aten.layernorm_chain_s = v; }, 1e-9),
+      time_knob("aten.softmax_floor", t(a.softmax_floor_s, floor), 0.5e-6,
+                [](ProfileCalibration& p, double v) { p.aten.softmax_floor_s = v; }),
+      time_knob("aten.softmax_warp_chain", t(a.softmax_warp_chain_s, 1e-6), 0.2e-6,
+                [](ProfileCalibration& p, double v) { p.aten.softmax_warp_chain_s = v; }, 1e-9),
+      time_knob("aten.softmax_reg_chain", t(a.softmax_reg_chain_s, 1e-6), 0.2e-6,
+                [](ProfileCalibration& p, double v) { p.aten.softmax_reg_chain_s = v; }, 1e-9),
+      time_knob("aten.softmax_smem_chain", t(a.softmax_smem_chain_s, 1e-6), 0.2e-6,
+                [](ProfileCalibration& p, double v) { p.aten.softmax_smem_chain_s = v; }, 1e-9),
+      rate_knob("aten.strided_elements_per_s", a.strided_rate > 0 ? a.strided_rate : r.read_bandwidth / 32,
+                [](ProfileCalibration& p, double v) { p.aten.strided_rate = v; }),
+      time_knob("aten.strided_floor", t(a.strided_floor_s, floor), 0.5e-6,
+                [](ProfileCalibration& p, double v) { p.aten.strided_floor_s = v; }),
+  };
+}
+
+std::vector<Knob> inductor_knobs(const Roofs& r) {
+  const InductorKernels& k = r.inductor;
+  auto or_else = [](double v, double fallback) { return v > 0 ? v : fallback; };
+  return {
+      rate_knob("inductor.layernorm_elements_per_s", or_else(k.layernorm_rate, r.read_bandwidth / 8),
+                [](ProfileCalibration& p, double v) { p.inductor.layernorm_rate = v; }),
+      rate_knob("inductor.softmax_elements_per_s", or_else(k.softmax_rate, r.read_bandwidth / 8),
+                [](ProfileCalibration& p, double v) { p.inductor.softmax_rate = v; }),
+      time_knob("inductor.looped_row", or_else(k.looped_row_s, 1e-6), 0.2e-6,
+                [](ProfileCalibration& p, double v) { p.inductor.looped_row_s = v; }, 1e-9),
+      // 0 reads as "not priced" (the stream alone): kept above it.
+      time_knob("inductor.layernorm_block", or_else(k.layernorm_block_s, 0.5e-6), 0.1e-6,
+                [](ProfileCalibration& p, double v) { p.inductor.layernorm_block_s = v; }, 1e-9),
+      time_knob("inductor.softmax_block", or_else(k.softmax_block_s, 0.5e-6), 0.1e-6,
+                [](ProfileCalibration& p, double v) { p.inductor.softmax_block_s = v; }, 1e-9),
+  };
+}
+
+PartSpec small() {
+  PartSpec s;
+  s.cases_of = "small-kernel calls (norms, softmax, SiLU*mul, rotary: torch.eager for eager, torch.compile else)";
+  s.takes = [](const MeasuredCase& c, Impl profile) {
+    if (accuracy_set(c.kernel.kernel) != "elementwise") return false;
+    return profile == Impl::eager ? c.implementation == "torch.eager" : c.implementation == "torch.compile";
+  };
+  s.errors = profile_errors;
+  s.knobs = [](const Roofs& r, const Measurements&, Impl profile) {
+    return profile == Impl::eager ? aten_knobs(r) : inductor_knobs(r);
+  };
+  return s;
+}
+
 }  // namespace
 
 PartSpec part_spec(ProfilePart part) {
@@ -129,6 +194,7 @@ PartSpec part_spec(ProfilePart part) {
     case ProfilePart::attention: return attention();
     case ProfilePart::decode: return decode();
     case ProfilePart::gemm: return gemm();
+    case ProfilePart::small: return small();
   }
   throw std::logic_error("part_spec: unknown part");
 }

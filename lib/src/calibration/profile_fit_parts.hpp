@@ -28,8 +28,8 @@ struct SplitErrors {
 
 struct PartSpec {
   std::string cases_of;
-  // The file's calls this part prices (the search runs on these alone).
-  std::function<bool(const MeasuredCase&)> takes;
+  // The file's calls this part prices for a profile (the search runs on these alone).
+  std::function<bool(const MeasuredCase&, Impl)> takes;
   // The signed errors of those calls for `profile` (cal: nullptr, the datasheet defaults).
   std::function<SplitErrors(const Measurements&, const Card&, const Calibration*, Impl)> errors;
   // The keys, each starting from `start_roofs` (the profile's values laid over the card's); `m` the part's calls.

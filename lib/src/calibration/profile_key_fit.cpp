@@ -19,6 +19,7 @@ std::string to_string(ProfilePart part) {
     case ProfilePart::attention: return "attention";
     case ProfilePart::decode: return "decode";
     case ProfilePart::gemm: return "gemm";
+    case ProfilePart::small: return "small";
   }
   return "?";
 }
@@ -132,12 +133,12 @@ double stepped(const Knob& k, double v, double dir, double step) {
 
 namespace {
 
-Measurements calls_of(const Measurements& all, const PartSpec& spec) {
+Measurements calls_of(const Measurements& all, const PartSpec& spec, Impl profile) {
   Measurements m = all;
   m.cases.clear();
   m.steps.clear();
   for (const MeasuredCase& c : all.cases)
-    if (spec.takes(c)) m.cases.push_back(c);
+    if (spec.takes(c, profile)) m.cases.push_back(c);
   return m;
 }
 
@@ -146,14 +147,18 @@ Measurements calls_of(const Measurements& all, const PartSpec& spec) {
 ErrorSummary profile_part_errors(const Measurements& all, const Card& card, const Calibration* cal, Impl profile,
                                  ProfilePart part) {
   const PartSpec spec = part_spec(part);
-  SplitErrors s = spec.errors(calls_of(all, spec), card, cal, profile);
+  SplitErrors s = spec.errors(calls_of(all, spec, profile), card, cal, profile);
   s.fit.insert(s.fit.end(), s.held.begin(), s.held.end());
   return summary(s.fit);
 }
 
 ProfileFit fit_profile_part(const Measurements& all, const Card& card, Calibration& cal, Impl profile, ProfilePart part) {
+  if (part == ProfilePart::small && profile == Impl::fused)
+    throw InputError("calibrate --profile fused --only small: the fused profile prices Inductor's kernels with the "
+                     "compiled profile's inductor block (its stand-in for a serving engine's fused kernels): refit it "
+                     "with --profile compiled");
   const PartSpec spec = part_spec(part);
-  const Measurements m = calls_of(all, spec);
+  const Measurements m = calls_of(all, spec, profile);
   ProfileFit f;
   f.part = part;
   f.cases_of = spec.cases_of;
@@ -206,6 +211,19 @@ ProfileFit fit_profile_part(const Measurements& all, const Card& card, Calibrati
         }
       }
     if (!moved) step *= 0.5;
+  }
+  // A key no call prices with drifts wherever the search left it: kept at its start instead.
+  for (size_t i = 0; i < knobs.size(); ++i) {
+    bool moves = false;
+    for (double dir : {-1.0, 1.0}) {
+      std::vector<double> t = v;
+      t[i] = stepped(knobs[i], v[i], dir, 0.5);
+      moves = moves || std::fabs(trial(t) - best) > 1e-9 * (1 + best);
+    }
+    if (!moves) {
+      v[i] = std::clamp(knobs[i].start, knobs[i].lo, knobs[i].hi);
+      f.keys[i].determined = false;
+    }
   }
   apply(v);
   for (size_t i = 0; i < knobs.size(); ++i) f.keys[i].after = v[i];
