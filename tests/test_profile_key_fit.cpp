@@ -87,7 +87,7 @@ TEST_CASE("a file without enough cuDNN prefill calls is refused") {
 TEST_CASE("calibrate --profile P --from-kernels: the profile's four keys edited in place of a copy, the others kept") {
   const auto dir = cli_test::tmp_dir();
   const std::string out = (dir / "attention.yaml").string();
-  const auto r = cli_test::cli("calibrate --profile compiled --card h200 --from-kernels " + test::root() +
+  const auto r = cli_test::cli("calibrate --profile compiled --card h200 --only attention --from-kernels " + test::root() +
                                "/validation/results/h200-heldout16/kernels.json --output " + out + " --format json");
   const test::Json j = cli_test::json_of(r);
   CHECK(r.rc == 0);
@@ -151,6 +151,23 @@ TEST_CASE("calibrate --profile eager --only decode,gemm: two files, the keys ins
   REQUIRE(p != nullptr);
   CHECK(p->cudnn_decode.kernel_floor_s == doctest::Approx(j.at("decode.kernel_floor_s")->num).epsilon(1e-3));
   CHECK(*p->gemm.fixed_s == doctest::Approx(j.at("gemm.fixed_s")->num).epsilon(1e-3));
+}
+
+TEST_CASE("calibrate --profile P --from-kernels without --only: every part the files hold enough calls for") {
+  const auto dir = cli_test::tmp_dir();
+  const std::string R = test::root() + "/validation/results/";
+  const auto all = cli_test::cli("calibrate --profile compiled --card h200 --from-kernels " + R +
+                                 "h200-production/kernels.json --output " + (dir / "all.yaml").string() + " --format json");
+  CHECK(all.rc == 0);
+  const test::Json j = cli_test::json_of(all);
+  for (const char* part : {"attention", "decode", "gemm", "small"}) CHECK_MESSAGE(j.at(part) != nullptr, part);
+  // A decode-only file: the other parts skipped, named in a note.
+  const auto some = cli_test::cli("calibrate --profile fused --card h200 --from-kernels " + R +
+                                  "h200-widegroup/kernels.json --output " + (dir / "some.yaml").string());
+  CHECK(some.rc == 0);
+  CHECK(test::contains(some.out, "attention: skipped"));
+  CHECK(test::contains(some.out, "gemm: skipped"));
+  CHECK(test::contains(some.out, "cudnn_decode.kernel_floor now"));
 }
 
 TEST_CASE("calibrate --profile compiled --only small: Inductor's keys in its inductor block, the undetermined ones listed") {

@@ -102,9 +102,10 @@ int cmd_calibrate(const std::vector<std::string>& args, Context& ctx) {
       "tensor load against the power cap)")(
       "profile", po::value(&prof.profile),
       "measure an implementation profile's own terms instead of the card's roofs, refitted in place in the card's "
-      "calibration file (needs --card): fused, eager or compiled. --only host (eager: the host time transformers' eager "
-      "step costs on this machine -> host_per_kernel, host_per_step; the eager default), attention (the profile's "
-      "cuDNN SDPA prefill -> its four attention keys; the fused and compiled default), decode (cuDNN's decode SDPA -> "
+      "calibration file (needs --card): fused, eager or compiled. Every part of the profile by default (with recorded "
+      "files, those they hold calls for); --only picks: host (eager: the host time transformers' eager "
+      "step costs on this machine -> host_per_kernel, host_per_step), attention (the profile's "
+      "cuDNN SDPA prefill -> its four attention keys), decode (cuDNN's decode SDPA -> "
       "cudnn_decode's kernel_floor, reduction_floor, stream_bandwidth, cta_latency), gemm (cuBLASLt through "
       "torch.linear -> gemm's fixed, split_k_reduce, cta_walk_per_1024_k, stream_efficiency) and / or small (norms, "
       "softmax, SiLU*mul, rotary: eager, PyTorch's own kernels -> aten's floors, chains and strided rate; compiled and "
@@ -122,7 +123,7 @@ int cmd_calibrate(const std::vector<std::string>& args, Context& ctx) {
       "from-probe", po::value(&prof.from_probe),
       "with --profile eager: refit from a recorded probe (profile_host.py --out) instead of measuring (no GPU)")(
       "from-kernels", po::value(&prof.from_kernels)->composing(),
-      "with --profile: refit the --only parts (default attention) on recorded calls, a kernels.json of run_all.py "
+      "with --profile: refit the kernel parts (--only, default: every one the files hold calls for) on recorded calls, a kernels.json of run_all.py "
       "(--groups attention: prefill and decode; gemm; ops: the small kernels) instead of measuring (no GPU); repeat it to fit on several files "
       "(each file's even cases fit, its odd ones held out)")(
       "kernels-out", po::value(&prof.kernels_out),

@@ -280,14 +280,18 @@ int calibrate_profile(const ProfileCalibrateArgs& a, Context& ctx, Format format
   if (a.on_gpu == recorded)
     throw UsageError("calibrate --profile: either --on-gpu (measure here) or --from-probe / --from-kernels FILE (refit a "
                      "recorded measurement)");
-  // What is refitted: --only's parts (default: with --on-gpu, eager's host and the other profiles' attention; else
-  // what the recorded files are: the probe's host, the kernels' prefill attention).
+  // What is refitted: --only's parts; without it, every part of the profile the measurement holds: with --on-gpu all
+  // of them are measured (eager: its host too), recorded files refit the kernel parts they hold enough calls for
+  // (defaulted parts without are skipped with a note), a recorded probe the host.
+  const bool defaulted = a.parts.empty();
+  const std::string kernel_parts = a.profile == "fused" ? "attention,decode,gemm" : "attention,decode,gemm,small";
+  std::string only = a.parts;
+  if (defaulted) {
+    if (a.on_gpu) only = (a.profile == "eager" ? "host," : "") + kernel_parts;
+    else only = std::string(a.from_probe.empty() ? "" : "host") + (a.from_kernels.empty() ? "" : (a.from_probe.empty() ? "" : ",") + kernel_parts);
+  }
   bool host = false;
   std::vector<ProfilePart> parts;
-  const std::string only = !a.parts.empty() ? a.parts
-                           : a.on_gpu      ? (a.profile == "eager" ? "host" : "attention")
-                                           : std::string(a.from_probe.empty() ? "" : "host") +
-                                                 (a.from_kernels.empty() ? "" : (a.from_probe.empty() ? "" : ",") + std::string("attention"));
   std::istringstream in_parts(only);
   for (std::string p; std::getline(in_parts, p, ',');) {
     if (p == "host") host = true;
@@ -330,7 +334,19 @@ int calibrate_profile(const ProfileCalibrateArgs& a, Context& ctx, Format format
     const Measurements m = kernel_calls(a, ctx, parts, out_path, files);
     // The parts' keys are disjoint; a later part prices with the earlier ones' refitted values.
     Calibration cal = load_calibration(base);
-    for (ProfilePart p : parts) text = refit_part(p, a, m, files, card, cal, text, r);
+    const Impl profile = a.profile == "eager" ? Impl::eager : a.profile == "compiled" ? Impl::compiled : Impl::fused;
+    int refitted = 0;
+    for (ProfilePart p : parts) {
+      if (defaulted && profile_part_fit_calls(m, profile, p) < 4) {
+        r.notes.push_back(to_string(p) + ": skipped, too few of its calls in " + files + " (at least 4 with an even index)");
+        continue;
+      }
+      text = refit_part(p, a, m, files, card, cal, text, r);
+      ++refitted;
+    }
+    if (refitted == 0)
+      throw InputError(files + ": no calls of a part of profile " + a.profile +
+                       " to refit (run_all.py's attention, gemm and ops groups measure them)");
   }
   write_text_file(out_path, text);
   // The file written must read back (load_calibration checks every key and unit).

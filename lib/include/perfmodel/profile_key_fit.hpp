@@ -54,6 +54,9 @@ struct ProfileFit {
   const FittedKey& key(const std::string& path) const;  // throws std::out_of_range
 };
 
+// How many of `m`'s calls the part would fit on for `profile` (its calls with an even case index).
+int profile_part_fit_calls(const Measurements& m, Impl profile, ProfilePart part);
+
 // The part's calls of `m` priced for `profile` on `cal` (nullptr: the datasheet defaults), every case: how a
 // calibration does on a set it was not fitted on.
 ErrorSummary profile_part_errors(const Measurements& m, const Card& card, const Calibration* cal, Impl profile,

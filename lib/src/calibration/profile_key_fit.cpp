@@ -144,6 +144,13 @@ Measurements calls_of(const Measurements& all, const PartSpec& spec, Impl profil
 
 }  // namespace
 
+int profile_part_fit_calls(const Measurements& m, Impl profile, ProfilePart part) {
+  const PartSpec spec = part_spec(part);
+  int n = 0;
+  for (const MeasuredCase& c : m.cases) n += spec.takes(c, profile) && c.index % 2 == 0;
+  return n;
+}
+
 ErrorSummary profile_part_errors(const Measurements& all, const Card& card, const Calibration* cal, Impl profile,
                                  ProfilePart part) {
   const PartSpec spec = part_spec(part);
