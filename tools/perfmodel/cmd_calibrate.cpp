@@ -109,7 +109,9 @@ int cmd_calibrate(const std::vector<std::string>& args, Context& ctx) {
       "cudnn_decode's kernel_floor, reduction_floor, stream_bandwidth, cta_latency), gemm (cuBLASLt through "
       "torch.linear -> gemm's fixed, split_k_reduce, cta_walk_per_1024_k, stream_efficiency) and / or small (norms, "
       "softmax, SiLU*mul, rotary: eager, PyTorch's own kernels -> aten's floors, chains and strided rate; compiled and "
-      "fused, Inductor's -> inductor's row rates and walk). A key no measured call prices with is kept as it was")(
+      "fused, Inductor's -> inductor's row rates and walk), flash2 and flash2_decode (eager: FlashAttention-2's prefill "
+      "and split-KV decode as transformers' flash_attention_2 runs them -> the flash2 and decode blocks). A key no "
+      "measured call prices with is kept as it was")(
       "calibration", po::value(&prof.calibration),
       "with --profile: the calibration file to refit (default hardware/<card>.calibration.yaml); --output names "
       "another file to write (default: this one, edited in place of those keys)")(

@@ -144,7 +144,7 @@ Node errors_node(const ErrorSummary& e) {
 // The calibration file's text of a fitted value, and its JSON hint.
 std::string value_text(const FittedKey& k) {
   switch (k.unit) {
-    case KeyUnit::seconds: return us_text(k.after);
+    case KeyUnit::seconds: return k.after < 1e-7 ? ns_text(k.after) : us_text(k.after);
     case KeyUnit::flop_per_s: return tflops_text(k.after);
     case KeyUnit::bytes_per_s: return gbps_text(k.after);
     case KeyUnit::per_s: {
@@ -237,7 +237,7 @@ std::string refit_part(ProfilePart part, const ProfileCalibrateArgs& a, const Me
   if (any_undetermined)
     r.notes.push_back("the " + name + " keys no call of the files prices with were kept as they were (JSON " + name +
                       ".undetermined): measure calls that run those kernels to fit them");
-  if (f.held_after.median > f.held_before.median)
+  if (f.held_after.median > f.held_before.median + 0.0025)  // a quarter of a point: not the search's last digits
     r.notes.push_back("warning: the " + name + " refit does worse on the held-out calls than the values it replaces (median " +
                       format_value(Node::number(f.held_before.median), Hint::percent) + " -> " +
                       format_value(Node::number(f.held_after.median), Hint::percent) +
@@ -284,7 +284,9 @@ int calibrate_profile(const ProfileCalibrateArgs& a, Context& ctx, Format format
   // of them are measured (eager: its host too), recorded files refit the kernel parts they hold enough calls for
   // (defaulted parts without are skipped with a note), a recorded probe the host.
   const bool defaulted = a.parts.empty();
-  const std::string kernel_parts = a.profile == "fused" ? "attention,decode,gemm" : "attention,decode,gemm,small";
+  const std::string kernel_parts = a.profile == "fused"      ? "attention,decode,gemm"
+                                   : a.profile == "compiled" ? "attention,decode,gemm,small"
+                                                             : "attention,decode,gemm,small,flash2,flash2_decode";
   std::string only = a.parts;
   if (defaulted) {
     if (a.on_gpu) only = (a.profile == "eager" ? "host," : "") + kernel_parts;
@@ -299,7 +301,9 @@ int calibrate_profile(const ProfileCalibrateArgs& a, Context& ctx, Format format
     else if (p == "decode") parts.push_back(ProfilePart::decode);
     else if (p == "gemm") parts.push_back(ProfilePart::gemm);
     else if (p == "small") parts.push_back(ProfilePart::small);
-    else throw UsageError("--only with --profile: host, attention, decode, gemm and / or small, not '" + p + "'");
+    else if (p == "flash2") parts.push_back(ProfilePart::flash2);
+    else if (p == "flash2_decode") parts.push_back(ProfilePart::flash2_decode);
+    else throw UsageError("--only with --profile: host, attention, decode, gemm, small, flash2 and / or flash2_decode, not '" + p + "'");
   }
   if (host && a.profile != "eager")
     throw UsageError("--profile " + a.profile + ": the host is measured for the eager profile only (a graph profile's host "

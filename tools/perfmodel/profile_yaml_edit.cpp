@@ -43,6 +43,13 @@ std::string us_text(double s) {
   return o.str();
 }
 
+std::string ns_text(double s) {
+  std::ostringstream o;
+  o.precision(5);
+  o << std::fixed << s * 1e9 << " ns";
+  return o.str();
+}
+
 std::string tflops_text(double f) {
   std::ostringstream o;
   o.precision(2);

@@ -13,6 +13,7 @@ std::string set_profile_key(const std::string& text, const std::string& profile,
 
 // "12.3456 us", "599.06 TFLOP/s", "4391.5 GB/s": the calibration file's unit strings.
 std::string us_text(double seconds);
+std::string ns_text(double seconds);  // below 0.1 us: "0.03037 ns"
 std::string tflops_text(double flops_per_s);
 std::string gbps_text(double bytes_per_s);
 

@@ -13,7 +13,11 @@
 //              softmax, SiLU*mul, rotary) for eager, aten's norm_floor, rmsnorm_chain, layernorm_chain,
 //              softmax_floor, softmax_warp_chain, softmax_reg_chain, softmax_smem_chain, strided_elements_per_s,
 //              strided_floor; Inductor's (torch.compile) for compiled and fused, inductor's
-//              layernorm_elements_per_s, softmax_elements_per_s, looped_row, layernorm_block, softmax_block.
+//              layernorm_elements_per_s, softmax_elements_per_s, looped_row, layernorm_block, softmax_block;
+//   flash2:    FlashAttention-2's prefill (torch.sdpa.flash prefill calls: transformers' flash_attention_2, the
+//              eager profile's), flash2's mma_peak, softmax, mask, smem_share, cta_fixed, call_floor;
+//   flash2_decode: its split-KV decode (torch.sdpa.flash decode calls), the `decode:` block's call_floor,
+//              stream_bandwidth, combine_per_split, nonsplit_tile, nonsplit_softmax_share, nonsplit_floor.
 // The keys are refitted on the file's even cases, the odd ones held out, by a search over the C++ model itself (no
 // second copy of its formulas, unlike the validation scripts' fits): Nelder-Mead, then one key at a time.
 #include <string>
@@ -26,7 +30,7 @@
 
 namespace perfmodel {
 
-enum class ProfilePart { attention, decode, gemm, small };
+enum class ProfilePart { attention, decode, gemm, small, flash2, flash2_decode };
 std::string to_string(ProfilePart part);
 
 struct ErrorSummary {

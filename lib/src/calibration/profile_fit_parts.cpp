@@ -187,6 +187,62 @@ PartSpec small() {
   return s;
 }
 
+// --- flash2, flash2_decode: FlashAttention-2's kernels (attention_prefill_flash2.cpp, attention_decode_flash2.cpp),
+// as `perfmodel accuracy` prices the eager profile's torch.sdpa.flash calls ---
+bool flash_call(const MeasuredCase& c, KernelId kernel) {
+  return c.implementation == "torch.sdpa.flash" && c.kernel.kernel == kernel;
+}
+
+PartSpec flash2() {
+  PartSpec s;
+  s.cases_of = "FlashAttention-2 prefill calls (torch.sdpa.flash)";
+  s.takes = [](const MeasuredCase& c, Impl) { return flash_call(c, KernelId::attention_prefill_fused); };
+  s.errors = profile_errors;
+  s.knobs = [](const Roofs& r, const Measurements&, Impl) {
+    // Not measured: 70 % of the bf16 peak, and fit_flash2.py's starting point for the rest.
+    const Flash2Prefill& f = r.flash2;
+    const double peak = r.peak[static_cast<int>(Precision::bf16)];
+    return std::vector<Knob>{
+        {"flash2.mma_peak", KeyUnit::flop_per_s, f.mma_peak.value_or(0.7 * peak), 1e12, 1e18, 0,
+         [](ProfileCalibration& p, double v) { p.flash2.mma_peak = v; }},
+        time_knob("flash2.softmax", f.softmax_s.value_or(0.03e-9), 0.01e-9, [](ProfileCalibration& p, double v) { p.flash2.softmax_s = v; }),
+        time_knob("flash2.mask", f.mask_s.value_or(0.18e-9), 0.05e-9, [](ProfileCalibration& p, double v) { p.flash2.mask_s = v; }),
+        {"flash2.smem_share", KeyUnit::share, f.smem_share.value_or(0.75), 0, 1, 0,
+         [](ProfileCalibration& p, double v) { p.flash2.smem_share = v; }},
+        time_knob("flash2.cta_fixed", f.cta_fixed_s.value_or(0.65e-6), 0.1e-6, [](ProfileCalibration& p, double v) { p.flash2.cta_fixed_s = v; }),
+        time_knob("flash2.call_floor", f.call_floor_s.value_or(r.kernel_floor_s), 0.5e-6,
+                  [](ProfileCalibration& p, double v) { p.flash2.call_floor_s = v; }),
+    };
+  };
+  return s;
+}
+
+PartSpec flash2_decode() {
+  PartSpec s;
+  s.cases_of = "FlashAttention-2 decode calls (torch.sdpa.flash)";
+  s.takes = [](const MeasuredCase& c, Impl) { return flash_call(c, KernelId::attention_decode); };
+  s.errors = profile_errors;
+  s.knobs = [](const Roofs& r, const Measurements&, Impl) {
+    const ProductionDecode& d = r.flash2_decode;
+    const bool had = d.measured();
+    return std::vector<Knob>{
+        time_knob("decode.call_floor", had ? d.call_floor_s : 2 * r.kernel_floor_s, 0.5e-6,
+                  [](ProfileCalibration& p, double v) { p.decode.call_floor_s = v; }),
+        {"decode.stream_bandwidth", KeyUnit::bytes_per_s, had ? d.stream_bandwidth : r.read_bandwidth, 1e9, 1e15, 0,
+         [](ProfileCalibration& p, double v) { p.decode.stream_bandwidth = v; }},
+        time_knob("decode.combine_per_split", had ? d.combine_per_split_s : 0.2e-6, 0.05e-6,
+                  [](ProfileCalibration& p, double v) { p.decode.combine_per_split_s = v; }),
+        time_knob("decode.nonsplit_tile", had && d.nonsplit_tile_s > 0 ? d.nonsplit_tile_s : 3e-6, 0.5e-6,
+                  [](ProfileCalibration& p, double v) { p.decode.nonsplit_tile_s = v; }, 1e-9),
+        {"decode.nonsplit_softmax_share", KeyUnit::share, had ? d.nonsplit_softmax_share : 0.1, 0, 0.95, 0,
+         [](ProfileCalibration& p, double v) { p.decode.nonsplit_softmax_share = v; }},
+        time_knob("decode.nonsplit_floor", had && d.nonsplit_floor_s >= 0 ? d.nonsplit_floor_s : r.kernel_floor_s, 0.5e-6,
+                  [](ProfileCalibration& p, double v) { p.decode.nonsplit_floor_s = v; }),
+    };
+  };
+  return s;
+}
+
 }  // namespace
 
 PartSpec part_spec(ProfilePart part) {
@@ -195,6 +251,8 @@ PartSpec part_spec(ProfilePart part) {
     case ProfilePart::decode: return decode();
     case ProfilePart::gemm: return gemm();
     case ProfilePart::small: return small();
+    case ProfilePart::flash2: return flash2();
+    case ProfilePart::flash2_decode: return flash2_decode();
   }
   throw std::logic_error("part_spec: unknown part");
 }

@@ -20,6 +20,8 @@ std::string to_string(ProfilePart part) {
     case ProfilePart::decode: return "decode";
     case ProfilePart::gemm: return "gemm";
     case ProfilePart::small: return "small";
+    case ProfilePart::flash2: return "flash2";
+    case ProfilePart::flash2_decode: return "flash2_decode";
   }
   return "?";
 }
@@ -164,6 +166,10 @@ ProfileFit fit_profile_part(const Measurements& all, const Card& card, Calibrati
     throw InputError("calibrate --profile fused --only small: the fused profile prices Inductor's kernels with the "
                      "compiled profile's inductor block (its stand-in for a serving engine's fused kernels): refit it "
                      "with --profile compiled");
+  if ((part == ProfilePart::flash2 || part == ProfilePart::flash2_decode) && profile != Impl::eager)
+    throw InputError("calibrate --profile " + to_string(profile) + " --only " + to_string(part) +
+                     ": FlashAttention-2 is the eager profile's (transformers' flash_attention_2; every profile without "
+                     "its own block takes the measured one): refit it with --profile eager");
   const PartSpec spec = part_spec(part);
   const Measurements m = calls_of(all, spec, profile);
   ProfileFit f;

@@ -22,7 +22,13 @@ void apply_profile(Roofs& r, const ProfileCalibration& p, const std::string& fil
   over("attention_softmax_share", p.attention_softmax_share, r.attention_softmax_share);
   over("attention_cta_fixed", p.attention_cta_fixed_s, r.attention_cta_fixed_s);
   r.attention_call_floor_s = p.attention_call_floor_s;
-  if (p.decode.measured()) r.production_decode = p.decode;
+  if (p.decode.measured()) {
+    r.production_decode = p.decode;
+    // FlashAttention-2's split-KV decode: the profile's own block first (below, a profile without one takes
+    // another's).
+    r.flash2_decode = p.decode;
+    r.sources["flash2_decode"] = file + ": profiles." + p.name + ".decode";
+  }
   if (p.gemm.measured()) {
     over("gemm_fixed", p.gemm.fixed_s, r.gemm_fixed_s);
     over("gemm_split_k_reduce", p.gemm.split_k_reduce_s, r.gemm_split_k_s);
