@@ -20,6 +20,7 @@
 #include "perfmodel/evaluate.hpp"
 #include "perfmodel/price.hpp"
 #include "perfmodel/step.hpp"
+#include "hf_wall_errors.hpp"
 #include "test_support.hpp"
 
 using namespace perfmodel;
@@ -39,8 +40,14 @@ Workload contiguous_decode(int64_t batch, int64_t ctx) {
 }  // namespace
 
 TEST_CASE("Yi-34B eager decode: one host price at b1 ctx1800, b12 ctx3000, b56 ctx800 (h200-heldout21's steps)") {
+  // Its walls were timed after profiler sessions of their process: compared under the rate fitted on such walls
+  // (test::dragged_wall_calibration); the committed rate per ATen call prices the same one host at every batch.
   const Card card = test::catalogue().card("h200");
-  const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+  const Calibration cal = test::dragged_wall_calibration();
+  const Calibration committed = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+  const Model& yi_model = test::catalogue().model("yi-34b");
+  const double h1 = evaluate(yi_model, contiguous_decode(1, 1800), card, &committed).cost.host_time_s;
+  CHECK(evaluate(yi_model, contiguous_decode(56, 800), card, &committed).cost.host_time_s == doctest::Approx(h1).epsilon(1e-9));
   const Model& yi = test::catalogue().model("yi-34b");
   const Evaluation b1 = evaluate(yi, contiguous_decode(1, 1800), card, &cal);
   const Evaluation b12 = evaluate(yi, contiguous_decode(12, 3000), card, &cal);
@@ -60,7 +67,7 @@ TEST_CASE("the batch-free host holds at both ends of a run's batches (h200-hf-gr
   // per-step host price is within 20 % at both ends. A host that grew with batch as Yi-34B's b56
   // read (+77 %) would fail the b128 points.
   const Card card = test::catalogue().card("h200");
-  const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+  const Calibration cal = test::dragged_wall_calibration();  // the run's walls: after profiler sessions
   int seen = 0;
   for (const auto& st : YAML::LoadFile(test::root() + "/validation/results/h200-hf-grid/hf.json")["steps"]) {
     if (st["phase"].as<std::string>() != "decode" || !st["ok"].as<bool>()) continue;

@@ -84,11 +84,15 @@ std::string refit_host(const ProfileCalibrateArgs& a, Context& ctx, const Catalo
   for (size_t i = 0; i < probe.depths.size(); ++i)
     why << ", " << probe.depths[i].layers << " layers " << probe.depths[i].host_call_s * 1e3 << " ms / " << f.launches[i]
         << " priced launches";
-  why << " (" << us_text(f.per_kernel_before_s) << " before)";
-  text = set_profile_key(text, "eager", "host_per_kernel", us_text(f.per_kernel_after_s), why.str());
+  const std::string rate_key = f.per_aten ? "host_per_aten" : "host_per_kernel";
+  why << " (" << us_text(f.per_aten ? f.per_aten_before_s : f.per_kernel_before_s) << " before)";
+  text = set_profile_key(text, "eager", rate_key, us_text(f.per_aten ? f.per_aten_after_s : f.per_kernel_after_s), why.str());
+  if (f.per_aten)
+    text = set_profile_key(text, "eager", "host_per_aten_view", us_text(f.per_aten_after_s * f.view_ratio),
+                           "this host: host_per_aten at its ratio before", "host_per_aten");
   if (probe.depths.size() == 2)
     text = set_profile_key(text, "eager", "host_per_step", us_text(f.per_step_after_s),
-                           "this host: the forward's own host outside its ops, from the two depths above", "host_per_kernel");
+                           "this host: the forward's own host outside its ops, from the two depths above", rate_key);
 
   Node n = Node::object();
   n.set("probe_model", Node::text(probe.model));
@@ -96,6 +100,9 @@ std::string refit_host(const ProfileCalibrateArgs& a, Context& ctx, const Catalo
   n.set("probe_ctx", Node::integer(probe.ctx));
   n.set("host_per_kernel_before_s", Node::number(f.per_kernel_before_s, Hint::time));
   n.set("host_per_kernel_s", Node::number(f.per_kernel_after_s, Hint::time));
+  n.set("rate_key", Node::text(rate_key));
+  n.set("host_per_aten_before_s", Node::number(f.per_aten_before_s, Hint::time));
+  n.set("host_per_aten_s", Node::number(f.per_aten_after_s, Hint::time));
   n.set("host_per_step_before_s", Node::number(f.per_step_before_s, Hint::time));
   n.set("host_per_step_s", Node::number(f.per_step_after_s, Hint::time));
   n.set("scale", Node::number(f.scale, Hint::ratio));
@@ -115,11 +122,11 @@ std::string refit_host(const ProfileCalibrateArgs& a, Context& ctx, const Catalo
   n.set("depths", std::move(depths));
   r.root.set("host", std::move(n));
   r.fields.push_back({"eager host on this machine (" + card.name + "), probe " + probe.model, "host",
-                      {{"host_per_kernel_before_s", "host_per_kernel before", Hint::time},
-                       {"host_per_kernel_s", "host_per_kernel now", Hint::time},
+                      {{rate_key + "_before_s", rate_key + " before", Hint::time},
+                       {rate_key + "_s", rate_key + " now", Hint::time},
                        {"host_per_step_before_s", "host_per_step before", Hint::time},
                        {"host_per_step_s", "host_per_step now", Hint::time},
-                       {"scale", "host_per_kernel now / before", Hint::ratio}}});
+                       {"scale", rate_key + " now / before", Hint::ratio}}});
   r.tables.push_back({"the probe's steps (GPU kept busy: the host alone)", "host.depths",
                       {{"layers", "layers", Hint::integer},
                        {"host_call_s", "host measured", Hint::time},
@@ -128,7 +135,8 @@ std::string refit_host(const ProfileCalibrateArgs& a, Context& ctx, const Catalo
                        {"launches_priced", "kernels (perfmodel)", Hint::integer},
                        {"host_priced_before_s", "host priced before", Hint::time},
                        {"host_priced_after_s", "host priced now", Hint::time}}});
-  r.notes.push_back("profiles.eager: host_per_kernel" + std::string(probe.depths.size() == 2 ? " and host_per_step" : "") +
+  r.notes.push_back("profiles.eager: " + rate_key + (f.per_aten ? " (and host_per_aten_view)" : "") +
+                    std::string(probe.depths.size() == 2 ? " and host_per_step" : "") +
                     " refitted on " + record);
   return text;
 }

@@ -33,6 +33,11 @@ struct HostProbe {
 };
 
 struct EagerHostFit {
+  // true: the profile prices its host per top-level ATen call (host_per_aten, with host_per_aten_view at its ratio to
+  // it, price.cpp eager_host_time) and that rate is refitted; false: host_per_kernel.
+  bool per_aten = false;
+  double per_aten_before_s = 0, per_aten_after_s = 0;  // host_per_aten (per_aten)
+  double view_ratio = 1;           // host_per_aten_view / host_per_aten, kept (per_aten)
   std::vector<int64_t> launches;   // kernels the eager lowering launches in each depth's step
   std::vector<double> host_before_s, host_after_s;  // each depth's step host, priced before / after the refit
   double per_kernel_before_s = 0, per_kernel_after_s = 0;  // host_per_kernel
@@ -42,9 +47,11 @@ struct EagerHostFit {
 
 // Each depth's step: `model` cut to its layers, a contiguous-cache eager decode at probe.batch over probe.ctx + 1
 // keys (hf_grid.py's and profile_host.py's layout), priced host = host_per_step + launches x host_per_kernel + views
-// x the card's eager_view. Two depths give both rates (the per-layer slope and the step's own part); one depth gives
-// host_per_kernel with host_per_step kept. Refits them in `cal`'s eager profile (added when absent). Throws InputError
-// for a probe that no positive rates explain, or a profile that prices ATen calls (host_per_aten).
+// x the card's eager_view, or, where the profile prices ATen calls, host_per_step + launching calls x host_per_aten +
+// other calls x host_per_aten_view (+ modules x host_per_module). Two depths give both the rate and host_per_step (the
+// per-layer slope and the step's own part); one depth gives the rate with host_per_step kept. Refits them in `cal`'s
+// eager profile (added when absent; host_per_aten_view keeps its ratio to host_per_aten). Throws InputError for a
+// probe that no positive rates explain.
 EagerHostFit fit_eager_host(const Model& model, const HostProbe& probe, const Card& card, Calibration& cal);
 
 }  // namespace perfmodel
