@@ -87,20 +87,22 @@ TEST_CASE("a calibration's error_bands load and replace the uncalibrated ones fo
 }
 
 TEST_CASE("the eager profile's step band is the transformers steps' wall time, not its kernels'") {
-  // validation/scripts/error_bands.py: p10 / p90 of predicted / measured wall - 1 over the committed transformers eager
-  // steps (h200-heldout24 kept out). Their wall is mostly host time, whose pace moves from one lease to the next
-  // (the same Falcon3-7B b1 step: 19.4 ms in h200-heldout19, 32.7 ms in h200-heldout24), so the band is wide.
+  // validation/scripts/error_bands.py: p10 / p90 of predicted / measured wall - 1 over the transformers eager decode
+  // walls no profiler session preceded, held out of the host fit (fit_host_clean.py: 38 walls, 19 leases; branch
+  // hostclean). Their wall is mostly host time, whose pace moves from one lease to the next (the same Falcon3-7B b1
+  // step first in its process: 19.4 ms in h200-heldout19, 32.7 ms in h200-heldout24), so the band is wide.
   Catalogue cat(test::root());
   const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
   REQUIRE(cal.error_bands.count("eager"));
   const ErrorBands& eager = cal.error_bands.at("eager");
   REQUIRE(eager.sets.count("step"));
   const ErrorQuantiles& step = eager.sets.at("step");
-  CHECK(step.cases >= 100);
-  CHECK(step.p10 < -0.15);
-  CHECK(step.p90 > 0.10);
+  CHECK(step.cases >= 30);
+  CHECK(step.p10 < -0.15);  // slower hosts than the fit's lease
+  CHECK(step.p90 > 0.05);
   CHECK(step.p90 - step.p10 > 2 * (eager.sets.at("gemm").p90 - eager.sets.at("gemm").p10));
   CHECK(test::contains(eager.source, "transformers"));
+  CHECK(test::contains(eager.source, "no profiler"));
   // A host-bound step's reported range is that band: measured = predicted / (1 + e).
   Workload w;
   w.phase = Phase::decode;

@@ -180,7 +180,8 @@ TEST_CASE("calibrate --profile compiled --only small: Inductor's keys in its ind
   const test::Json j = cli_test::json_of(r);
   REQUIRE(j.at("small.layernorm_elements_per_s") != nullptr);
   REQUIRE(j.at("small.undetermined") != nullptr);
-  const ProfileCalibration* p = find_profile(load_calibration(out).profiles, "compiled");
+  const Calibration written = load_calibration(out);  // kept alive: p points into it
+  const ProfileCalibration* p = find_profile(written.profiles, "compiled");
   REQUIRE(p != nullptr);
   CHECK(p->inductor.layernorm_rate == doctest::Approx(j.at("small.layernorm_elements_per_s")->num).epsilon(1e-3));
   CHECK(j.at("small.held_out_after.median_abs")->num < j.at("small.held_out_datasheet.median_abs")->num);
@@ -202,13 +203,15 @@ TEST_CASE("calibrate --profile compiled --only decode: a block the file lacks is
       if (!skipping) o << l << "\n";
     }
   }
-  REQUIRE(!find_profile(load_calibration(base).profiles, "compiled")->cudnn_decode.measured());
+  const Calibration stripped = load_calibration(base);
+  REQUIRE(!find_profile(stripped.profiles, "compiled")->cudnn_decode.measured());
   const auto r = cli_test::cli("calibrate --profile compiled --card h200 --only decode --calibration " + base + " --from-kernels " +
                                test::root() + "/validation/results/h200-cudnn-decode/kernels.json --output " + out + " --format json");
   CHECK(r.rc == 0);
   const test::Json j = cli_test::json_of(r);
   REQUIRE(j.at("decode.kernel_floor_s") != nullptr);
-  const ProfileCalibration* p = find_profile(load_calibration(out).profiles, "compiled");
+  const Calibration written = load_calibration(out);  // kept alive: p points into it
+  const ProfileCalibration* p = find_profile(written.profiles, "compiled");
   REQUIRE(p != nullptr);
   CHECK(p->cudnn_decode.measured());
   CHECK(p->cudnn_decode.stream_bandwidth == doctest::Approx(j.at("decode.stream_bandwidth")->num).epsilon(1e-3));

@@ -7,10 +7,12 @@
 Runs the accuracy report on the given result folders with the card's current calibration, and
 replaces the file's `error_bands:` section (kept last in the file) with the measured bands.
 
-The eager profile's `step` band (a step's wall time, what `decode --impl eager` reports) comes from the committed
-transformers eager steps (HF_STEPS, read as compare_hf.py prices them): their wall time is mostly the host's, whose
-pace differs from one lease to the next by up to 1.7x (h200-heldout24/README.md), so its band is much wider than the
-kernels'. h200-heldout24's steps are kept out, as that set's check."""
+The eager profile's `step` band (a step's wall time, what `decode --impl eager` reports) comes from the transformers
+eager decode walls no profiler session preceded and the host rate was not fitted on (fit_host_clean.py's held-out
+points: h200-hostlease/walls-first's odd steps, each model's first point of h200-hostlease's first call, the first
+point of 18 other sets, one lease each; branch hostclean). Every other committed wall was timed after a torch.profiler
+session of its process, which slows it 25-80 % (the profiler drag). Their wall time is mostly the host's, whose pace
+differs from one lease to the next by up to 2.4x, so the band is much wider than the kernels'."""
 import json
 import os
 import subprocess
@@ -19,29 +21,13 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "production"))
-from compare_hf import model_arg, priced_ctx  # noqa: E402
 from targets import quantile  # noqa: E402  (stats.hpp's quantile)
 
-HF_STEPS = ["validation/results/h200-production/hf.json", "validation/results/h200-hf-grid/hf.json"] + \
-    [f"validation/results/h200-heldout{n}/hf/hf.json" for n in range(16, 24)]
-
-
 def eager_step_band(exe):
-    """p10 / p90 of predicted / measured wall - 1 over the committed transformers eager steps (decode and prefill)."""
-    errors = []
-    with tempfile.TemporaryDirectory() as tmp:
-        for path in HF_STEPS:
-            for s in json.load(open(path))["steps"]:
-                if not s.get("ok"):
-                    continue
-                layout = ["--eager-cache", "contiguous"] if s.get("cache_layout") == "contiguous" else []
-                out = subprocess.run([exe, s["phase"], "--model", model_arg(s, tmp), "--card", "h200", "--batch",
-                                      str(s["batch"]), "--ctx", str(priced_ctx(s)), "--impl", "eager", "--format", "json"]
-                                     + layout, capture_output=True, text=True)
-                if out.returncode == 2:  # refused (a context past the model's positions): not priced
-                    continue
-                out.check_returncode()
-                errors.append(json.loads(out.stdout)["step"]["time_s"] / s["wall_s"] - 1)
+    """p10 / p90 of predicted / measured wall - 1 over the clean held-out transformers eager decode walls."""
+    import fit_host_clean
+    errors = [e for e in (fit_host_clean.error(exe, None, s) for _, _, s, fit in fit_host_clean.clean_points() if not fit)
+              if e is not None]
     return {"p10": quantile(errors, 0.1), "p90": quantile(errors, 0.9), "cases": len(errors)}
 
 
@@ -52,7 +38,7 @@ rows = json.loads(out)["error_bands"]
 eager = [r for r in rows if r["profile"] == "eager"]
 if eager:
     step = eager_step_band(exe)
-    source = eager[0]["source"] + "; steps: transformers 5 eager steps' wall time, h200-heldout24 kept out"
+    source = eager[0]["source"] + "; steps: transformers 5 eager decode walls no profiler preceded, held out of the host fit (fit_host_clean.py)"
     for r in eager:
         r["source"] = source
     rows = [r for r in rows if not (r["profile"] == "eager" and r["set"] == "step")]

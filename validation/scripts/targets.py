@@ -19,6 +19,24 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PY = sys.executable
+sys.path.insert(0, os.path.join(HERE, "production"))
+
+
+def dragged_calibration():
+    """The committed calibration with the eager host per kernel (host_per_aten removed): the rate fitted on walls timed
+    after a torch.profiler session of the same process (the profiler drag, validation/results/h200-hostlease), what
+    every transformers set before h200-hostlease/walls-first timed but each run's first point. Their wall rows price
+    at it (tests/hf_wall_errors.hpp dragged_wall_calibration); the clean rows at the committed host_per_aten."""
+    import tempfile
+    text = open(os.path.join(HERE, "..", "..", "hardware/h200.calibration.yaml")).read()
+    text = re.sub(r"^\s*host_per_aten(_view)?:.*\n", "", text, flags=re.M)
+    f = tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False)
+    f.write(text)
+    f.close()
+    return f.name
+
+
+DRAGGED = dragged_calibration()
 
 
 def quantile(v, q):
@@ -230,10 +248,11 @@ def issue10(binary):
     e, parts = pooled([prod, e3, e4, e5, e6, e14], "fused", is_small)
     t.add("the same, the fused/compiled profiles' kernels (Inductor's)", f"{acc}, six sets", summary(e), (0.08, 0.20), parts)
     # The walk past 4096 columns is the default since branch walkstep (its former opt-in row dropped).
-    rows = hf_rows(binary, R + "h200-production/hf.json", True) + hf_rows(binary, R + "h200-hf-grid/hf.json", False)
-    how = "compare_hf.py, h200-production (held out) and h200-hf-grid"
+    rows = hf_rows(binary, R + "h200-production/hf.json", True, DRAGGED) + hf_rows(binary, R + "h200-hf-grid/hf.json", False, DRAGGED)
+    how = "compare_hf.py [DRAGGED], h200-production (held out) and h200-hf-grid"
     t.add("transformers eager decode step, GPU kernel time", how, summary([k for ph, _, k in rows if ph == "decode"]), (0.10, None))
-    t.add("transformers eager decode step, wall time", how, summary([w for ph, w, _ in rows if ph == "decode"]), (0.20, None))
+    t.add("transformers eager decode step, wall time (walls after profiler sessions, at the per-kernel rate fitted on such walls)",
+          how, summary([w for ph, w, _ in rows if ph == "decode"]), (0.20, None))
     t.add("transformers eager prefill, GPU kernel time", how, summary([k for ph, _, k in rows if ph == "prefill"]), (0.10, None))
     four = run([PY, os.path.join(HERE, "production", "compare_compiled.py"), R + "h200-compiled/hf.json", binary])
     deep = run([PY, os.path.join(HERE, "production", "compare_compiled.py"), R + "h200-compiled2/compiled2.jsonl", binary])
@@ -246,14 +265,14 @@ def issue10(binary):
           f"4 layers {100 * m4:.1f} / {100 * p4:.1f} ({n4}); 8-32 layers {100 * m2:.1f} / {100 * p2:.1f} ({n2})")
     # A new architecture's transformers steps (Gemma-2-9B: GemmaRMSNorm, GeGLU, the soft-cap), on two leases, with
     # Llama-3-8B at the same points on the second (validation/results/h200-hfgemma; nothing fitted on them).
-    gem = [r for f in ("hf.json", "paired/hf.json", "window/hf.json") for r in hf_rows(binary, R + "h200-hfgemma/" + f, False)]
-    how = "compare_hf.py, h200-hfgemma, paired/ and window/ (Gemma-2-9B on three leases, past its window on the third; Llama-3-8B beside it)"
+    gem = [r for f in ("hf.json", "paired/hf.json", "window/hf.json") for r in hf_rows(binary, R + "h200-hfgemma/" + f, False, DRAGGED)]
+    how = "compare_hf.py [DRAGGED], h200-hfgemma, paired/ and window/ (Gemma-2-9B on three leases, past its window on the third; Llama-3-8B beside it)"
     mis = hf_rows(binary, R + "h200-hfgemma/mistral/hf.json", False)
     t.add("transformers eager decode step, GPU kernel time, Mistral-7B-v0.1 past and below its window (held out)",
           "compare_hf.py, h200-hfgemma/mistral", summary([k for ph, _, k in mis if ph == "decode"]), (0.10, None))
     t.add("transformers eager decode step, GPU kernel time, Gemma-2-9B and its Llama-3-8B pair", how,
           summary([k for ph, _, k in gem if ph == "decode"]), (0.10, None))
-    t.add("transformers eager decode step, wall time, Gemma-2-9B and its Llama-3-8B pair", how,
+    t.add("transformers eager decode step, wall time, Gemma-2-9B and its Llama-3-8B pair (walls after profiler sessions, per-kernel rate)", how,
           summary([w for ph, w, _ in gem if ph == "decode"]), (0.20, None),
           "one model's wall 73 ms a step on one lease, 36 ms on the other: the lease's host")
     # The same seven points on another lease, one process each (nothing fitted on the run; graph_call_host
@@ -268,12 +287,25 @@ def issue10(binary):
     # of Llama-2-7B's class at 8 layers, in its own process; nothing fitted on the steps).
     hl = R + "h200-hostlease/"
     for sub, what in (("", "each wall after the previous point's profiler session"), ("walls-first/", "every wall first")):
-        for cal, which in ((None, "committed host_per_kernel"), (hl + sub + "lease.calibration.yaml", "this lease's calibrate --profile eager")):
-            rows = hf_rows(binary, hl + sub + "hf/hf.json", False, cal)
+        for cal, which, held in ((None, "committed host_per_aten" + (": fitted on the even decode steps, odd held out" if sub else ""), bool(sub)),
+                                 (DRAGGED, "the per-kernel rate fitted on dragged walls", False),
+                                 (hl + sub + "lease.calibration.yaml", "this lease's calibrate --profile eager", False)):
+            rows = hf_rows(binary, hl + sub + "hf/hf.json", held, cal)
             t.add(f"transformers eager decode step, wall time, h200-hostlease{'/' + sub.rstrip('/') if sub else ''} ({what}; {which})",
                   f"compare_hf.py [CAL], h200-hostlease/{sub}hf", summary([w for ph, w, _ in rows if ph == "decode"]), (0.20, None),
                   "the profiler drag: a torch.profiler session slows the process's later eager steps 25-80 % "
                   "(profiler_drag.py)" if not sub and cal is None else "")
+    # Branch hostclean: every wall no profiler session preceded, at the committed host_per_aten (fit_host_clean.py).
+    import fit_host_clean
+    pts = [p for p in fit_host_clean.clean_points() if not p[3]]
+    for what, keep in (("h200-hostlease's first call, each model's first point (the fit's lease)", lambda n: n == "h200-hostlease"),
+                       ("the first point of 18 other sets, one lease each", lambda n: not n.startswith("h200-hostlease"))):
+        errs = [fit_host_clean.error(binary, None, s) for n, _, s, _ in pts if keep(n)]
+        errs_k = [fit_host_clean.error(binary, DRAGGED, s) for n, _, s, _ in pts if keep(n)]
+        k = summary([e for e in errs_k if e is not None])
+        t.add(f"transformers eager decode step, wall time, walls no profiler preceded: {what}",
+              "fit_host_clean.py's held-out points, committed calibration", summary([e for e in errs if e is not None]), (0.20, None),
+              f"per kernel (fitted on dragged walls): {100 * k[1]:.1f} / {100 * k[2]:.1f} %")
     return t
 
 
@@ -312,10 +344,11 @@ def fresh(binary):
         t.add(f"GEMMs, `{p}` profile (torch.linear / torch._scaled_mm)", acc, summary(s.errors(p, is_gemm)), (0.05, 0.15))
     # Steps of five models never measured as transformers steps (compare_hf.py's fit / held-out column is its
     # parity split of other sets; nothing is fitted on these): every step counts.
-    rows = hf_rows(binary, "validation/results/h200-heldout16/hf/hf.json", False)
-    how = "compare_hf.py, h200-heldout16/hf (Mistral-7B, Llama-2-13B, Qwen2.5-0.5B, TinyLlama, GPT-2)"
+    rows = hf_rows(binary, "validation/results/h200-heldout16/hf/hf.json", False, DRAGGED)
+    how = "compare_hf.py [DRAGGED], h200-heldout16/hf (Mistral-7B, Llama-2-13B, Qwen2.5-0.5B, TinyLlama, GPT-2)"
     t.add("transformers eager decode step, GPU kernel time", how, summary([k for ph, _, k in rows if ph == "decode"]), (0.10, None))
-    t.add("transformers eager decode step, wall time", how, summary([w for ph, w, _ in rows if ph == "decode"]), (0.20, None),
+    t.add("transformers eager decode step, wall time (walls after profiler sessions, per-kernel rate)", how,
+          summary([w for ph, w, _ in rows if ph == "decode"]), (0.20, None),
           "the host's pace varied within the run: quartiles up to +-20 % of a step's median")
     t.add("transformers eager prefill, GPU kernel time", how, summary([k for ph, _, k in rows if ph == "prefill"]), (0.10, None))
     return t
@@ -346,10 +379,11 @@ def fresh_models(binary, folder, models):
     t.add("norms, softmax, SiLU*mul, rotary as PyTorch eager runs them", acc, summary(s.errors("eager", is_small)), (0.08, 0.20))
     t.add("the same, torch.compile'd (Inductor's kernels, the compiled profile)", acc,
           summary(s.errors("compiled", is_small)), (0.08, 0.20))
-    rows = hf_rows(binary, folder + "/hf/hf.json", False)
-    how = f"compare_hf.py, {tag}/hf ({models})"
+    rows = hf_rows(binary, folder + "/hf/hf.json", False, DRAGGED)
+    how = f"compare_hf.py [DRAGGED], {tag}/hf ({models})"
     t.add("transformers eager decode step, GPU kernel time", how, summary([k for ph, _, k in rows if ph == "decode"]), (0.10, None))
-    t.add("transformers eager decode step, wall time", how, summary([w for ph, w, _ in rows if ph == "decode"]), (0.20, None))
+    t.add("transformers eager decode step, wall time (walls after profiler sessions, per-kernel rate)", how,
+          summary([w for ph, w, _ in rows if ph == "decode"]), (0.20, None))
     t.add("transformers eager prefill, GPU kernel time", how, summary([k for ph, _, k in rows if ph == "prefill"]), (0.10, None))
     for steps in sorted(glob.glob(folder + "/compiled/*.jsonl")):  # the compiled steps, where the set has them
         out = run([PY, os.path.join(HERE, "production", "compare_compiled.py"), steps, binary])
@@ -361,13 +395,13 @@ def fresh_models(binary, folder, models):
 
 def issue11(binary):
     t = Table()
-    moe = run([PY, os.path.join(HERE, "moe", "compare_moe.py"), "validation/results/h200-moe-sync", binary])
+    moe = run([PY, os.path.join(HERE, "moe", "compare_moe.py"), "validation/results/h200-moe-sync", binary, DRAGGED])
     m = re.search(r"held out \(Mixtral, every prefill\): (\d+) steps; \|wall err\| median ([\d.]+)% p90 ([\d.]+)%; "
                   r"\|kernel err\| median ([\d.]+)% p90 ([\d.]+)%", moe)
     n = int(m.group(1))
-    how = "compare_moe.py, h200-moe-sync (Mixtral and every prefill: held out)"
+    how = "compare_moe.py [DRAGGED], h200-moe-sync (Mixtral and every prefill: held out)"
     t.add("MoE step (transformers eager), GPU kernel time", how, (n, float(m.group(4)) / 100, float(m.group(5)) / 100), (0.10, None))
-    t.add("MoE step (transformers eager), wall time", how, (n, float(m.group(2)) / 100, float(m.group(3)) / 100), (0.10, None))
+    t.add("MoE step (transformers eager), wall time (walls after profiler sessions, per-kernel rate)", how, (n, float(m.group(2)) / 100, float(m.group(3)) / 100), (0.10, None))
     # Branch moedef: the default is moe14's wave sharing with the serial tile switch, whose one
     # parameter was fitted on the even half of the 206 non-fit kernel cases: the odd half is held out.
     gm = run([PY, os.path.join(HERE, "moe", "fit_grouped_mm15.py")])
@@ -522,9 +556,13 @@ def main(binary, build):
              "docs/accuracy.md has every set in full and how each was measured.", "",
              "Transformers eager wall rows before h200-hostlease were timed after a torch.profiler session of the same "
              "process (but each run's first point): such a session slows the process's later eager steps 25-78 % "
-             "(the profiler drag, validation/results/h200-hostlease/README.md), so those walls, and the committed "
-             "host_per_kernel fitted on them, are above what an unprofiled process takes. Kernel-time rows are not "
-             "affected.", ""]
+             "(the profiler drag, validation/results/h200-hostlease/README.md), so those walls, and the per-kernel "
+             "host_per_kernel fitted on them, are above what an unprofiled process takes. Since branch hostclean the "
+             "committed eager host is priced per top-level ATen call (host_per_aten 11.66 us, fit_host_clean.py) on the "
+             "walls no profiler preceded: the rows 'walls no profiler preceded' and h200-hostlease/walls-first are what a "
+             "user's process takes; the rows marked 'walls after profiler sessions' price those walls at the per-kernel "
+             "rate fitted on such walls ([DRAGGED]: the committed file without host_per_aten), which checks the step's "
+             "composition at their own host pace. Kernel-time rows are not affected.", ""]
     for title, table in (("Issue 10: production kernels, implementation profiles", issue10(binary)),
                          ("Issue 11: mixture-of-experts", issue11(binary)),
                          ("Issue 12: quantized inference", issue12(build))):

@@ -3,6 +3,7 @@
 // implementation stands for which profile's kernels, every such case priced on that profile's
 // roofs, and the figures on the cases the profile was not fitted on (odd case index in the file;
 // the even ones fit the profile calibration, validation/scripts/production/fit_profiles.py).
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,8 +35,9 @@ struct ProfileCaseError {
 };
 
 // Every case with an `implementation`, once per profile it stands for, priced on that profile's
-// roofs of (card, calibration).
-std::vector<ProfileCaseError> evaluate_profiles(const Measurements& m, const Card& card, const Calibration* calibration);
+// roofs of (card, calibration); `only`: that profile's alone (a refit prices one profile many times).
+std::vector<ProfileCaseError> evaluate_profiles(const Measurements& m, const Card& card, const Calibration* calibration,
+                                                std::optional<Impl> only = std::nullopt);
 
 struct ProfileSetStats {
   Impl profile = Impl::fused;

@@ -72,7 +72,8 @@ bool kernel_only_gemm(const Calibration* cal, Impl p) {
 
 }  // namespace
 
-std::vector<ProfileCaseError> evaluate_profiles(const Measurements& m, const Card& card, const Calibration* cal) {
+std::vector<ProfileCaseError> evaluate_profiles(const Measurements& m, const Card& card, const Calibration* cal,
+                                                std::optional<Impl> only) {
   const Roofs fused = make_roofs(card, cal, Impl::fused), eager = make_roofs(card, cal, Impl::eager),
               compiled = make_roofs(card, cal, Impl::compiled);
   // The same roofs with each floor as fitted on single-call harness times (harness_idle_s off):
@@ -88,6 +89,7 @@ std::vector<ProfileCaseError> evaluate_profiles(const Measurements& m, const Car
   for (const MeasuredCase& c : m.cases) {
     if (c.implementation.empty()) continue;
     for (Impl p : profiles_measured_by(c.implementation, c.kernel.kernel)) {
+      if (only && p != *only) continue;
       const Roofs& r = p == Impl::eager ? eager : p == Impl::compiled ? compiled : fused;
       const Roofs& harness = p == Impl::eager ? eager_h : p == Impl::compiled ? compiled_h : fused_h;
       Op op;

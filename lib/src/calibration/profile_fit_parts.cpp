@@ -17,7 +17,7 @@ namespace {
 // The errors `perfmodel accuracy` reports for the profile (evaluate_profiles), of the calls `takes` keeps.
 SplitErrors profile_errors(const Measurements& m, const Card& card, const Calibration* cal, Impl profile) {
   SplitErrors s;
-  for (const ProfileCaseError& e : evaluate_profiles(m, card, cal))
+  for (const ProfileCaseError& e : evaluate_profiles(m, card, cal, profile))
     if (e.profile == profile) (e.held_out ? s.held : s.fit).push_back(e.error.error);
   return s;
 }

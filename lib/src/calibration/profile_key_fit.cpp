@@ -206,11 +206,11 @@ ProfileFit fit_profile_part(const Measurements& all, const Card& card, Calibrati
       for (size_t i = 0; i < knobs.size(); ++i) t[i] = value_at(knobs[i], start[i], x[i]);
       return t;
     };
-    v = at(nelder_mead([&](const std::vector<double>& x) { return trial(at(x)); }, knobs.size(), 60 * static_cast<int>(knobs.size())));
+    v = at(nelder_mead([&](const std::vector<double>& x) { return trial(at(x)); }, knobs.size(), 40 * static_cast<int>(knobs.size())));
   }
   double best = trial(v);
   double step = 0.5;
-  for (int sweep = 0; sweep < 60 && step > 1e-3; ++sweep) {
+  for (int sweep = 0; sweep < 40 && step > 2e-3; ++sweep) {
     bool moved = false;
     for (size_t i = 0; i < knobs.size(); ++i)
       for (double dir : {-1.0, 1.0}) {

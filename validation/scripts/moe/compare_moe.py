@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """MoE/MLA transformers steps (hf.json, probe/hf.json) against `perfmodel decode|prefill --impl eager`.
 
-Usage: python3 validation/scripts/moe/compare_moe.py [results dir] [perfmodel binary]
+Usage: python3 validation/scripts/moe/compare_moe.py [results dir] [perfmodel binary] [calibration file]
 
 Per step: wall against step.time_s, profiler kernel time against step.device_time_s, kernels per
 step against step.launches, and the kernel time split into groups that both sides name the same
@@ -54,6 +54,9 @@ SPLITS = (("moe2 fit (Qwen3 + DeepSeek prefill b1)", moe2_fit),
           ("all", lambda s: True))
 
 
+CALIBRATION = []  # ["--calibration", FILE] when the third argument names one
+
+
 def predict(binary, phase, model, batch, ctx, cache="cropped"):
     # hf_decode.py's decode step attends ctx + 1 keys (a cache of ctx, the new token): perfmodel's --ctx
     # counts the new one (branch gemm10); a prefill is ctx tokens.
@@ -61,7 +64,7 @@ def predict(binary, phase, model, batch, ctx, cache="cropped"):
     model = model_arg({"model": model, "phase": phase, "ctx": ctx}, _TMP.name)
     ctx = ctx + 1 if phase == "decode" else ctx
     out = subprocess.run([binary, phase, "--model", model, "--card", "h200", "--batch", str(batch), "--ctx", str(ctx),
-                          "--impl", "eager", "--eager-cache", cache, "--format", "json"],
+                          "--impl", "eager", "--eager-cache", cache, "--format", "json"] + CALIBRATION,
                          capture_output=True, text=True, check=True)
     return json.loads(out.stdout)
 
@@ -144,5 +147,7 @@ def main(folder, binary):
 
 
 if __name__ == "__main__":
+    if len(sys.argv) > 3:
+        CALIBRATION[:] = ["--calibration", sys.argv[3]]
     main(sys.argv[1] if len(sys.argv) > 1 else "validation/results/h200-moe",
          sys.argv[2] if len(sys.argv) > 2 else "build/tools/perfmodel/perfmodel")
