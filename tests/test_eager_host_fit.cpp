@@ -78,8 +78,8 @@ TEST_CASE("one depth: the eager host rate refitted so the probe's step prices th
     CHECK(f.per_aten_before_s == doctest::Approx(*eager(committed()).host_per_aten_s));
     CHECK(f.host_after_s.at(0) == doctest::Approx(6.320e-3).epsilon(1e-9));
     CHECK(priced_host(cal, 8) == doctest::Approx(6.320e-3).epsilon(1e-9));
-    // The probe reads 13.7 us a call where the same lease's walls fitted 11.66 (fit_host_clean.py): its GPU spin
-    // slows the host (host 6.32 ms against the step's own wall 5.91 ms).
+    // The probe reads 13.7 us a call where the same lease's walls fitted 11.66 (fit_host_clean.py): one depth puts
+    // the forward's own host on the calls, and a probe's host varies ~10 % within a lease (docs/calibration.md).
     CHECK(*eager(cal).host_per_aten_s == doctest::Approx(13.71e-6).epsilon(0.002));
     CHECK(*eager(cal).host_per_aten_view_s == doctest::Approx(*eager(cal).host_per_aten_s));
     CHECK(*eager(cal).host_per_kernel_s == doctest::Approx(*eager(committed()).host_per_kernel_s));
