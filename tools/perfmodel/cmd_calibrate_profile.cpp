@@ -201,14 +201,16 @@ std::string refit_part(ProfilePart part, const ProfileCalibrateArgs& a, const Me
   const std::string why = f.cases_of + " on this card (calibrate --profile " + a.profile + " --only " + name + ", " +
                           today_utc() + "): " + std::to_string(f.fit_after.cases) + " even cases of " + files;
   std::string previous;
+  bool told = false;  // the first fitted key's comment says where the fit comes from; the others refer to it
   Node n = Node::object();
   n.set("kernels_file", Node::text(files));
   std::vector<Column> fields;
   Node undetermined = Node::array();
   for (const FittedKey& k : f.keys) {
     const std::string comment = !k.determined ? "not determined by these calls: the value before kept"
-                                : previous.empty() ? why
-                                                   : "the same fit";
+                                : told        ? "the same fit"
+                                              : why;
+    told = told || k.determined;
     text = set_profile_key(text, a.profile, k.path, value_text(k), comment, previous);
     if (!k.determined) undetermined.push(Node::text(k.path));
     previous = k.path.substr(k.path.rfind('.') == std::string::npos ? 0 : k.path.rfind('.') + 1);
