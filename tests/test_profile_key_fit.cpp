@@ -258,13 +258,15 @@ struct Outcome {
   ErrorSummary refit, committed, datasheet;
 };
 
-Outcome on_later_sets(const Calibration& refit, Impl profile, ProfilePart part) {
+// The part's calls of sets no fit saw (default h200-heldout17..23), priced on the refit, the committed file and the
+// datasheet.
+Outcome on_later_sets(const Calibration& refit, Impl profile, ProfilePart part, const Measurements& m = later_sets(),
+                      const std::string& sets = "h200-heldout17..23") {
   const Card card = test::catalogue().card("h200");
-  const Measurements m = later_sets();
   const Calibration committed = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
   Outcome o{profile_part_errors(m, card, &refit, profile, part), profile_part_errors(m, card, &committed, profile, part),
             profile_part_errors(m, card, nullptr, profile, part)};
-  MESSAGE(to_string(profile) << " " << to_string(part) << " on h200-heldout17..23 (" << o.refit.cases << " calls): refit "
+  MESSAGE(to_string(profile) << " " << to_string(part) << " on " << sets << " (" << o.refit.cases << " calls): refit "
                              << o.refit.median << " / " << o.refit.p90 << ", committed " << o.committed.median << " / "
                              << o.committed.p90 << ", datasheet " << o.datasheet.median << " / " << o.datasheet.p90);
   return o;
@@ -418,12 +420,8 @@ TEST_CASE("FlashAttention-2's prefill and decode refitted from the card's values
     CHECK(f.held_after.median <= 0.08);  // issue 10: 8 % / 20 %
     CHECK(f.held_after.p90 <= 0.20);
     CHECK(f.held_after.median < f.held_datasheet.median);
-    const ErrorSummary refit = profile_part_errors(later, card, &cal, Impl::eager, part),
-                       main = profile_part_errors(later, card, &committed, Impl::eager, part),
-                       sheet = profile_part_errors(later, card, nullptr, Impl::eager, part);
-    MESSAGE(to_string(part) << " on h200-flash30 and h200-headdims (" << refit.cases << " calls): refit " << refit.median << " / "
-                            << refit.p90 << ", committed " << main.median << " / " << main.p90 << ", datasheet " << sheet.median
-                            << " / " << sheet.p90);
+    const Outcome o = on_later_sets(cal, Impl::eager, part, later, "h200-flash30 and h200-headdims");
+    const ErrorSummary &refit = o.refit, &sheet = o.datasheet;
     CHECK(refit.cases >= 25);
     CHECK(refit.median <= 0.08);
     CHECK(refit.p90 <= 0.20);
