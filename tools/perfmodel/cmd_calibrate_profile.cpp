@@ -161,7 +161,8 @@ std::string value_text(const FittedKey& k) {
       o << std::scientific << k.after;
       return o.str();
     }
-    case KeyUnit::share: break;
+    case KeyUnit::share:
+    case KeyUnit::ratio: break;
   }
   std::ostringstream o;
   o.precision(4);
@@ -175,7 +176,8 @@ Hint hint_of(KeyUnit u) {
     case KeyUnit::flop_per_s: return Hint::flop_rate;
     case KeyUnit::bytes_per_s: return Hint::byte_rate;
     case KeyUnit::per_s: return Hint::none;
-    case KeyUnit::share: break;
+    case KeyUnit::share:
+    case KeyUnit::ratio: break;
   }
   return Hint::ratio;
 }

@@ -38,7 +38,9 @@ struct ErrorSummary {
   double median = 0, p90 = 0;  // of |predicted / measured - 1|
 };
 
-enum class KeyUnit { seconds, flop_per_s, bytes_per_s, per_s, share };  // per_s: elements a second
+// per_s: elements a second; share: a fraction, searched additively; ratio: a dimensionless factor (a pace over
+// another, instructions a clock), searched multiplicatively
+enum class KeyUnit { seconds, flop_per_s, bytes_per_s, per_s, share, ratio };
 
 struct FittedKey {
   std::string path;  // in the profile block: "attention_peak", "cudnn_decode.kernel_floor", "gemm.fixed"

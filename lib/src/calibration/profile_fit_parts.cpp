@@ -155,9 +155,16 @@ std::vector<Knob> aten_knobs(const Roofs& r) {
   };
 }
 
+// A key whose 0 means "not priced": unmeasured, its search starts at `seed` (kept at 0 when no call moves it).
+Knob seeded_knob(Knob k, double seed) {
+  if (!(k.start > 0)) k.seed = seed;
+  return k;
+}
+
 std::vector<Knob> inductor_knobs(const Roofs& r) {
   const InductorKernels& k = r.inductor;
   auto or_else = [](double v, double fallback) { return v > 0 ? v : fallback; };
+  const double round_trip = or_else(r.pass_latency_s, 1e-6);  // a memory pass's latency past the launch floor
   return {
       rate_knob("inductor.layernorm_elements_per_s", or_else(k.layernorm_rate, r.read_bandwidth / 8),
                 [](ProfileCalibration& p, double v) { p.inductor.layernorm_rate = v; }),
@@ -170,6 +177,25 @@ std::vector<Knob> inductor_knobs(const Roofs& r) {
                 [](ProfileCalibration& p, double v) { p.inductor.layernorm_block_s = v; }, 1e-9),
       time_knob("inductor.softmax_block", or_else(k.softmax_block_s, 0.5e-6), 0.1e-6,
                 [](ProfileCalibration& p, double v) { p.inductor.softmax_block_s = v; }, 1e-9),
+      // rms_norm's resident-row groups (inductor_rms_queue.cpp) and the split reduction's issue (inductor_split.cpp):
+      // 0 is "not priced", and the split's pair prices only with both above 0, so an unmeasured key starts the search
+      // at a seed and goes back to 0 when no call moves it. The group's chain (its row's two sweeps, each a memory
+      // round trip, the cross-warp sum and the store between) starts at four of the card's round trips, a further block
+      // at half of one: a chain under the stream prices nothing (the larger wins), so the start is long, for the search
+      // to come down from. The
+      // split's issue starts at one warp instruction a clock for a lone CTA, two for the SM (of its four schedulers).
+      seeded_knob(time_knob("inductor.rmsnorm_group", k.rmsnorm_group_s, 0.2e-6,
+                          [](ProfileCalibration& p, double v) { p.inductor.rmsnorm_group_s = v; }),
+                4 * round_trip),
+      seeded_knob(time_knob("inductor.rmsnorm_group_block", k.rmsnorm_group_block_s, 0.05e-6,
+                          [](ProfileCalibration& p, double v) { p.inductor.rmsnorm_group_block_s = v; }),
+                0.5 * round_trip),
+      seeded_knob({"inductor.split_ipc_cta", KeyUnit::ratio, k.split_ipc_cta, 0, 8, 0,
+                 [](ProfileCalibration& p, double v) { p.inductor.split_ipc_cta = v; }},
+                1.0),
+      seeded_knob({"inductor.split_ipc_sm", KeyUnit::ratio, k.split_ipc_sm, 0, 4, 0,
+                 [](ProfileCalibration& p, double v) { p.inductor.split_ipc_sm = v; }},
+                2.0),
   };
 }
 
@@ -212,6 +238,11 @@ PartSpec flash2() {
         time_knob("flash2.cta_fixed", f.cta_fixed_s.value_or(0.65e-6), 0.1e-6, [](ProfileCalibration& p, double v) { p.flash2.cta_fixed_s = v; }),
         time_knob("flash2.call_floor", f.call_floor_s.value_or(r.kernel_floor_s), 0.5e-6,
                   [](ProfileCalibration& p, double v) { p.flash2.call_floor_s = v; }),
+        // Unset, both are 1 (no effect): a lone CTA at its paired pace, a short head dim at its compiled kernel's.
+        {"flash2.lone_pace", KeyUnit::ratio, f.lone_pace.value_or(1.0), 1, 4, 0,
+         [](ProfileCalibration& p, double v) { p.flash2.lone_pace = v; }},
+        {"flash2.uneven_dim", KeyUnit::ratio, f.uneven_dim.value_or(1.0), 1, 2, 0,
+         [](ProfileCalibration& p, double v) { p.flash2.uneven_dim = v; }},
     };
   };
   return s;

@@ -2,6 +2,7 @@
 // What each part of `calibrate --profile` fits (profile_key_fit.hpp): its keys, where each starts, and the signed
 // errors of its production calls under a calibration, split by case index (even: fit; odd: held out).
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,9 @@ struct Knob {
   double lo = 0, hi = 1e300;
   double nudge = 0;
   std::function<void(ProfileCalibration&, double)> set;
+  // Where the search starts when not at `start` (the value before, kept when no call moves the key): a key whose 0
+  // means "not priced" and that prices only beside another (both of a pair above 0) cannot leave 0 one at a time.
+  std::optional<double> seed = std::nullopt;
 };
 
 struct SplitErrors {

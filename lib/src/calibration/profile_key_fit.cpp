@@ -187,7 +187,7 @@ ProfileFit fit_profile_part(const Measurements& all, const Card& card, Calibrati
   const std::vector<Knob> knobs = spec.knobs(make_roofs(card, &cal, profile), m, profile);
   std::vector<double> v;
   for (const Knob& k : knobs) {
-    v.push_back(std::clamp(k.start, k.lo, k.hi));
+    v.push_back(std::clamp(k.seed.value_or(k.start), k.lo, k.hi));
     f.keys.push_back({k.path, k.unit, k.start, k.start});
   }
   auto apply = [&](const std::vector<double>& values) {
@@ -208,34 +208,54 @@ ProfileFit fit_profile_part(const Measurements& all, const Card& card, Calibrati
     };
     v = at(nelder_mead([&](const std::vector<double>& x) { return trial(at(x)); }, knobs.size(), 40 * static_cast<int>(knobs.size())));
   }
-  double best = trial(v);
-  double step = 0.5;
-  for (int sweep = 0; sweep < 40 && step > 2e-3; ++sweep) {
-    bool moved = false;
-    for (size_t i = 0; i < knobs.size(); ++i)
-      for (double dir : {-1.0, 1.0}) {
-        std::vector<double> t = v;
-        t[i] = stepped(knobs[i], v[i], dir, step);
-        const double l = trial(t);
-        if (l < best - 1e-12) {
-          best = l;
-          v = t;
-          moved = true;
+  auto polish = [&](std::vector<double>& x) {
+    double lowest = trial(x);
+    double step = 0.5;
+    for (int sweep = 0; sweep < 40 && step > 2e-3; ++sweep) {
+      bool moved = false;
+      for (size_t i = 0; i < knobs.size(); ++i)
+        for (double dir : {-1.0, 1.0}) {
+          std::vector<double> t = x;
+          t[i] = stepped(knobs[i], x[i], dir, step);
+          const double l = trial(t);
+          if (l < lowest - 1e-12) {
+            lowest = l;
+            x = t;
+            moved = true;
+          }
         }
-      }
-    if (!moved) step *= 0.5;
-  }
-  // A key no call prices with drifts wherever the search left it: kept at its start instead.
-  for (size_t i = 0; i < knobs.size(); ++i) {
-    bool moves = false;
-    for (double dir : {-1.0, 1.0}) {
-      std::vector<double> t = v;
-      t[i] = stepped(knobs[i], v[i], dir, 0.5);
-      moves = moves || std::fabs(trial(t) - best) > 1e-9 * (1 + best);
+      if (!moved) step *= 0.5;
     }
+    return lowest;
+  };
+  double best = polish(v);
+  // A seeded key the search left at 0 sits where it prices nothing and no step can tell (a chain under the stream):
+  // it gets its seed back once and the polish runs again, kept where the loss falls.
+  for (size_t i = 0; i < knobs.size(); ++i)
+    if (knobs[i].seed && !(v[i] > 0)) {
+      std::vector<double> t = v;
+      t[i] = std::clamp(*knobs[i].seed, knobs[i].lo, knobs[i].hi);
+      const double l = polish(t);
+      if (l < best - 1e-12) {
+        best = l;
+        v = t;
+      }
+    }
+  // A key no call prices with drifts wherever the search left it: kept at its start instead. A seeded key also
+  // counts as priced when its start (0, "not priced") moves the loss: it gates a term its partner prices.
+  for (size_t i = 0; i < knobs.size(); ++i) {
+    auto moves_loss = [&](double value) {
+      std::vector<double> t = v;
+      t[i] = value;
+      return std::fabs(trial(t) - best) > 1e-9 * (1 + best);
+    };
+    bool moves = moves_loss(stepped(knobs[i], v[i], -1, 0.5)) || moves_loss(stepped(knobs[i], v[i], 1, 0.5));
+    const double start = std::clamp(knobs[i].start, knobs[i].lo, knobs[i].hi);
+    if (knobs[i].seed) moves = moves || moves_loss(start);
     if (!moves) {
-      v[i] = std::clamp(knobs[i].start, knobs[i].lo, knobs[i].hi);
+      v[i] = start;
       f.keys[i].determined = false;
+      best = trial(v);
     }
   }
   apply(v);
