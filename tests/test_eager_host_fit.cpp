@@ -171,6 +171,32 @@ TEST_CASE("h200-hostlease, every wall timed first: the committed rate per ATen c
   CHECK(quantile(first_points, 0.5) <= 0.08);
 }
 
+TEST_CASE("h200-heldout32, another lease: the two-depth probe's slope is the committed rate, its walls slower by process") {
+  // Eleven models, one process each, every wall first, measured after the host fit; calibrate --on-gpu --profile eager
+  // ran on the same lease before them (Llama-2-7B's class at 4 and 16 layers).
+  const std::string dir = "/validation/results/h200-heldout32/";
+  const Calibration lease = load_calibration(test::root() + dir + "lease.calibration.yaml");
+  const double rate = *eager(lease).host_per_aten_s, committed_rate = *eager(committed()).host_per_aten_s;
+  CHECK(rate == doctest::Approx(12.20e-6).epsilon(0.005));
+  CHECK(*eager(lease).host_per_step_s == doctest::Approx(913.93e-6).epsilon(0.005));
+  // The slope, per ATen call, is the rate fitted on the first lease's walls (fit_host_clean.py): 5 % apart. One depth
+  // (h200-hostlease's probe, 13.71 us) had put the forward's own ~0.9 ms on the calls.
+  CHECK(std::fabs(rate / committed_rate - 1) < 0.10);
+  const auto decode = [](int, const YAML::Node& st) { return st["phase"].as<std::string>() == "decode"; };
+  const std::string set = "h200-heldout32/hf/hf.json";
+  const std::vector<double> now = test::hf_wall_errors(set, committed(), decode);
+  const std::vector<double> with_lease = test::hf_wall_errors(set, lease, decode);
+  REQUIRE(now.size() == 22);
+  CAPTURE(quantile(now, 0.5));
+  CAPTURE(quantile(now, 0.9));
+  CAPTURE(quantile(with_lease, 0.5));
+  // Issue 10's 20 % is missed here (25.0 / 45.0 %): this lease's host ran 10.9-23.8 us an ATen call from one process
+  // to the next. Guarded where it stands, and the lease's own probe does better.
+  CHECK(quantile(now, 0.5) <= 0.30);
+  CHECK(quantile(now, 0.9) <= 0.50);
+  CHECK(quantile(with_lease, 0.5) < quantile(now, 0.5));
+}
+
 TEST_CASE("calibrate --profile eager --from-probe edits the rate's keys in place of a copy") {
   const auto dir = cli_test::tmp_dir();
   const std::string out = (dir / "lease.yaml").string();

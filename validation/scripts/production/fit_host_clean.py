@@ -13,7 +13,8 @@ walls both fitted to ~0 or traded against the views, leave-one-model-out worse).
 `perfmodel decode --impl eager` step.time_s against the wall over the EVEN decode steps of
 h200-hostlease/walls-first/hf/hf.json (golden section). Held out: its odd decode steps, and the first point of every
 other transformers set (timed before any profiler session of its process: one clean wall a lease, 18 leases; a run
-of h200-hostlease's first call, one process a model, gives its seven models' first points too).
+of h200-hostlease's first call, one process a model, gives its seven models' first points too), and every decode wall
+of h200-heldout32 (eleven models walls first, one process each, on another lease; measured after this fit).
 
 Usage: python3 validation/scripts/production/fit_host_clean.py [perfmodel binary]
 """
@@ -44,7 +45,9 @@ def clean_points():
         d = json.load(open(p))
         steps = d.get("steps") or []
         name = os.path.relpath(p, R).split("/")[0]
-        if name == "h200-hostlease":  # call 1: one process a model, so each model's first point is clean
+        if name == "h200-heldout32":  # walls first, one process a model (hf_grid.py's default): every point clean
+            idx = list(range(len(steps)))
+        elif name == "h200-hostlease":  # call 1: one process a model, so each model's first point is clean
             seen, idx = set(), []
             for i, s in enumerate(steps):
                 if s["model"] not in seen:
@@ -116,16 +119,18 @@ def main(binary):
     groups = {"walls-first, even (fit)": [r for r in rows if r[0].endswith("walls-first") and r[3]],
               "walls-first, odd (held out)": [r for r in rows if r[0].endswith("walls-first") and not r[3]],
               "first points, h200-hostlease call 1 (held out)": [r for r in rows if r[0] == "h200-hostlease"],
-              "first points of 18 other leases (held out)": [r for r in rows if not r[0].startswith("h200-hostlease")]}
+              "first points of 18 other leases (held out)": [r for r in rows if not r[0].startswith("h200-hostlease")
+                                                             and r[0] != "h200-heldout32"],
+              "h200-heldout32, every decode wall, another lease (held out)": [r for r in rows if r[0] == "h200-heldout32"]}
     for what, rs in groups.items():
         n, m1, p1 = summary([r[4] for r in rs])
         _, m0, p0 = summary([r[5] for r in rs])
-        print(f"{what}: {n} steps, per ATen call {100 * m1:.1f} / {100 * p1:.1f} %, committed per kernel "
+        print(f"{what}: {n} steps, per ATen call {100 * m1:.1f} / {100 * p1:.1f} %, the committed calibration "
               f"{100 * m0:.1f} / {100 * p0:.1f} %")
     for n, i, s, f, e1, e0 in rows:
         if e1 is not None:
             print(f"  {n:28s} {i:2d} {'fit ' if f else 'held'} {s['model']:18s} b{s['batch']:<4d} ctx{s['ctx']:<6d} "
-                  f"wall {s['wall_s'] * 1e3:7.2f} ms  per ATen call {e1:+.0%}  per kernel {e0:+.0%}")
+                  f"wall {s['wall_s'] * 1e3:7.2f} ms  per ATen call {e1:+.0%}  committed {e0:+.0%}")
 
 
 if __name__ == "__main__":
