@@ -10,7 +10,7 @@ t0=$(date +%s)
 n=$(nproc)
 for round in 1 2; do
   for c in $(seq 0 $((n - 1))) u u; do
-    if [ $(( $(date +%s) - t0 )) -gt 500 ]; then echo "stop: time" >> $OUT/cores.txt; break 2; fi
+    if [ $(( $(date +%s) - t0 )) -gt 420 ]; then echo "stop: time" >> $OUT/cores.txt; break 2; fi
     grep "^cpu" /proc/stat > /tmp/stat0
     if [ "$c" = u ]; then pin=""; else pin="taskset -c $c"; fi
     r=$(timeout 40 $pin python3 validation/scripts/production/profile_host.py --model llama2-7b --layers 4 2>/dev/null | tail -1)
