@@ -88,7 +88,7 @@ TEST_CASE("a calibration's error_bands load and replace the uncalibrated ones fo
 
 TEST_CASE("the eager profile's step band is the transformers steps' wall time, not its kernels'") {
   // validation/scripts/error_bands.py: p10 / p90 of predicted / measured wall - 1 over the transformers eager decode
-  // walls no profiler session preceded, held out of the host fit (fit_host_clean.py: 38 walls, 19 leases; branch
+  // walls no profiler session preceded, held out of the host fit (fit_host_clean.py: 60 walls, 20 leases, h200-heldout32 among them; branch
   // hostclean). Their wall is mostly host time, whose pace moves from one lease to the next (the same Falcon3-7B b1
   // step first in its process: 19.4 ms in h200-heldout19, 32.7 ms in h200-heldout24), so the band is wide.
   Catalogue cat(test::root());
