@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <fstream>
+#include <sstream>
 #include <string>
 
 #include "cli_support.hpp"
@@ -13,6 +14,7 @@
 #include "perfmodel/eager_host_fit.hpp"
 #include "perfmodel/errors.hpp"
 #include "perfmodel/evaluate.hpp"
+#include "perfmodel/host_probe_set.hpp"
 #include "perfmodel/stats.hpp"
 #include "test_support.hpp"
 
@@ -238,4 +240,75 @@ TEST_CASE("calibrate --profile: bad flags and bad probes are one line and exit 2
   // Checked before the helper runs (no GPU needed to be refused).
   cli_test::expect_input_error(cli("calibrate --on-gpu --profile eager --card h200 --probe-model no-such-model"), {"no-such-model"});
   cli_test::expect_input_error(cli("calibrate --on-gpu --profile eager --card h200 --probe-layers 4x16"), {"--probe-layers"});
+}
+
+TEST_CASE("several processes' probes: each depth's median is fitted, and each process's ratio to it kept") {
+  // The eager host's pace is the process's (validation/results/h200-heldout32/cores: 2.97-7.53 ms over 28 processes of
+  // one lease, uncorrelated between two runs on the same vCPU): the median of several processes is what is priced.
+  const HostProbe a = probe({{4, 3.0e-3, 0, 0}, {16, 9.0e-3, 0, 0}});
+  const HostProbe b = probe({{4, 6.0e-3, 0, 0}, {16, 18.0e-3, 0, 0}});
+  const HostProbe c = probe({{4, 4.0e-3, 0, 0}, {16, 12.0e-3, 0, 0}});
+  const HostProbeSet s = combine_probes({a, b, c}, {"a.json", "b.json", "c.json"});
+  REQUIRE(s.median.depths.size() == 2);
+  CHECK(s.median.depths[0].host_call_s == doctest::Approx(4.0e-3));
+  CHECK(s.median.depths[1].host_call_s == doctest::Approx(12.0e-3));
+  REQUIRE(s.ratios.size() == 3);
+  CHECK(s.ratios[0] == doctest::Approx(0.75));
+  CHECK(s.ratios[1] == doctest::Approx(1.5));
+  CHECK(s.ratios[2] == doctest::Approx(1.0));
+  // Probes of different steps are not one machine's draws of the same thing.
+  HostProbe other = c;
+  other.depths[1].layers = 8;
+  CHECK_THROWS_WITH_AS(combine_probes({a, other}, {"a.json", "other.json"}), doctest::Contains("other.json"), InputError);
+  HostProbe zero = c;
+  zero.depths[0].host_call_s = 0;
+  CHECK_THROWS_WITH_AS(combine_probes({a, zero}, {"a.json", "zero.json"}), doctest::Contains("host_call_s"), InputError);
+  CHECK_THROWS_AS(combine_probes({}, {}), InputError);
+}
+
+TEST_CASE("calibrate --profile eager with two processes' records fits their median (h200-heldout32's two probes)") {
+  const std::string dir = test::root() + "/validation/results/h200-heldout32/";
+  const auto tmp = cli_test::tmp_dir();
+  const auto fit = [&](const std::string& probes, const std::string& name) {
+    return cli("calibrate --profile eager --card h200 " + probes + " --output " + (tmp / name).string() + " --format json");
+  };
+  const auto start = fit("--from-probe " + dir + "probe_start.json", "start.yaml");
+  const auto end = fit("--from-probe " + dir + "probe_end.json", "end.yaml");
+  const auto both = fit("--from-probe " + dir + "probe_start.json --from-probe " + dir + "probe_end.json", "both.yaml");
+  REQUIRE(both.rc == 0);
+  const test::Json js = cli_test::json_of(start), je = cli_test::json_of(end), jb = cli_test::json_of(both);
+  REQUIRE(jb.at("host.host_per_aten_s") != nullptr);
+  const double rs = js.at("host.host_per_aten_s")->num, re = je.at("host.host_per_aten_s")->num,
+               rb = jb.at("host.host_per_aten_s")->num;
+  CAPTURE(rs);
+  CAPTURE(re);
+  CAPTURE(rb);
+  // 12.20 and 10.96 us alone; the median of two processes' depths lies between them.
+  CHECK(rb > std::min(rs, re));
+  CHECK(rb < std::max(rs, re));
+  REQUIRE(jb.at("host.processes_count") != nullptr);
+  CHECK(jb.at("host.processes_count")->num == 2);
+  REQUIRE(jb.at("host.processes") != nullptr);
+  CHECK(jb.at("host.processes")->arr.size() == 2);
+  CHECK(jb.at("host.process_ratio_min")->num < 1);
+  CHECK(jb.at("host.process_ratio_max")->num > 1);
+  // One process alone is told that one process reads one draw (a note of the table).
+  const auto told = cli("calibrate --profile eager --card h200 --from-probe " + dir + "probe_start.json --output " +
+                        (tmp / "told.yaml").string());
+  CHECK(test::contains(told.out, "--probe-processes"));
+  // The file's comment says it is a median of processes.
+  std::ifstream f(tmp / "both.yaml");
+  std::stringstream text;
+  text << f.rdbuf();
+  CHECK(test::contains(text.str(), "the median of 2 processes"));
+}
+
+TEST_CASE("calibrate --profile eager: processes' records of different probes, and a bad process count, are refused") {
+  const std::string one_depth = test::root() + kLease + "walls-first/probe_start.json";
+  const std::string two_depths = test::root() + "/validation/results/h200-heldout32/probe_start.json";
+  const auto dir = cli_test::tmp_dir();
+  cli_test::expect_input_error(cli("calibrate --profile eager --card h200 --from-probe " + one_depth + " --from-probe " +
+                                   two_depths + " --output " + (dir / "x.yaml").string()),
+                               {"h200-heldout32/probe_start.json", "not the same probe"});
+  cli_test::expect_input_error(cli("calibrate --on-gpu --profile eager --card h200 --probe-processes 0"), {"--probe-processes"});
 }

@@ -120,10 +120,15 @@ int cmd_calibrate(const std::vector<std::string>& args, Context& ctx) {
       "probe-layers", po::value(&prof.probe_layers)->default_value(prof.probe_layers),
       "with --profile eager: the probe's depths, decoder layers kept, one or two comma-separated (two give "
       "host_per_step too; keep a depth under ~20 layers: its kernels must fit the launch queue)")(
+      "probe-processes", po::value(&prof.probe_processes)->default_value(prof.probe_processes),
+      "with --profile eager --on-gpu: run the probe in this many processes (1-64) and fit their median; the host's pace "
+      "changes from one process to the next (2.5x on one H200 lease), so one process reads one draw")(
       "probe-out", po::value(&prof.probe_out),
-      "with --profile eager --on-gpu: where the probe's record goes (default <output>.host-probe.json)")(
-      "from-probe", po::value(&prof.from_probe),
-      "with --profile eager: refit from a recorded probe (profile_host.py --out) instead of measuring (no GPU)")(
+      "with --profile eager --on-gpu: where the probe's records go (default <output>.host-probe.json; with several "
+      "processes <name>.1.json, <name>.2.json, ...)")(
+      "from-probe", po::value(&prof.from_probe)->composing(),
+      "with --profile eager: refit from recorded probes (profile_host.py --out) instead of measuring (no GPU); repeat it "
+      "for several processes' records: each depth's median is fitted")(
       "from-kernels", po::value(&prof.from_kernels)->composing(),
       "with --profile: refit the kernel parts (--only, default: every one the files hold calls for) on recorded calls, a kernels.json of run_all.py "
       "(--groups attention: prefill and decode; gemm; ops: the small kernels) instead of measuring (no GPU); repeat it to fit on several files "
