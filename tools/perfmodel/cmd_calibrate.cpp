@@ -97,7 +97,7 @@ int cmd_calibrate(const std::vector<std::string>& args, Context& ctx) {
       "refit from raw measurement files instead of measuring (no GPU needed); repeat it to merge files (the "
       "first one's kernel floor and launch overhead are used)")(
       "only", po::value(&only),
-      "with --on-gpu: measure only these sections, comma-separated (with --profile: host, attention, decode, gemm, small): roofs (copies, L2, GEMM peaks and M ramp, floor, "
+      "with --on-gpu: measure only these sections, comma-separated (with --profile: host, attention, decode, gemm, small, graph): roofs (copies, L2, GEMM peaks and M ramp, floor, "
       "launch), attention, gemm (K/N ramps), decode, issue, chains (small kernels' thread chains), l2 (residency of cycled working sets), switch (kernels following different ones), power (sustained "
       "tensor load against the power cap)")(
       "profile", po::value(&prof.profile),
@@ -110,7 +110,8 @@ int cmd_calibrate(const std::vector<std::string>& args, Context& ctx) {
       "torch.linear -> gemm's fixed, split_k_reduce, cta_walk_per_1024_k, stream_efficiency) and / or small (norms, "
       "softmax, SiLU*mul, rotary: eager, PyTorch's own kernels -> aten's floors, chains and strided rate; compiled and "
       "fused, Inductor's -> inductor's row rates and walk), flash2 and flash2_decode (eager: FlashAttention-2's prefill "
-      "and split-KV decode as transformers' flash_attention_2 runs them -> the flash2 and decode blocks). A key no "
+      "and split-KV decode as transformers' flash_attention_2 runs them -> the flash2 and decode blocks), graph (fused: "
+      "the step's CUDA-graph replay, fused_step_alone.py -> graph_kernel_gap, graph_launch_per_node). A key no "
       "measured call prices with is kept as it was")(
       "calibration", po::value(&prof.calibration),
       "with --profile: the calibration file to refit (default hardware/<card>.calibration.yaml); --output names "
@@ -133,6 +134,11 @@ int cmd_calibrate(const std::vector<std::string>& args, Context& ctx) {
       "with --profile: refit the kernel parts (--only, default: every one the files hold calls for) on recorded calls, a kernels.json of run_all.py "
       "(--groups attention: prefill and decode; gemm; ops: the small kernels) instead of measuring (no GPU); repeat it to fit on several files "
       "(each file's even cases fit, its odd ones held out)")(
+      "from-steps", po::value(&prof.from_steps)->composing(),
+      "with --profile fused: refit the graph keys (graph_kernel_gap, graph_launch_per_node) on recorded CUDA-graph "
+      "steps, fused_step_alone.py's results.jsonl, instead of measuring (no GPU); repeatable")(
+      "steps-out", po::value(&prof.steps_out),
+      "with --profile fused --on-gpu: where fused_step_alone.py's steps go (default <output>.graph-steps/)")(
       "kernels-out", po::value(&prof.kernels_out),
       "with --profile --on-gpu --only attention|decode|gemm|small: where run_all.py's measurements go (default <output>.kernels/)");
   add_format(d, format);
@@ -147,6 +153,8 @@ int cmd_calibrate(const std::vector<std::string>& args, Context& ctx) {
              "  perfmodel calibrate --profile fused --card h200 --from-kernels validation/results/h200-production/kernels.json\n"
              "  perfmodel calibrate --profile eager --card h200 --only decode,gemm --from-kernels a/kernels.json --from-kernels "
              "b/kernels.json --output mine.calibration.yaml\n"
+             "  perfmodel calibrate --profile fused --card h200 --only graph --from-steps "
+             "validation/results/h200-fused-step-alone/results.jsonl --output mine.calibration.yaml\n"
              "  perfmodel calibrate --on-gpu --only chains,l2 --raw part.json\n"
              "  perfmodel calibrate --card h200 --from-raw calibration-raw.json --from-raw part.json"))
     return 0;
@@ -158,7 +166,7 @@ int cmd_calibrate(const std::vector<std::string>& args, Context& ctx) {
     prof.on_gpu = g_on_gpu;
     return calibrate_profile(prof, ctx, format);
   }
-  for (const char* k : {"calibration", "probe-out", "from-probe", "from-kernels", "kernels-out"})
+  for (const char* k : {"calibration", "probe-out", "from-probe", "from-kernels", "kernels-out", "from-steps", "steps-out"})
     if (vm.count(k)) throw UsageError(std::string("--") + k + " applies with --profile");
   RawCalibration raw;
   std::string key = card_name;

@@ -15,6 +15,7 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "cmd_calibrate_graph.hpp"
 #include "commands.hpp"
 #include "perfmodel/eager_host_fit.hpp"
 #include "perfmodel/profile_key_fit.hpp"
@@ -344,10 +345,10 @@ int calibrate_profile(const ProfileCalibrateArgs& a, Context& ctx, Format format
   if (a.profile != "eager" && a.profile != "fused" && a.profile != "compiled")
     throw UsageError("--profile: fused, eager or compiled, not '" + a.profile + "'");
   if (a.card.empty()) throw UsageError("calibrate --profile: name the card whose calibration file carries the profile (--card)");
-  const bool recorded = !a.from_probe.empty() || !a.from_kernels.empty();
+  const bool recorded = !a.from_probe.empty() || !a.from_kernels.empty() || !a.from_steps.empty();
   if (a.on_gpu == recorded)
-    throw UsageError("calibrate --profile: either --on-gpu (measure here) or --from-probe / --from-kernels FILE (refit a "
-                     "recorded measurement)");
+    throw UsageError("calibrate --profile: either --on-gpu (measure here) or --from-probe / --from-kernels / --from-steps "
+                     "FILE (refit a recorded measurement)");
   // What is refitted: --only's parts; without it, every part of the profile the measurement holds: with --on-gpu all
   // of them are measured (eager: its host too), recorded files refit the kernel parts they hold enough calls for
   // (defaulted parts without are skipped with a note), a recorded probe the host.
@@ -357,25 +358,38 @@ int calibrate_profile(const ProfileCalibrateArgs& a, Context& ctx, Format format
                                                              : "attention,decode,gemm,small,flash2,flash2_decode";
   std::string only = a.parts;
   if (defaulted) {
-    if (a.on_gpu) only = (a.profile == "eager" ? "host," : "") + kernel_parts;
-    else only = std::string(a.from_probe.empty() ? "" : "host") + (a.from_kernels.empty() ? "" : (a.from_probe.empty() ? "" : ",") + kernel_parts);
+    if (a.on_gpu) {
+      only = (a.profile == "eager" ? "host," : "") + kernel_parts + (a.profile == "fused" ? ",graph" : "");
+    } else {
+      std::vector<std::string> recorded_parts;
+      if (!a.from_probe.empty()) recorded_parts.push_back("host");
+      if (!a.from_kernels.empty()) recorded_parts.push_back(kernel_parts);
+      if (!a.from_steps.empty()) recorded_parts.push_back("graph");
+      for (const std::string& p : recorded_parts) only += (only.empty() ? "" : ",") + p;
+    }
   }
-  bool host = false;
+  bool host = false, graph = false;
   std::vector<ProfilePart> parts;
   std::istringstream in_parts(only);
   for (std::string p; std::getline(in_parts, p, ',');) {
     if (p == "host") host = true;
+    else if (p == "graph") graph = true;
     else if (p == "attention") parts.push_back(ProfilePart::attention);
     else if (p == "decode") parts.push_back(ProfilePart::decode);
     else if (p == "gemm") parts.push_back(ProfilePart::gemm);
     else if (p == "small") parts.push_back(ProfilePart::small);
     else if (p == "flash2") parts.push_back(ProfilePart::flash2);
     else if (p == "flash2_decode") parts.push_back(ProfilePart::flash2_decode);
-    else throw UsageError("--only with --profile: host, attention, decode, gemm, small, flash2 and / or flash2_decode, not '" + p + "'");
+    else throw UsageError("--only with --profile: host, attention, decode, gemm, small, flash2, flash2_decode and / or graph, not '" + p + "'");
   }
   if (host && a.profile != "eager")
     throw UsageError("--profile " + a.profile + ": the host is measured for the eager profile only (a graph profile's host "
                      "is its graph launch: graph_call_host, fitted by validation/scripts/production/fit_graph_gap.py)");
+  if (graph && a.profile != "fused")
+    throw UsageError("--only graph: the fused profile's graph keys (the compiled profile's graph_call_host and "
+                     "graph_kernel_gap are fitted by validation/scripts/production/fit_compiled.py and hostreplay_refit.py)");
+  if (!a.on_gpu && graph && a.from_steps.empty())
+    throw UsageError("--only graph without --on-gpu: name the recorded steps (--from-steps)");
   if (!a.on_gpu && host && a.from_probe.empty())
     throw UsageError("--only host without --on-gpu: name the recorded probe (--from-probe)");
   if (!a.on_gpu && !parts.empty() && a.from_kernels.empty())
@@ -403,6 +417,7 @@ int calibrate_profile(const ProfileCalibrateArgs& a, Context& ctx, Format format
   r.root.set("meta", make_meta("calibrate", ctx.argv));
   r.root.set("profile", Node::text(a.profile));
   if (host) text = refit_host(a, ctx, cat, card, base, out_path, text, r);
+  if (graph) text = refit_graph(a, ctx, cat, card, base, out_path, text, r);
   if (!parts.empty()) {
     std::string files;
     const Measurements m = kernel_calls(a, ctx, parts, out_path, files);

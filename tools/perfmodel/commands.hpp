@@ -27,9 +27,10 @@ int cmd_plan(const std::vector<std::string>& args, Context& ctx);
 // `calibrate --profile`: an implementation profile's own terms measured on this machine
 // (cmd_calibrate_profile.cpp; the eager profile's host).
 struct ProfileCalibrateArgs {
-  std::string profile, card, calibration, output, probe_out, kernels_out;
+  std::string profile, card, calibration, output, probe_out, kernels_out, steps_out;
   std::vector<std::string> from_kernels;  // --from-kernels, repeatable
   std::vector<std::string> from_probe;    // --from-probe, repeatable: one record a process (host_probe_set.hpp)
+  std::vector<std::string> from_steps;    // --from-steps, repeatable: fused_step_alone.py's results.jsonl (graph)
   std::string parts;  // --only with --profile: host, attention, decode, gemm
   std::string probe_model = "llama2-7b";
   std::string probe_layers = "4,16";  // the probe's depths (one or two)
