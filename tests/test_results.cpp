@@ -5,6 +5,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <yaml-cpp/yaml.h>
+
 #include "perfmodel/accuracy.hpp"
 #include "perfmodel/calibration.hpp"
 #include "perfmodel/errors.hpp"
@@ -18,6 +20,16 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string results(const std::string& rel) { return test::root() + "/validation/results/" + rel; }
+
+// profile_host.py's record: a catalogue model with its probe's depths (or one depth's fields at the top), no cases.
+bool is_host_probe(const std::string& path) {
+  try {
+    const YAML::Node n = YAML::LoadFile(path);
+    return n.IsMap() && n["model"] && (n["depths"] || n["host_call_s"]) && !n["cases"];
+  } catch (const YAML::Exception&) {
+    return false;
+  }
+}
 
 // Writes `text` to a fresh file under the test's temporary folder and returns its path.
 std::string write_tmp(const std::string& name, const std::string& text) {
@@ -212,7 +224,7 @@ TEST_CASE("raw calibration: points typed, failed points dropped, chain kernels a
 }
 
 TEST_CASE("every committed result file reads as its kind") {
-  int suites = 0, steps = 0, raws = 0, eager = 0;
+  int suites = 0, steps = 0, raws = 0, eager = 0, probes = 0;
   for (const auto& e : fs::recursive_directory_iterator(results(""))) {
     if (e.path().extension() != ".json" || e.path().filename().string().rfind("selftest", 0) == 0) continue;
     const std::string path = e.path().string();
@@ -224,11 +236,12 @@ TEST_CASE("every committed result file reads as its kind") {
     const std::string name = e.path().filename().string();
     if (name == "trace.json" && path.find("h200-quant9") != std::string::npos) continue;  // h200-quant9's block-trace summary (int8pack_trace.py): its "cases" are not kernel cases
     if (name.rfind("hostgrow", 0) == 0) continue;  // h200-hostgrow's per-step host probes (hostgrow.py): not result files
-    // h200-hostlease's and h200-heldout32's host probes (profile_host.py, what `calibrate --profile eager --from-probe`
-    // reads)
-    if (name.rfind("probe_", 0) == 0 &&
-        (path.find("h200-hostlease") != std::string::npos || path.find("h200-heldout32") != std::string::npos))
+    // Host probes (profile_host.py's records, what `calibrate --profile eager --from-probe` reads), told by their
+    // content: a model and its depths (or one depth's host_call_s), no cases.
+    if (is_host_probe(path)) {
+      ++probes;
       continue;
+    }
     if (name == "census.json") continue;  // h200-hfgemma's kernel and aten-op counts of a step (hf_kernel_census.py): a list, not a result file
     if (name == "split_code.json") continue;  // h200-splitred's generated Triton sources (split_code.py): not a result file
     if (name == "meta.json" || name == "hf.json" || name == "baseline.json" || name == "kernel_split.json" ||
@@ -285,6 +298,7 @@ TEST_CASE("every committed result file reads as its kind") {
   CHECK(steps == 42);
   CHECK(raws == 8);
   CHECK(eager == 2);
+  CHECK(probes == 6);  // h200-hostlease start / end and walls-first start, h200-heldout32 start / end / gpt2
   // The backend's self-test output is not a versioned result file.
   const std::string selftest = results("h200/selftest.json");
   CHECK(error_of([&] { read_kernel_suite(selftest); }) ==
