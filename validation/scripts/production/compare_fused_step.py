@@ -3,7 +3,7 @@
 `perfmodel decode|prefill --impl fused --card h200` at the same model, batch and ctx (the script's
 cache holds exactly ctx slots and decode attends over all ctx keys, so --ctx is the measured ctx).
 
-Usage: python3 validation/scripts/production/compare_fused_step.py [results.jsonl] [perfmodel binary] [calibration.yaml]
+Usage: [PERFMODEL_CARD=h100-sxm] python3 validation/scripts/production/compare_fused_step.py [results.jsonl] [perfmodel binary] [calibration.yaml]
 
 (the calibration: hardware/h200.calibration.yaml unless given, e.g. a variant of it with a key laid
 over, validation/results/h200-gemm6/)
@@ -58,12 +58,15 @@ def model_arg(key, ctx, folder):
 
 
 CALIBRATION = []  # ["--calibration", path] when a third argument names one
+# The catalogue card the steps ran on: h200 unless PERFMODEL_CARD names another (an H100's steps: h100-sxm, priced with
+# the H200's calibration carried to the die's sibling, as `perfmodel decode --card h100-sxm` does).
+CARD = os.environ.get("PERFMODEL_CARD", "h200")
 
 
 def predict(binary, p, folder, extra=()):
     """`extra`: more flags, e.g. ("--gpu-rest", "0.003") for a replay timed behind a 3 ms spin."""
     model = model_arg(p["model"], p["ctx"], folder)
-    out = subprocess.run([binary, p["phase"], "--model", model, "--card", "h200", "--batch", str(p["batch"]),
+    out = subprocess.run([binary, p["phase"], "--model", model, "--card", CARD, "--batch", str(p["batch"]),
                           "--ctx", str(p["ctx"]), "--impl", "fused", "--format", "json"] + CALIBRATION + list(extra),
                          capture_output=True, text=True, check=True)
     return json.loads(out.stdout)

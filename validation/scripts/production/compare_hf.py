@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Hugging Face transformers steps (hf.json) against `perfmodel decode|prefill --impl eager`.
 
-Usage: python3 validation/scripts/production/compare_hf.py [hf.json] [perfmodel binary] [calibration file]
+Usage: [PERFMODEL_CARD=h100-sxm] python3 validation/scripts/production/compare_hf.py [hf.json] [perfmodel binary] [calibration file]
+
+PERFMODEL_CARD: the catalogue card the steps ran on (default h200).
 
 The calibration file (default: the card's) is how a lease's own host rate is tried: `perfmodel calibrate --on-gpu
 --profile eager` writes one (validation/results/h200-hostlease).
@@ -73,7 +75,7 @@ def main(path, binary, calibration=None):
         # transformers' flash_attention_2 runs them.
         if s.get('attn') in ('sdpa_flash', 'flash_attention_2'):
             layout += ['--attn-implementation', 'flash_attention_2']
-        out = subprocess.run([binary, s['phase'], '--model', model_arg(s, tmp.name), '--card', 'h200',
+        out = subprocess.run([binary, s['phase'], '--model', model_arg(s, tmp.name), '--card', os.environ.get('PERFMODEL_CARD', 'h200'),
                               '--batch', str(s['batch']), '--ctx', str(priced_ctx(s)), '--impl', 'eager',
                               '--format', 'json'] + layout +
                              (['--calibration', calibration] if calibration else []),
