@@ -39,32 +39,39 @@ std::vector<GraphStep> read_steps(const std::string& path, const Catalogue& cat)
       if (!j[k]) throw InputError(where + ": field '" + k + "' missing (fused_step_alone.py writes it)");
       return j[k];
     };
+    // Each field converted on its own, so that a bad one is named.
+    auto as = [&](const char* k, auto value, const char* what) {
+      const YAML::Node n = need(k);
+      try {
+        return n.as<decltype(value)>();
+      } catch (const YAML::Exception&) {
+        throw InputError(where + ": field '" + k + "': " + what + ", not '" + (n.IsScalar() ? n.Scalar() : "a list or object") + "'");
+      }
+    };
     GraphStep s;
     s.source = where;
+    const std::string phase = as("phase", std::string(), "decode or prefill");
+    if (phase != "decode" && phase != "prefill") throw InputError(where + ": field 'phase': decode or prefill, not '" + phase + "'");
+    s.phase = phase == "decode" ? Phase::decode : Phase::prefill;
+    s.batch = as("batch", int64_t{0}, "a whole number");
+    s.ctx = as("ctx", int64_t{0}, "a whole number");
+    s.kernel_s = as("kernel_s", 0.0, "a time in seconds");
+    s.alone_s = as("spin_first_s", 0.0, "a time in seconds");
+    s.host_launch_s = as("host_launch_s", 0.0, "a time in seconds");
+    const std::string key = as("model", std::string(), "a catalogue model key");
     try {
-      const std::string phase = need("phase").as<std::string>();
-      if (phase != "decode" && phase != "prefill")
-        throw InputError(where + ": field 'phase': decode or prefill, not '" + phase + "'");
-      s.phase = phase == "decode" ? Phase::decode : Phase::prefill;
-      s.batch = need("batch").as<int64_t>();
-      s.ctx = need("ctx").as<int64_t>();
-      s.kernel_s = need("kernel_s").as<double>();
-      s.alone_s = need("spin_first_s").as<double>();
-      s.host_launch_s = need("host_launch_s").as<double>();
-      const std::string key = need("model").as<std::string>();
-      try {
-        s.model = cat.model(key);
-      } catch (const InputError& e) {
-        throw InputError(where + ": field 'model': " + e.what());
-      }
-    } catch (const YAML::Exception& e) {
-      throw InputError(where + ": a field is not of its type: " + e.what());
+      s.model = cat.model(key);
+    } catch (const InputError& e) {
+      throw InputError(where + ": field 'model': " + e.what());
     }
     const std::pair<const char*, double> times[] = {
         {"kernel_s", s.kernel_s}, {"spin_first_s", s.alone_s}, {"host_launch_s", s.host_launch_s}};
     for (const auto& [k, v] : times)
       if (!(v > 0) || !std::isfinite(v)) throw InputError(where + ": field '" + k + "': a positive time in seconds");
     if (s.batch < 1 || s.ctx < 1) throw InputError(where + ": fields 'batch' and 'ctx': positive counts");
+    // fused_step_alone.py's sweep reaches batch 128 and 4096 tokens; far past a card's memory is not a measured step.
+    if (s.batch > 65536 || s.ctx > (int64_t{1} << 24))
+      throw InputError(where + ": fields 'batch' and 'ctx': at most 65536 sequences and 16M tokens");
     steps.push_back(std::move(s));
   }
   if (steps.empty()) throw InputError(path + ": no step that checked out (`\"kind\": \"point\"`, `\"ok\": true`)");
