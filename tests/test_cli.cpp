@@ -546,12 +546,30 @@ TEST_CASE("--routing-skew: a skewed router touches fewer experts, so a decode st
 
 TEST_CASE("--eager-cache: a contiguous DynamicCache's cat takes the vectorized kernel, faster than a cropped one") {
   const char* base = "decode --model qwen3-30b-a3b --card h200 --batch 16 --ctx 2048 --impl eager --format json";
-  const test::Json cropped = json_of(cli(base));
+  const test::Json cropped = json_of(cli(std::string(base) + " --eager-cache cropped"));
   const test::Json contiguous = json_of(cli(std::string(base) + " --eager-cache contiguous"));
+  const test::Json plain = json_of(cli(base));
   CHECK(num(contiguous, "step.device_time_s") < num(cropped, "step.device_time_s"));
   CHECK(contiguous.at("inputs.workload.eager_cache")->str == "contiguous");
-  CHECK(cropped.at("inputs.workload.eager_cache") == nullptr);  // the default is left out
+  CHECK(cropped.at("inputs.workload.eager_cache")->str == "cropped");
+  // The default is what a generate() loop leaves: contiguous, said in the inputs.
+  CHECK(plain.at("inputs.workload.eager_cache")->str == "contiguous");
+  CHECK(num(plain, "step.device_time_s") == num(contiguous, "step.device_time_s"));
+  // Not an eager step: no cache layout to name.
+  CHECK(json_of(cli("decode --model qwen3-30b-a3b --card h200 --batch 16 --ctx 2048 --format json"))
+            .at("inputs.workload.eager_cache") == nullptr);
   expect_input_error(cli("decode --model qwen3-30b-a3b --card h200 --impl eager --eager-cache strided"), {"--eager-cache"});
+}
+
+TEST_CASE("a host-bound eager step says its host pace varies by process and how to measure this machine's") {
+  const auto eager = cli("decode --model llama2-7b --card h200 --ctx 512 --impl eager");
+  CHECK(eager.rc == 0);
+  CHECK(test::contains(eager.out, "host-bound"));
+  CHECK(test::contains(eager.out, "calibrate --on-gpu --profile eager"));
+  // A graph-replayed step's host is its graph launch, not the dispatch: no such note.
+  CHECK_FALSE(test::contains(cli("decode --model llama2-7b --card h200 --ctx 512").out, "host-bound"));
+  // Device-bound eager (a large batch at a long context): the host is hidden, no note.
+  CHECK_FALSE(test::contains(cli("decode --model llama2-7b --card h200 --ctx 4096 --batch 16 --impl eager").out, "host-bound"));
 }
 
 TEST_CASE("--attn-implementation flash_attention_2: the eager step's attention is FlashAttention-2's kernel") {

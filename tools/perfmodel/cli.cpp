@@ -142,7 +142,8 @@ void add_workload(po::options_description& d, WorkloadArgs& a, bool with_model) 
       "routing-skew", po::value(&a.routing_skew)->default_value(a.routing_skew),
       "MoE: router skew, expert i picked with weight i^-skew (0 = uniform routing; fewer experts touched as it grows)")(
       "eager-cache", po::value(&a.eager_cache)->default_value(a.eager_cache),
-      "eager: the DynamicCache's layout, cropped (strided views after cache.crop(), as measured) or contiguous (a generate() loop)")(
+      "eager: the DynamicCache's layout, contiguous (a generate() loop, what users run) or cropped (strided views after "
+      "cache.crop() between steps, how the earliest transformers sets measured: a slower torch.cat of the whole cache)")(
       "attn-implementation", po::value(&a.attn_implementation)->default_value(a.attn_implementation),
       "eager: transformers' attn_implementation, sdpa (PyTorch SDPA: cuDNN on sm90) or flash_attention_2 (flash-attn 2's kernels)")(
       "gpu-rest", po::value(&a.gpu_rest)->default_value(a.gpu_rest),
@@ -345,7 +346,7 @@ Node workload_node(const Workload& w) {
   n.set("impl", Node::text(to_string(w.impl)));
   n.set("tf32", Node::boolean(w.allow_tf32));
   if (w.routing_skew > 0) n.set("routing_skew", Node::number(w.routing_skew, Hint::none));
-  if (w.impl == Impl::eager && !w.eager_cache_cropped) n.set("eager_cache", Node::text("contiguous"));
+  if (w.impl == Impl::eager) n.set("eager_cache", Node::text(w.eager_cache_cropped ? "cropped" : "contiguous"));
   if (w.eager_flash_attention_2) n.set("attn_implementation", Node::text("flash_attention_2"));
   if (w.gpu_rest_s > 0) n.set("gpu_rest_s", Node::number(w.gpu_rest_s, Hint::none));
   return n;

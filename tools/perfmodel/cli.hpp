@@ -82,7 +82,7 @@ struct WorkloadArgs {
   double routing_skew = 0;
   double gpu_rest = 0;  // --gpu-rest: seconds the GPU rests before each step (Workload::gpu_rest_s)
   std::string attn_implementation = "sdpa";  // --attn-implementation sdpa|flash_attention_2 (eager)
-  std::string eager_cache = "cropped";  // --eager-cache cropped|contiguous  // MoE: Zipf exponent of the experts' popularity (0 = uniform)
+  std::string eager_cache = "contiguous";  // --eager-cache contiguous|cropped  // MoE: Zipf exponent of the experts' popularity (0 = uniform)
 };
 void add_workload(po::options_description& d, WorkloadArgs& a, bool with_model = true);
 // `card` resolves --dtype auto: bf16 where the card has a bf16 peak, else fp16 (T4).

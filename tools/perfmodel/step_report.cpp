@@ -257,6 +257,13 @@ Report step_report(const std::string& command, const Context& ctx, const Loaded&
     r.notes.push_back("power cap: run back to back, these steps would draw more than the board's cap; the clock settles at " +
                       std::to_string(static_cast<int>(std::lround(p.cost.clock_scale * 100))) +
                       " % of full and compute-bound ops stretch with it (docs/model.md, \"power cap\").");
+  // Where the wall is the host's, say how far a host may be from the one priced (docs/calibration.md, "By process,
+  // not by vCPU"): the same eager probe ran 2.5x apart in 28 processes of one H200 lease.
+  if (p.workload.impl == Impl::eager && p.cost.host_time_s > p.cost.device_time_s)
+    r.notes.push_back("host-bound: the wall is PyTorch's dispatch, priced at one measured host's pace; that pace changes "
+                      "by machine and from one process to the next (2.5x over 28 processes of one H200 lease), which the "
+                      "measured range above carries. `perfmodel calibrate --on-gpu --profile eager` measures this "
+                      "machine's (the median of 5 processes).");
   if (!p.status.fits) r.notes.push_back("DOES NOT FIT: " + p.status.reason + ".");
   return r;
 }

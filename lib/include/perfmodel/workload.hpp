@@ -34,10 +34,11 @@ struct Workload {
   // MoE routing skew: the experts' popularity falls as rank^-skew (Zipf); 0 = uniform routing
   // (ops::experts_touched).
   double routing_skew = 0;
-  // Eager: the DynamicCache's keys and values are strided views (cache.crop() between steps, how
-  // h200-production and h200-moe measured), so its torch.cat takes the generic kernel; false: a
-  // contiguous cache, as a generate() loop leaves it (h200-moe-contiguous).
-  bool eager_cache_cropped = true;
+  // Eager: false (the default): a contiguous DynamicCache, as a generate() loop leaves it (what users run;
+  // h200-moe-contiguous, h200-hf-grid and later); true: its keys and values are strided views (cache.crop()
+  // between steps, how h200-production and h200-moe measured), so its torch.cat takes the generic kernel, up to
+  // ~6x the contiguous cat's time at long contexts.
+  bool eager_cache_cropped = false;
   // Eager: the attention transformers' modules call. false: attn_implementation="sdpa" (PyTorch's SDPA picks cuDNN
   // on sm90, as measured); true: "flash_attention_2" (flash-attn 2's kernels, the same code as SDPA's flash backend:
   // attention_prefill_flash2 / attention_decode_flash2).

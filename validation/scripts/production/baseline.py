@@ -61,7 +61,8 @@ def hf_table(exe, path):
         if not s.get("ok"):
             continue
         args = [s["phase"], "--model", s["model"], "--card", "h200", "--batch", str(s["batch"]), "--ctx",
-                str(s["ctx"]), "--impl", "eager"]
+                str(s["ctx"]), "--impl", "eager", "--eager-cache",
+                "contiguous" if s.get("cache_layout") == "contiguous" else "cropped"]
         r = perfmodel_json(exe, args)
         pred = r["step"]["time_s"]
         out.append({**{k: s[k] for k in ("model", "phase", "batch", "ctx", "wall_s", "kernel_s")},

@@ -68,9 +68,9 @@ def main(path, binary, calibration=None):
     for i, s in enumerate(steps):
         if not s.get('ok'):
             continue
-        # A contiguous cache (a generate() loop, hf_grid.py) is priced as one; the default is the
-        # cropped cache the older runs measured.
-        layout = ['--eager-cache', 'contiguous'] if s.get('cache_layout') == 'contiguous' else []
+        # The cache as the step ran it: contiguous (a generate() loop, hf_grid.py; perfmodel's default) or cropped back
+        # between steps (the older runs, no cache_layout recorded).
+        layout = ['--eager-cache', 'contiguous' if s.get('cache_layout') == 'contiguous' else 'cropped']
         # SDPA held to its flash backend (hf_grid.py --sdpa-backend flash): flash-attn 2's kernels, as
         # transformers' flash_attention_2 runs them.
         if s.get('attn') in ('sdpa_flash', 'flash_attention_2'):

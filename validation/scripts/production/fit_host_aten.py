@@ -55,8 +55,7 @@ def step_json(binary, cal, s):
     ctx = s["ctx"] + (1 if s["phase"] == "decode" else 0)
     args = [binary, s["phase"], "--model", s["model"], "--card", "h200", "--batch", str(s["batch"]), "--ctx", str(ctx),
             "--impl", "eager", "--format", "json", "--calibration", cal]
-    if s.get("cache_layout") == "contiguous":
-        args += ["--eager-cache", "contiguous"]
+    args += ["--eager-cache", "contiguous" if s.get("cache_layout") == "contiguous" else "cropped"]
     out = subprocess.run(args, capture_output=True, text=True)
     if out.returncode != 0:
         return None

@@ -77,7 +77,7 @@ def error(binary, cal, s):
     ctx = s["ctx"] + 1  # the step attends its cache and its own token (compare_hf.priced_ctx)
     out = subprocess.run([binary, "decode", "--model", s["model"], "--card", "h200", "--batch", str(s["batch"]), "--ctx",
                           str(ctx), "--impl", "eager", "--format", "json"] + (["--calibration", cal] if cal else []) +
-                         (["--eager-cache", "contiguous"] if s.get("cache_layout") == "contiguous" else []) +
+                         ["--eager-cache", "contiguous" if s.get("cache_layout") == "contiguous" else "cropped"] +
                          (["--attn-implementation", "flash_attention_2"] if s.get("attn") in ("sdpa_flash", "flash_attention_2") else []),
                          capture_output=True, text=True)
     if out.returncode != 0:

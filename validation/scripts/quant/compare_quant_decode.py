@@ -31,7 +31,8 @@ def main(path, binary):
             if not s.get("ok"):
                 continue
             out = subprocess.run([binary, "decode", "--model", s["model"], "--card", "h200", "--batch", str(s["batch"]),
-                                  "--ctx", str(s["ctx"]), "--impl", "eager", "--format", "json"] + FLAGS[s["quant"]],
+                                  "--ctx", str(s["ctx"]), "--impl", "eager", "--eager-cache", "cropped",  # hf_decode.py's crop
+                                  "--format", "json"] + FLAGS[s["quant"]],
                                  capture_output=True, text=True, check=True)
             st = json.loads(out.stdout)["step"]
             we, ke = st["time_s"] / s["wall_s"] - 1, st["device_time_s"] / s["kernel_s"] - 1
