@@ -111,7 +111,8 @@ int cmd_calibrate(const std::vector<std::string>& args, Context& ctx) {
       "softmax, SiLU*mul, rotary: eager, PyTorch's own kernels -> aten's floors, chains and strided rate; compiled and "
       "fused, Inductor's -> inductor's row rates and walk), flash2 and flash2_decode (eager: FlashAttention-2's prefill "
       "and split-KV decode as transformers' flash_attention_2 runs them -> the flash2 and decode blocks), graph (fused: "
-      "the step's CUDA-graph replay, fused_step_alone.py -> graph_kernel_gap, graph_launch_per_node). A key no "
+      "the step's CUDA-graph replay, fused_step_alone.py -> graph_kernel_gap, graph_launch_per_node; compiled: "
+      "torch.compile'd decode steps, compiled_gaps.py -> graph_kernel_gap, graph_call_host, graph_call_host_per_input). A key no "
       "measured call prices with is kept as it was")(
       "calibration", po::value(&prof.calibration),
       "with --profile: the calibration file to refit (default hardware/<card>.calibration.yaml); --output names "
@@ -135,10 +136,13 @@ int cmd_calibrate(const std::vector<std::string>& args, Context& ctx) {
       "(--groups attention: prefill and decode; gemm; ops: the small kernels) instead of measuring (no GPU); repeat it to fit on several files "
       "(each file's even cases fit, its odd ones held out)")(
       "from-steps", po::value(&prof.from_steps)->composing(),
-      "with --profile fused: refit the graph keys (graph_kernel_gap, graph_launch_per_node) on recorded CUDA-graph "
-      "steps, fused_step_alone.py's results.jsonl, instead of measuring (no GPU); repeatable")(
+      "with --profile fused or compiled: refit the graph keys on recorded CUDA-graph steps instead of measuring (no GPU); "
+      "fused: fused_step_alone.py's results.jsonl (graph_kernel_gap, graph_launch_per_node); compiled: compiled_gaps.py's "
+      "records, a JSON object a line (graph_kernel_gap, graph_call_host; graph_call_host_per_input keeps its shape over "
+      "the inputs); repeatable")(
       "steps-out", po::value(&prof.steps_out),
-      "with --profile fused --on-gpu: where fused_step_alone.py's steps go (default <output>.graph-steps/)")(
+      "with --profile fused|compiled --on-gpu: where the measured steps go (fused: fused_step_alone.py's, default "
+      "<output>.graph-steps/; compiled: compiled_gaps.py's compiled_steps.jsonl, default <output>.compiled-steps/)")(
       "kernels-out", po::value(&prof.kernels_out),
       "with --profile --on-gpu --only attention|decode|gemm|small: where run_all.py's measurements go (default <output>.kernels/)");
   add_format(d, format);
@@ -155,6 +159,8 @@ int cmd_calibrate(const std::vector<std::string>& args, Context& ctx) {
              "b/kernels.json --output mine.calibration.yaml\n"
              "  perfmodel calibrate --profile fused --card h200 --only graph --from-steps "
              "validation/results/h200-fused-step-alone/results.jsonl --output mine.calibration.yaml\n"
+             "  perfmodel calibrate --profile compiled --card h200 --only graph --from-steps "
+             "validation/results/h200-compiled2/compiled2.jsonl --output mine.calibration.yaml\n"
              "  perfmodel calibrate --on-gpu --only chains,l2 --raw part.json\n"
              "  perfmodel calibrate --card h200 --from-raw calibration-raw.json --from-raw part.json"))
     return 0;

@@ -2,11 +2,7 @@
 // the two graph keys refitted on their fit halves, the rest held out.
 #include "cmd_calibrate_graph.hpp"
 
-#include <cmath>
-#include <fstream>
-
-#include <yaml-cpp/yaml.h>
-
+#include "jsonl_records.hpp"
 #include "perfmodel/errors.hpp"
 #include "perfmodel/graph_gap_fit.hpp"
 #include "profile_yaml_edit.hpp"
@@ -17,68 +13,32 @@ namespace perfmodel::cli {
 namespace {
 
 // fused_step_alone.py's results.jsonl: a JSON object a line; the `point` lines that checked out are the steps.
+// fused_step_alone.py's sweep reaches batch 128 and 4096 tokens; far past a card's memory is not a measured step.
 std::vector<GraphStep> read_steps(const std::string& path, const Catalogue& cat) {
-  std::ifstream in(path);
-  if (!in) throw InputError(path + ": cannot read the graph steps (fused_step_alone.py --out DIR writes DIR/results.jsonl)");
   std::vector<GraphStep> steps;
-  int line_no = 0;
-  for (std::string line; std::getline(in, line);) {
-    ++line_no;
-    if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
-    const std::string where = path + ":" + std::to_string(line_no);
-    YAML::Node j;
-    try {
-      j = YAML::Load(line);
-    } catch (const std::exception& e) {
-      throw InputError(where + ": not a JSON object: " + e.what());
-    }
-    if (!j.IsMap()) throw InputError(where + ": not a JSON object");
-    if (!j["kind"] || j["kind"].as<std::string>("") != "point") continue;
-    if (!j["ok"] || !j["ok"].as<bool>(false)) continue;
-    auto need = [&](const char* k) {
-      if (!j[k]) throw InputError(where + ": field '" + k + "' missing (fused_step_alone.py writes it)");
-      return j[k];
-    };
-    // Each field converted on its own, so that a bad one is named.
-    auto as = [&](const char* k, auto value, const char* what) {
-      const YAML::Node n = need(k);
-      try {
-        return n.as<decltype(value)>();
-      } catch (const YAML::Exception&) {
-        throw InputError(where + ": field '" + k + "': " + what + ", not '" + (n.IsScalar() ? n.Scalar() : "a list or object") + "'");
-      }
-    };
+  for_each_json_record(path, "fused_step_alone.py", [&](const JsonRecord& j) {
+    if (!j.node["kind"] || j.node["kind"].as<std::string>("") != "point") return;
+    if (!j.node["ok"] || !j.node["ok"].as<bool>(false)) return;
     GraphStep s;
-    s.source = where;
-    const std::string phase = as("phase", std::string(), "decode or prefill");
-    if (phase != "decode" && phase != "prefill") throw InputError(where + ": field 'phase': decode or prefill, not '" + phase + "'");
+    s.source = j.where;
+    const auto phase = j.field<std::string>("phase", "decode or prefill");
+    if (phase != "decode" && phase != "prefill") throw InputError(j.where + ": field 'phase': decode or prefill, not '" + phase + "'");
     s.phase = phase == "decode" ? Phase::decode : Phase::prefill;
-    s.batch = as("batch", int64_t{0}, "a whole number");
-    s.ctx = as("ctx", int64_t{0}, "a whole number");
-    s.kernel_s = as("kernel_s", 0.0, "a time in seconds");
-    s.alone_s = as("spin_first_s", 0.0, "a time in seconds");
-    s.host_launch_s = as("host_launch_s", 0.0, "a time in seconds");
-    const std::string key = as("model", std::string(), "a catalogue model key");
-    try {
-      s.model = cat.model(key);
-    } catch (const InputError& e) {
-      throw InputError(where + ": field 'model': " + e.what());
-    }
-    const std::pair<const char*, double> times[] = {
-        {"kernel_s", s.kernel_s}, {"spin_first_s", s.alone_s}, {"host_launch_s", s.host_launch_s}};
-    for (const auto& [k, v] : times)
-      if (!(v > 0) || !std::isfinite(v)) throw InputError(where + ": field '" + k + "': a positive time in seconds");
-    if (s.batch < 1 || s.ctx < 1) throw InputError(where + ": fields 'batch' and 'ctx': positive counts");
-    // fused_step_alone.py's sweep reaches batch 128 and 4096 tokens; far past a card's memory is not a measured step.
-    if (s.batch > 65536 || s.ctx > (int64_t{1} << 24))
-      throw InputError(where + ": fields 'batch' and 'ctx': at most 65536 sequences and 16M tokens");
+    s.batch = j.count("batch", 65536);
+    s.ctx = j.count("ctx", int64_t{1} << 24);
+    s.kernel_s = j.time("kernel_s");
+    s.alone_s = j.time("spin_first_s");
+    s.host_launch_s = j.time("host_launch_s");
+    s.model = j.model(cat, "model");
     steps.push_back(std::move(s));
-  }
+  });
   if (steps.empty()) throw InputError(path + ": no step that checked out (`\"kind\": \"point\"`, `\"ok\": true`)");
   return steps;
 }
 
-Node summary_node(const std::string& what, const ErrorSummary& e) {
+}  // namespace
+
+Node graph_error_row(const std::string& what, const ErrorSummary& e) {
   Node n = Node::object();
   n.set("cases_of", Node::text(what));
   n.set("cases", Node::integer(e.cases));
@@ -87,7 +47,12 @@ Node summary_node(const std::string& what, const ErrorSummary& e) {
   return n;
 }
 
-}  // namespace
+std::vector<Column> graph_error_columns() {
+  return {{"cases_of", "cases", Hint::text},
+          {"cases", "n", Hint::integer},
+          {"median_abs", "median", Hint::percent},
+          {"p90_abs", "p90", Hint::percent}};
+}
 
 std::string refit_graph(const ProfileCalibrateArgs& a, Context& ctx, const Catalogue& cat, const Card& card,
                         const std::string& base, const std::string& out_path, std::string text, Report& r) {
@@ -128,10 +93,10 @@ std::string refit_graph(const ProfileCalibrateArgs& a, Context& ctx, const Catal
   n.set("graph_launch_per_node_before_s", Node::number(f.node_before_s, Hint::time));
   n.set("graph_launch_per_node_s", Node::number(f.node_after_s, Hint::time));
   Node rows = Node::array();
-  rows.push(summary_node("GPU-alone replay, held out (odd decode, prefill), before", f.gap_held_before));
-  rows.push(summary_node("GPU-alone replay, held out (odd decode, prefill), after", f.gap_held_after));
-  rows.push(summary_node("host launch, held out (odd steps), before", f.node_held_before));
-  rows.push(summary_node("host launch, held out (odd steps), after", f.node_held_after));
+  rows.push(graph_error_row("GPU-alone replay, held out (odd decode, prefill), before", f.gap_held_before));
+  rows.push(graph_error_row("GPU-alone replay, held out (odd decode, prefill), after", f.gap_held_after));
+  rows.push(graph_error_row("host launch, held out (odd steps), before", f.node_held_before));
+  rows.push(graph_error_row("host launch, held out (odd steps), after", f.node_held_after));
   n.set("errors", std::move(rows));
   r.root.set("graph", std::move(n));
   r.fields.push_back({"graph keys of profile " + a.profile + " (" + card.name + ")", "graph",
@@ -141,11 +106,7 @@ std::string refit_graph(const ProfileCalibrateArgs& a, Context& ctx, const Catal
                        {"graph_launch_per_node_before_s", "graph_launch_per_node before", Hint::time},
                        {"graph_launch_per_node_s", "graph_launch_per_node now", Hint::time}}});
   r.tables.push_back({"|predicted / measured - 1| on the held-out steps (kernels measured; the keys' part priced)",
-                      "graph.errors",
-                      {{"cases_of", "cases", Hint::text},
-                       {"cases", "n", Hint::integer},
-                       {"median_abs", "median", Hint::percent},
-                       {"p90_abs", "p90", Hint::percent}}});
+                      "graph.errors", graph_error_columns()});
   r.notes.push_back("profiles." + a.profile + ": graph_kernel_gap and graph_launch_per_node refitted on " + joined);
   return text;
 }

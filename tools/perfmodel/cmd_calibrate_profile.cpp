@@ -2,7 +2,7 @@
 // item 2: what a profile's kernels and framework cost is the profile's, measured where it runs; the card's roofs
 // are `calibrate --on-gpu`'s). Parts (--only):
 //   host (eager): the host that issues transformers' eager step (cmd_calibrate_host.cpp);
-//   graph (fused): the step's CUDA-graph replay (cmd_calibrate_graph.cpp);
+//   graph (fused, compiled): the step's CUDA-graph replay (cmd_calibrate_graph.cpp, cmd_calibrate_compiled_graph.cpp);
 //   attention, decode, gemm: the profile's production calls (run_all.py's attention and gemm groups, or recorded
 //     kernels.json files), the part's keys refitted on the even cases (profile_key_fit.hpp).
 // The calibration file is edited in place of those keys (its comments and every other key kept).
@@ -183,7 +183,7 @@ int calibrate_profile(const ProfileCalibrateArgs& a, Context& ctx, Format format
   std::string only = a.parts;
   if (defaulted) {
     if (a.on_gpu) {
-      only = (a.profile == "eager" ? "host," : "") + kernel_parts + (a.profile == "fused" ? ",graph" : "");
+      only = (a.profile == "eager" ? "host," : "") + kernel_parts + (a.profile != "eager" ? ",graph" : "");
     } else {
       std::vector<std::string> recorded_parts;
       if (!a.from_probe.empty()) recorded_parts.push_back("host");
@@ -208,10 +208,9 @@ int calibrate_profile(const ProfileCalibrateArgs& a, Context& ctx, Format format
   }
   if (host && a.profile != "eager")
     throw UsageError("--profile " + a.profile + ": the host is measured for the eager profile only (a graph profile's host "
-                     "is its graph launch: graph_call_host, fitted by validation/scripts/production/fit_graph_gap.py)");
-  if (graph && a.profile != "fused")
-    throw UsageError("--only graph: the fused profile's graph keys (the compiled profile's graph_call_host and "
-                     "graph_kernel_gap are fitted by validation/scripts/production/fit_compiled.py and hostreplay_refit.py)");
+                     "is its graph's: --only graph)");
+  if (graph && a.profile == "eager")
+    throw UsageError("--only graph: a graph profile's keys (fused or compiled); the eager profile replays no graph");
   if (!a.on_gpu && graph && a.from_steps.empty())
     throw UsageError("--only graph without --on-gpu: name the recorded steps (--from-steps)");
   if (!a.on_gpu && host && a.from_probe.empty())
@@ -241,7 +240,9 @@ int calibrate_profile(const ProfileCalibrateArgs& a, Context& ctx, Format format
   r.root.set("meta", make_meta("calibrate", ctx.argv));
   r.root.set("profile", Node::text(a.profile));
   if (host) text = refit_host(a, ctx, cat, card, base, out_path, text, r);
-  if (graph) text = refit_graph(a, ctx, cat, card, base, out_path, text, r);
+  if (graph)
+    text = a.profile == "compiled" ? refit_compiled_graph(a, ctx, cat, card, base, out_path, text, r)
+                                   : refit_graph(a, ctx, cat, card, base, out_path, text, r);
   if (!parts.empty()) {
     std::string files;
     const Measurements m = kernel_calls(a, ctx, parts, out_path, files);

@@ -38,6 +38,9 @@ struct ErrorSummary {
   double median = 0, p90 = 0;  // of |predicted / measured - 1|
 };
 
+// The median and p90 of |e| over signed errors (predicted / measured - 1); zeros when there are none.
+ErrorSummary summarize_errors(const std::vector<double>& signed_errors);
+
 // per_s: elements a second; share: a fraction, searched additively; ratio: a dimensionless factor (a pace over
 // another, instructions a clock), searched multiplicatively
 enum class KeyUnit { seconds, flop_per_s, bytes_per_s, per_s, share, ratio };

@@ -3,50 +3,14 @@
 
 #include <cmath>
 
+#include "graph_step_lowering.hpp"
 #include "perfmodel/errors.hpp"
-#include "perfmodel/evaluate.hpp"
 #include "perfmodel/stats.hpp"
 
 namespace perfmodel {
 
-namespace {
-
-// perfmodel's kernel launches for the step, as `perfmodel decode|prefill --impl <profile>` lowers it.
-int64_t predicted_launches(const GraphStep& s, const Card& card, const Calibration& cal, Impl impl) {
-  Model m = s.model;
-  // The kernels do not care how far the model's position table reaches (TinyLlama swept to 4096 tokens past its
-  // 2048; compare_fused_step.py's model_arg raises it the same way).
-  if (m.max_positions > 0 && m.max_positions < s.ctx + 1) m.max_positions = s.ctx + 1;
-  Workload w;
-  w.phase = s.phase;
-  w.batch = s.batch;
-  w.ctx = s.ctx;
-  w.impl = impl;
-  EvaluateOptions o;
-  o.with_ttft = false;
-  return evaluate(m, w, card, &cal, o).step.launches();
-}
-
-ErrorSummary summarize_errors(const std::vector<double>& signed_errors) {
-  std::vector<double> a;
-  for (double e : signed_errors) a.push_back(std::fabs(e));
-  ErrorSummary s;
-  s.cases = static_cast<int>(a.size());
-  s.median = quantile(a, 0.5);
-  s.p90 = quantile(a, 0.9);
-  return s;
-}
-
-ProfileCalibration& block(Calibration& cal, const std::string& profile) {
-  for (auto& p : cal.profiles)
-    if (p.name == profile) return p;
-  throw InputError("the calibration has no '" + profile + "' profile block to refit its graph keys in");
-}
-
-}  // namespace
-
 GraphGapFit fit_graph_gap(const std::vector<GraphStep>& steps, const Card& card, Calibration& cal, const std::string& profile) {
-  ProfileCalibration& p = block(cal, profile);
+  ProfileCalibration& p = graph_profile_block(cal, profile);
   const Impl impl = profile == "compiled" ? Impl::compiled : Impl::fused;
   GraphGapFit f;
   f.gap_before_s = p.graph_kernel_gap_s;
@@ -58,7 +22,7 @@ GraphGapFit fit_graph_gap(const std::vector<GraphStep>& steps, const Card& card,
     GraphStepFit r;
     r.source = s.source;
     r.phase = s.phase;
-    r.launches = predicted_launches(s, card, cal, impl);
+    r.launches = lower_graph_step(s.model, s.phase, s.batch, s.ctx, card, cal, impl).launches;
     if (r.launches <= 0) throw InputError(s.source + ": perfmodel lowers this step into no kernel launch");
     r.gap_s = (s.alone_s - s.kernel_s) / static_cast<double>(r.launches);
     r.node_s = s.host_launch_s / static_cast<double>(r.launches);

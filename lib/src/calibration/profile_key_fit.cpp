@@ -32,6 +32,18 @@ const FittedKey& ProfileFit::key(const std::string& path) const {
   throw std::out_of_range("ProfileFit: no key " + path);
 }
 
+ErrorSummary summarize_errors(const std::vector<double>& signed_errors) {
+  std::vector<double> a;
+  for (double e : signed_errors) a.push_back(std::fabs(e));
+  ErrorSummary s;
+  s.cases = static_cast<int>(a.size());
+  if (!a.empty()) {
+    s.median = quantile(a, 0.5);
+    s.p90 = quantile(a, 0.9);
+  }
+  return s;
+}
+
 namespace {
 
 ProfileCalibration& block(Calibration& cal, Impl profile, ProfilePart part) {
@@ -43,18 +55,6 @@ ProfileCalibration& block(Calibration& cal, Impl profile, ProfilePart part) {
   p.fitted_on = "calibrate --profile " + name + " (" + to_string(part) + ")";
   cal.profiles.push_back(p);
   return cal.profiles.back();
-}
-
-ErrorSummary summary(const std::vector<double>& signed_errors) {
-  std::vector<double> a;
-  for (double e : signed_errors) a.push_back(std::fabs(e));
-  ErrorSummary s;
-  s.cases = static_cast<int>(a.size());
-  if (!a.empty()) {
-    s.median = quantile(a, 0.5);
-    s.p90 = quantile(a, 0.9);
-  }
-  return s;
 }
 
 // Squared log error: a factor too slow weighs as a factor too fast.
@@ -158,7 +158,7 @@ ErrorSummary profile_part_errors(const Measurements& all, const Card& card, cons
   const PartSpec spec = part_spec(part);
   SplitErrors s = spec.errors(calls_of(all, spec, profile), card, cal, profile);
   s.fit.insert(s.fit.end(), s.held.begin(), s.held.end());
-  return summary(s.fit);
+  return summarize_errors(s.fit);
 }
 
 ProfileFit fit_profile_part(const Measurements& all, const Card& card, Calibration& cal, Impl profile, ProfilePart part) {
@@ -179,9 +179,9 @@ ProfileFit fit_profile_part(const Measurements& all, const Card& card, Calibrati
   if (s0.fit.size() < 4)
     throw InputError("calibrate --profile " + to_string(profile) + " --only " + to_string(part) + ": " +
                      std::to_string(s0.fit.size()) + " " + spec.cases_of + " to fit on (even case index); at least 4");
-  f.fit_before = summary(s0.fit);
-  f.held_before = summary(s0.held);
-  f.held_datasheet = summary(spec.errors(m, card, nullptr, profile).held);
+  f.fit_before = summarize_errors(s0.fit);
+  f.held_before = summarize_errors(s0.held);
+  f.held_datasheet = summarize_errors(spec.errors(m, card, nullptr, profile).held);
 
   ProfileCalibration& p = block(cal, profile, part);
   const std::vector<Knob> knobs = spec.knobs(make_roofs(card, &cal, profile), m, profile);
@@ -261,8 +261,8 @@ ProfileFit fit_profile_part(const Measurements& all, const Card& card, Calibrati
   apply(v);
   for (size_t i = 0; i < knobs.size(); ++i) f.keys[i].after = v[i];
   const SplitErrors s1 = spec.errors(m, card, &cal, profile);
-  f.fit_after = summary(s1.fit);
-  f.held_after = summary(s1.held);
+  f.fit_after = summarize_errors(s1.fit);
+  f.held_after = summarize_errors(s1.held);
   return f;
 }
 
