@@ -16,6 +16,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PY = sys.executable
@@ -281,6 +282,21 @@ def issue10(binary):
     t.add("torch.compile'd decode step, h200-compiled's points re-measured in fresh processes",
           "compare_compiled.py, h200-freshhost (all 7)", summary(signed_list(fresh, "graph replay, all")), (0.10, None),
           "host before the replay 207-550 us by model (h200-compiled: 199-695 us)")
+    # Each lease's own graph keys: `calibrate --profile compiled --only graph` on the lease's compiled steps (even
+    # ones fit), the whole step priced on its odd steps (the kernels predicted too); beside it the committed keys there.
+    cc = os.path.join(HERE, "production", "compare_compiled.py")
+    own, com = [], []
+    with tempfile.TemporaryDirectory() as tmp:
+        for i, f in enumerate([R + "h200-compiled2/compiled2.jsonl"] + sorted(glob.glob(R + "h200-heldout*/compiled/*.jsonl"))):
+            cal = os.path.join(tmp, f"lease{i}.calibration.yaml")
+            run([binary, "calibrate", "--profile", "compiled", "--card", "h200", "--only", "graph", "--from-steps", f, "--output", cal])
+            own += signed_list(run([PY, cc, f, binary, cal, "--fitted-even"]), "wall, held-out steps")
+            com += signed_list(run([PY, cc, f, binary, os.path.join(HERE, "..", "..", "hardware/h200.calibration.yaml"),
+                                    "--fitted-even"]), "wall, held-out steps")
+    how = "compare_compiled.py [CAL], h200-compiled2 and h200-heldout19..31/compiled (13 leases; odd steps, the even ones fit the lease's keys)"
+    t.add("torch.compile'd decode step, wall, the committed graph keys", how, summary(com), (0.10, None))
+    t.add("torch.compile'd decode step, wall, each lease's own `calibrate --profile compiled --only graph`", how, summary(own),
+          (0.10, None), "graph_kernel_gap and the host's level refitted on the lease's even steps; the kernels predicted")
     # h200-hostlease: seven models at new points, one process each. The first call timed each point's wall after the
     # previous point's torch.profiler session (as every earlier set did); the second timed every wall first. Each row
     # twice: the committed host rate, and the rate `calibrate --on-gpu --profile eager` measured on that lease (a probe

@@ -2,6 +2,11 @@
 """torch.compile steps (run_compiled.py's hf.json) against `perfmodel decode --impl compiled`.
 
 Usage: python3 validation/scripts/production/compare_compiled.py [hf.json | compiled2.jsonl] [perfmodel binary]
+           [calibration] [--fitted-even]
+
+A calibration file prices the steps in place of the committed one (`perfmodel calibrate --profile compiled --only
+graph --from-steps FILE --output CAL`: the lease's own graph keys); --fitted-even: that calibration was fitted on this
+.jsonl file's even steps, so they count as fitted and its odd ones as held out.
 
 The measured models are cut to `layers` decoder layers; perfmodel prices the same cut model (a copy
 of models/<key>.yaml with num_hidden_layers set, written to a temporary folder). A StaticCache
@@ -40,11 +45,12 @@ def cut_model(key, layers, folder):
     return path
 
 
-def load_steps(path):
+def load_steps(path, fitted_even=False):
     """(steps, fitted step indices): hf.json's steps (FIT_STEPS fitted) or a .jsonl of compiled_gaps.py
-    records (none fitted)."""
+    records (none fitted; the even ones with fitted_even)."""
     if path.endswith(".jsonl"):
-        return [r for r in map(json.loads, open(path)) if r.get("ok")], ()
+        steps = [r for r in map(json.loads, open(path)) if r.get("ok")]
+        return steps, tuple(range(0, len(steps), 2)) if fitted_even else ()
     return [s for s in json.load(open(path))["steps"] if s.get("ok")], FIT_STEPS
 
 
@@ -58,8 +64,9 @@ def top_kernels(s):
     return out
 
 
-def main(path, binary):
-    steps, fitted = load_steps(path)
+def main(path, binary, calibration=None, fitted_even=False):
+    steps, fitted = load_steps(path, fitted_even)
+    extra = ["--calibration", calibration] if calibration else []
     print("| step | graph_call_host | wall | graph replay | kernels | kernels/step | pred. step | pred. device "
           "| pred. launches | wall err | graph err | kernel err | SDPA meas. | SDPA pred. | SDPA err |")
     print("| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
@@ -68,7 +75,7 @@ def main(path, binary):
         for i, s in enumerate(steps):
             model = cut_model(s["model"], s["layers"], tmp)
             out = subprocess.run([binary, s["phase"], "--model", model, "--card", "h200", "--batch", str(s["batch"]),
-                                  "--ctx", str(s["kv_len"]), "--impl", "compiled", "--format", "json"],
+                                  "--ctx", str(s["kv_len"]), "--impl", "compiled", "--format", "json"] + extra,
                                  capture_output=True, text=True)
             if out.returncode == 2:  # a point perfmodel refuses (e.g. past the model's positions): said, not priced
                 print(f"| {s['model']} L{s['layers']} {s['phase']} b{s['batch']} ctx{s['ctx']} | not priced: "
@@ -111,5 +118,7 @@ def main(path, binary):
 
 
 if __name__ == "__main__":
-    main(sys.argv[1] if len(sys.argv) > 1 else "validation/results/h200-compiled/hf.json",
-         sys.argv[2] if len(sys.argv) > 2 else "build/tools/perfmodel/perfmodel")
+    args = [a for a in sys.argv[1:] if a != "--fitted-even"]
+    main(args[0] if len(args) > 0 else "validation/results/h200-compiled/hf.json",
+         args[1] if len(args) > 1 else "build/tools/perfmodel/perfmodel",
+         args[2] if len(args) > 2 else None, "--fitted-even" in sys.argv)
