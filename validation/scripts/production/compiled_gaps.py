@@ -3,7 +3,7 @@
 (issue 10, task graph: validation/results/h200-compiled2). One model per process (fresh dynamo and
 cudagraph-tree state); one JSON line per point appended to --out as soon as it is measured.
 
-    compiled_gaps.py KEY LAYERS B:CTX[,B:CTX...] --out FILE
+    compiled_gaps.py KEY LAYERS B:CTX[,B:CTX...] --out FILE [--walls-first]
 
 Per point (hf_compiled.py's build and StaticCache decode loop, torch.compile reduce-overhead):
 - `wall_s`: median of 20 synchronized calls, host clock (what a user waits per step);
@@ -60,7 +60,8 @@ def kernel_trace(step, between):
     return total * 1e-6, len(ks), rows
 
 
-def measure(m, cfg, fwd, key, layers, b, ctx, rep):
+def prepare(m, cfg, fwd, b, ctx):
+    """A point's decode loop compiled and its CUDA graph recorded: dict(cache, step, between, ok, tc)."""
     with torch.no_grad():
         cache, step, between = hf_compiled.decode_loop(m, cfg, fwd, b, ctx, STEPS)
         tc = time.perf_counter()
@@ -72,7 +73,13 @@ def measure(m, cfg, fwd, key, layers, b, ctx, rep):
             step()
             torch.cuda.synchronize()
             between()
-        tc = time.perf_counter() - tc
+    return dict(cache=cache, step=step, between=between, ok=ok, tc=time.perf_counter() - tc)
+
+
+def time_point(pt, rep):
+    """The point's wall, unfilled replay and GPU-alone replay (no profiler involved)."""
+    step, between = pt["step"], pt["between"]
+    with torch.no_grad():
         wall, q1, q3, dev = hf_compiled._time(step, 20, 3, between)
         fill = 3 * wall + 2e-3
         pure, host, pre, nrep = [], [], [], []
@@ -93,21 +100,31 @@ def measure(m, cfg, fwd, key, layers, b, ctx, rep):
             if rep.t:
                 pre.append(rep.t[0][0] - t0)
             between()
-        kt, kcount, trace = kernel_trace(step, between)
-        kt2, kcount2, _ = kernel_trace(step, between)
     med = statistics.median
+    return dict(wall_s=wall, wall_q1_s=q1, wall_q3_s=q3, device_s=dev, graph_pure_s=med(pure), host_call_s=med(host),
+                pre_replay_s=med(pre) if pre else None, replays_per_call=med(nrep))
+
+
+def profile_point(pt):
+    """The point's kernels: two profiled calls (a torch.profiler session slows the process's later host work:
+    validation/results/h200-hostlease's profiler drag; --walls-first keeps it after every point's timing)."""
+    with torch.no_grad():
+        kt, kcount, trace = kernel_trace(pt["step"], pt["between"])
+        kt2, kcount2, _ = kernel_trace(pt["step"], pt["between"])
     gaps = [r[2] for r in trace[1:]]
-    rec = dict(model=key, layers=layers, phase="decode", batch=b, ctx=ctx, kv_len=ctx + STEPS, ok=ok,
-               impl="torch.compile", mode="reduce-overhead", cache="StaticCache",
-               wall_s=wall, wall_q1_s=q1, wall_q3_s=q3, device_s=dev, graph_pure_s=med(pure),
-               host_call_s=med(host), pre_replay_s=med(pre) if pre else None,
-               replays_per_call=med(nrep), kernel_s=(kt + kt2) / 2, kernels_per_step=(kcount + kcount2) / 2,
-               trace_gap_sum_s=sum(gaps) * 1e-6, trace_gap_median_us=med(gaps) if gaps else None,
-               params=sum(1 for _ in m.parameters()), buffers=sum(1 for _ in m.buffers()),
-               cache_tensors=2 * layers, compile_and_warmup_s=tc, trace=trace)
-    del cache
-    torch.cuda.empty_cache()
-    return rec
+    return dict(kernel_s=(kt + kt2) / 2, kernels_per_step=(kcount + kcount2) / 2, trace_gap_sum_s=sum(gaps) * 1e-6,
+                trace_gap_median_us=statistics.median(gaps) if gaps else None, trace=trace)
+
+
+def record(m, key, layers, b, ctx, pt, timed, profiled, walls_first):
+    return dict(model=key, layers=layers, phase="decode", batch=b, ctx=ctx, kv_len=ctx + STEPS, ok=pt["ok"],
+                impl="torch.compile", mode="reduce-overhead", cache="StaticCache", **timed, **profiled,
+                params=sum(1 for _ in m.parameters()), buffers=sum(1 for _ in m.buffers()),
+                cache_tensors=2 * layers, compile_and_warmup_s=pt["tc"], walls_first=walls_first)
+
+
+def failed(key, layers, b, ctx, e):
+    return dict(model=key, layers=layers, phase="decode", batch=b, ctx=ctx, ok=False, error=f"{type(e).__name__}: {str(e)[:400]}")
 
 
 def main():
@@ -116,20 +133,42 @@ def main():
     ap.add_argument("layers", type=int)
     ap.add_argument("points")
     ap.add_argument("--out", required=True)
+    ap.add_argument("--walls-first", action="store_true",
+                    help="time every point before profiling any (no profiler session precedes a timed point)")
     a = ap.parse_args()
     torch.cuda.set_device(0)
     torch._dynamo.config.cache_size_limit = 64
     rep = Replays()
     m, cfg = hf_compiled._build(a.key, a.layers)
     fwd = torch.compile(m.forward, mode="reduce-overhead", fullgraph=True, dynamic=False)
-    for order, pt in enumerate(a.points.split(",")):
-        b, ctx = (int(x) for x in pt.split(":"))
+    points = [tuple(int(x) for x in pt.split(":")) for pt in a.points.split(",")]
+    if not a.walls_first:  # each point timed, then profiled, before the next (every committed set before h200-compgraph)
+        for order, (b, ctx) in enumerate(points):
+            try:
+                pt = prepare(m, cfg, fwd, b, ctx)
+                rec = record(m, a.key, a.layers, b, ctx, pt, time_point(pt, rep), profile_point(pt), False)
+                rec["order_in_process"] = order
+                del pt
+                torch.cuda.empty_cache()
+            except Exception as e:  # one failed shape must not lose the others
+                rec = failed(a.key, a.layers, b, ctx, e)
+            emit(a.out, rec)
+        return
+    prepared, timed = {}, {}
+    for order, (b, ctx) in enumerate(points):
         try:
-            rec = measure(m, cfg, fwd, a.key, a.layers, b, ctx, rep)
+            prepared[order] = prepare(m, cfg, fwd, b, ctx)
+            timed[order] = time_point(prepared[order], rep)
+        except Exception as e:
+            emit(a.out, failed(a.key, a.layers, b, ctx, e))
+    for order, (b, ctx) in enumerate(points):
+        if order not in timed:
+            continue
+        try:
+            rec = record(m, a.key, a.layers, b, ctx, prepared[order], timed[order], profile_point(prepared[order]), True)
             rec["order_in_process"] = order
-        except Exception as e:  # one failed shape must not lose the others
-            rec = dict(model=a.key, layers=a.layers, phase="decode", batch=b, ctx=ctx, ok=False,
-                       error=f"{type(e).__name__}: {str(e)[:400]}")
+        except Exception as e:
+            rec = failed(a.key, a.layers, b, ctx, e)
         emit(a.out, rec)
 
 
