@@ -6,6 +6,7 @@
 //   attention, decode, gemm: the profile's production calls (run_all.py's attention and gemm groups, or recorded
 //     kernels.json files), the part's keys refitted on the even cases (profile_key_fit.hpp).
 // The calibration file is edited in place of those keys (its comments and every other key kept).
+#include <algorithm>
 #include <cctype>
 #include <fstream>
 #include <sstream>
@@ -138,28 +139,45 @@ std::string refit_part(ProfilePart part, const ProfileCalibrateArgs& a, const Me
   return text;
 }
 
+// FlashAttention-2's mechanism sets, measured beside the default shapes when its parts are: no default shape runs a
+// head dim short of its kernel's (uneven_dim: validation/results/h200-oddsplit's pairs) or leaves a CTA alone on its
+// SM (lone_pace: h200-lonecta's small grids), so without them those keys are undetermined and kept.
+const char* const kFlash2Sets[] = {"oddsplit", "lonecta"};
+
+bool flash2_part(ProfilePart p) { return p == ProfilePart::flash2 || p == ProfilePart::flash2_decode; }
+
 // The kernel parts' calls: run_all.py's groups measured into one folder, or the recorded files read.
 Measurements kernel_calls(const ProfileCalibrateArgs& a, Context& ctx, const std::vector<ProfilePart>& parts,
                           const std::string& out_path, std::string& files) {
-  std::vector<std::string> paths = a.from_kernels;
+  std::vector<std::string> paths = a.from_kernels, flash2_paths;
   if (a.on_gpu) {
     std::string groups;
     for (ProfilePart p : parts)
       if (groups.find(run_all_group(p)) == std::string::npos) groups += (groups.empty() ? "" : ",") + run_all_group(p);
     const std::string dir = a.kernels_out.empty() ? out_path + ".kernels" : a.kernels_out;
-    const std::string command = "cd '" + ctx.data_root + "' && python3 validation/scripts/production/run_all.py '" + dir +
-                                "' --groups " + groups + " --budget 240 >&2 && echo 'run_all ok=1'";
+    std::string command = "cd '" + ctx.data_root + "' && python3 validation/scripts/production/run_all.py '" + dir +
+                          "' --groups " + groups + " --budget 240 >&2";
+    if (std::any_of(parts.begin(), parts.end(), flash2_part))
+      for (const char* set : kFlash2Sets) {
+        command += " && python3 validation/scripts/production/run_all.py '" + dir + "/" + set +
+                   "' --groups attention --shapes " + set + " --budget 90 >&2";
+        flash2_paths.push_back(dir + "/" + set + "/kernels.json");
+      }
+    command += " && echo 'run_all ok=1'";
     *ctx.err << "calibrate: " << command << "\n";
     parse_helper_result(run_python_helper(command, "calibrate --profile"), "run_all", {"ok"}, "calibrate --profile");
     paths = {dir + "/kernels.json"};
   }
   Measurements m;
-  for (const std::string& p : paths) {
+  auto add = [&](const std::string& p, bool flash2_only) {
     Measurements one;
     load_measurements(p, one);  // case indices are each file's own: the even / odd split holds per file
-    m.cases.insert(m.cases.end(), one.cases.begin(), one.cases.end());
-    files += (files.empty() ? "" : ", ") + p;
-  }
+    for (MeasuredCase& c : one.cases)  // a mechanism set's cuDNN calls stay out of the other parts' fits
+      if (!flash2_only || c.implementation == "torch.sdpa.flash") m.cases.push_back(std::move(c));
+    files += (files.empty() ? "" : ", ") + p + (flash2_only ? " (its FlashAttention-2 calls)" : "");
+  };
+  for (const std::string& p : paths) add(p, false);
+  for (const std::string& p : flash2_paths) add(p, true);
   return m;
 }
 
