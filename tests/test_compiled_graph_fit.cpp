@@ -159,6 +159,11 @@ TEST_CASE("the refit in place: three lines change, and bad steps or flags are on
                         "\"graph_pure_s\": 0.00105, \"device_s\": 0.0014}\n";
   cli_test::expect_input_error(cli("calibrate --profile compiled --card h200 --from-steps " + bad + " --output " + out),
                                {"bad.jsonl:1", "kernel_s"});
+  // An absurd time is refused before any arithmetic (1e300 s would overflow into an 'inf us' key).
+  std::ofstream(bad) << "{\"model\": \"llama3-8b\", \"layers\": 4, \"batch\": 1, \"kv_len\": 560, \"kernel_s\": 0.001, "
+                        "\"graph_pure_s\": 1e300, \"device_s\": 0.0014}\n";
+  cli_test::expect_input_error(cli("calibrate --profile compiled --card h200 --from-steps " + bad + " --output " + out),
+                               {"bad.jsonl:1", "graph_pure_s", "3600"});
   // hf_compiled.py's hf.json is one document, not a record a line.
   cli_test::expect_input_error(cli("calibrate --profile compiled --card h200 --from-steps " + test::root() +
                                    "/validation/results/h200-compiled/hf.json --output " + out),

@@ -1,14 +1,16 @@
 // A JSON object a line, read with file:line in every error (jsonl_records.hpp).
 #include "jsonl_records.hpp"
 
-#include <cmath>
 #include <fstream>
 
 namespace perfmodel::cli {
 
 double JsonRecord::time(const char* key) const {
   const auto v = field<double>(key, "a time in seconds");
-  if (!(v > 0) || !std::isfinite(v)) throw InputError(where + ": field '" + key + "': a positive time in seconds");
+  // A recorded kernel or step runs microseconds to seconds; an hour is no measurement (and its arithmetic overflows).
+  if (!(v > 0) || !(v <= 3600))
+    throw InputError(where + ": field '" + key + "': a positive time in seconds, at most 3600, not " +
+                     node[key].as<std::string>());
   return v;
 }
 

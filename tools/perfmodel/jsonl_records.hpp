@@ -29,7 +29,7 @@ struct JsonRecord {
       throw InputError(where + ": field '" + key + "': " + what + ", not '" + (n.IsScalar() ? n.Scalar() : "a list or object") + "'");
     }
   }
-  double time(const char* key) const;                    // a positive, finite time in seconds
+  double time(const char* key) const;                    // a positive time in seconds, at most an hour
   int64_t count(const char* key, int64_t most) const;    // a whole number in [1, most]
   Model model(const Catalogue& cat, const char* key) const;  // a catalogue model key
 };
