@@ -2,6 +2,7 @@
 #include "perfmodel/host_probe_set.hpp"
 
 #include <cmath>
+#include <sstream>
 
 #include "perfmodel/errors.hpp"
 #include "perfmodel/stats.hpp"
@@ -22,9 +23,12 @@ HostProbeSet combine_probes(const std::vector<HostProbe>& probes, const std::vec
   }
   for (size_t i = 0; i < probes.size(); ++i)
     for (const HostProbeDepth& d : probes[i].depths)
-      if (!(d.host_call_s > 0) || !std::isfinite(d.host_call_s))
+      if (!(d.host_call_s > 0) || !(d.host_call_s <= 3600)) {  // one decode step's host: milliseconds, never an hour
+        std::ostringstream v;
+        v << d.host_call_s;
         throw InputError((i < sources.size() ? sources[i] : "probe " + std::to_string(i + 1)) +
-                         ": field 'host_call_s': a positive time in seconds, not " + std::to_string(d.host_call_s));
+                         ": field 'host_call_s': a positive time in seconds, at most 3600, not " + v.str());
+      }
   HostProbeSet s;
   s.median = first;
   for (size_t d = 0; d < first.depths.size(); ++d) {
