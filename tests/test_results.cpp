@@ -158,7 +158,14 @@ TEST_CASE("kernel suite: a GEMM's kernels alone (kernel_s) and its kernel count;
   c.kernel_s = 9e-6;
   CHECK(gemm_kernel_time_s(c) == test::approx(9e-6));
   const std::string zero = write_tmp("suite-kernel-zero.json", with(base, "1.1e-06", "0"));
-  CHECK(error_of([&] { read_kernel_suite(zero); }).find("cases[0].kernel_s: must be > 0 seconds") != std::string::npos);
+  CHECK(error_of([&] { read_kernel_suite(zero); }).find("cases[0].kernel_s: must be > 0 and at most 3600 seconds") !=
+        std::string::npos);
+  // A time past an hour is no launch's (1e300 s had been priced, every error -100 %).
+  const std::string huge = write_tmp("suite-measured-huge.json", with(base, R"("measured_s": 1.5e-06, "kernel_s")", R"("measured_s": 1e300, "kernel_s")"));
+  CHECK(error_of([&] { read_kernel_suite(huge); }).find("cases[0].measured_s: must be > 0 and at most 3600 seconds") !=
+        std::string::npos);
+  const std::string negative = write_tmp("suite-measured-neg.json", with(base, R"("measured_s": 1.5e-06, "kernel_s")", R"("measured_s": -1e-06, "kernel_s")"));
+  CHECK(error_of([&] { read_kernel_suite(negative); }).find("cases[0].measured_s") != std::string::npos);
   const std::string count = write_tmp("suite-kernels-neg.json", with(base, R"("kernels_per_launch": 1)", R"("kernels_per_launch": -1)"));
   CHECK(error_of([&] { read_kernel_suite(count); }).find("cases[0].kernels_per_launch: must be 0..1000") != std::string::npos);
 }

@@ -39,9 +39,13 @@ SuiteCase suite_case(const Record& r) {
   s.correct = r.boolean("correct");
   if (!r.has("measured_s")) r.fail("measured_s", "missing required field 'measured_s' (null when not measured)");
   s.measured_s = r.nullable_number("measured_s");
+  // A launch's time: microseconds to seconds; past an hour it is no measurement (and overflows what prices it).
+  if (s.measured_s && !(*s.measured_s > 0 && *s.measured_s <= 3600))
+    r.fail("measured_s", "must be > 0 and at most 3600 seconds (null when not measured)");
   s.implementation = r.opt_str("implementation");
   s.kernel_s = r.nullable_number("kernel_s");
-  if (s.kernel_s && !(*s.kernel_s > 0)) r.fail("kernel_s", "must be > 0 seconds (null when not measured)");
+  if (s.kernel_s && !(*s.kernel_s > 0 && *s.kernel_s <= 3600))
+    r.fail("kernel_s", "must be > 0 and at most 3600 seconds (null when not measured)");
   const int64_t launches = r.opt_integer("kernels_per_launch");
   if (launches < 0 || launches > 1000) r.fail("kernels_per_launch", "must be 0..1000");
   s.kernels_per_launch = static_cast<int>(launches);
