@@ -452,6 +452,40 @@ TEST_CASE("FlashAttention-2's prefill and decode refitted from the card's values
         doctest::Approx(find_profile(cal.profiles, "fused")->decode.call_floor_s));
 }
 
+TEST_CASE("FlashAttention-2's uneven_dim refitted on h200-oddsplit's decode pairs (the flash2_decode part)") {
+  // fit_flash2_uneven.py reads the factor straight off h200-oddsplit's nine timed pairs (1.069-1.135, median 1.091). The
+  // C++ part fits it with the decode block's keys, over the model, on the even calls of h200-production and
+  // h200-oddsplit; its start is 1 (no effect), the key removed from the committed file.
+  const Card card = test::catalogue().card("h200");
+  Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+  for (auto& p : cal.profiles) p.flash2.uneven_dim.reset();
+  const ProfileFit f = fit_profile_part(files({"h200-production", "h200-oddsplit"}), card, cal, Impl::eager,
+                                        ProfilePart::flash2_decode);
+  report("eager", f);
+  REQUIRE(f.key("flash2.uneven_dim").determined);
+  CHECK(f.key("flash2.uneven_dim").after >= 1.05);
+  CHECK(f.key("flash2.uneven_dim").after <= 1.15);
+  // Without the pairs no call runs a short head dim: the key is undetermined and kept.
+  Calibration bare = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+  const ProfileFit g = fit_profile_part(files({"h200-production"}), card, bare, Impl::eager, ProfilePart::flash2_decode);
+  CHECK_FALSE(g.key("flash2.uneven_dim").determined);
+  // h200-oddsplit's held-out (odd) calls at the short head dims, priced with the refit and with the factor at 1 (the
+  // padded kernel's pace alone).
+  Measurements odd;
+  for (const MeasuredCase& c : files({"h200-oddsplit"}).cases)
+    for (int64_t d : {48, 80, 112, 160, 224})  // short of the compiled 64, 96, 128, 192, 256
+      if (c.index % 2 == 1 && c.implementation == "torch.sdpa.flash" && c.kernel.head_dim == d) odd.cases.push_back(c);
+  REQUIRE(odd.cases.size() >= 4);
+  Calibration none = cal;
+  for (auto& p : none.profiles) p.flash2.uneven_dim = 1.0;
+  const ErrorSummary with = profile_part_errors(odd, card, &cal, Impl::eager, ProfilePart::flash2_decode);
+  const ErrorSummary without = profile_part_errors(odd, card, &none, Impl::eager, ProfilePart::flash2_decode);
+  MESSAGE("h200-oddsplit's held-out short-dim calls (" << with.cases << "): refit uneven_dim " << with.median << " / "
+                                                      << with.p90 << ", at 1 " << without.median << " / " << without.p90);
+  CHECK(with.median < without.median);
+  CHECK(with.median <= 0.08);
+}
+
 TEST_CASE("rms_norm's resident-row groups and the split reduction's issue refitted with the sets that run them (compiled)") {
   // fit_rms_queue.py's set (h200-inductorsmall) and fit_split.py's (h200-splitodd's third run) beside fit_inductor.py's:
   // every Inductor key removed, all nine come back determined; the odd calls held out.

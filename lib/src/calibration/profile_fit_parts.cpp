@@ -269,6 +269,10 @@ PartSpec flash2_decode() {
          [](ProfileCalibration& p, double v) { p.decode.nonsplit_softmax_share = v; }},
         time_knob("decode.nonsplit_floor", had && d.nonsplit_floor_s >= 0 ? d.nonsplit_floor_s : r.kernel_floor_s, 0.5e-6,
                   [](ProfileCalibration& p, double v) { p.decode.nonsplit_floor_s = v; }),
+        // The split kernel at a head dim short of its compiled one walks the padded kernel's pace times this
+        // (attention_decode_flash2.cpp); h200-oddsplit's pairs are decode calls, so this part is where it is measured.
+        {"flash2.uneven_dim", KeyUnit::ratio, r.flash2.uneven_dim.value_or(1.0), 1, 2, 0,
+         [](ProfileCalibration& p, double v) { p.flash2.uneven_dim = v; }},
     };
   };
   return s;
