@@ -92,7 +92,7 @@ std::string refit_part(ProfilePart part, const ProfileCalibrateArgs& a, const Me
   Node undetermined = Node::array();
   for (const FittedKey& k : f.keys) {
     const std::string comment = !k.determined ? "not determined by these calls: the value before kept"
-                                : told        ? "the same fit"
+                                : told        ? "the same fit (--only " + name + ")"
                                               : why;
     told = told || k.determined;
     text = set_profile_key(text, a.profile, k.path, value_text(k), comment, previous);
