@@ -43,7 +43,9 @@ int cmd_gemm(const std::vector<std::string>& args, Context& ctx) {
       "implementation profile: fused, eager or compiled. All three run cuBLASLt's kernels; eager prices "
       "them with its measured kernel-only GEMM block (the card's GEMM keys otherwise) and adds PyTorch's "
       "host time per call; compiled runs a W8A16 linear as Inductor does (the weight's bf16 copy, the "
-      "bf16 GEMM, the scale)");
+      "bf16 GEMM, the scale). Weight-only int4 / int8: fused prices a serving engine's mixed-input GEMM "
+      "(Marlin / Machete class: the bf16 GEMM over the packed weights; not measured), eager and compiled "
+      "PyTorch's kernels (tinygemm; int8 as above)");
 
   add_quant(d, quant);
   bool explain = false;

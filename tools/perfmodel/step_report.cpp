@@ -145,12 +145,10 @@ Node analysis_node(const Analysis& a) {
 std::vector<std::string> profile_caveats(const Workload& w) {
   std::vector<std::string> out;
   if (w.impl == Impl::fused && linear_kind(w) == LinearKind::weight_only)
-    out.push_back(std::string("the fused profile prices ") +
-                  (w.weight_dtype == DType::int8 ? "W8A16 linears as torch._weight_int8pack_mm"
-                                                 : "W4A16 linears as tinygemm (torch._weight_int4pack_mm)") +
-                  ", the PyTorch kernel measured on the H200; serving engines run Marlin-class kernels, not "
-                  "measured here, which stream the packed weights near the read rate: expect their decode faster "
-                  "than this");
+    out.push_back(std::string("the fused profile prices ") + (w.weight_dtype == DType::int8 ? "W8A16" : "W4A16") +
+                  " linears as a serving engine's mixed-input GEMM (Marlin / Machete, TensorRT-LLM's fpA_intB): its "
+                  "bf16 GEMM over the packed weights and scales. Not measured: those kernels are not installed on the "
+                  "lent H200; PyTorch's own kernels (tinygemm, int8pack) are --impl eager / compiled");
   return out;
 }
 

@@ -33,8 +33,13 @@ std::vector<Op> quantized_linear(const std::string& name, int64_t m, int64_t n, 
   const DType act = w.act_dtype;
   switch (linear_kind(w)) {
     case LinearKind::dense: throw InputError(name + ": not a quantized linear");
-    case LinearKind::weight_only:
-      return {ops::gemm_wonly(name, m, n, k, act, w.weight_dtype, effective_group(w.weight_dtype, w.quant), bias)};
+    case LinearKind::weight_only: {
+      // A serving engine's mixed-input GEMM is one kernel (Marlin, Machete, fpA_intB; quant_gemm_cost.cpp); the four
+      // launches of torch int8pack's call are PyTorch's (ops::gemm_wonly), not the engine's.
+      Op op = ops::gemm_wonly(name, m, n, k, act, w.weight_dtype, effective_group(w.weight_dtype, w.quant), bias);
+      op.launches = 1;
+      return {op};
+    }
     case LinearKind::scaled: break;
   }
   return scaled_linear(name, m, n, k, w, bias, Impl::fused);
