@@ -510,7 +510,8 @@ BLOCKED = [
     "stand-ins (issue 10, issue 11's MLA decode). FlashAttention-3's published H100 figures are priced above, unfitted.",
     "- NVFP4 / MXFP4 GEMMs: priced for Blackwell cards, not measured (no Blackwell card is lent; issue 12).",
     "- vLLM's activation-quantization kernels (the fused profile's): not installed, not measured (issue 12).",
-    "- Marlin / Machete weight-only kernels: not installed; W4A16 is measured on PyTorch's tinygemm (issue 12).",
+    "- Marlin / Machete weight-only kernels: not installed; the fused profile prices them as its bf16 GEMM over the "
+    "packed bytes, unmeasured (docs/model.md); W4A16 is measured on PyTorch's tinygemm (issue 12).",
 ]
 
 
