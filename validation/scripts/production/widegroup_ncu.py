@@ -16,10 +16,6 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import torch  # noqa: E402
-import torch.nn.functional as F  # noqa: E402
-from torch.nn.attention import SDPBackend, sdpa_kernel  # noqa: E402
-
 import widecheck  # noqa: E402
 import widegroup  # noqa: E402
 
@@ -27,6 +23,9 @@ SHAPES = widegroup.DECODE + widecheck.DECODE
 
 
 def run(i, b, h, kvh, n, d):
+    import torch
+    import torch.nn.functional as F
+    from torch.nn.attention import SDPBackend, sdpa_kernel
     # The layout run_all.py measures (attention.py): (batch, seq, heads, dim) transposed to (batch, heads, seq, dim).
     q = torch.randn(b, 1, h, d, device="cuda", dtype=torch.bfloat16).transpose(1, 2)
     k, v = (torch.randn(b, n, kvh, d, device="cuda", dtype=torch.bfloat16).transpose(1, 2) for _ in range(2))
@@ -42,6 +41,7 @@ def run(i, b, h, kvh, n, d):
 
 
 def main():
+    import torch  # here, so that widencu_table.py reads SHAPES without torch
     torch.cuda.set_device(0)
     for i, s in enumerate(SHAPES):
         run(i, *s)
