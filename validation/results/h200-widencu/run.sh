@@ -16,3 +16,9 @@ timeout 400 $NCU --clock-control none --nvtx --nvtx-include "measure/" --metrics
   python3 validation/scripts/production/widegroup_ncu.py > $OUT/ncu.csv 2> $OUT/ncu.log
 echo "ncu rc=$?"; date -u >> $OUT/smi.txt
 grep -c "^\"" $OUT/ncu.csv; tail -3 $OUT/ncu.log | cut -c1-300
+# Where a grid's last, partial round lands (FlashAttention-2's tailpace miss; cta_placement.cu, a stand-in kernel at two
+# CTAs an SM): cta.csv, read by cta_placement_table.py.
+NVCC=$(which nvcc || echo /usr/local/cuda/bin/nvcc)
+$NVCC -O3 -arch=sm_90 -o /tmp/cta_placement validation/scripts/production/cta_placement.cu > $OUT/cta.log 2>&1 &&
+  timeout 60 /tmp/cta_placement > $OUT/cta.csv 2>> $OUT/cta.log; echo "cta rc=$?"; cat $OUT/cta.log
+python3 validation/scripts/production/cta_placement_table.py $OUT/cta.csv 2>&1 | head -60
