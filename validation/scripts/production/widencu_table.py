@@ -59,6 +59,7 @@ def main():
         b, h, kvh, n, d = s
         a, m = c["attn"], c["merge"]
         grid = int(num(a["launch__grid_size"]))
+        dims = "x".join(a.get(f"launch__grid_dim_{c}", "?").replace(",", "") for c in "xyz")
         tiles = -(-(h // kvh) // 16)
         units = b * kvh * tiles
         x = grid / units if grid % units == 0 else float("nan")
@@ -68,7 +69,7 @@ def main():
         dram = num(a["dram__bytes_read.sum"])
         l2 = num(a["lts__t_bytes.sum"])
         pr = price(perfmodel, b, h, kvh, n, d) * 1e6 if perfmodel else float("nan")
-        print(f"| {i} | {b} | {h} / {kvh} | {n} | {d} | {grid} | {x:.0f} | {a['launch__registers_per_thread']} | "
+        print(f"| {i} | {b} | {h} / {kvh} | {n} | {d} | {grid} ({dims}) | {x:.0f} | {a['launch__registers_per_thread']} | "
               f"{a['launch__occupancy_limit_registers']} / {a['launch__occupancy_limit_shared_mem']} | {t_attn:.1f} | "
               f"{t_merge:.1f} | {dram / kv:.2f} | {l2 / max(dram, 1):.1f} | {kv / (t_attn * 1e-6) / 1e12:.2f} | {pr:.1f} |")
 
