@@ -40,8 +40,8 @@ __device__ __forceinline__ unsigned long long now_ns() {
   return t;
 }
 
-// `work` rounds of eight independent FMA chains a thread (enough to keep the SM's FP32 pipes busy with one CTA's four
-// warps, so that a second CTA halves each one's pace) and one 16-byte load a thread a round from `src`.
+// `work` rounds of eight independent FMA chains a thread, 256 FMAs each (enough to keep the SM's FP32 pipes busy with
+// one CTA's four warps, so that a second CTA halves each one's pace), and one 16-byte load a thread a round from `src`.
 __global__ void __launch_bounds__(128) stand_in(const float4* src, size_t n, int work, float* sink,
                                                 unsigned long long* rec) {
   extern __shared__ float smem[];
@@ -49,14 +49,18 @@ __global__ void __launch_bounds__(128) stand_in(const float4* src, size_t n, int
   float a[8];
   for (int i = 0; i < 8; ++i) a[i] = threadIdx.x * 0.001f + i;
   size_t idx = (static_cast<size_t>(blockIdx.x) * 128 + threadIdx.x) % n;
+  float4 v = src[idx];
   for (int r = 0; r < work; ++r) {
-    const float4 v = src[idx];
+    // The next round's load is issued before this round's FMAs, so its latency (about 1 us) hides behind 2048 FMAs a
+    // thread (about 1 us of one warp's issue): the CTA is bound by its SM's FP32 pipes, not by the load.
     idx = (idx + 128 * 1031) % n;
-#pragma unroll
-    for (int k = 0; k < 64; ++k) {
+    const float4 next = src[idx];
+#pragma unroll 16
+    for (int k = 0; k < 256; ++k) {
 #pragma unroll
       for (int i = 0; i < 8; ++i) a[i] = fmaf(a[i], 1.0000001f, v.x);
     }
+    v = next;
   }
   smem[threadIdx.x] = a[0] + a[1] + a[2] + a[3] + a[4] + a[5] + a[6] + a[7];
   __syncthreads();
@@ -84,7 +88,7 @@ int main() {
   std::vector<unsigned long long> host(3 * max_grid);
   std::printf("smem_kb,work,grid,rep,block,sm,start_ns,end_ns\n");
   const int smem_kb[] = {49, 66, 98};      // FlashAttention-2's d64 / d128 / d256 decode configurations
-  const int works[] = {120, 240};          // about 30 and 60 us a CTA alone: two lengths of its life
+  const int works[] = {30, 60};            // about 30 and 60 us a CTA alone (2048 FMA clocks a round): two lives
   const int tails[] = {-24, 0, 8, 24, 48, 72, 96, 120};
   for (int kb : smem_kb) {
     // FlashAttention-2's shared-memory configurations as ncu read them (h200-lonecta): 132 KB at 49 / 66 KB a CTA, 196 KB
