@@ -6,9 +6,15 @@ whether that holds. Nothing is fitted to these counters.
 
     python3 validation/scripts/production/flash2_ncu.py
 """
+import os
+import sys
+
 import torch
 import torch.nn.functional as F
 from torch.nn.attention import SDPBackend, sdpa_kernel
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ncu_measure import measure_once  # noqa: E402
 
 SHAPES = [(1, 32, 1024, 128), (1, 32, 1024, 64), (1, 16, 1024, 256), (1, 4, 1024, 128)]  # batch, heads, seq, head dim
 HEAD_DIMS = [(1, 32, 1024, d) for d in (32, 80, 96, 160, 192)]  # --head-dims (h200-headdims)
@@ -26,12 +32,7 @@ def decode_odd():
         else:
             k, v = (torch.randn(1, h, 16000, d, device="cuda", dtype=torch.bfloat16) for _ in range(2))
         with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
-            F.scaled_dot_product_attention(q, k, v)
-            torch.cuda.synchronize()
-            torch.cuda.nvtx.range_push("measure")
-            F.scaled_dot_product_attention(q, k, v)
-            torch.cuda.synchronize()
-            torch.cuda.nvtx.range_pop()
+            measure_once(lambda: F.scaled_dot_product_attention(q, k, v))
         print(h, d, lay, flush=True)
 
 
@@ -39,12 +40,7 @@ def main(shapes):
     for b, h, s, d in shapes:
         q, k, v = (torch.randn(b, h, s, d, device="cuda", dtype=torch.bfloat16) for _ in range(3))
         with sdpa_kernel([SDPBackend.FLASH_ATTENTION]):
-            F.scaled_dot_product_attention(q, k, v, is_causal=True)
-            torch.cuda.synchronize()
-            torch.cuda.nvtx.range_push("measure")
-            F.scaled_dot_product_attention(q, k, v, is_causal=True)
-            torch.cuda.synchronize()
-            torch.cuda.nvtx.range_pop()
+            measure_once(lambda: F.scaled_dot_product_attention(q, k, v, is_causal=True))
         print(b, h, s, d, flush=True)
 
 

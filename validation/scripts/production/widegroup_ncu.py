@@ -29,13 +29,9 @@ def run(i, b, h, kvh, n, d):
     # The layout run_all.py measures (attention.py): (batch, seq, heads, dim) transposed to (batch, heads, seq, dim).
     q = torch.randn(b, 1, h, d, device="cuda", dtype=torch.bfloat16).transpose(1, 2)
     k, v = (torch.randn(b, n, kvh, d, device="cuda", dtype=torch.bfloat16).transpose(1, 2) for _ in range(2))
+    from ncu_measure import measure_once
     with sdpa_kernel([SDPBackend.CUDNN_ATTENTION]):
-        F.scaled_dot_product_attention(q, k, v, enable_gqa=True)
-        torch.cuda.synchronize()
-        torch.cuda.nvtx.range_push("measure")
-        F.scaled_dot_product_attention(q, k, v, enable_gqa=True)
-        torch.cuda.synchronize()
-        torch.cuda.nvtx.range_pop()
+        measure_once(lambda: F.scaled_dot_product_attention(q, k, v, enable_gqa=True))
     print(i, b, h, kvh, n, d, flush=True)
     del q, k, v
 
