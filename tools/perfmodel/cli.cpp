@@ -137,7 +137,7 @@ void add_workload(po::options_description& d, WorkloadArgs& a, bool with_model) 
       "impl", po::value(&a.impl)->default_value(a.impl),
       "implementation profile: fused (serving engine, CUDA graph), eager (HF transformers) or compiled (torch.compile of the HF model, CUDA graphs)")(
       "tf32", po::bool_switch(&a.tf32), "run fp32 matmuls on tensor cores (TF32)")(
-      "mem-util", po::value(&a.mem_util)->default_value(a.mem_util),
+      "mem-util", po::value(&a.mem_util)->default_value(a.mem_util, "0.9"),
       "share of device memory usable for weights + KV + activations (vLLM default 0.9)")(
       "routing-skew", po::value(&a.routing_skew)->default_value(a.routing_skew),
       "MoE: router skew, expert i picked with weight i^-skew (0 = uniform routing; fewer experts touched as it grows)")(
