@@ -304,6 +304,13 @@ TEST_CASE("a calibration carries to another card of its die: the SMs' terms as t
   REQUIRE(c);
   CHECK(c->card_key == "h100-sxm");
   CHECK(c->source_card == "h200");
+  // Its error bands are the H200's, and where they are shown they say so.
+  REQUIRE(!c->error_bands.empty());
+  for (const auto& [profile, bands] : c->error_bands) {
+    CAPTURE(profile);
+    CHECK(bands.sets.size() == own.error_bands.at(profile).sets.size());
+    CHECK(bands.source.find("measured on h200, none on h100-sxm") != std::string::npos);
+  }
   // DRAM is the card's: the default share of its datasheet rate, read and write unmeasured; a
   // kernel's stream keeps its share of the card's read rate.
   CHECK(c->dram_bandwidth == test::approx(3350e9 * DefaultEfficiency::memory));

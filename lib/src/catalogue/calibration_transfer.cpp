@@ -63,6 +63,10 @@ Calibration transfer_calibration(const Calibration& cal, const Card& from, const
     if (p.fused_moe.stream) *p.fused_moe.stream *= stream;  // likewise vLLM's fused_moe (cta_rate carries)
     if (p.fused_moe.half_line_stream) *p.fused_moe.half_line_stream *= stream;  // its half-line stream too
   }
+  // The error bands were measured on the source card: say so where each is shown, since this card
+  // has no measurement of its own behind them (tests/test_published_h100.cpp holds what was published).
+  for (auto& [profile, bands] : c.error_bands)
+    bands.source += "; measured on " + c.source_card + ", none on " + to.key + " (calibration carried, same die)";
   // NCCL's link latencies and bus bandwidths belong to the NVLink; another NVLink has none measured.
   if (!same_nvlink(from, to)) c.collectives = CollectiveCalibration{};
   return c;
