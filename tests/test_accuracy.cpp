@@ -55,6 +55,14 @@ SetStats held_out(const std::string& folder, size_t cases) {
   return stats[0];
 }
 
+// A set's median and p90 of |error| against a target (the one each test names).
+void check_within(const SetStats& s, double median, double p90) {
+  CAPTURE(s.median_abs);
+  CAPTURE(s.p90_abs);
+  CHECK(s.median_abs <= median);
+  CHECK(s.p90_abs <= p90);
+}
+
 }  // namespace
 
 TEST_CASE("the committed H200 data set is complete") {
@@ -65,18 +73,12 @@ TEST_CASE("the committed H200 data set is complete") {
 
 TEST_CASE("decode and prefill steps, calibrated: median <= 10 %, p90 <= 20 % (issue 4 target)") {
   const SetStats s = fx().stats("step", true);
-  CAPTURE(s.median_abs);
-  CAPTURE(s.p90_abs);
-  CHECK(s.median_abs <= 0.10);
-  CHECK(s.p90_abs <= 0.20);
+  check_within(s, 0.10, 0.20);
 }
 
 TEST_CASE("GEMM suite, calibrated: median <= 5 %, p90 <= 15 % (issue 4 target)") {
   const SetStats s = fx().stats("gemm", true);
-  CAPTURE(s.median_abs);
-  CAPTURE(s.p90_abs);
-  CHECK(s.median_abs <= 0.05);
-  CHECK(s.p90_abs <= 0.15);
+  check_within(s, 0.05, 0.15);
 }
 
 TEST_CASE("GEMM suite, datasheet roofs and default efficiencies: median <= 20 % (issue 4 target)") {
@@ -87,50 +89,32 @@ TEST_CASE("GEMM suite, datasheet roofs and default efficiencies: median <= 20 % 
 
 TEST_CASE("elementwise / norm / softmax, calibrated: median <= 8 %, p90 <= 20 % (issue 4 target)") {
   const SetStats s = fx().stats("elementwise", true);
-  CAPTURE(s.median_abs);
-  CAPTURE(s.p90_abs);
-  CHECK(s.median_abs <= 0.08);
-  CHECK(s.p90_abs <= 0.20);
+  check_within(s, 0.08, 0.20);
 }
 
 TEST_CASE("held-out small kernels (validation/results/h200-small, shapes outside the suite and the fit): the elementwise target") {
   const SetStats s = held_out("h200-small", 84);
-  CAPTURE(s.median_abs);
-  CAPTURE(s.p90_abs);
-  CHECK(s.median_abs <= 0.08);
-  CHECK(s.p90_abs <= 0.20);
+  check_within(s, 0.08, 0.20);
 }
 
 TEST_CASE("attention decode and prefill, calibrated: median <= 10 %, p90 <= 25 % (issue 4 target)") {
   const SetStats s = fx().stats("attention", true);
-  CAPTURE(s.median_abs);
-  CAPTURE(s.p90_abs);
-  CHECK(s.median_abs <= 0.10);
-  CHECK(s.p90_abs <= 0.25);
+  check_within(s, 0.10, 0.25);
 }
 
 TEST_CASE("held-out steps under the power cap (validation/results/h200-power): the step target") {
   const SetStats s = held_out("h200-power", 6);
-  CAPTURE(s.median_abs);
-  CAPTURE(s.p90_abs);
-  CHECK(s.median_abs <= 0.10);
-  CHECK(s.p90_abs <= 0.20);
+  check_within(s, 0.10, 0.20);
 }
 
 TEST_CASE("held-out GEMMs of other models (validation/results/h200-gemm-models): median <= 5 %, p90 <= 15 % (the GEMM target)") {
   const SetStats s = held_out("h200-gemm-models", 80);
-  CAPTURE(s.median_abs);
-  CAPTURE(s.p90_abs);
-  CHECK(s.median_abs <= 0.05);
-  CHECK(s.p90_abs <= 0.15);
+  check_within(s, 0.05, 0.15);
 }
 
 TEST_CASE("held-out steps of models never measured before (validation/results/h200-other-models): the step target") {
   const SetStats s = held_out("h200-other-models", 9);
-  CAPTURE(s.median_abs);
-  CAPTURE(s.p90_abs);
-  CHECK(s.median_abs <= 0.10);
-  CHECK(s.p90_abs <= 0.20);
+  check_within(s, 0.10, 0.20);
 }
 
 // Production kernels (issue 10): each profile's held-out cases (odd case index; the profile
