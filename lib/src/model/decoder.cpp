@@ -1,6 +1,7 @@
 #include "decoder.hpp"
 
 #include <algorithm>
+#include <utility>
 
 namespace perfmodel::decoder {
 
@@ -130,6 +131,17 @@ double kv_bytes_per_sequence(const Model& m, DType kv, int64_t ctx) {
     tokens = static_cast<double>(local) * held + static_cast<double>(m.layers - local) * static_cast<double>(ctx);
   }
   return 2.0 * tokens * static_cast<double>(m.kv_dim()) * bytes_of(kv);
+}
+
+ModelFamily dense_family(std::string_view name, std::vector<std::string_view> architectures,
+                         LayerGraph (*graph)(const Model& m, const Workload& w)) {
+  return {.name = name,
+          .architectures = std::move(architectures),
+          .graph = graph,
+          .context_graph = attention_graph,
+          .parameters = parameters,
+          .kv_bytes_per_token = kv_bytes_per_token,
+          .kv_bytes_per_sequence = kv_bytes_per_sequence};
 }
 
 }  // namespace perfmodel::decoder

@@ -29,4 +29,9 @@ double kv_bytes_per_token(const Model& m, DType kv);
 // Sliding-window layers hold at most the window.
 double kv_bytes_per_sequence(const Model& m, DType kv, int64_t ctx);
 
+// A dense family on this decoder: its own layer graph, the decoder's context graph, parameter count
+// and KV formulas.
+ModelFamily dense_family(std::string_view name, std::vector<std::string_view> architectures,
+                         LayerGraph (*graph)(const Model& m, const Workload& w));
+
 }  // namespace perfmodel::decoder

@@ -9,13 +9,7 @@ LayerGraph graph(const Model& m, const Workload& w) { return decoder::graph(m, w
 }  // namespace
 
 const ModelFamily& gemma2_family() {
-  static const ModelFamily f{.name = "gemma2",
-                             .architectures = {"gemma2"},
-                             .graph = graph,
-                             .context_graph = decoder::attention_graph,
-                             .parameters = decoder::parameters,
-                             .kv_bytes_per_token = decoder::kv_bytes_per_token,
-                             .kv_bytes_per_sequence = decoder::kv_bytes_per_sequence};
+  static const ModelFamily f = decoder::dense_family("gemma2", {"gemma2"}, graph);
   return f;
 }
 

@@ -10,13 +10,7 @@ LayerGraph graph(const Model& m, const Workload& w) { return decoder::graph(m, w
 }  // namespace
 
 const ModelFamily& llama_family() {
-  static const ModelFamily f{.name = "llama",
-                             .architectures = {"llama", "mistral", "qwen2", "qwen3", "gemma"},
-                             .graph = graph,
-                             .context_graph = decoder::attention_graph,
-                             .parameters = decoder::parameters,
-                             .kv_bytes_per_token = decoder::kv_bytes_per_token,
-                             .kv_bytes_per_sequence = decoder::kv_bytes_per_sequence};
+  static const ModelFamily f = decoder::dense_family("llama", {"llama", "mistral", "qwen2", "qwen3", "gemma"}, graph);
   return f;
 }
 
