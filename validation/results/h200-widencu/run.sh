@@ -1,11 +1,15 @@
 #!/bin/bash
 # h200-widencu (lead, planned 2026-12-05, nineteenth session), from the repository root, OUT set, nothing carried
-# (~3 min). cuDNN's wide-group decode calls of h200-widegroup and h200-widecheck under Nsight Compute
+# (~4 min). cuDNN's wide-group decode calls of h200-widegroup and h200-widecheck under Nsight Compute
 # (validation/scripts/production/widegroup_ncu.py): every kernel of each call, its grid, block, registers, shared memory,
 # occupancy limits, duration, DRAM and L2 bytes. Clocks as found (--clock-control none); caches flushed between
 # replays (ncu's default), so the DRAM bytes are a cold call's.
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 CUDA_VISIBLE_DEVICES=0 PYTHONUNBUFFERED=1
 { date -u; nvidia-smi; } > $OUT/smi.txt 2>&1
+# FlashAttention-2's tailpace set again on this lease (~25 s; h200-tailpace's lease ran 1755-1980 MHz in part): whether
+# its 4-13 % under at whole rounds is the lease's clocks or the kernel's paired pace. tailpace/{kernels.json,run.log}.
+timeout 90 python3 validation/scripts/production/run_all.py $OUT/tailpace --shapes tailpace --groups attention \
+  --budget 70 > /dev/null 2>&1; echo "tailpace rc=$?"; rm -f $OUT/tailpace/hf.json; tail -1 $OUT/tailpace/run.log | cut -c1-200
 NCU=$(which ncu || echo /usr/local/cuda/bin/ncu)
 M=launch__grid_size,launch__block_size,launch__registers_per_thread,launch__shared_mem_per_block_dynamic
 M=$M,launch__shared_mem_per_block_static,launch__occupancy_limit_registers,launch__occupancy_limit_shared_mem
