@@ -43,7 +43,7 @@ TEST_CASE("tensor-wise FP8: a small tile's K walk binds at mid rows on small N (
   // h200-fp8mm14's probe (odd case, held out): the same weight at 256 rows, 64x64 tiles, 14.10 us measured.
   CHECK(fp8_tensor_s(256, 1536, 8960, cal) == doctest::Approx(14.10e-6 - 0.46e-6).epsilon(0.08));
   // Where the weight stream (16 rows) or the MMA (4096 rows) binds, the walk is below both: no change.
-  for (const auto [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{16, 4096, 14336}, {16, 28672, 4096},
+  for (const auto& [m, n, k] : {std::tuple<int64_t, int64_t, int64_t>{16, 4096, 14336}, {16, 28672, 4096},
                                {4096, 8192, 28672}, {1024, 28672, 4096}}) {
     CAPTURE(m);
     CHECK(fp8_tensor_s(m, n, k, cal) == doctest::Approx(fp8_tensor_s(m, n, k, no_walk)).epsilon(1e-9));

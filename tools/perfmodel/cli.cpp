@@ -90,7 +90,7 @@ void add_card(po::options_description& d, CardArgs& a, bool with_calibration) {
 
 Loaded load_card(const CardArgs& a, Context& ctx) {
   Catalogue cat(ctx.data_root);
-  Loaded l{cat.card(a.card), std::nullopt, ""};
+  Loaded l{cat.card(a.card), std::nullopt, "", ""};
   for (const auto& w : l.card.warnings) *ctx.err << "warning: " << w << "\n";
   if (!a.calibration.empty() && a.no_calibration)
     throw UsageError("--calibration and --no-calibration exclude each other");

@@ -117,7 +117,7 @@ double sort_time_s(int64_t keys, int& kernels) {
 // The eager profile's argsorts (eager_experts: two sorts over the T k picks). stream_cost priced
 // every launch of the op alike (floor and round trip); the sorting kernels take their own time
 // in place of that share, the iota, histogram, scan and memset keep it.
-void price_argsorts(const Op& op, const Roofs& r, KernelTimes& t) {
+void price_argsorts(const Op& op, KernelTimes& t) {
   int kernels = 0;
   const double sort = sort_time_s(op.rows, kernels);
   const double per_launch = (t.fixed_s + std::max(t.compute_s, t.memory_s)) / std::max(1, op.launches);
@@ -128,7 +128,7 @@ void price_argsorts(const Op& op, const Roofs& r, KernelTimes& t) {
 
 KernelTimes moe_permute_cost(const Op& op, const Roofs& r, const Tile* tile) {
   KernelTimes t = stream_cost(op, r, tile);
-  if (r.profile == "eager" && op.cols == 1) price_argsorts(op, r, t);
+  if (r.profile == "eager" && op.cols == 1) price_argsorts(op, t);
   // The fused profile's align (no row gather); the other profiles run PyTorch's sort and gather.
   // Where the profile is measured on the vLLM-style MoE kernels (h200-moe-fused2), as the cycles were.
   if (r.profile != "fused" || !r.fused_moe.measured() || op.cols != 1 || r.card.cuda_clock_hz <= 0 || r.card.sm_count <= 0)

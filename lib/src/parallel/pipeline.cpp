@@ -70,7 +70,7 @@ Evaluation evaluate_parallel(const Model& m, const Workload& w, const Roofs& roo
   const int64_t ep = w.parallel.ep;
   Workload micro = w;
   micro.batch = (micro_batch_size(w) + ep - 1) / ep;
-  Evaluation e{w, build_step(m, micro), {}, {}, {}, {}};
+  Evaluation e{w, build_step(m, micro), {}, {}, {}, {}, {}};
   e.cost = price_step(e.step, roofs, w);
   double p2p = 0;
   for (size_t i = 0; i < e.step.ops.size(); ++i)

@@ -44,7 +44,7 @@ class Planner {
     d.max_batch = mem1.max_batch * d.parallel.ep;  // under ep each GPU holds its share of the sequences
     d.prefill_s = step_time(workload(d, Phase::prefill, 1, r_.ctx));
     auto tpot = [&](int64_t b) { return step_time(workload(d, Phase::decode, b, mean_ctx())); };
-    auto feasible = [&](int64_t b, double t) { return t <= r_.tpot_s && d.prefill_s + t <= r_.ttft_s; };
+    auto feasible = [&](double t) { return t <= r_.tpot_s && d.prefill_s + t <= r_.ttft_s; };
     d.batch = 1;
     d.tpot_s = tpot(1);
     d.ttft_s = d.prefill_s + d.tpot_s;
@@ -60,7 +60,7 @@ class Planner {
     while (good < cap) {
       const int64_t b = std::min(cap, good * 2);
       const double t = tpot(b);
-      if (!feasible(b, t)) {
+      if (!feasible(t)) {
         bad = b;
         break;
       }
@@ -69,7 +69,7 @@ class Planner {
     while (bad > good + 1) {
       const int64_t b = good + (bad - good) / 2;
       const double t = tpot(b);
-      if (feasible(b, t)) good = b, good_t = t;
+      if (feasible(t)) good = b, good_t = t;
       else bad = b;
     }
     d.limit = good == d.max_batch ? "memory" : good == cap ? "users" : tpot(good + 1) > r_.tpot_s ? "TPOT" : "TTFT";
