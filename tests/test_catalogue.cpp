@@ -311,12 +311,12 @@ TEST_CASE("a calibration carries to another card of its die: the SMs' terms as t
     CHECK(bands.sets.size() == own.error_bands.at(profile).sets.size());
     CHECK(bands.source.find("measured on h200, none on h100-sxm") != std::string::npos);
   }
-  // DRAM is the card's: the default share of its datasheet rate, read and write unmeasured; a
-  // kernel's stream keeps its share of the card's read rate.
+  // The copy is the card's: the default share of its datasheet rate, writes unmeasured; a read
+  // stream, and every kernel stream, keeps the source's share of the datasheet rate.
   CHECK(c->dram_bandwidth == test::approx(3350e9 * DefaultEfficiency::memory));
-  CHECK(!c->read_bandwidth);
+  CHECK(*c->read_bandwidth == test::approx(*own.read_bandwidth * 3350.0 / 4800.0));
   CHECK(!c->write_bandwidth);
-  const double dram = c->dram_bandwidth / *own.read_bandwidth;
+  const double dram = 3350.0 / 4800.0;
   CHECK(*c->l2_cyclic_capacity == test::approx(*own.l2_cyclic_capacity * 50.0 / 60.0));
   const auto bf16 = static_cast<size_t>(Precision::bf16);
   CHECK(*c->gemm_peak[bf16] == test::approx(*own.gemm_peak[bf16]));

@@ -40,16 +40,20 @@ Calibration transfer_calibration(const Calibration& cal, const Card& from, const
   Calibration c = cal;
   c.card_key = to.key;
   c.source_card = cal.source_card.empty() ? cal.card_key : cal.source_card;
-  // DRAM is the card's own: HBM3 and HBM3e do not reach the same share of their datasheet rates
-  // (the H200's copy 83 %; the H100's fp32 GELU of docs/course.md, seed 001, 91 %), so the target
-  // keeps the default efficiency of an uncalibrated card and only the die's terms carry.
+  // DRAM: a copy (read + write) is the card's own: HBM3 and HBM3e do not reach the same share of
+  // their datasheet rates for it (the H200's copy 83 %, the H100's 90 %: validation/results/
+  // h100-second/bw.txt), so the target keeps the default copy efficiency. A read stream keeps the
+  // source's share of its datasheet rate (the read rate scales with the datasheets), and so does
+  // every kernel stream priced as a share of the read rate: the H100's GEMV weight streams and
+  // cuDNN's decode ran 0.67 / 0.71 of the H200's pace (datasheets 0.70; h100-first against
+  // h200-production), where the default copy as the read rate priced 0.63.
   const double copy = to.bandwidth * DefaultEfficiency::memory;
   const double source_read = cal.read_bandwidth ? *cal.read_bandwidth : cal.dram_bandwidth;
-  const double stream = copy / source_read;  // a kernel's stream keeps its share of the card's read rate
+  const double stream = to.bandwidth / from.bandwidth;  // a stream keeps its share of the datasheet rate
   c.source_file = cal.source_file + " (measured on " + c.source_card + ", carried to " + to.key +
-                  ": same die; DRAM at the datasheet default)";
+                  ": same die; the copy at the datasheet default, reads at the source's share)";
   c.dram_bandwidth = copy;
-  c.read_bandwidth.reset();
+  c.read_bandwidth = source_read * stream;
   c.write_bandwidth.reset();
   c.ramp_bandwidth = copy;
   scale(c.l2_cyclic_capacity, to.l2_bytes / from.l2_bytes);

@@ -1,0 +1,125 @@
+// The first measurements on an H100 (validation/results/h100-first, h100-second: an H100 80GB HBM3 lease,
+// 2026-12-05), priced with the H200's calibration carried to the die's sibling (sibling_calibration,
+// calibration_transfer.hpp) as `perfmodel ... --card h100-sxm` prices them. No key is fitted on an H100, so every
+// case is held out. The transfer's read rule (a read stream keeps its share of the datasheet rate) was chosen
+// after h100-first's GEMV and cuDNN decode ratios were read; h100-second's sets were measured before it and
+// never used to choose it. Issue 10's targets per kernel class.
+#include <doctest/doctest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "perfmodel/calibration_transfer.hpp"
+#include "perfmodel/ops.hpp"
+#include "perfmodel/price.hpp"
+#include "perfmodel/profile_accuracy.hpp"
+#include "perfmodel/stats.hpp"
+#include "test_support.hpp"
+
+using namespace perfmodel;
+
+namespace {
+
+const char* const kSets[] = {"h100-first/prod", "h100-first/ho16", "h100-second/ho25", "h100-second/third/heldout31"};
+const char* const kDecodeSets[] = {"h100-first/prod",         "h100-first/ho16",          "h100-second/ho25",
+                                   "h100-second/widegroup",   "h100-second/widecheck",    "h100-second/third/flash30",
+                                   "h100-second/third/headdims", "h100-second/third/x256", "h100-second/third/heldout31"};
+
+struct H100 {
+  Card card;
+  Calibration carried;
+  Measurements m;
+  std::vector<ProfileSetStats> priced, datasheet;
+  H100() : card(test::catalogue().card("h100-sxm")) {
+    const std::optional<Calibration> c = sibling_calibration(test::catalogue(), card);
+    REQUIRE(c);
+    carried = *c;
+    for (const char* set : kSets) load_measurements(test::root() + "/validation/results/" + set + "/kernels.json", m);
+    priced = summarize_profiles(evaluate_profiles(m, card, &carried));
+    datasheet = summarize_profiles(evaluate_profiles(m, card, nullptr));
+  }
+};
+
+const H100& h100() {
+  static const H100 f;
+  return f;
+}
+
+ProfileSetStats row(const std::vector<ProfileSetStats>& rows, Impl p, const std::string& kernel,
+                    const std::string& impl = "") {
+  for (const ProfileSetStats& s : rows)
+    if (s.profile == p && s.kernel == kernel && s.implementation == impl) return s;
+  FAIL("no H100 row " << to_string(p) << " " << kernel << " " << impl);
+  return {};
+}
+
+void check_within(const ProfileSetStats& s, double median, double p90) {
+  CAPTURE(to_string(s.profile));
+  CAPTURE(s.kernel);
+  CAPTURE(s.implementation);
+  CAPTURE(s.all_median_abs);
+  CAPTURE(s.all_p90_abs);
+  CHECK(s.fitted_cases + s.held_out_cases >= 10);
+  CHECK(s.all_median_abs <= median);
+  CHECK(s.all_p90_abs <= p90);
+}
+
+}  // namespace
+
+TEST_CASE("H100: the measured sets are the H100's") {
+  CHECK(h100().m.cases.size() >= 500);
+  CHECK(h100().m.device == "NVIDIA H100 80GB HBM3");
+}
+
+TEST_CASE("H100, carried calibration: GEMMs <= 5 % / 15 %, row ops and cuDNN prefill <= 8 % / 20 % (issue 10)") {
+  for (Impl p : {Impl::fused, Impl::eager, Impl::compiled}) {
+    check_within(row(h100().priced, p, "all gemm"), 0.05, 0.15);
+    check_within(row(h100().priced, p, "all elementwise"), 0.08, 0.20);
+  }
+  check_within(row(h100().priced, Impl::fused, "all attention"), 0.08, 0.20);  // cuDNN's fused SDPA prefill
+  check_within(row(h100().priced, Impl::eager, "attention_prefill_flash2", "torch.sdpa.flash"), 0.08, 0.20);
+}
+
+TEST_CASE("H100: the carried calibration predicts better than the datasheet defaults") {
+  for (Impl p : {Impl::fused, Impl::eager, Impl::compiled})
+    for (const char* set : {"all gemm", "all elementwise", "all attention"}) {
+      const ProfileSetStats c = row(h100().priced, p, set), d = row(h100().datasheet, p, set);
+      CAPTURE(to_string(p));
+      CAPTURE(set);
+      CHECK(c.all_median_abs < d.all_median_abs);
+    }
+}
+
+TEST_CASE("H100: cuDNN's GQA-packed decode, every set, <= 8 % / 20 % (issue 10)") {
+  const Roofs r = make_roofs(h100().card, &h100().carried, Impl::eager);
+  std::vector<double> errors;
+  for (const char* set : kDecodeSets) {
+    Measurements m;
+    load_measurements(test::root() + "/validation/results/" + set + "/kernels.json", m);
+    for (const MeasuredCase& c : m.cases) {
+      const KernelCase& k = c.kernel;
+      if (c.implementation != "torch.sdpa.cudnn" || k.q_len != 1) continue;
+      const Op op = ops::attention_decode_cudnn("d", k.batch, k.heads, k.kv_heads, k.kv_len, k.head_dim, DType::bf16,
+                                                DType::bf16);
+      const double kernels_s = c.measured_s - harness_idle_s(c.kernels_per_launch);
+      errors.push_back(std::fabs(price(op, r, Impl::fused).time_s / kernels_s - 1));
+    }
+  }
+  CAPTURE(errors.size());
+  CHECK(errors.size() >= 100);
+  const double median = quantile(errors, 0.5), p90 = quantile(errors, 0.9);
+  MESSAGE("h100 cudnn decode: n=" << errors.size() << " median " << 100 * median << " % p90 " << 100 * p90 << " %");
+  CHECK(median <= 0.08);
+  CHECK(p90 <= 0.20);
+}
+
+TEST_CASE("H100: a read stream keeps the source's share of the datasheet rate; the copy takes the default") {
+  const Calibration own = load_calibration(test::catalogue().calibration_path("h200"));
+  const Card h200 = test::catalogue().card("h200");
+  REQUIRE(h100().carried.read_bandwidth);
+  CHECK(*h100().carried.read_bandwidth == test::approx(*own.read_bandwidth * h100().card.bandwidth / h200.bandwidth));
+  CHECK(h100().carried.dram_bandwidth == test::approx(h100().card.bandwidth * DefaultEfficiency::memory));
+  // The H100's measured copy (h100-second/bw.txt: 3011 GB/s, 4 GiB, CUDA events) within 3 % of that default.
+  CHECK(std::fabs(h100().carried.dram_bandwidth / 3010.9e9 - 1) < 0.03);
+}
