@@ -3,7 +3,7 @@
 Compute read them, beside the unique K / V bytes and perfmodel's price of the call.
 
     python3 validation/scripts/production/widencu_table.py validation/results/h200-widencu/ncu.csv \
-        [build/tools/perfmodel/perfmodel]
+        [build/tools/perfmodel/perfmodel [card]]     (card: h200 by default; h100-sxm for h100-widencu)
 
 Per call: the attention kernel's grid (x, as ncu's launch__grid_size gives the product only: x = grid / (batch x KV
 heads x query tiles) when it divides), registers, occupancy limits, its duration and the merge's, DRAM bytes read over
@@ -31,8 +31,8 @@ def num(s):
     return float(s.replace(",", "")) if s not in ("", "n/a") else float("nan")
 
 
-def price(perfmodel, b, h, kvh, n, d):
-    out = subprocess.run([perfmodel, "op", "--card", "h200", "--impl", "eager", "--kind", "attention", "--batch", str(b),
+def price(perfmodel, b, h, kvh, n, d, card="h200"):
+    out = subprocess.run([perfmodel, "op", "--card", card, "--impl", "eager", "--kind", "attention", "--batch", str(b),
                           "--heads", str(h), "--kv-heads", str(kvh), "--q-len", "1", "--kv-len", str(n),
                           "--head-dim", str(d), "--format", "json"], capture_output=True, text=True, check=True)
     j = json.loads(out.stdout)
@@ -42,6 +42,7 @@ def price(perfmodel, b, h, kvh, n, d):
 def main():
     recs = rows(sys.argv[1])
     perfmodel = sys.argv[2] if len(sys.argv) > 2 else None
+    card = sys.argv[3] if len(sys.argv) > 3 else "h200"
     # Kernels in launch order; a call is its attention kernel and the merge that may follow.
     calls, cur = [], None
     for r in recs:
@@ -68,7 +69,7 @@ def main():
         kv = 2.0 * 2 * b * kvh * n * d
         dram = num(a["dram__bytes_read.sum"])
         l2 = num(a["lts__t_bytes.sum"])
-        pr = price(perfmodel, b, h, kvh, n, d) * 1e6 if perfmodel else float("nan")
+        pr = price(perfmodel, b, h, kvh, n, d, card) * 1e6 if perfmodel else float("nan")
         print(f"| {i} | {b} | {h} / {kvh} | {n} | {d} | {grid} ({dims}) | {x:.0f} | {a['launch__registers_per_thread']} | "
               f"{a['launch__occupancy_limit_registers']} / {a['launch__occupancy_limit_shared_mem']} | {t_attn:.1f} | "
               f"{t_merge:.1f} | {dram / kv:.2f} | {l2 / max(dram, 1):.1f} | {kv / (t_attn * 1e-6) / 1e12:.2f} | {pr:.1f} |")
