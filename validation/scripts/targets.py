@@ -55,8 +55,8 @@ def summary(errors):
     return len(a), quantile(a, 0.5), quantile(a, 0.9)
 
 
-def run(args):
-    return subprocess.run(args, capture_output=True, text=True, check=True).stdout
+def run(args, env=None):
+    return subprocess.run(args, capture_output=True, text=True, check=True, env=env).stdout
 
 
 class Kernels:
@@ -122,9 +122,12 @@ def signed_list(text, label):
     return [float(x.strip().rstrip("%")) / 100 for x in m.group(1).split(",")]
 
 
-def hf_rows(binary, path, held_only, calibration=None):
-    """Per-step (phase, wall error, kernel error) of compare_hf.py's table (priced with `calibration` when given)."""
-    out = run([PY, os.path.join(HERE, "production", "compare_hf.py"), path, binary] + ([calibration] if calibration else []))
+def hf_rows(binary, path, held_only, calibration=None, card=None):
+    """Per-step (phase, wall error, kernel error) of compare_hf.py's table (priced with `calibration` when given, on
+    `card` when given: compare_hf.py reads the card from PERFMODEL_CARD)."""
+    env = dict(os.environ, PERFMODEL_CARD=card) if card else None
+    out = run([PY, os.path.join(HERE, "production", "compare_hf.py"), path, binary] + ([calibration] if calibration else []),
+              env)
     rows = []
     for line in out.splitlines():
         m = re.match(r"\| \S+ (decode|prefill) b\d+ ctx\d+ \| (fit|held out) \|.*\| ([+-]\d+)% \| ([+-]\d+)% \|$", line)
@@ -500,13 +503,7 @@ def h100(binary):
         t.add(f"the fused profile's whole {phase} step (fused_step_alone.py's CUDA graph), graph replay",
               "compare_fused_step.py, h100-first/fused", (int(m.group(1)), float(m.group(2)) / 100, float(m.group(3)) / 100),
               (0.10, None), "Llama-3-8B, Mistral-7B, Qwen2.5-7B, TinyLlama, b1-128 x ctx 512-4096")
-    out = subprocess.run([PY, os.path.join(HERE, "production", "compare_hf.py"), R + "h100-first/prod/hf.json", binary],
-                         env=env, capture_output=True, text=True, check=True).stdout
-    rows = []
-    for line in out.splitlines():
-        m = re.match(r"\| \S+ (decode|prefill) b\d+ ctx\d+ \| (fit|held out) \|.*\| ([+-]\d+)% \| ([+-]\d+)% \|$", line)
-        if m:
-            rows.append((m.group(1), int(m.group(3)) / 100, int(m.group(4)) / 100))
+    rows = hf_rows(binary, R + "h100-first/prod/hf.json", False, card="h100-sxm")
     how = "compare_hf.py (`PERFMODEL_CARD=h100-sxm`), h100-first/prod (Qwen2.5-7B)"
     t.add("transformers eager decode step, GPU kernel time", how, summary([k for ph, _, k in rows if ph == "decode"]), (0.10, None))
     t.add("transformers eager decode step, wall time (committed host_per_aten)", how,
