@@ -22,6 +22,10 @@ struct ProductionDecode {
   double call_floor_s = -1;    // the smallest call (split kernel + combine), negative: not measured
   double stream_bandwidth = 0;  // split kernel: the KV read rate, B/s
   double combine_per_split_s = 0;  // the combine merges the splits one after another (FA2 combine kernel)
+  // One CTA slot's own KV rate, B/s: its loads in flight over the memory latency (Little's law), a property of the SM and
+  // the die, not of the card's DRAM. 0: stream_bandwidth over the two slots an SM of the card it was measured on (a full
+  // wave's CTAs just reach the measured stream); calibration_transfer keeps that figure when it scales the stream.
+  double cta_stream_bandwidth = 0;
   // Non-split kernel: per 128-key tile of one (sequence, KV head) CTA, on one SM, at head dim 128;
   // the share of it that does not scale with the head dim (softmax, as for prefill tiles).
   double nonsplit_tile_s = 0;

@@ -58,6 +58,10 @@ Calibration transfer_calibration(const Calibration& cal, const Card& from, const
   c.ramp_bandwidth = copy;
   scale(c.l2_cyclic_capacity, to.l2_bytes / from.l2_bytes);
   for (ProfileCalibration& p : c.profiles) {
+    // FlashAttention-2's split-KV CTAs: a wave's stream is DRAM's, one CTA's own pace is the die's (Little's law), so a
+    // part-full wave can fill the slower DRAM (attention_decode_flash2.cpp; h100-first / h100-second's split calls).
+    if (p.decode.cta_stream_bandwidth <= 0 && from.sm_count > 0)
+      p.decode.cta_stream_bandwidth = p.decode.stream_bandwidth / (2.0 * from.sm_count);
     p.decode.stream_bandwidth *= stream;
     p.cudnn_decode.stream_bandwidth *= stream;
     // The grouped GEMM's shared stream is DRAM's; one CTA's own stream is its loads in flight over

@@ -50,22 +50,39 @@ void wide_group_terms(const Op& op, const Roofs& r, const ProductionDecodePlan& 
   }
 }
 
+// The split kernel's CTAs (ctas x splits, each streaming its equal share of the cache) run in waves of two an SM. A wave
+// takes the longer of DRAM's time for its CTAs' bytes (stream_bandwidth) and one CTA's own walk of its share at its
+// slot's pace (cta_stream_bandwidth: loads in flight over the latency), which `walk` slows where a head dim short of its
+// kernel's walks the padded kernel's key blocks (h200-oddsplit: DRAM at 54-58 % of its peak at 80 / 160 against 70-76 %
+// at 96 / 192: the CTAs, not DRAM, set the pace). On the card the stream was measured on a full wave's CTAs just reach
+// it, so a last wave part full streams at that part's rate (wave quantization; FlashAttention-2 picks the split count
+// for a wave efficiency within 85 % of the best, flash_api.cpp). On a slower DRAM of the same die (the H100's, the
+// H200's calibration carried) fewer CTAs fill it: h100-first / h100-second's 80 split calls went 9.1 / 31.8 % ->
+// 3.7 / 19.1 % (mean +10.6 -> -0.8 %) against a part wave at its part's share of the card's stream; the H200 unchanged.
+// The factor multiplies the stream's time at stream_bandwidth.
+double wave_stream_factor(const ProductionDecode& d, double ctas, double slots, double walk) {
+  const double stream = d.stream_bandwidth;
+  const double cta = d.cta_stream_bandwidth > 0 ? d.cta_stream_bandwidth : stream / slots;
+  const double full = std::floor(ctas / slots), last = ctas - full * slots;
+  // Per wave of n CTAs: max(n / stream, walk / cta) per CTA's bytes, over the stream's n / stream for all of them.
+  const double one_cta = walk * stream / cta;
+  double sum = full * std::max(slots, one_cta);
+  if (last > 0) sum += std::max(last, one_cta);
+  return sum / ctas;
+}
+
 KernelTimes flash2_decode_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
   if (!r.flash2_decode.measured() || op.attention.batch <= 0) return flash_decode_cost(op, r, force_tile);
   const AttentionShape& a = op.attention;
   const ProductionDecodePlan plan = plan_production_decode(a.batch, a.heads, a.kv_heads, a.kv_len, a.head_dim, r.card.sm_count);
   if (plan.splits > 1) {
-    // Split: the pair's floor, the KV stream and the combine as the decode block prices them, the stream over whole
-    // waves: the split kernel's CTAs (ctas x splits, each streaming its share of the cache) run in rounds of two an
-    // SM, so a last round part full streams at that part's rate (wave quantization; FlashAttention-2 picks the split
-    // count for a wave efficiency within 85 % of the best, flash_api.cpp).
-    // A head dim short of the kernel's walks the padded kernel's key blocks (its loads predicated, not fewer): the
-    // grid, sized well under the SMs' slots, runs at that kernel's pace over the cache, not at its own bytes'
-    // (h200-oddsplit: DRAM at 54-58 % of its peak at 80 / 160 against 70-76 % at 96 / 192), times uneven_dim.
+    // Split: the pair's floor, the KV stream and the combine as the decode block prices them, the stream over waves
+    // (wave_stream_factor). A head dim short of the kernel's walks the padded kernel's key blocks (its loads
+    // predicated, not fewer), times uneven_dim.
     KernelTimes t = production_decode_cost(op, r, r.flash2_decode);
-    const double waves = static_cast<double>(plan.ctas * plan.splits) / (2.0 * std::max(1, r.card.sm_count));
     const double padded = static_cast<double>(flash2_kernel_dim(a.head_dim)) / static_cast<double>(a.head_dim);
-    t.memory_s *= std::ceil(waves) / waves * padded * flash2_uneven_dim(r.flash2, a.head_dim);
+    t.memory_s *= wave_stream_factor(r.flash2_decode, static_cast<double>(plan.ctas * plan.splits),
+                                     2.0 * std::max(1, r.card.sm_count), padded * flash2_uneven_dim(r.flash2, a.head_dim));
     wide_group_terms(op, r, plan, t);
     return t;
   }
