@@ -44,13 +44,22 @@ TEST_CASE("a value holding Boost's own placeholder is refused, not looped on (fu
   expect_input_error(cli("decode --ctx %canonical_option%"), {"--ctx"});
 }
 
-TEST_CASE("a calibration measured on another card is refused") {
+TEST_CASE("a calibration measured on another card is refused, one of the same die carried") {
   expect_input_error(cli("decode --card t4 --calibration " + test::root() + "/hardware/h200.calibration.yaml"),
                      {"h200", "t4", "--calibration"});
   // Its own card takes it.
   const Run ok = cli("decode --card h200 --calibration " + test::root() + "/hardware/h200.calibration.yaml");
   SHOW(ok);
   CHECK(ok.rc == 0);
+  // The H100 SXM is the H200's die: a lease's H200 file is carried as the committed one is, and priced alike.
+  const std::string args = "decode --card h100-sxm --impl eager --format json --batch 4 --ctx 1000";
+  const Run carried = cli(args + " --calibration " + test::root() + "/hardware/h200.calibration.yaml");
+  const Run beside = cli(args);
+  REQUIRE(carried.rc == 0);
+  REQUIRE(beside.rc == 0);
+  CHECK(carried.out.find(R"("calibration_card": "h200")") != std::string::npos);
+  const auto step_time = [](const std::string& json) { return json.substr(json.find(R"("step")")).substr(0, 400); };
+  CHECK(step_time(carried.out) == step_time(beside.out));
 }
 
 TEST_CASE("directories and over-long path components are named in one line") {

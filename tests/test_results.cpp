@@ -303,12 +303,13 @@ TEST_CASE("every committed result file reads as its kind") {
   // h200-normissue (kernels.json), h200-heldout29 (kernels.json), h200-flash30, h200-lonecta and h200-headdims (kernels.json),
   // h200-heldout30, h200-oddsplit, h200-x256, h200-tailpace and h200-tailprobe (kernels.json), h200-heldout31, h200-widegroup, h200-wideprobe, h200-widecheck and h200-flash2wide (kernels.json);
   // on the H100: h100-first (prod, ho16), h100-second (ho25, tailpace, widegroup, widecheck; third/ flash30, headdims,
-  // heldout31, tailprobe, x256) and h100-widencu/tailpace.
-  CHECK(suites == 99);
+  // heldout31, tailprobe, x256), h100-widencu/tailpace and h100-heldout33.
+  CHECK(suites == 100);
   CHECK(steps == 42);
   CHECK(raws == 8);
   CHECK(eager == 2);
-  CHECK(probes == 6);  // h200-hostlease start / end and walls-first start, h200-heldout32 start / end / gpt2
+  CHECK(probes == 16);  // h200-hostlease start / end and walls-first start, h200-heldout32 start / end / gpt2,
+                        // h100-probe5's ten (start.1-5, end.1-5)
   // The backend's self-test output is not a versioned result file.
   const std::string selftest = results("h200/selftest.json");
   CHECK(error_of([&] { read_kernel_suite(selftest); }) ==

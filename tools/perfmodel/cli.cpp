@@ -1,7 +1,5 @@
 #include "cli.hpp"
 
-#include "perfmodel/calibration_transfer.hpp"
-
 #include <ctime>
 #include <fstream>
 #include <iostream>
@@ -115,9 +113,17 @@ Loaded load_card(const CardArgs& a, Context& ctx) {
     // with the H200's calibration). The calibration's card may be an alias of the key.
     const std::string resolved = cat.card_key(l.calibration->card_key);
     const std::string cal_card = resolved.empty() ? l.calibration->card_key : resolved;
-    if (cal_card != l.card.key)
-      throw UsageError("--calibration: '" + file + "' was measured on card '" + l.calibration->card_key +
-                       "', not on '" + l.card.key + "'; pass that card's calibration or --no-calibration");
+    if (cal_card != l.card.key) {
+      // A file measured on a card of the same die is carried as the catalogue's own would be (a lease's calibration
+      // of the H200 pricing an H100); any other card's is refused.
+      const bool known = !resolved.empty();
+      if (!known || !same_die(cat.card(cal_card), l.card))
+        throw UsageError("--calibration: '" + file + "' was measured on card '" + l.calibration->card_key +
+                         "', not on '" + l.card.key + "' nor on a card of its die; pass that card's calibration or "
+                         "--no-calibration");
+      l.calibration = transfer_calibration(*l.calibration, cat.card(cal_card), l.card);
+      l.calibration_card = cal_card;
+    }
   }
   return l;
 }

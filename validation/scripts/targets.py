@@ -485,6 +485,15 @@ def h100(binary):
         note = ("the split wave's CTA pace carried as the die's (commit of 2026-12-05, twenty-first session) was read "
                 "off these sets: 8.9 / 22.2 % before; no H100 set holds it out" if what == "FlashAttention-2 decode" else "")
         t.add(f"attention {what.split()[-1]}, {what.rsplit(' ', 1)[0]}", acc, summary(e), (0.08, 0.20), note)
+    held = Kernels(binary, R + "h100-heldout33/heldout33/kernels.json", False, card="h100-sxm")
+    how = "`perfmodel accuracy --card h100-sxm`, h100-heldout33"
+    t.add("attention decode, FlashAttention-2, held out (h100-heldout33: 25 grids planned after the split-wave rule)", how,
+          summary(held.errors("eager", keep["FlashAttention-2 decode"])), (0.08, 0.20),
+          "the 22 split calls 2.1 / 8.4 %; the old rule's prices (written before the run) 7.8 / 24.1 %")
+    t.add("attention decode, cuDNN, held out (h100-heldout33)", "`perfmodel op --card h100-sxm --kind attention --impl "
+          "eager` per call, h100-heldout33",
+          summary(cudnn_decode_errors(binary, R + "h100-heldout33/heldout33/kernels.json", False, card="h100-sxm")),
+          (0.08, 0.20))
     dec = []
     for path in H100_SETS:
         dec += cudnn_decode_errors(binary, R + path + "/kernels.json", False, card="h100-sxm")
@@ -511,6 +520,21 @@ def h100(binary):
     t.add("transformers eager decode step, wall time (committed host_per_aten)", how,
           summary([w for ph, w, _ in rows if ph == "decode"]), (0.20, None),
           "this lease's host: about 18.5 us a kernel (the H200 leases' 10.9-23.8 us range)")
+    # h100-probe5 (a second H100 lease): eleven models, one process each, every wall first; `calibrate --on-gpu
+    # --profile eager --only host` in five processes at the lease's start (lease.calibration.yaml, an H200 file the
+    # CLI carries to the H100).
+    path, cal = R + "h100-probe5/hf/hf.json", R + "h100-probe5/lease.calibration.yaml"
+    how = "compare_hf.py (`PERFMODEL_CARD=h100-sxm`), h100-probe5 (11 models)"
+    rows = hf_rows(binary, path, False, card="h100-sxm")
+    for ph in ("decode", "prefill"):
+        t.add(f"transformers eager {ph} step, GPU kernel time, h100-probe5", how,
+              summary([k for p_, _, k in rows if p_ == ph]), (0.10, None))
+    t.add("transformers eager decode step, wall time, h100-probe5 (committed host_per_aten)", how,
+          summary([w for p_, w, _ in rows if p_ == "decode"]), (0.20, None))
+    lease = hf_rows(binary, path, False, cal, card="h100-sxm")
+    t.add("transformers eager decode step, wall time, h100-probe5 (the lease's five-process host probe)", how + ", its "
+          "lease.calibration.yaml", summary([w for p_, w, _ in lease if p_ == "decode"]), (0.20, None),
+          "the host slowed over the lease: five probes at its end 0.89-2.14x the start's median at 16 layers")
     return t
 
 

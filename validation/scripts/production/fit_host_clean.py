@@ -39,7 +39,8 @@ def clean_points():
     for i, s in enumerate(json.load(open(WALLS_FIRST))["steps"]):
         if s.get("ok") and s["phase"] == "decode":
             out.append(("h200-hostlease/walls-first", i, s, i % 2 == 0))
-    paths = sorted(glob.glob(os.path.join(R, "*/hf/hf.json"))) + [os.path.join(R, p) for p in (
+    # The H200 leases only: every point is priced on the h200 card (an H100 lease is compared in targets.py h100()).
+    paths = sorted(glob.glob(os.path.join(R, "h200-*/hf/hf.json"))) + [os.path.join(R, p) for p in (
         "h200-production/hf.json", "h200-hf-grid/hf.json", "h200-hfgemma/hf.json", "h200-moe-contiguous/hf.json")]
     for p in paths:
         d = json.load(open(p))
