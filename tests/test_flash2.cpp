@@ -128,6 +128,13 @@ TEST_CASE("FlashAttention-2 decode without a split is the prefill's kernel over 
   const Op same = ops::attention_prefill_flash2("fa2", 48, 8, 8, 4, 1700, 128, false, DType::bf16, DType::bf16);
   CHECK(price(decode, eager, Impl::fused).time_s == doctest::Approx(price(same, eager, Impl::fused).time_s));
   CHECK(price(decode, eager, Impl::fused).time_s == doctest::Approx(144.1e-6).epsilon(0.12));
+  // A memory-bound grid (head dim 256: 66 x 8 = 528 CTAs, 1500 keys): each CTA streams its K / V once at the decode
+  // block's KV rate (the split kernel's loads), not the card's read rate. h200-tailpace: 197.1 us measured.
+  const Op wide = ops::attention_decode_flash2("fa2", 66, 16, 8, 1500, 256, DType::bf16, DType::bf16);
+  const Op wide_prefill = ops::attention_prefill_flash2("fa2", 66, 8, 8, 2, 1500, 256, false, DType::bf16, DType::bf16);
+  const OpCost c = price(wide, eager, Impl::fused);
+  CHECK(c.time_s > 1.05 * price(wide_prefill, eager, Impl::fused).time_s);
+  CHECK(c.time_s == doctest::Approx(197.1e-6).epsilon(0.05));  // 189.1 us (175.8 at the read rate)
 }
 
 TEST_CASE("transformers steps with SDPA held to FlashAttention-2 (h200-hfflash): kernel time within 6 %, the cuDNN twin's gap kept") {

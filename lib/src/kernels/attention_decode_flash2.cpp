@@ -97,7 +97,13 @@ KernelTimes flash2_decode_cost(const Op& op, const Roofs& r, const Tile* force_t
   whole.bytes_read = op.bytes_read;  // the cache is read once a KV head either way
   whole.bytes_written = op.bytes_written;
   whole.l2_hit = op.l2_hit;
-  return kernel_def(KernelId::attention_prefill_flash2).cost(whole, r, force_tile);
+  KernelTimes t = kernel_def(KernelId::attention_prefill_flash2).cost(whole, r, force_tile);
+  // Each CTA streams its (sequence, KV head)'s K / V once through the tile loop the split kernel runs (the same
+  // cp.async loads): at the decode block's KV rate, fitted on that kernel, not at the card's read rate. The
+  // memory-bound grids at head dim 256 ran 1.06-1.16x the read rate's time on both cards (h200-tailpace, h100-second's
+  // sets: 266 calls never fitted, 6.7 / 15.6 -> 6.3 / 15.6 % on the H200, 8.8 / 19.4 -> 7.6 / 16.6 % on the H100).
+  t.memory_s = with_l2_hit(op, r, op.bytes() / r.flash2_decode.stream_bandwidth);
+  return t;
 }
 
 Op from_case(const KernelCase& c, bool) {
