@@ -535,6 +535,18 @@ def h100(binary):
     t.add("transformers eager decode step, wall time, h100-probe5 (the lease's five-process host probe)", how + ", its "
           "lease.calibration.yaml", summary([w for p_, w, _ in lease if p_ == "decode"]), (0.20, None),
           "the host slowed over the lease: five probes at its end 0.89-2.14x the start's median at 16 layers")
+    # h100-compgraph: torch.compile'd decode steps (compiled_gaps.py) on another H100 lease, its own graph keys refitted
+    # by `calibrate --on-gpu --profile compiled --only graph` on three other models.
+    env = dict(os.environ, PERFMODEL_CARD="h100-sxm")
+    path, cal = R + "h100-compgraph/check.jsonl", R + "h100-compgraph/lease.calibration.yaml"
+    how = "compare_compiled.py (`PERFMODEL_CARD=h100-sxm`), h100-compgraph (Qwen3-8B, Llama-3.2-3B cut)"
+    for label, extra in (("the committed keys", []), ("the lease's graph keys", [cal])):
+        out = run([PY, os.path.join(HERE, "production", "compare_compiled.py"), path, binary] + extra, env)
+        t.add(f"torch.compile'd decode step, wall (host included), h100-compgraph, {label}", how,
+              line_stats(out, "wall, held-out steps:"), (0.10, None))
+    out = run([PY, os.path.join(HERE, "production", "compare_compiled.py"), path, binary], env)
+    t.add("torch.compile'd decode step, kernel sum, h100-compgraph (never fitted)", how, line_stats(out, "kernel sum"),
+          (0.10, None))
     return t
 
 

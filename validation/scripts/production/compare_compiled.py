@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """torch.compile steps (run_compiled.py's hf.json) against `perfmodel decode --impl compiled`.
 
-Usage: python3 validation/scripts/production/compare_compiled.py [hf.json | compiled2.jsonl] [perfmodel binary]
-           [calibration] [--fitted-even]
+Usage: [PERFMODEL_CARD=h100-sxm] python3 validation/scripts/production/compare_compiled.py [hf.json | compiled2.jsonl]
+           [perfmodel binary] [calibration] [--fitted-even]
+
+PERFMODEL_CARD: the catalogue card the steps ran on (default h200).
 
 A calibration file prices the steps in place of the committed one (`perfmodel calibrate --profile compiled --only
 graph --from-steps FILE --output CAL`: the lease's own graph keys); --fitted-even: that calibration was fitted on this
@@ -74,7 +76,8 @@ def main(path, binary, calibration=None, fitted_even=False):
     with tempfile.TemporaryDirectory() as tmp:
         for i, s in enumerate(steps):
             model = cut_model(s["model"], s["layers"], tmp)
-            out = subprocess.run([binary, s["phase"], "--model", model, "--card", "h200", "--batch", str(s["batch"]),
+            out = subprocess.run([binary, s["phase"], "--model", model, "--card", os.environ.get("PERFMODEL_CARD", "h200"),
+                                  "--batch", str(s["batch"]),
                                   "--ctx", str(s["kv_len"]), "--impl", "compiled", "--format", "json"] + extra,
                                  capture_output=True, text=True)
             if out.returncode == 2:  # a point perfmodel refuses (e.g. past the model's positions): said, not priced
