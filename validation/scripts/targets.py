@@ -468,6 +468,22 @@ H100_SETS = ("h100-first/prod", "h100-first/ho16", "h100-second/ho25", "h100-sec
              "h100-widencu/tailpace")
 
 
+def heldout33(binary):
+    """heldout33.py's 25 decode grids, planned after the split-wave rule (commit d81efd4), on both cards."""
+    t = Table()
+    fa2 = lambda c: c["kernel"] == "attention_decode_flash2"  # noqa: E731
+    for card, tag in (("h200", "h200-heldout33"), ("h100-sxm", "h100-heldout33")):
+        path = "validation/results/" + tag + "/heldout33/kernels.json"
+        held = Kernels(binary, path, False, card=card)
+        note = ("the 22 split calls 2.1 / 8.4 %; the old rule's prices (written before the run) 7.8 / 24.1 %"
+                if card == "h100-sxm" else "the split rule leaves the H200's split prices as they were: a plain held-out set")
+        t.add(f"attention decode, FlashAttention-2, {tag}", f"`perfmodel accuracy --card {card}`, {tag}",
+              summary(held.errors("eager", fa2)), (0.08, 0.20), note)
+        t.add(f"attention decode, cuDNN, {tag}", f"`perfmodel op --card {card} --kind attention --impl eager` per call",
+              summary(cudnn_decode_errors(binary, path, False, card=card)), (0.08, 0.20))
+    return t
+
+
 def h100(binary):
     """The H100 lease of 2026-12-05 (validation/results/h100-*): nothing is fitted on an H100, so every case counts;
     priced with the H200's calibration carried to the die's sibling (`--card h100-sxm`)."""
@@ -485,15 +501,6 @@ def h100(binary):
         note = ("the split wave's CTA pace carried as the die's (commit of 2026-12-05, twenty-first session) was read "
                 "off these sets: 8.9 / 22.2 % before; no H100 set holds it out" if what == "FlashAttention-2 decode" else "")
         t.add(f"attention {what.split()[-1]}, {what.rsplit(' ', 1)[0]}", acc, summary(e), (0.08, 0.20), note)
-    held = Kernels(binary, R + "h100-heldout33/heldout33/kernels.json", False, card="h100-sxm")
-    how = "`perfmodel accuracy --card h100-sxm`, h100-heldout33"
-    t.add("attention decode, FlashAttention-2, held out (h100-heldout33: 25 grids planned after the split-wave rule)", how,
-          summary(held.errors("eager", keep["FlashAttention-2 decode"])), (0.08, 0.20),
-          "the 22 split calls 2.1 / 8.4 %; the old rule's prices (written before the run) 7.8 / 24.1 %")
-    t.add("attention decode, cuDNN, held out (h100-heldout33)", "`perfmodel op --card h100-sxm --kind attention --impl "
-          "eager` per call, h100-heldout33",
-          summary(cudnn_decode_errors(binary, R + "h100-heldout33/heldout33/kernels.json", False, card="h100-sxm")),
-          (0.08, 0.20))
     dec = []
     for path in H100_SETS:
         dec += cudnn_decode_errors(binary, R + path + "/kernels.json", False, card="h100-sxm")
@@ -702,9 +709,16 @@ def main(binary, build):
               "The FlashAttention-3 paper's Fig. 5 bars and a tritonbench run (bf16 forward, H100 SXM5, 512-16k tokens, "
               "head dims 64 / 128 / 256), priced by `perfmodel op --card h100-sxm` with the H200's calibration carried "
               "to the die's sibling.", ""] + published_h100(binary).markdown() + [""]
-    lines += ["## The H100, measured once (validation/results/h100-first, h100-second, h100-widencu)", "",
-              "An H100 80GB HBM3 lease of 2026-12-05: production kernels of issue 10's sets and the fused profile's "
-              "CUDA-graph steps. No key is fitted on an H100: the H200's calibration is carried to the die's sibling "
+    lines += ["## Split-KV decode grids held out on both cards (heldout33)", "",
+              "validation/scripts/production/heldout33.py: 22 split and 3 non-split decode grids no set holds, planned after "
+              "the split wave's CTA pace (commit d81efd4) and measured on an H100 and an H200 lease of 2026-12-05 before "
+              "anything was read off them; the H100's predictions of both rules were committed before the run "
+              "(validation/results/heldout33/README.md). The non-split stream rule (commit d1f83b4) came after the H100's "
+              "run and before the H200's.", ""] + heldout33(binary).markdown() + [""]
+    lines += ["## The H100 (validation/results/h100-first, h100-second, h100-widencu; h100-probe5, h100-compgraph)", "",
+              "H100 80GB HBM3 leases of 2026-12-05 (the first: production kernels of issue 10's sets and the fused profile's "
+              "CUDA-graph steps; later ones: h200-probe5's and h200-compgraph's scripts, transformers and torch.compile'd "
+              "steps with the lease's own host / graph keys). No key is fitted on an H100: the H200's calibration is carried to the die's sibling "
               "(`--card h100-sxm`). The transfer's read rule (a stream keeps its share of the datasheet rate, commit 03a2e18) "
               "was read off h100-first; h100-second's sets were measured before it and never used to choose it "
               "(validation/results/h100-second/README.md gives them apart).", ""] + h100(binary).markdown() + [""]
