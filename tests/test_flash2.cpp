@@ -324,3 +324,22 @@ TEST_CASE("FlashAttention-2 decode on grids no fit saw (h200-heldout33): <= 8 % 
   CHECK(quantile(held, 0.5) <= 0.08);  // 6.1 %
   CHECK(quantile(held, 0.9) <= 0.20);  // 11.9 %
 }
+
+TEST_CASE("FlashAttention-2 split decode: a grid of no more CTAs than SMs walks at the lone CTA's pace") {
+  // b1 x 8 / 1 heads x 100000 keys: 105 splits, 105 CTAs on 132 SMs, each alone. Its walk at flash2.lone_pace times
+  // the paired slot's pace (the prefill kernel's lone CTAs, h200-lonecta). h200-heldout33 measured 44.6 us (the rule
+  // came after that run: 62.4 us priced before it).
+  static const Roofs eager = make_roofs(h200(), &h200_cal(), Impl::eager);
+  Calibration paired = h200_cal();
+  for (ProfileCalibration& p : paired.profiles) p.flash2.lone_pace.reset();
+  const Roofs without = make_roofs(h200(), &paired, Impl::eager);
+  const Op op = ops::attention_decode_flash2("fa2", 1, 8, 1, 100000, 128, DType::bf16, DType::bf16);
+  const double lone = price(op, eager, Impl::fused).device_time_s, shared = price(op, without, Impl::fused).device_time_s;
+  CAPTURE(lone);
+  CAPTURE(shared);
+  CHECK(lone < 0.9 * shared);
+  CHECK(std::fabs(lone / 44.6e-6 - 1) < std::fabs(shared / 44.6e-6 - 1));
+  // A grid past the SMs keeps the paired pace: 8 KV heads at batch 1 and 131072 keys (224 CTAs).
+  const Op wide = ops::attention_decode_flash2("fa2", 1, 32, 8, 131072, 128, DType::bf16, DType::bf16);
+  CHECK(price(wide, eager, Impl::fused).device_time_s == doctest::Approx(price(wide, without, Impl::fused).device_time_s));
+}

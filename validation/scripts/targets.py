@@ -475,7 +475,7 @@ def heldout33(binary):
     for card, tag in (("h200", "h200-heldout33"), ("h100-sxm", "h100-heldout33")):
         path = "validation/results/" + tag + "/heldout33/kernels.json"
         held = Kernels(binary, path, False, card=card)
-        note = ("the 22 split calls 2.1 / 8.4 %; the old rule's prices (written before the run) 7.8 / 24.1 %"
+        note = ("the 22 split calls as priced before the run 2.1 / 8.4 %, the old rule's prices 7.8 / 24.1 %"
                 if card == "h100-sxm" else "the split rule leaves the H200's split prices as they were: a plain held-out set")
         t.add(f"attention decode, FlashAttention-2, {tag}", f"`perfmodel accuracy --card {card}`, {tag}",
               summary(held.errors("eager", fa2)), (0.08, 0.20), note)

@@ -59,7 +59,8 @@ void wide_group_terms(const Op& op, const Roofs& r, const ProductionDecodePlan& 
 // for a wave efficiency within 85 % of the best, flash_api.cpp). On a slower DRAM of the same die (the H100's, the
 // H200's calibration carried) fewer CTAs fill it: h100-first / h100-second's 80 split calls went 9.1 / 31.8 % ->
 // 3.7 / 19.1 % (mean +10.6 -> -0.8 %) against a part wave at its part's share of the card's stream; the H200 unchanged.
-// The factor multiplies the stream's time at stream_bandwidth.
+// `walk` also takes a lone CTA's faster pace (flash2_decode_cost). The factor multiplies the stream's time at
+// stream_bandwidth.
 double wave_stream_factor(const ProductionDecode& d, double ctas, double slots, double walk) {
   const double stream = d.stream_bandwidth;
   const double cta = d.cta_stream_bandwidth > 0 ? d.cta_stream_bandwidth : stream / slots;
@@ -81,8 +82,12 @@ KernelTimes flash2_decode_cost(const Op& op, const Roofs& r, const Tile* force_t
     // predicated, not fewer), times uneven_dim.
     KernelTimes t = production_decode_cost(op, r, r.flash2_decode);
     const double padded = static_cast<double>(flash2_kernel_dim(a.head_dim)) / static_cast<double>(a.head_dim);
-    t.memory_s *= wave_stream_factor(r.flash2_decode, static_cast<double>(plan.ctas * plan.splits),
-                                     2.0 * std::max(1, r.card.sm_count), padded * flash2_uneven_dim(r.flash2, a.head_dim));
+    // A grid of no more CTAs than SMs leaves each alone on its SM: its walk at lone_pace times the paired pace, as the
+    // prefill kernel's lone CTAs (h200-lonecta; the split kernel is the same tile loop).
+    const int sms = std::max(1, r.card.sm_count);
+    const double lone = plan.ctas * plan.splits <= sms && r.flash2.lone_pace ? *r.flash2.lone_pace : 1.0;
+    t.memory_s *= wave_stream_factor(r.flash2_decode, static_cast<double>(plan.ctas * plan.splits), 2.0 * sms,
+                                     padded * flash2_uneven_dim(r.flash2, a.head_dim) / lone);
     wide_group_terms(op, r, plan, t);
     return t;
   }
