@@ -1,6 +1,6 @@
 """A check of the twenty-first session's last two FlashAttention-2 decode rules (lead, 2026-12-05), planned after both
 were committed (d1f83b4: the non-split kernel's K / V at the decode block's rate; 6d4de43: a split grid of no more CTAs
-than SMs walks at flash2.lone_pace) and before anything was measured: split grids of 24-128 CTAs alone on their SMs
+than SMs walks at flash2.lone_pace) and before anything was measured: nine split grids of 48-128 CTAs alone on their SMs
 (batch 1-2, one to four KV heads, 4000-200000 keys), memory-bound non-split grids at head dims 192 / 256, and split /
 non-split grids beside them. Nothing is fitted on it.
 
