@@ -481,6 +481,10 @@ def heldout33(binary):
               summary(held.errors("eager", fa2)), (0.08, 0.20), note)
         t.add(f"attention decode, cuDNN, {tag}", f"`perfmodel op --card {card} --kind attention --impl eager` per call",
               summary(cudnn_decode_errors(binary, path, False, card=card)), (0.08, 0.20))
+    held = Kernels(binary, "validation/results/h100-heldout34/heldout34/kernels.json", False, card="h100-sxm")
+    t.add("attention decode, FlashAttention-2, h100-heldout34 (19 grids planned after the lone-CTA rule)",
+          "`perfmodel accuracy --card h100-sxm`, h100-heldout34", summary(held.errors("eager", fa2)), (0.08, 0.20),
+          "nine split grids alone on their SMs 8.5 / 12.9 % (20.7 / 33.6 % before the rule), all slow")
     return t
 
 
