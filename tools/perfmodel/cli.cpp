@@ -81,7 +81,8 @@ void add_card(po::options_description& d, CardArgs& a, bool with_calibration) {
                   "GPU: catalogue key, alias or path to a card YAML (`perfmodel cards` lists them)");
   if (with_calibration)
     d.add_options()("calibration", po::value(&a.calibration),
-                    "calibration file to use (default: hardware/<card>.calibration.yaml when present)")(
+                    "calibration file to use (default: hardware/<card>.calibration.yaml when present; a file measured on another "
+                    "card of the same die is carried to this one, as the catalogue's own is)")(
         "no-calibration", po::bool_switch(&a.no_calibration),
         "ignore any calibration: datasheet peaks and documented default efficiencies");
 }
