@@ -484,7 +484,8 @@ def heldout33(binary):
     held = Kernels(binary, "validation/results/h100-heldout34/heldout34/kernels.json", False, card="h100-sxm")
     t.add("attention decode, FlashAttention-2, h100-heldout34 (19 grids planned after the lone-CTA rule)",
           "`perfmodel accuracy --card h100-sxm`, h100-heldout34", summary(held.errors("eager", fa2)), (0.08, 0.20),
-          "nine split grids alone on their SMs 8.5 / 12.9 % (20.7 / 33.6 % before the rule), all slow")
+          "nine split grids alone on their SMs 8.5 / 12.9 % (20.7 / 33.6 % before the rule), all slow; its non-split "
+          "grids were among those the non-split stream's waves were read off (twenty-second session: 5.2 / 14.1 % before)")
     return t
 
 
@@ -502,8 +503,9 @@ def h100(binary):
             "FlashAttention-2 decode": lambda c: c["kernel"] == "attention_decode_flash2"}
     for what, profile in (("cuDNN prefill", "fused"), ("FlashAttention-2 prefill", "eager"), ("FlashAttention-2 decode", "eager")):
         e, _ = pooled(sets, profile, keep[what])
-        note = ("the split wave's CTA pace carried as the die's (commit of 2026-12-05, twenty-first session) was read "
-                "off these sets: 8.9 / 22.2 % before; no H100 set holds it out" if what == "FlashAttention-2 decode" else "")
+        note = ("read off these sets: the split wave's CTA pace carried as the die's (twenty-first session; 8.9 / 22.2 % "
+                "before) and the non-split stream over waves (twenty-second; 6.2 / 15.7 % before); no H100 set holds "
+                "either out" if what == "FlashAttention-2 decode" else "")
         t.add(f"attention {what.split()[-1]}, {what.rsplit(' ', 1)[0]}", acc, summary(e), (0.08, 0.20), note)
     dec = []
     for path in H100_SETS:

@@ -59,16 +59,18 @@ void wide_group_terms(const Op& op, const Roofs& r, const ProductionDecodePlan& 
 // for a wave efficiency within 85 % of the best, flash_api.cpp). On a slower DRAM of the same die (the H100's, the
 // H200's calibration carried) fewer CTAs fill it: h100-first / h100-second's 80 split calls went 9.1 / 31.8 % ->
 // 3.7 / 19.1 % (mean +10.6 -> -0.8 %) against a part wave at its part's share of the card's stream; the H200 unchanged.
-// `walk` also takes a lone CTA's faster pace (flash2_decode_cost). The factor multiplies the stream's time at
-// stream_bandwidth.
-double wave_stream_factor(const ProductionDecode& d, double ctas, double slots, double walk) {
-  const double stream = d.stream_bandwidth;
-  const double cta = d.cta_stream_bandwidth > 0 ? d.cta_stream_bandwidth : stream / slots;
+// A last wave of no more CTAs than SMs leaves each alone on its SM, walking `lone` times faster (flash2.lone_pace where
+// the caller frees it). per_sm: the kernel's CTAs an SM (one at head dim 192: eight warps, both slots' loads). The
+// factor multiplies the stream's time at stream_bandwidth.
+double wave_stream_factor(const ProductionDecode& d, double ctas, int per_sm, int sms, double walk, double lone) {
+  const double stream = d.stream_bandwidth, slots = static_cast<double>(per_sm * sms);
+  // A CTA that has its SM's only slot (eight warps) keeps two four-warp CTAs' loads in flight.
+  const double cta = (d.cta_stream_bandwidth > 0 ? d.cta_stream_bandwidth : stream / (2.0 * sms)) * 2.0 / per_sm;
   const double full = std::floor(ctas / slots), last = ctas - full * slots;
   // Per wave of n CTAs: max(n / stream, walk / cta) per CTA's bytes, over the stream's n / stream for all of them.
   const double one_cta = walk * stream / cta;
   double sum = full * std::max(slots, one_cta);
-  if (last > 0) sum += std::max(last, one_cta);
+  if (last > 0) sum += std::max(last, last <= sms && per_sm > 1 ? one_cta / lone : one_cta);
   return sum / ctas;
 }
 
@@ -85,9 +87,12 @@ KernelTimes flash2_decode_cost(const Op& op, const Roofs& r, const Tile* force_t
     // A grid of no more CTAs than SMs leaves each alone on its SM: its walk at lone_pace times the paired pace, as the
     // prefill kernel's lone CTAs (h200-lonecta; the split kernel is the same tile loop).
     const int sms = std::max(1, r.card.sm_count);
-    const double lone = plan.ctas * plan.splits <= sms && r.flash2.lone_pace ? *r.flash2.lone_pace : 1.0;
-    t.memory_s *= wave_stream_factor(r.flash2_decode, static_cast<double>(plan.ctas * plan.splits), 2.0 * sms,
-                                     padded * flash2_uneven_dim(r.flash2, a.head_dim) / lone);
+    // Only a grid of no more CTAs than SMs runs alone: a split grid's last wave, its CTAs started as the uneven splits
+    // before them free their slots, ran at the paired pace (4 of the 5 committed split calls with a last wave within
+    // the SMs went 3-6 % further off when it was freed).
+    const double lone = plan.ctas * plan.splits <= sms ? r.flash2.lone_pace.value_or(1.0) : 1.0;
+    t.memory_s *= wave_stream_factor(r.flash2_decode, static_cast<double>(plan.ctas * plan.splits), 2, sms,
+                                     padded * flash2_uneven_dim(r.flash2, a.head_dim), lone);
     wide_group_terms(op, r, plan, t);
     return t;
   }
@@ -107,7 +112,15 @@ KernelTimes flash2_decode_cost(const Op& op, const Roofs& r, const Tile* force_t
   // cp.async loads): at the decode block's KV rate, fitted on that kernel, not at the card's read rate. The
   // memory-bound grids at head dim 256 ran 1.06-1.16x the read rate's time on both cards (h200-tailpace, h100-second's
   // sets: 266 calls never fitted, 6.7 / 15.6 -> 6.3 / 15.6 % on the H200, 8.8 / 19.4 -> 7.6 / 16.6 % on the H100).
-  t.memory_s = with_l2_hit(op, r, op.bytes() / r.flash2_decode.stream_bandwidth);
+  // Over waves as the split kernel's (wave_stream_factor): a last wave of no more CTAs than SMs walks alone, otherwise
+  // a part wave takes a CTA's whole walk. The memory-bound grids at head dim 256 with such a last wave were priced
+  // 15-22 % fast on the H100 with the stream spread evenly (twenty-second session, docs/accuracy-notes.md).
+  const int sms = std::max(1, r.card.sm_count), per_sm = flash2_kernel_dim(a.head_dim) == 192 ? 1 : 2;
+  const double padded = static_cast<double>(flash2_kernel_dim(a.head_dim)) / static_cast<double>(a.head_dim);
+  t.memory_s = with_l2_hit(op, r, op.bytes() / r.flash2_decode.stream_bandwidth *
+                                      wave_stream_factor(r.flash2_decode, static_cast<double>(a.batch * heads), per_sm, sms,
+                                                         padded * flash2_uneven_dim(r.flash2, a.head_dim),
+                                                         r.flash2.lone_pace.value_or(1.0)));
   return t;
 }
 
