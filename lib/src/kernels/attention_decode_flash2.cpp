@@ -59,8 +59,9 @@ void wide_group_terms(const Op& op, const Roofs& r, const ProductionDecodePlan& 
 // for a wave efficiency within 85 % of the best, flash_api.cpp). On a slower DRAM of the same die (the H100's, the
 // H200's calibration carried) fewer CTAs fill it: h100-first / h100-second's 80 split calls went 9.1 / 31.8 % ->
 // 3.7 / 19.1 % (mean +10.6 -> -0.8 %) against a part wave at its part's share of the card's stream; the H200 unchanged.
-// A last wave of no more CTAs than SMs leaves each alone on its SM, walking `lone` times faster (flash2.lone_pace where
-// the caller frees it). per_sm: the kernel's CTAs an SM (one at head dim 192: eight warps, both slots' loads). The
+// A last wave of no more CTAs than SMs walks `lone` times faster (flash2.lone_pace where the caller frees it): its CTAs
+// alone on their SMs where the wave before ended spread out (a wave that ends together has its successors doubled up,
+// h100-widencu's placement probe). per_sm: the kernel's CTAs an SM (one at head dim 192: eight warps, both slots' loads). The
 // factor multiplies the stream's time at stream_bandwidth.
 double wave_stream_factor(const ProductionDecode& d, double ctas, int per_sm, int sms, double walk, double lone) {
   const double stream = d.stream_bandwidth, slots = static_cast<double>(per_sm * sms);
@@ -112,9 +113,10 @@ KernelTimes flash2_decode_cost(const Op& op, const Roofs& r, const Tile* force_t
   // cp.async loads): at the decode block's KV rate, fitted on that kernel, not at the card's read rate. The
   // memory-bound grids at head dim 256 ran 1.06-1.16x the read rate's time on both cards (h200-tailpace, h100-second's
   // sets: 266 calls never fitted, 6.7 / 15.6 -> 6.3 / 15.6 % on the H200, 8.8 / 19.4 -> 7.6 / 16.6 % on the H100).
-  // Over waves as the split kernel's (wave_stream_factor): a last wave of no more CTAs than SMs walks alone, otherwise
-  // a part wave takes a CTA's whole walk. The memory-bound grids at head dim 256 with such a last wave were priced
-  // 15-22 % fast on the H100 with the stream spread evenly (twenty-second session, docs/accuracy-notes.md).
+  // Over waves as the split kernel's (wave_stream_factor): a last wave of no more CTAs than SMs at the lone pace,
+  // otherwise a part wave takes a CTA's whole walk. The memory-bound grids at head dim 256 with such a last wave were
+  // priced 15-22 % fast on the H100 with the stream spread evenly; at the lone pace 0-11 % (last waves of 16-96 CTAs,
+  // the larger ones paired-like; twenty-second session, docs/accuracy-notes.md; heldout35 plans the check).
   const int sms = std::max(1, r.card.sm_count), per_sm = flash2_kernel_dim(a.head_dim) == 192 ? 1 : 2;
   const double padded = static_cast<double>(flash2_kernel_dim(a.head_dim)) / static_cast<double>(a.head_dim);
   t.memory_s = with_l2_hit(op, r, op.bytes() / r.flash2_decode.stream_bandwidth *
