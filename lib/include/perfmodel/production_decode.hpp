@@ -17,6 +17,9 @@ int64_t flash2_split_count(int64_t ctas, int64_t blocks, int sm_count);
 // The head dim of the FlashAttention-2 kernel a call runs: the next one PyTorch 2.11 compiles (32, 64, 96, 128, 192,
 // 256); past 256 the call's own (attention_prefill_flash2.cpp).
 int64_t flash2_kernel_dim(int64_t head_dim);
+// CTAs an SM of the non-split FlashAttention-2 kernel at this head dim (two, one at 192: eight warps); the tiles'
+// table in attention_prefill_flash2.cpp.
+int flash2_ctas_per_sm(int64_t head_dim);
 struct Flash2Prefill;
 // A call's time over its compiled kernel's at the same shape: the calibration's uneven_dim for a head dim short of
 // that kernel's (Is_even_K false), else 1.

@@ -117,7 +117,7 @@ KernelTimes flash2_decode_cost(const Op& op, const Roofs& r, const Tile* force_t
   // otherwise a part wave takes a CTA's whole walk. The memory-bound grids at head dim 256 with such a last wave were
   // priced 15-22 % fast on the H100 with the stream spread evenly; at the lone pace 0-11 % (last waves of 16-96 CTAs,
   // the larger ones paired-like; twenty-second session, docs/accuracy-notes.md; heldout35 plans the check).
-  const int sms = std::max(1, r.card.sm_count), per_sm = flash2_kernel_dim(a.head_dim) == 192 ? 1 : 2;
+  const int sms = std::max(1, r.card.sm_count), per_sm = flash2_ctas_per_sm(a.head_dim);
   const double padded = static_cast<double>(flash2_kernel_dim(a.head_dim)) / static_cast<double>(a.head_dim);
   t.memory_s = with_l2_hit(op, r, op.bytes() / r.flash2_decode.stream_bandwidth *
                                       wave_stream_factor(r.flash2_decode, static_cast<double>(a.batch * heads), per_sm, sms,

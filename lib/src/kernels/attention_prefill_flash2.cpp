@@ -59,6 +59,12 @@ Flash2Tiles flash2_tiles(int64_t head_dim) {
   return {d, 64, 64, 4, 2};
 }
 
+}  // namespace
+
+int flash2_ctas_per_sm(int64_t head_dim) { return flash2_tiles(head_dim).ctas_per_sm; }
+
+namespace {
+
 constexpr double kSmemBytesPerClock = 128.0;   // an SM's shared-memory read port
 constexpr int64_t kBalancedGrid = 100000;      // CTAs past which the list schedule is taken as balanced
 
