@@ -206,6 +206,17 @@ TEST_CASE("decode attention's fixed time names the floors its price used: the pr
   CHECK_FALSE(test::contains(datasheet.out, "cudnn_decode"));
 }
 
+TEST_CASE("FlashAttention-2's split decode names the block its floors come from, in a profile that borrows it") {
+  // The eager profile has no `decode:` block of its own: it prices FlashAttention-2's split-KV decode with the
+  // profile that measured one (roofs.cpp). Each fixed term names that block, never "not used".
+  const Run r = cli("op --card h200 --kind attention_decode_flash2 --batch 1 --heads 2 --kv-heads 2 --kv-len 16384 "
+                    "--head-dim 128 --impl eager --explain");
+  REQUIRE(r.rc == 0);
+  CHECK(test::contains(r.out, "fixed = split-KV call floor (split kernel and combine) "));
+  CHECK(test::contains(r.out, ".decode (the same kernel in every profile))"));
+  CHECK_FALSE(test::contains(r.out, "(not used)"));
+}
+
 TEST_CASE("PyTorch's own kernels and the MoE GEMMs name their measured floors too") {
   // F.layer_norm and torch.softmax as eager runs them: ATen's kernels, floors from profiles.eager.aten.
   for (const char* kind : {"layernorm", "softmax"}) {

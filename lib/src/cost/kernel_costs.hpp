@@ -60,8 +60,9 @@ KernelTimes engine_decode_cost(const Op& op, const Roofs& r);
 // Production decode attention (production_decode_cost.cpp): the split rule of FlashAttention's
 // split-KV kernels with GQA query heads packed into one tile, and the call's cost.
 KernelTimes production_decode_cost(const Op& op, const Roofs& r);
-// The same with a given kernel's constants (FlashAttention-2's decode, attention_decode_flash2).
-KernelTimes production_decode_cost(const Op& op, const Roofs& r, const ProductionDecode& d);
+// The same with a given kernel's constants (FlashAttention-2's decode, attention_decode_flash2); source_key names
+// where they come from (a Roofs::sources key, which --explain prints beside each fixed term).
+KernelTimes production_decode_cost(const Op& op, const Roofs& r, const ProductionDecode& d, const char* source_key);
 
 // The effective peak of `p` (throws a clear "card has no <p> peak" when the card has none).
 double effective_peak(const Roofs& r, Precision p);

@@ -55,24 +55,26 @@ ProductionDecodePlan plan_production_decode(int64_t batch, int64_t heads, int64_
 // the combine's walk over the splits. Non-split: one kernel whose CTAs each walk the whole cache
 // in 128-key tiles that cost what the same kernel's prefill tiles cost (the packed group fills
 // part of a padded MMA tile), spread over the SMs.
-KernelTimes production_decode_cost(const Op& op, const Roofs& r) { return production_decode_cost(op, r, r.production_decode); }
+KernelTimes production_decode_cost(const Op& op, const Roofs& r) {
+  return production_decode_cost(op, r, r.production_decode, "decode");
+}
 
-KernelTimes production_decode_cost(const Op& op, const Roofs& r, const ProductionDecode& d) {
+KernelTimes production_decode_cost(const Op& op, const Roofs& r, const ProductionDecode& d, const char* source_key) {
   const AttentionShape& a = op.attention;
   ProductionDecodePlan p = plan_production_decode(a.batch, a.heads, a.kv_heads, a.kv_len, a.head_dim, r.card.sm_count);
   if (!d.split_kv) p.splits = 1;
   KernelTimes t;
   if (p.splits > 1) {
     t.fixed_s = d.call_floor_s + static_cast<double>(p.splits) * d.combine_per_split_s;
-    t.fixed_parts = {{"split-KV call floor (split kernel and combine)", d.call_floor_s, "decode"},
+    t.fixed_parts = {{"split-KV call floor (split kernel and combine)", d.call_floor_s, source_key},
                      {"combine walk: " + std::to_string(p.splits) + " splits", static_cast<double>(p.splits) * d.combine_per_split_s,
-                      "decode"}};
+                      source_key}};
     t.memory_s = with_l2_hit(op, r, op.bytes() / d.stream_bandwidth);
     t.compute_s = kv_convert_s(op, r);  // fp8 KV (0 otherwise)
     return t;
   }
   t.fixed_s = d.nonsplit_floor_s >= 0 ? d.nonsplit_floor_s : d.call_floor_s;
-  t.fixed_parts = {{"non-split call floor", t.fixed_s, "decode"}};
+  t.fixed_parts = {{"non-split call floor", t.fixed_s, source_key}};
   const double s = d.nonsplit_softmax_share;
   const double tile = d.nonsplit_tile_s * ((1 - s) * static_cast<double>(a.head_dim) / 128.0 + s);
   // Fewer CTAs than SMs: each walks its cache alone, the slowest one sets the time.

@@ -83,7 +83,7 @@ KernelTimes flash2_decode_cost(const Op& op, const Roofs& r, const Tile* force_t
     // Split: the pair's floor, the KV stream and the combine as the decode block prices them, the stream over waves
     // (wave_stream_factor). A head dim short of the kernel's walks the padded kernel's key blocks (its loads
     // predicated, not fewer), times uneven_dim.
-    KernelTimes t = production_decode_cost(op, r, r.flash2_decode);
+    KernelTimes t = production_decode_cost(op, r, r.flash2_decode, "flash2_decode");
     const double padded = static_cast<double>(flash2_kernel_dim(a.head_dim)) / static_cast<double>(a.head_dim);
     // A grid of no more CTAs than SMs leaves each alone on its SM: its walk at lone_pace times the paired pace, as the
     // prefill kernel's lone CTAs (h200-lonecta; the split kernel is the same tile loop).
@@ -97,7 +97,7 @@ KernelTimes flash2_decode_cost(const Op& op, const Roofs& r, const Tile* force_t
     wide_group_terms(op, r, plan, t);
     return t;
   }
-  if (!r.flash2.measured()) return production_decode_cost(op, r, r.flash2_decode);
+  if (!r.flash2.measured()) return production_decode_cost(op, r, r.flash2_decode, "flash2_decode");
   // The group's query heads are swapped into the query rows (seqlenq_ngroups_swapped, head dims that are multiples
   // of 8): a CTA per (sequence, KV head), walking every key tile unmasked but the last.
   const bool swapped = a.heads > a.kv_heads && a.head_dim % 8 == 0;
