@@ -23,6 +23,8 @@ DECODE = [
     (1, 8, 1, 4096, 64), (1, 8, 1, 16384, 64), (1, 8, 1, 32768, 64), (1, 16, 4, 8192, 64),
     # head dim 256: 16 / 64 splits, and two units
     (1, 8, 1, 1024, 256), (1, 8, 1, 4096, 256), (1, 16, 2, 3000, 256),
+    # for contrast, split grids of 256 CTAs (two an SM): the same split counts with more CTAs and combine rows
+    (1, 16, 2, 16384, 128), (1, 32, 8, 4096, 128), (2, 32, 8, 2048, 128), (4, 32, 8, 1024, 128), (2, 32, 8, 8192, 64),
 ]
 BACKENDS = ("flash",)
 
