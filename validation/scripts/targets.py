@@ -486,6 +486,16 @@ def heldout33(binary):
           "`perfmodel accuracy --card h100-sxm`, h100-heldout34", summary(held.errors("eager", fa2)), (0.08, 0.20),
           "nine split grids alone on their SMs 8.5 / 12.9 % (20.7 / 33.6 % before the rule), all slow; its non-split "
           "grids were among those the non-split stream's waves were read off (twenty-second session: 5.2 / 14.1 % before)")
+    held = Kernels(binary, "validation/results/h100-heldout35/heldout35/kernels.json", False, card="h100-sxm")
+    t.add("attention decode, FlashAttention-2, h100-heldout35 (14 non-split grids planned after the waves rule)",
+          "`perfmodel accuracy --card h100-sxm`, h100-heldout35", summary(held.errors("eager", fa2)), (0.08, 0.20),
+          "the eight head-dim-256 grids 6.6 % median (15.5 % at the committed prices before the rule); the two head-dim-128 "
+          "grids with a last round of 16 CTAs 15.6 / 16.5 % slow (that round priced paired)")
+    held = Kernels(binary, "validation/results/h100-lonesplit/lonesplit/kernels.json", False, card="h100-sxm")
+    t.add("attention decode, FlashAttention-2, h100-lonesplit (17 split grids alone on their SMs, 5 of 256 CTAs)",
+          "`perfmodel accuracy --card h100-sxm`, h100-lonesplit", summary(held.errors("eager", fa2)), (0.08, 0.20),
+          "the lone grids 4-38 % slow: the combine walks 0.18 us a split, not the decode block's 0.227, and a lone "
+          "split kernel is its floor plus its bytes (validation/results/h100-lonesplit/README.md)")
     return t
 
 
@@ -725,7 +735,8 @@ def main(binary, build):
               "the split wave's CTA pace (commit d81efd4) and measured on an H100 and an H200 lease of 2026-12-05 before "
               "anything was read off them; the H100's predictions of both rules were committed before the run "
               "(validation/results/heldout33/README.md). The non-split stream rule (commit d1f83b4) came after the H100's "
-              "run and before the H200's.", heldout33(binary))
+              "run and before the H200's. heldout34 and heldout35 (H100 leases of 2026-12-05 and 2026-12-06) and lonesplit "
+              "(2026-12-06) were planned the same way, their prices committed before each run.", heldout33(binary))
     lines += section("## The H100 (validation/results/h100-first, h100-second, h100-widencu; h100-probe5, h100-compgraph)",
               "H100 80GB HBM3 leases of 2026-12-05 (the first: production kernels of issue 10's sets and the fused profile's "
               "CUDA-graph steps; later ones: h200-probe5's and h200-compgraph's scripts, transformers and torch.compile'd "
