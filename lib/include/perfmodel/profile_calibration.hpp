@@ -76,6 +76,14 @@ struct Flash2Prefill {
   // 192, 256 kernels with Is_even_K false: predicated loads, padded columns cleared; fit_flash2_uneven.py on
   // h200-oddsplit). Optional: 1.
   Measured uneven_dim;
+  // Its split decode's combine (flash_fwd_splitkv_combine_kernel) walks the splits one after another, a load of each
+  // split's partial rows then its scaled sum: an L2 round trip a split, the same on every grid (validation/results/
+  // h100-lonesplit, each kernel's device time). Optional: the decode block's combine_per_split.
+  Measured combine_per_split_s;
+  // The split decode's call outside its two kernels, a CTA of the split kernel's grid (the split kernel's CTAs retired
+  // and their partial rows written before the combine starts; h100-lonesplit's replayed calls less their kernels'
+  // device times). Optional: none.
+  Measured split_gap_per_cta_s;
   bool measured() const { return mma_peak && softmax_s && mask_s && smem_share && cta_fixed_s && call_floor_s; }
 };
 

@@ -162,6 +162,12 @@ ProfileCalibration read_one(MapReader r, const std::string& name) {
     x.uneven_dim = f->opt_number("uneven_dim");
     if (x.uneven_dim && !(*x.uneven_dim >= 1 && *x.uneven_dim <= 2))
       f->fail("uneven_dim", "must be between 1 and 2 (a short head dim costs at least its padded kernel's call)");
+    x.combine_per_split_s = f->opt_quantity("combine_per_split", Dimension::seconds);
+    if (x.combine_per_split_s && *x.combine_per_split_s > 10e-6)
+      f->fail("combine_per_split", "must be at most 10 us (an L2 round trip a split)");
+    x.split_gap_per_cta_s = f->opt_quantity("split_gap_per_cta", Dimension::seconds, true);
+    if (x.split_gap_per_cta_s && *x.split_gap_per_cta_s > 1e-6)
+      f->fail("split_gap_per_cta", "must be at most 1 us a CTA");
     f->finish();
   }
   if (auto g = r.opt_map("gemm")) {
@@ -379,6 +385,8 @@ void write_profiles(std::ostream& o, const std::vector<ProfileCalibration>& prof
       o << "      call_floor: " << q(*f.call_floor_s, "us", 1e-6) << "\n";
       if (f.lone_pace) o << "      lone_pace: " << *f.lone_pace << "\n";
       if (f.uneven_dim) o << "      uneven_dim: " << *f.uneven_dim << "\n";
+      if (f.combine_per_split_s) o << "      combine_per_split: " << q(*f.combine_per_split_s, "us", 1e-6) << "\n";
+      if (f.split_gap_per_cta_s) o << "      split_gap_per_cta: " << q(*f.split_gap_per_cta_s, "ns", 1e-9) << "\n";
     }
     if (p.cudnn_decode.measured()) {
       const CudnnDecode& d = p.cudnn_decode;

@@ -29,7 +29,7 @@ constexpr double kPartialStream = 0.91e12;  // B/s
 // - The combine reads every split's partial row of every query head: splits x batch x heads x (d + 1) fp32 values.
 //   Past a few hundred rows that traffic, not the per-split walk (combine_per_split), sets its time: the larger of the
 //   two is priced.
-void wide_group_terms(const Op& op, const Roofs& r, const ProductionDecodePlan& plan, KernelTimes& t) {
+void wide_group_terms(const Op& op, const ProductionDecode& d, const ProductionDecodePlan& plan, KernelTimes& t) {
   const AttentionShape& a = op.attention;
   const int64_t kvh = std::max<int64_t>(1, a.kv_heads);
   const int64_t row_blocks = ceil_div(std::max<int64_t>(1, a.heads / kvh), 64);
@@ -37,7 +37,7 @@ void wide_group_terms(const Op& op, const Roofs& r, const ProductionDecodePlan& 
     const double kv = 2.0 * static_cast<double>(a.batch * kvh * a.kv_len * a.head_dim) * bytes_of(op.kv_cache);
     t.memory_s *= (op.bytes() + static_cast<double>(row_blocks - 1) * kv) / op.bytes();
   }
-  const double walk = static_cast<double>(plan.splits) * r.flash2_decode.combine_per_split_s;
+  const double walk = static_cast<double>(plan.splits) * d.combine_per_split_s;
   const double partials = static_cast<double>(plan.splits * a.batch * a.heads * (a.head_dim + 1)) * 4.0 / kPartialStream;
   if (partials > walk) {
     t.fixed_s += partials - walk;
@@ -75,6 +75,20 @@ double wave_stream_factor(const ProductionDecode& d, double ctas, int per_sm, in
   return sum / ctas;
 }
 
+// The call's time outside its two kernels (the split kernel's end to the combine's start: its CTAs retired and their
+// partial rows written back before the dependent launch) grows with the split kernel's grid: graph-replayed calls less
+// the kernels' device times (torch.profiler) went from 0.3-0.7 us at 8 CTAs to 1.0-1.5 us at 256 on one H100 lease and
+// 0.7 -> 2.5-3.3 us on another (h100-lonesplit, h100-rerun25). flash2.split_gap_per_cta a CTA of the split grid,
+// fitted on the H200's committed calls alone (twenty-fifth session, docs/accuracy-notes.md); unmeasured: none.
+void split_grid_gap(const Flash2Prefill& f, const ProductionDecodePlan& plan, KernelTimes& t) {
+  if (!f.split_gap_per_cta_s) return;
+  const double gap = static_cast<double>(plan.ctas * plan.splits) * *f.split_gap_per_cta_s;
+  t.fixed_s += gap;
+  t.fixed_parts.push_back({"between the split kernel and its combine: " + std::to_string(plan.ctas * plan.splits) +
+                               " CTAs retired (flash2.split_gap_per_cta)",
+                           gap, "flash2"});
+}
+
 KernelTimes flash2_decode_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
   if (!r.flash2_decode.measured() || op.attention.batch <= 0) return flash_decode_cost(op, r, force_tile);
   const AttentionShape& a = op.attention;
@@ -83,7 +97,15 @@ KernelTimes flash2_decode_cost(const Op& op, const Roofs& r, const Tile* force_t
     // Split: the pair's floor, the KV stream and the combine as the decode block prices them, the stream over waves
     // (wave_stream_factor). A head dim short of the kernel's walks the padded kernel's key blocks (its loads
     // predicated, not fewer), times uneven_dim.
-    KernelTimes t = production_decode_cost(op, r, r.flash2_decode, "flash2_decode");
+    // The combine's walk at FlashAttention-2's own combine kernel's pace where the flash2 block has it (measured kernel
+    // by kernel: 0.18 us a split on lone and 256-CTA grids alike, where the decode block's 0.227 was fitted on whole
+    // calls and stood in for the gap below on the many-CTA grids; validation/results/h100-lonesplit).
+    ProductionDecode d = r.flash2_decode;
+    if (r.flash2.combine_per_split_s) d.combine_per_split_s = *r.flash2.combine_per_split_s;
+    KernelTimes t = production_decode_cost(op, r, d, "flash2_decode");
+    if (r.flash2.combine_per_split_s)
+      for (auto& part : t.fixed_parts)
+        if (part.what.rfind("combine walk", 0) == 0) part.source_key = "flash2";
     const double padded = static_cast<double>(flash2_kernel_dim(a.head_dim)) / static_cast<double>(a.head_dim);
     // A grid of no more CTAs than SMs leaves each alone on its SM: its walk at lone_pace times the paired pace, as the
     // prefill kernel's lone CTAs (h200-lonecta; the split kernel is the same tile loop).
@@ -94,7 +116,8 @@ KernelTimes flash2_decode_cost(const Op& op, const Roofs& r, const Tile* force_t
     const double lone = plan.ctas * plan.splits <= sms ? r.flash2.lone_pace.value_or(1.0) : 1.0;
     t.memory_s *= wave_stream_factor(r.flash2_decode, static_cast<double>(plan.ctas * plan.splits), 2, sms,
                                      padded * flash2_uneven_dim(r.flash2, a.head_dim), lone);
-    wide_group_terms(op, r, plan, t);
+    wide_group_terms(op, d, plan, t);
+    split_grid_gap(r.flash2, plan, t);
     return t;
   }
   if (!r.flash2.measured()) return production_decode_cost(op, r, r.flash2_decode, "flash2_decode");
