@@ -484,8 +484,9 @@ def heldout33(binary):
     held = Kernels(binary, "validation/results/h100-heldout34/heldout34/kernels.json", False, card="h100-sxm")
     t.add("attention decode, FlashAttention-2, h100-heldout34 (19 grids planned after the lone-CTA rule)",
           "`perfmodel accuracy --card h100-sxm`, h100-heldout34", summary(held.errors("eager", fa2)), (0.08, 0.20),
-          "nine split grids alone on their SMs 8.5 / 12.9 % (20.7 / 33.6 % before the rule), all slow; its non-split "
-          "grids were among those the non-split stream's waves were read off (twenty-second session: 5.2 / 14.1 % before)")
+          "nine split grids alone on their SMs 8.5 / 12.9 % at the lone-CTA rule (20.7 / 33.6 % before it), all slow, "
+          "until the combine's own pace and the split grid's gap (twenty-fifth session); its non-split grids were among "
+          "those the non-split stream's waves were read off (twenty-second session: 5.2 / 14.1 % before)")
     held = Kernels(binary, "validation/results/h100-heldout35/heldout35/kernels.json", False, card="h100-sxm")
     t.add("attention decode, FlashAttention-2, h100-heldout35 (14 non-split grids planned after the waves rule)",
           "`perfmodel accuracy --card h100-sxm`, h100-heldout35", summary(held.errors("eager", fa2)), (0.08, 0.20),
@@ -494,8 +495,16 @@ def heldout33(binary):
     held = Kernels(binary, "validation/results/h100-lonesplit/lonesplit/kernels.json", False, card="h100-sxm")
     t.add("attention decode, FlashAttention-2, h100-lonesplit (17 split grids alone on their SMs, 5 of 256 CTAs)",
           "`perfmodel accuracy --card h100-sxm`, h100-lonesplit", summary(held.errors("eager", fa2)), (0.08, 0.20),
-          "the lone grids 4-38 % slow: the combine walks 0.18 us a split, not the decode block's 0.227, and a lone "
-          "split kernel is its floor plus its bytes (validation/results/h100-lonesplit/README.md)")
+          "NOT held out for flash2.combine_per_split, read off this set's combine kernels (0.179 us a split); 15.4 / "
+          "22.4 % before it, the lone grids 4-38 % slow (validation/results/h100-lonesplit/README.md)")
+    for s in ("lonesplit", "heldout34", "heldout35"):
+        held = Kernels(binary, f"validation/results/h100-rerun25/{s}/{s}/kernels.json", False, card="h100-sxm")
+        t.add(f"attention decode, FlashAttention-2, h100-rerun25/{s} (a second H100 lease, 2026-12-06)",
+              f"`perfmodel accuracy --card h100-sxm`, h100-rerun25/{s}", summary(held.errors("eager", fa2)), (0.08, 0.20),
+              {"lonesplit": "10.2 / 15.8 % before the combine's pace and the split grid's gap (whose form was read off "
+                            "this lease's kernel times too, its number on H200 calls alone)",
+               "heldout34": "5.7 / 11.6 % before the combine's pace and the split grid's gap",
+               "heldout35": "non-split grids: priced as before"}[s])
     return t
 
 
@@ -736,7 +745,8 @@ def main(binary, build):
               "anything was read off them; the H100's predictions of both rules were committed before the run "
               "(validation/results/heldout33/README.md). The non-split stream rule (commit d1f83b4) came after the H100's "
               "run and before the H200's. heldout34 and heldout35 (H100 leases of 2026-12-05 and 2026-12-06) and lonesplit "
-              "(2026-12-06) were planned the same way, their prices committed before each run.", heldout33(binary))
+              "(2026-12-06) were planned the same way, their prices committed before each run; h100-rerun25 is the three "
+              "again on a later H100 lease.", heldout33(binary))
     lines += section("## The H100 (validation/results/h100-first, h100-second, h100-widencu; h100-probe5, h100-compgraph)",
               "H100 80GB HBM3 leases of 2026-12-05 (the first: production kernels of issue 10's sets and the fused profile's "
               "CUDA-graph steps; later ones: h200-probe5's and h200-compgraph's scripts, transformers and torch.compile'd "
