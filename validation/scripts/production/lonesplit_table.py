@@ -4,9 +4,12 @@ beside its two kernels' device times (kernel_split.json, torch.profiler) and per
 line of each kernel's time against the split count, lone grids (splits x CTAs <= SMs) and the 256-CTA contrast grids
 apart. The question it answers (validation/results/lonesplit/README.md): does the per-split cost sit in the combine
 (flash_fwd_splitkv_combine_kernel's walk over the splits) or in the split kernel, and is it the same on both kinds of
-grid?
+grid? Then the call's time outside its two kernels (the gap: the replayed call less their device times) against the
+split kernel's grid (CTAs x splits), within a wave of two CTAs an SM and past it (flash2.split_gap_per_cta; --set
+splitgap reads a splitgap run, validation/results/splitgap/README.md).
 
     python3 validation/scripts/production/lonesplit_table.py validation/results/h200-lonesplit [BINARY] [--card h200]
+        [--set lonesplit|splitgap]
 """
 import argparse
 import json
@@ -40,18 +43,19 @@ def main():
     ap.add_argument("binary", nargs="?", default="build/tools/perfmodel/perfmodel")
     ap.add_argument("--card", help="h200 or h100-sxm (default: from the directory's name)")
     ap.add_argument("--sms", type=int, default=132)
+    ap.add_argument("--set", default="lonesplit", help="the run's set folder: lonesplit (default) or splitgap")
     a = ap.parse_args()
-    card = a.card or ("h100-sxm" if "h100" in os.path.basename(a.results.rstrip("/")) else "h200")
-    measured = os.path.join(a.results, "lonesplit", "kernels.json")
+    card = a.card or ("h100-sxm" if "h100" in a.results else "h200")
+    measured = os.path.join(a.results, a.set, "kernels.json")
     out = subprocess.run([a.binary, "accuracy", "--card", card, "--measured", measured, "--format", "json"],
                          capture_output=True, text=True, check=True).stdout
     priced = {c["name"]: c for c in json.loads(out)["profile_cases"] if c["profile"] == "eager"}
-    with open(os.path.join(a.results, "lonesplit", "kernel_split.json")) as f:
+    with open(os.path.join(a.results, a.set, "kernel_split.json")) as f:
         parts = {p["name"]: kernel_parts(p["kernel_times_us"]) for p in json.load(f)["profiles"]}
-    print("| call (b, heads, kv heads, keys, d) | CTAs | splits | measured (us) | split kernel | combine | other | "
+    print("| call (b, heads, kv heads, keys, d) | CTAs | splits | measured (us) | split kernel | combine | other | gap | "
           "priced (us) | error |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    fits = {}
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    fits, gaps = {}, {}
     for name, c in sorted(priced.items(), key=lambda kv: kv[0]):
         m = re.search(r"_b(\d+)_ctx(\d+)_h(\d+)_kv(\d+)_d(\d+)", name)
         if not m or name not in parts:
@@ -63,12 +67,20 @@ def main():
         grid = "lone" if ctas * s <= a.sms else "contrast"
         for kernel, us in (("split kernel", split), ("combine", combine), ("call", c["measured_s"] * 1e6)):
             fits.setdefault((grid, d, kernel), []).append((s, us))
+        gap = c["measured_s"] * 1e6 - split - combine - other
+        gaps.setdefault("within a wave" if ctas * s <= 2 * a.sms else "past a wave", []).append((ctas * s, gap))
         print(f"| {b}, {h}, {kvh}, {keys}, {d} | {ctas} | {s} | {c['measured_s'] * 1e6:.1f} | {split:.1f} | "
-              f"{combine:.1f} | {other:.1f} | {c['predicted_s'] * 1e6:.1f} | {100 * c['error']:+.1f} % |")
+              f"{combine:.1f} | {other:.1f} | {gap:.1f} | {c['predicted_s'] * 1e6:.1f} | {100 * c['error']:+.1f} % |")
     print("\nleast-squares lines, us = a + b x splits (grid, head dim, what):")
     for key in sorted(fits):
         a0, b0 = line(fits[key])
         print(f"  {key[0]:8s} d{key[1]:<3d} {key[2]:12s} {len(fits[key]):2d} calls  a = {a0:6.2f} us  b = {b0:.3f} us")
+    print("\nthe gap against the grid, us = a + b x CTAs (b in ns a CTA):")
+    for key in sorted(gaps):
+        a0, b0 = line(gaps[key])
+        print(f"  {key:14s} {len(gaps[key]):2d} calls  a = {a0:6.2f} us  b = {1e3 * b0:.2f} ns")
+    a0, b0 = line([p for v in gaps.values() for p in v])
+    print(f"  {'every grid':14s} {sum(map(len, gaps.values())):2d} calls  a = {a0:6.2f} us  b = {1e3 * b0:.2f} ns")
 
 
 if __name__ == "__main__":
