@@ -505,6 +505,11 @@ def heldout33(binary):
                             "this lease's kernel times too, its number on H200 calls alone)",
                "heldout34": "5.7 / 11.6 % before the combine's pace and the split grid's gap",
                "heldout35": "non-split grids: priced as before"}[s])
+    held = Kernels(binary, "validation/results/h100-splitgap/splitgap/kernels.json", False, card="h100-sxm")
+    t.add("attention decode, FlashAttention-2, h100-splitgap (19 split grids of 96-1248 CTAs, planned after the gap key)",
+          "`perfmodel accuracy --card h100-sxm`, h100-splitgap", summary(held.errors("eager", fa2)), (0.08, 0.20),
+          "11.3 / 21.8 % before the combine's pace and the gap; three calls of 55-79 splits over 112-160 query rows 17-23 % "
+          "fast: their combine walks 0.29-0.42 us a split (validation/results/h100-splitgap/README.md)")
     return t
 
 
