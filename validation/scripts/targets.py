@@ -510,6 +510,11 @@ def heldout33(binary):
           "`perfmodel accuracy --card h100-sxm`, h100-splitgap", summary(held.errors("eager", fa2)), (0.08, 0.20),
           "11.3 / 21.8 % before the combine's pace and the gap; three calls of 55-79 splits over 112-160 query rows 17-23 % "
           "fast: their combine walks 0.29-0.42 us a split (validation/results/h100-splitgap/README.md)")
+    held = Kernels(binary, "validation/results/h100-combinel2/combinel2/kernels.json", False, card="h100-sxm")
+    t.add("attention decode, FlashAttention-2, h100-combinel2 (17 split calls, rows and splits fixed, the K / V past L2)",
+          "`perfmodel accuracy --card h100-sxm`, h100-combinel2", summary(held.errors("eager", fa2)), (0.08, 0.20),
+          "5.9 / 9.8 % before the combine's pace and the gap: this lease's time outside the two kernels is 2.1-5.1 us a "
+          "call, the gap key prices 0.7-1.0 (validation/results/h100-combinel2/README.md)")
     return t
 
 
