@@ -515,6 +515,12 @@ def heldout33(binary):
           "`perfmodel accuracy --card h100-sxm`, h100-combinel2", summary(held.errors("eager", fa2)), (0.08, 0.20),
           "5.9 / 9.8 % before the combine's pace and the gap: this lease's time outside the two kernels is 2.1-5.1 us a "
           "call, the gap key prices 0.7-1.0 (validation/results/h100-combinel2/README.md)")
+    for phase in ("cold", "hot", "idle"):
+        held = Kernels(binary, f"validation/results/h100-gapstate/{phase}/lonesplit/kernels.json", False, card="h100-sxm")
+        t.add(f"attention decode, FlashAttention-2, h100-gapstate/{phase} (lonesplit's 22 calls, a fifth H100 lease)",
+              f"`perfmodel accuracy --card h100-sxm`, h100-gapstate/{phase}", summary(held.errors("eager", fa2)),
+              (0.08, 0.20), "the GPU's state (clock, power, heat) leaves the inter-kernel gap at about 1 us a call "
+              "(validation/results/h100-gapstate/README.md)")
     return t
 
 
