@@ -481,46 +481,40 @@ def heldout33(binary):
               summary(held.errors("eager", fa2)), (0.08, 0.20), note)
         t.add(f"attention decode, cuDNN, {tag}", f"`perfmodel op --card {card} --kind attention --impl eager` per call",
               summary(cudnn_decode_errors(binary, path, False, card=card)), (0.08, 0.20))
-    held = Kernels(binary, "validation/results/h100-heldout34/heldout34/kernels.json", False, card="h100-sxm")
-    t.add("attention decode, FlashAttention-2, h100-heldout34 (19 grids planned after the lone-CTA rule)",
-          "`perfmodel accuracy --card h100-sxm`, h100-heldout34", summary(held.errors("eager", fa2)), (0.08, 0.20),
-          "nine split grids alone on their SMs 8.5 / 12.9 % at the lone-CTA rule (20.7 / 33.6 % before it), all slow, "
-          "until the combine's own pace and the split grid's gap (twenty-fifth session); its non-split grids were among "
-          "those the non-split stream's waves were read off (twenty-second session: 5.2 / 14.1 % before)")
-    held = Kernels(binary, "validation/results/h100-heldout35/heldout35/kernels.json", False, card="h100-sxm")
-    t.add("attention decode, FlashAttention-2, h100-heldout35 (14 non-split grids planned after the waves rule)",
-          "`perfmodel accuracy --card h100-sxm`, h100-heldout35", summary(held.errors("eager", fa2)), (0.08, 0.20),
-          "the eight head-dim-256 grids 6.6 % median (15.5 % at the committed prices before the rule); the two head-dim-128 "
-          "grids with a last round of 16 CTAs 15.6 / 16.5 % slow (that round priced paired)")
-    held = Kernels(binary, "validation/results/h100-lonesplit/lonesplit/kernels.json", False, card="h100-sxm")
-    t.add("attention decode, FlashAttention-2, h100-lonesplit (17 split grids alone on their SMs, 5 of 256 CTAs)",
-          "`perfmodel accuracy --card h100-sxm`, h100-lonesplit", summary(held.errors("eager", fa2)), (0.08, 0.20),
-          "NOT held out for flash2.combine_per_split, read off this set's combine kernels (0.179 us a split); 15.4 / "
-          "22.4 % before it, the lone grids 4-38 % slow (validation/results/h100-lonesplit/README.md)")
-    for s in ("lonesplit", "heldout34", "heldout35"):
-        held = Kernels(binary, f"validation/results/h100-rerun25/{s}/{s}/kernels.json", False, card="h100-sxm")
-        t.add(f"attention decode, FlashAttention-2, h100-rerun25/{s} (a second H100 lease, 2026-12-06)",
-              f"`perfmodel accuracy --card h100-sxm`, h100-rerun25/{s}", summary(held.errors("eager", fa2)), (0.08, 0.20),
-              {"lonesplit": "10.2 / 15.8 % before the combine's pace and the split grid's gap (whose form was read off "
-                            "this lease's kernel times too, its number on H200 calls alone)",
-               "heldout34": "5.7 / 11.6 % before the combine's pace and the split grid's gap",
-               "heldout35": "non-split grids: priced as before"}[s])
-    held = Kernels(binary, "validation/results/h100-splitgap/splitgap/kernels.json", False, card="h100-sxm")
-    t.add("attention decode, FlashAttention-2, h100-splitgap (19 split grids of 96-1248 CTAs, planned after the gap key)",
-          "`perfmodel accuracy --card h100-sxm`, h100-splitgap", summary(held.errors("eager", fa2)), (0.08, 0.20),
-          "11.3 / 21.8 % before the combine's pace and the gap; three calls of 55-79 splits over 112-160 query rows 17-23 % "
-          "fast: their combine walks 0.29-0.42 us a split (validation/results/h100-splitgap/README.md)")
-    held = Kernels(binary, "validation/results/h100-combinel2/combinel2/kernels.json", False, card="h100-sxm")
-    t.add("attention decode, FlashAttention-2, h100-combinel2 (17 split calls, rows and splits fixed, the K / V past L2)",
-          "`perfmodel accuracy --card h100-sxm`, h100-combinel2", summary(held.errors("eager", fa2)), (0.08, 0.20),
-          "5.9 / 9.8 % before the combine's pace and the gap: this lease's time outside the two kernels is 2.1-5.1 us a "
-          "call, the gap key prices 0.7-1.0 (validation/results/h100-combinel2/README.md)")
-    for phase in ("cold", "hot", "idle"):
-        held = Kernels(binary, f"validation/results/h100-gapstate/{phase}/lonesplit/kernels.json", False, card="h100-sxm")
-        t.add(f"attention decode, FlashAttention-2, h100-gapstate/{phase} (lonesplit's 22 calls, a fifth H100 lease)",
-              f"`perfmodel accuracy --card h100-sxm`, h100-gapstate/{phase}", summary(held.errors("eager", fa2)),
-              (0.08, 0.20), "the GPU's state (clock, power, heat) leaves the inter-kernel gap at about 1 us a call "
-              "(validation/results/h100-gapstate/README.md)")
+    before = "before the combine's pace and the split grid's gap"
+    gap_note = ("the GPU's state (clock, power, heat) leaves the inter-kernel gap at about 1 us a call "
+                "(validation/results/h100-gapstate/README.md)")
+    # (what, the H100 set's kernels.json under validation/results, note)
+    for what, path, note in (
+            ("h100-heldout34 (19 grids planned after the lone-CTA rule)", "h100-heldout34/heldout34",
+             "nine split grids alone on their SMs 8.5 / 12.9 % at the lone-CTA rule (20.7 / 33.6 % before it), all slow, "
+             "until the combine's own pace and the split grid's gap (twenty-fifth session); its non-split grids were "
+             "among those the non-split stream's waves were read off (twenty-second session: 5.2 / 14.1 % before)"),
+            ("h100-heldout35 (14 non-split grids planned after the waves rule)", "h100-heldout35/heldout35",
+             "the eight head-dim-256 grids 6.6 % median (15.5 % at the committed prices before the rule); the two "
+             "head-dim-128 grids with a last round of 16 CTAs 15.6 / 16.5 % slow (that round priced paired)"),
+            ("h100-lonesplit (17 split grids alone on their SMs, 5 of 256 CTAs)", "h100-lonesplit/lonesplit",
+             "NOT held out for flash2.combine_per_split, read off this set's combine kernels (0.179 us a split); 15.4 / "
+             "22.4 % before it, the lone grids 4-38 % slow (validation/results/h100-lonesplit/README.md)"),
+            ("h100-rerun25/lonesplit (a second H100 lease, 2026-12-06)", "h100-rerun25/lonesplit/lonesplit",
+             f"10.2 / 15.8 % {before} (whose form was read off this lease's kernel times too, its number on H200 "
+             "calls alone)"),
+            ("h100-rerun25/heldout34 (a second H100 lease, 2026-12-06)", "h100-rerun25/heldout34/heldout34",
+             f"5.7 / 11.6 % {before}"),
+            ("h100-rerun25/heldout35 (a second H100 lease, 2026-12-06)", "h100-rerun25/heldout35/heldout35",
+             "non-split grids: priced as before"),
+            ("h100-splitgap (19 split grids of 96-1248 CTAs, planned after the gap key)", "h100-splitgap/splitgap",
+             f"11.3 / 21.8 % {before}; three calls of 55-79 splits over 112-160 query rows 17-23 % fast: their "
+             "combine walks 0.29-0.42 us a split (validation/results/h100-splitgap/README.md)"),
+            ("h100-combinel2 (17 split calls, rows and splits fixed, the K / V past L2)", "h100-combinel2/combinel2",
+             f"5.9 / 9.8 % {before}: this lease's time outside the two kernels is 2.1-5.1 us a call, the gap key "
+             "prices 0.7-1.0 (validation/results/h100-combinel2/README.md)"),
+            ("h100-gapstate/cold (lonesplit's 22 calls, a fifth H100 lease)", "h100-gapstate/cold/lonesplit", gap_note),
+            ("h100-gapstate/hot (lonesplit's 22 calls, a fifth H100 lease)", "h100-gapstate/hot/lonesplit", gap_note),
+            ("h100-gapstate/idle (lonesplit's 22 calls, a fifth H100 lease)", "h100-gapstate/idle/lonesplit", gap_note)):
+        held = Kernels(binary, f"validation/results/{path}/kernels.json", False, card="h100-sxm")
+        t.add(f"attention decode, FlashAttention-2, {what}", f"`perfmodel accuracy --card h100-sxm`, {what.split()[0]}",
+              summary(held.errors("eager", fa2)), (0.08, 0.20), note)
     return t
 
 

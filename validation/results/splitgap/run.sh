@@ -3,13 +3,5 @@
 # FlashAttention-2's split decode on grids of 96-1248 CTAs, each call timed as every set does and each kernel's
 # device time from torch.profiler (validation/scripts/production/splitgap.py). About 1 min. The results go to
 # validation/results/<card>-splitgap.
-export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 CUDA_VISIBLE_DEVICES=0 PYTHONUNBUFFERED=1
-t0=$(date +%s)
-{ date -u; nvidia-smi; } > $OUT/smi.txt 2>&1
-timeout 150 python3 validation/scripts/production/run_all.py $OUT/splitgap --shapes splitgap --groups attention \
-  --budget 120 > /dev/null 2>&1
-echo "splitgap rc=$? at $(( $(date +%s) - t0 )) s" | tee $OUT/log.txt
-rm -f $OUT/splitgap/hf.json
-timeout 120 python3 validation/scripts/production/splitgap.py $OUT/splitgap > $OUT/profile.log 2>&1
-echo "profile rc=$? at $(( $(date +%s) - t0 )) s" | tee -a $OUT/log.txt
-grep -c '"ok": true' $OUT/splitgap/kernels.json
+# The steps: validation/scripts/production/run_split_set.sh (shared by lonesplit, splitgap and combinel2).
+exec bash validation/scripts/production/run_split_set.sh splitgap
