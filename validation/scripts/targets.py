@@ -504,11 +504,14 @@ def heldout33(binary):
             ("h100-rerun25/heldout35 (a second H100 lease, 2026-12-06)", "h100-rerun25/heldout35/heldout35",
              "non-split grids: priced as before"),
             ("h100-splitgap (19 split grids of 96-1248 CTAs, planned after the gap key)", "h100-splitgap/splitgap",
-             f"11.3 / 21.8 % {before}; three calls of 55-79 splits over 112-160 query rows 17-23 % fast: their "
-             "combine walks 0.29-0.42 us a split (validation/results/h100-splitgap/README.md)"),
+             f"11.3 / 21.8 % {before}; its three calls of 55-79 splits after grids of three to four waves 17-23 % "
+             "fast until the combine's DRAM walk (h100-combinewave; validation/results/h100-splitgap/README.md)"),
             ("h100-combinel2 (17 split calls, rows and splits fixed, the K / V past L2)", "h100-combinel2/combinel2",
              f"5.9 / 9.8 % {before}: this lease's time outside the two kernels is 2.1-5.1 us a call, the gap key "
              "prices 0.7-1.0 (validation/results/h100-combinel2/README.md)"),
+            ("h100-combinewave (14 split calls after grids of one to six waves: FITTED on, combine_dram_per_split)",
+             "h100-combinewave/combinewave", "fit set, shown for the record: 13.2 / 22.2 % at 4f6e95a, 10.5 / 18.1 % with "
+             "the combine's L2 pace and the gap alone (validation/results/h100-combinewave/README.md)"),
             ("h100-gapstate/cold (lonesplit's 22 calls, a fifth H100 lease)", "h100-gapstate/cold/lonesplit", gap_note),
             ("h100-gapstate/hot (lonesplit's 22 calls, a fifth H100 lease)", "h100-gapstate/hot/lonesplit", gap_note),
             ("h100-gapstate/idle (lonesplit's 22 calls, a fifth H100 lease)", "h100-gapstate/idle/lonesplit", gap_note)):

@@ -84,6 +84,9 @@ struct Flash2Prefill {
   // and their partial rows written before the combine starts; h100-lonesplit's replayed calls less their kernels'
   // device times). Optional: none.
   Measured split_gap_per_cta_s;
+  // The combine's walk a split where the partial rows it reads were pushed out of L2 by the split kernel's later waves
+  // (h100-combinewave: 0.41-0.45 us a split past four waves). Optional: none (every walk from L2).
+  Measured combine_dram_per_split_s;
   bool measured() const { return mma_peak && softmax_s && mask_s && smem_share && cta_fixed_s && call_floor_s; }
 };
 

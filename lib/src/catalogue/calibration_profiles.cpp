@@ -168,6 +168,9 @@ ProfileCalibration read_one(MapReader r, const std::string& name) {
     x.split_gap_per_cta_s = f->opt_quantity("split_gap_per_cta", Dimension::seconds, true);
     if (x.split_gap_per_cta_s && *x.split_gap_per_cta_s > 1e-6)
       f->fail("split_gap_per_cta", "must be at most 1 us a CTA");
+    x.combine_dram_per_split_s = f->opt_quantity("combine_dram_per_split", Dimension::seconds);
+    if (x.combine_dram_per_split_s && *x.combine_dram_per_split_s > 10e-6)
+      f->fail("combine_dram_per_split", "must be at most 10 us (a DRAM round trip a split)");
     f->finish();
   }
   if (auto g = r.opt_map("gemm")) {
@@ -387,6 +390,8 @@ void write_profiles(std::ostream& o, const std::vector<ProfileCalibration>& prof
       if (f.uneven_dim) o << "      uneven_dim: " << *f.uneven_dim << "\n";
       if (f.combine_per_split_s) o << "      combine_per_split: " << q(*f.combine_per_split_s, "us", 1e-6) << "\n";
       if (f.split_gap_per_cta_s) o << "      split_gap_per_cta: " << q(*f.split_gap_per_cta_s, "ns", 1e-9) << "\n";
+      if (f.combine_dram_per_split_s)
+        o << "      combine_dram_per_split: " << q(*f.combine_dram_per_split_s, "us", 1e-6) << "\n";
     }
     if (p.cudnn_decode.measured()) {
       const CudnnDecode& d = p.cudnn_decode;

@@ -89,6 +89,25 @@ void split_grid_gap(const Flash2Prefill& f, const ProductionDecodePlan& plan, Ke
                            gap, "flash2"});
 }
 
+// The combine walks each split's partial rows from L2 (combine_per_split) unless the split kernel's later waves
+// streamed enough K / V after them to push them out: a split CTA writes its partial rows as it ends, so a grid of one
+// wave writes them all as its stream ends, and in a grid of several waves the first wave's rows are followed by the
+// rest of the K / V. h100-combinewave (two-wave grids, splits and rows fixed): the walk 0.20 / 0.31 / 0.42 us a split
+// at 17 / 34 / 51 MB of K / V after the first wave, 0.41-0.45 past it at four and six waves, 0.19 on one wave
+// (h100-combinel2: 16-98 MB on one wave, 0.19-0.20). The share of the walk from DRAM ramps over one L2 cyclic capacity
+// (l2_residency.hpp's random replacement) from kEvictionStart of it; the combine's CTA takes its walk at the slower
+// pace for that share. kEvictionStart fitted there with flash2.combine_dram_per_split (the walk all from DRAM).
+constexpr double kEvictionStart = 0.65;  // L2 cyclic capacities of K / V streamed after the first wave
+
+double combine_pace(const Op& op, const Roofs& r, const ProductionDecodePlan& plan, double l2_pace) {
+  if (!r.flash2.combine_dram_per_split_s || r.l2_cyclic_capacity <= 0) return l2_pace;
+  const double grid = static_cast<double>(plan.ctas * plan.splits), slots = 2.0 * std::max(1, r.card.sm_count);
+  if (grid <= slots) return l2_pace;
+  const double after_first = op.bytes() * (1.0 - slots / grid);
+  const double dram_share = std::clamp(after_first / r.l2_cyclic_capacity - kEvictionStart, 0.0, 1.0);
+  return l2_pace + dram_share * std::max(0.0, *r.flash2.combine_dram_per_split_s - l2_pace);
+}
+
 KernelTimes flash2_decode_cost(const Op& op, const Roofs& r, const Tile* force_tile) {
   if (!r.flash2_decode.measured() || op.attention.batch <= 0) return flash_decode_cost(op, r, force_tile);
   const AttentionShape& a = op.attention;
@@ -102,6 +121,7 @@ KernelTimes flash2_decode_cost(const Op& op, const Roofs& r, const Tile* force_t
     // calls and stood in for the gap below on the many-CTA grids; validation/results/h100-lonesplit).
     ProductionDecode d = r.flash2_decode;
     if (r.flash2.combine_per_split_s) d.combine_per_split_s = *r.flash2.combine_per_split_s;
+    d.combine_per_split_s = combine_pace(op, r, plan, d.combine_per_split_s);
     KernelTimes t = production_decode_cost(op, r, d, "flash2_decode");
     if (r.flash2.combine_per_split_s)
       for (auto& part : t.fixed_parts)
