@@ -1,5 +1,5 @@
 #!/bin/bash
-# One FlashAttention-2 split-decode set with its kernels apart (lonesplit, splitgap, combinel2, combinewave), from the repository
+# One FlashAttention-2 split-decode set with its kernels apart (lonesplit, splitgap, combinel2, combinewave, combinedim), from the repository
 # root, OUT set: each call timed as every set does (run_all.py --shapes SET: CUDA-graph replay) and each kernel's mean
 # device time from torch.profiler (SET.py OUT/SET: kernel_split.json). About 1 min.
 #   OUT=... bash validation/scripts/production/run_split_set.sh SET
