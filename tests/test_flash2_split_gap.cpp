@@ -202,3 +202,16 @@ TEST_CASE("the combine walks from DRAM what the split kernel's later waves pushe
     CHECK(std::fabs(with) <= 0.05);  // -17..-23 % without; +0.3 / -3.6 / -2.6 % with
   }
 }
+
+TEST_CASE("the combine's DRAM walk at head dims 64 and 256 (h100-combinedim, planned after it landed)") {
+  Calibration with = carried_h100(true), without = with;
+  for (ProfileCalibration& p : without.profiles) p.flash2.combine_dram_per_split_s.reset();
+  const std::vector<double> e = decode_errors("h100-combinedim/combinedim", with);
+  const std::vector<double> before = decode_errors("h100-combinedim/combinedim", without);
+  REQUIRE(e.size() == 12);
+  CAPTURE(quantile(e, 0.5));
+  CAPTURE(quantile(e, 0.9));
+  CHECK(quantile(e, 0.5) <= 0.08);  // 6.5 / 10.2 %
+  CHECK(quantile(e, 0.9) <= 0.13);
+  CHECK(quantile(e, 0.5) < quantile(before, 0.5));
+}

@@ -512,6 +512,9 @@ def heldout33(binary):
             ("h100-combinewave (14 split calls after grids of one to six waves: FITTED on, combine_dram_per_split)",
              "h100-combinewave/combinewave", "fit set, shown for the record: 13.2 / 22.2 % at 4f6e95a, 10.5 / 18.1 % with "
              "the combine's L2 pace and the gap alone (validation/results/h100-combinewave/README.md)"),
+            ("h100-combinedim (12 split calls at head dims 64 / 256 after two-wave grids, planned after the DRAM walk)",
+             "h100-combinedim/combinedim", "14.6 / 18.4 % at 4f6e95a; the combine's DRAM walk, read at head dim 128, "
+             "holds at 64 and 256 (validation/results/h100-combinedim/README.md)"),
             ("h100-gapstate/cold (lonesplit's 22 calls, a fifth H100 lease)", "h100-gapstate/cold/lonesplit", gap_note),
             ("h100-gapstate/hot (lonesplit's 22 calls, a fifth H100 lease)", "h100-gapstate/hot/lonesplit", gap_note),
             ("h100-gapstate/idle (lonesplit's 22 calls, a fifth H100 lease)", "h100-gapstate/idle/lonesplit", gap_note)):
