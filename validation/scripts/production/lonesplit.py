@@ -33,8 +33,9 @@ def gemm_shapes():
     return []
 
 
-def main(out, decode=None):
-    """Each call's kernels' device times to OUT/kernel_split.json (decode: (batch, heads, kv heads, keys, d) calls)."""
+def main(out, decode=None, backends=None):
+    """Each call's kernels' device times to OUT/kernel_split.json (decode: (batch, heads, kv heads, keys, d) calls;
+    backends: SDPA's, FlashAttention-2 alone by default)."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import torch
 
@@ -44,7 +45,7 @@ def main(out, decode=None):
     torch.cuda.set_device(0)
     harness.init()
     rows = []
-    for case, make_set, fn, _check, set_bytes in attention.cases(BACKENDS, False, PREFILL, decode or DECODE):
+    for case, make_set, fn, _check, set_bytes in attention.cases(backends or BACKENDS, False, PREFILL, decode or DECODE):
         rows.append({"name": case["name"], "kernel_times_us": kernel_times(fn, make_set, set_bytes)})
         print(case["name"], [(n[:40], round(t, 2)) for n, t in rows[-1]["kernel_times_us"]], flush=True)
     with open(os.path.join(out, "kernel_split.json"), "w") as f:
