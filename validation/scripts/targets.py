@@ -223,7 +223,8 @@ def issue10(binary):
           "`perfmodel op --kind attention --impl eager` per case, h200-widegroup",
           summary(cudnn_decode_errors(binary, R + "h200-widegroup/kernels.json", False)), (0.08, 0.20),
           "each of a unit's ceil(group / 16) CTAs walks its whole K / V (branch widegroup; 23.2 / 40.1 % shared, "
-          "14.1 / 27.1 % with it) and an SM takes its CTAs' walks at kSmIntake (branch smintake)")
+          "14.1 / 27.1 % with it), an SM takes its CTAs' walks at kSmIntake (branch smintake: 9.8 / 18.2 %) and the "
+          "split's merge one CTA a query row (kMergePerRow, twenty-sixth session, fitted on h200-splitgrid's merges)")
     # h200-widecheck: planned after branch smintake's kSmIntake was fitted on h200-wideprobe, measured before anything
     # was read off it.
     t.add("cuDNN decode at GQA groups 24-112, a check planned after both wide-group rules (h200-widecheck, never fitted)",
@@ -521,6 +522,16 @@ def heldout33(binary):
         held = Kernels(binary, f"validation/results/{path}/kernels.json", False, card="h100-sxm")
         t.add(f"attention decode, FlashAttention-2, {what}", f"`perfmodel accuracy --card h100-sxm`, {what.split()[0]}",
               summary(held.errors("eager", fa2)), (0.08, 0.20), note)
+    # h100-widesplit: the three wide-group shape sets again, with each call's kernels apart (twenty-sixth session).
+    wide = ["validation/results/h100-widesplit/" + s + "/kernels.json" for s in ("widegroup", "widecheck", "wideprobe")]
+    t.add("attention decode, cuDNN at GQA groups 8-256, h100-widesplit (widegroup / widecheck / wideprobe's 60 calls, "
+          "a sixth H100 lease)", "`perfmodel op --card h100-sxm --kind attention --impl eager` per call",
+          summary([e for p in wide for e in cudnn_decode_errors(binary, p, False, card="h100-sxm")]), (0.08, 0.20),
+          "6.0 / 15.7 % before the merge's CTA a query row (kMergePerRow, fitted on h200-splitgrid's merges); the 20 "
+          "merge kernels alone 20.2 / 33.0 -> 3.3 / 18.5 % (validation/results/h100-widesplit/README.md)")
+    t.add("attention decode, FlashAttention-2 at GQA groups 24-128, h100-widesplit/widegroup",
+          "`perfmodel accuracy --card h100-sxm`, h100-widesplit/widegroup",
+          summary(Kernels(binary, wide[0], False, card="h100-sxm").errors("eager", fa2)), (0.08, 0.20))
     return t
 
 

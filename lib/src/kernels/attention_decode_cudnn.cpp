@@ -137,6 +137,13 @@ double cta_rate(int64_t head_dim, int resident) {
 // reduction_floor, a harness time: the traced 1.68 us and the 0.46 us a graph holds the GPU idle after a kernel
 // (harness_idle, h200-gemm-chain), 2.14 us, set from those measurements, not fitted (decodeknee.py).
 constexpr double kMergePerSplit = 0.033e-6;  // s
+// Twenty-sixth session: the merge's grid is (1, heads, batch), one 256-thread CTA a query row (h200-splitgrid's traced
+// grids), and it takes longer with the rows at a fixed split count: 4 splits, 480 -> 960 rows, 2.26 -> 2.78 us on the
+// H100 (h100-widesplit). The block scheduler hands the CTAs out one by one; each row adds about 1 ns (2 clocks). Fitted
+// (least squares on the residual of 1.68 us + 33 ns a split, nothing else refitted) on h200-splitgrid's head-dim 64 /
+// 128 merges alone (12-256 rows): 0.987 ns. Held out: h100-widesplit's 20 merges (32-960 rows) 20.2 / 33.0 -> 3.3 /
+// 18.5 % (median / p90 of the kernel's traced time), h200-splitgrid's own 1.9 / 14.2 -> 1.9 / 12.6 %.
+constexpr double kMergePerRow = 0.987e-9;  // s
 // Branch smintake: the K / V bytes an SM takes into the decode CTAs it holds, past the first CTA's walk. Fitted (one
 // number, least mean |error| on a grid of 10 GB/s steps) on h200-wideprobe's 20 calls alone: the group stepped 8 ->
 // 128 at fixed units and keys, where each further CTA an SM added 2.5 us (d 64, 384 kB) to 10.5 us (d 128, 1.5 MB).
@@ -254,6 +261,9 @@ KernelTimes decode_times(const Op& op, const Roofs& r, int64_t ctas, bool split,
     const double per_split = kMergePerSplit * static_cast<double>(splits * decode_kernel_resources(a.head_dim).ctas_per_unit);
     t.fixed_s += per_split;
     t.fixed_parts.push_back({"the merge's partial rows (lean_reduction, a split each)", per_split, "cudnn_decode"});
+    const double per_row = kMergePerRow * static_cast<double>(std::max<int64_t>(1, a.batch) * std::max<int64_t>(1, a.heads));
+    t.fixed_s += per_row;
+    t.fixed_parts.push_back({"the merge's CTAs (lean_reduction, one a query row)", per_row, "cudnn_decode"});
   }
   const int64_t walkers = split ? (streaming > 0 ? streaming : r.card.sm_count) : ctas;
   const int64_t walk_keys = split ? ceil_div(a.kv_len, splits) : a.kv_len;
