@@ -211,7 +211,8 @@ def issue10(binary):
     t.add("cuDNN decode at head dims 144 / 160 / 192 / 224 / 256 (h200-x256, never fitted)",
           "`perfmodel op --kind attention --impl eager` per case, h200-x256",
           summary(cudnn_decode_errors(binary, R + "h200-x256/kernels.json", False)), (0.08, 0.20),
-          "144-224 run cuDNN's x256 kernel: priced as the 256 call (a rule read off h200-headdims' 160 / 192 calls)")
+          "144-224 run cuDNN's x256 kernel: its walk priced as the 256 call's (a rule read off h200-headdims' 160 / 192 "
+          "calls), its DRAM stream the call's own bytes (twenty-sixth session; 4.7 / 11.5 % before)")
     tp = Kernels(binary, R + "h200-tailpace/kernels.json", False)
     t.add("FlashAttention-2 decode without a split at 240-800 CTAs (h200-tailpace, never fitted)", f"{acc}, h200-tailpace",
           summary(tp.errors("eager", lambda c: c["kernel"] == "attention_decode_flash2")), (0.08, 0.20),
@@ -557,7 +558,8 @@ def h100(binary):
     for path in H100_SETS:
         dec += cudnn_decode_errors(binary, R + path + "/kernels.json", False, card="h100-sxm")
     t.add("attention decode, cuDNN's GQA-packed decode kernel", "`perfmodel op --card h100-sxm --kind attention --impl "
-          "eager` per call", summary(dec), (0.08, 0.20), "head dims 144-256 (h100-second/third/x256) 10.9 / 19.2 %")
+          "eager` per call", summary(dec), (0.08, 0.20), "head dims 144-256 (h100-second/third/x256) 5.1 / 11.5 %, 10.9 / 19.2 % before the x256 kernel's DRAM "
+          "stream took the call's own bytes (twenty-sixth session)")
     for p in ("fused", "eager", "compiled"):
         e, _ = pooled(sets, p, is_gemm)
         t.add(f"GEMMs, `{p}` profile (torch.linear / torch._scaled_mm)", acc, summary(e), (0.05, 0.15))

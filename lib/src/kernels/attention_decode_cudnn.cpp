@@ -164,7 +164,7 @@ constexpr double kSmIntake = 200e9;  // B/s
 // -2 to -5 % before. A CTA alone on its SM keeps the larger one: 96-128 CTAs at head dim 64 and 128
 // (h200-cudnn-decode #82-84, h200-heldout16 #17) sit within 1-4 % of it, and the join priced them
 // 8-10 % slow (decodeknee.py: joined everywhere, and only where CTAs share an SM).
-double resident_stream_s(const Op& op, const Roofs& r, int64_t ctas, int64_t keys, double bandwidth) {
+double resident_stream_s(const Op& op, const Roofs& r, int64_t ctas, int64_t keys, double bandwidth, double dram_share) {
   const int resident = resident_ctas(r.card, op.attention.head_dim);
   const double rate = cta_rate(op.attention.head_dim, resident);
   const double bytes = op.bytes();
@@ -193,7 +193,8 @@ double resident_stream_s(const Op& op, const Roofs& r, int64_t ctas, int64_t key
   // or fewer the DRAM stream is the longer by several times (branch smintake).
   auto wave = [&](int64_t n) {
     const double per_sm = std::ceil(static_cast<double>(n) / static_cast<double>(sms));
-    return std::max(join(static_cast<double>(n) * per_cta / bandwidth, walk, n), walk + (per_sm - 1) * walk_bytes / kSmIntake);
+    return std::max(join(static_cast<double>(n) * per_cta * dram_share / bandwidth, walk, n),
+                    walk + (per_sm - 1) * walk_bytes / kSmIntake);
   };
   const int64_t full = ctas / slots, rest = ctas % slots;
   return static_cast<double>(full) * wave(slots) + (rest > 0 ? wave(rest) : 0.0);
@@ -230,7 +231,7 @@ bool resident_rule(const Roofs& r) {
 // and the Triton split-KV kernels have their own tiles and split plans; test_quant_kv_accuracy's
 // fp8 / bf16 ratios moved past their bounds when the engine took the rule).
 KernelTimes decode_times(const Op& op, const Roofs& r, int64_t ctas, bool split, int64_t streaming = 0,
-                         bool cudnn = false, bool resident_waves = false) {
+                         bool cudnn = false, bool resident_waves = false, double dram_share = 1.0) {
   const AttentionShape& a = op.attention;
   const CudnnDecode& c = r.cudnn_decode;
   // Unmeasured: the card's launch floor and read rate; the merge as a launch and two dependent sweeps.
@@ -267,7 +268,8 @@ KernelTimes decode_times(const Op& op, const Roofs& r, int64_t ctas, bool split,
   }
   const int64_t walkers = split ? (streaming > 0 ? streaming : r.card.sm_count) : ctas;
   const int64_t walk_keys = split ? ceil_div(a.kv_len, splits) : a.kv_len;
-  t.memory_s = with_l2_hit(op, r, resident ? resident_stream_s(op, r, walkers, walk_keys, bandwidth) : op.bytes() / (bandwidth * fill));
+  t.memory_s = with_l2_hit(op, r, resident ? resident_stream_s(op, r, walkers, walk_keys, bandwidth, dram_share)
+                                           : op.bytes() * dram_share / (bandwidth * fill));
   // Branch compres: an expanded K / V larger than the L2 leaves its last-written tail dirty there; the
   // kernel reads the cache from its start, so the tail is evicted (written back) before it is read.
   const double l2 = r.l2_cyclic_capacity;
@@ -354,9 +356,9 @@ Op as_x256(const Op& op) {
 }
 
 // cuDNN's own rule (measured through PyTorch's SDPA): split when half the SMs or more sit idle and
-// the walk is over 4 key tiles.
-KernelTimes cudnn_decode_cost(const Op& op, const Roofs& r, const Tile* tile) {
-  if (runs_as_x256(op.attention)) return cudnn_decode_cost(as_x256(op), r, tile);
+// the walk is over 4 key tiles. `dram_share`: the bytes DRAM delivers over the bytes the call is priced with (below 1
+// for the x256 kernel at a narrower head dim).
+KernelTimes cudnn_call_cost(const Op& op, const Roofs& r, double dram_share) {
   const int64_t ctas = decode_ctas(op.attention);
   const int sms = std::max(1, r.card.sm_count);
   const bool split = 2 * ctas <= sms && ceil_div(op.attention.kv_len, kKeyTile) >= kSplitMinKeyTiles;
@@ -364,7 +366,18 @@ KernelTimes cudnn_decode_cost(const Op& op, const Roofs& r, const Tile* tile) {
   // The resident rule prices the split's CTAs: cuDNN's split count, the one its graph calls take
   // (decode_split.hpp; branch splitgrid read it off 34 unmasked grids); otherwise every SM.
   const bool split_count = split && resident_rule(r);
-  return decode_times(op, r, ctas, split, split_count ? ctas * cudnn_graph_splits(op.attention.kv_len, ctas, sms) : 0, true);
+  return decode_times(op, r, ctas, split, split_count ? ctas * cudnn_graph_splits(op.attention.kv_len, ctas, sms) : 0, true,
+                      false, dram_share);
+}
+
+// Twenty-sixth session: the x256 kernel walks the padded row, but DRAM delivers the call's own rows (the tile's
+// loads past the row are filled, not fetched). Where the walk binds (the H200 at batch 32-128: d 160 / 192 run 0.93 /
+// 0.92 of the 256 call's time) the price is the 256 call's; where the DRAM stream binds (the H100, whose HBM is 30 %
+// slower: 0.84 / 0.89) it is the stream of the call's own bytes. No parameter.
+KernelTimes cudnn_decode_cost(const Op& op, const Roofs& r, const Tile*) {
+  if (runs_as_x256(op.attention))
+    return cudnn_call_cost(as_x256(op), r, static_cast<double>(op.attention.head_dim) / 256.0);
+  return cudnn_call_cost(op, r, 1.0);
 }
 
 Op from_case(const KernelCase& c, bool) {
