@@ -530,6 +530,12 @@ def heldout33(binary):
           summary([e for p in wide for e in cudnn_decode_errors(binary, p, False, card="h100-sxm")]), (0.08, 0.20),
           "6.0 / 15.7 % before the merge's CTA a query row (kMergePerRow, fitted on h200-splitgrid's merges); the 20 "
           "merge kernels alone 20.2 / 33.0 -> 3.3 / 18.5 % (validation/results/h100-widesplit/README.md)")
+    t.add("attention decode, cuDNN at head dims 144-256 and split calls of 64-1056 query rows, h100-x256check (29 calls "
+          "planned after the x256 stream and the merge's rows)", "`perfmodel op --card h100-sxm --kind attention --impl "
+          "eager` per call", summary(cudnn_decode_errors(
+              binary, "validation/results/h100-x256check/x256check/kernels.json", False, card="h100-sxm")), (0.08, 0.20),
+          "8.5 / 19.0 % at the session's start, 6.2 / 15.5 % at the committed prices; its five x256 split calls 15.0 / "
+          "21.3 %; kWideMerge fitted after the run on h200-splitgrid alone (validation/results/h100-x256check/README.md)")
     t.add("attention decode, FlashAttention-2 at GQA groups 24-128, h100-widesplit/widegroup",
           "`perfmodel accuracy --card h100-sxm`, h100-widesplit/widegroup",
           summary(Kernels(binary, wide[0], False, card="h100-sxm").errors("eager", fa2)), (0.08, 0.20))

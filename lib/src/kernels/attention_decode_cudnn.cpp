@@ -144,6 +144,12 @@ constexpr double kMergePerSplit = 0.033e-6;  // s
 // 128 merges alone (12-256 rows): 0.987 ns. Held out: h100-widesplit's 20 merges (32-960 rows) 20.2 / 33.0 -> 3.3 /
 // 18.5 % (median / p90 of the kernel's traced time), h200-splitgrid's own 1.9 / 14.2 -> 1.9 / 12.6 %.
 constexpr double kMergePerRow = 0.987e-9;  // s
+// The merge after the x256 kernel (head dims past 128, two CTAs a split, a 256-wide row) takes longer than the
+// splits and rows give: h200-splitgrid's six head-dim-256 merges ran 0.38-1.04 us over 1.68 us + 33 ns a grid x +
+// kMergePerRow a row (0.4 where the K / V stays within L2, 1.0 far past it; not modelled apart). Their mean, fitted on
+// those six alone (twenty-sixth session): 0.714 us. Held out: the H100's 12 x256 merges (h100-widesplit,
+// h100-x256check) ran 0.74-1.32 us over the same terms.
+constexpr double kWideMerge = 0.714e-6;  // s
 // Branch smintake: the K / V bytes an SM takes into the decode CTAs it holds, past the first CTA's walk. Fitted (one
 // number, least mean |error| on a grid of 10 GB/s steps) on h200-wideprobe's 20 calls alone: the group stepped 8 ->
 // 128 at fixed units and keys, where each further CTA an SM added 2.5 us (d 64, 384 kB) to 10.5 us (d 128, 1.5 MB).
@@ -265,6 +271,10 @@ KernelTimes decode_times(const Op& op, const Roofs& r, int64_t ctas, bool split,
     const double per_row = kMergePerRow * static_cast<double>(std::max<int64_t>(1, a.batch) * std::max<int64_t>(1, a.heads));
     t.fixed_s += per_row;
     t.fixed_parts.push_back({"the merge's CTAs (lean_reduction, one a query row)", per_row, "cudnn_decode"});
+    if (decode_kernel_resources(a.head_dim).ctas_per_unit > 1) {
+      t.fixed_s += kWideMerge;
+      t.fixed_parts.push_back({"the merge of a 256-wide row (lean_reduction after the x256 kernel)", kWideMerge, "cudnn_decode"});
+    }
   }
   const int64_t walkers = split ? (streaming > 0 ? streaming : r.card.sm_count) : ctas;
   const int64_t walk_keys = split ? ceil_div(a.kv_len, splits) : a.kv_len;

@@ -2,7 +2,7 @@
 (torch.profiler's device times, kernel_split.json) against perfmodel's price of each (its --explain parts), and the
 time outside both kernels. Markdown on stdout.
 
-    python3 widesplit_table.py RESULTS BINARY [CARD]     # RESULTS: validation/results/<card>-widesplit
+    python3 widesplit_table.py RESULTS BINARY [CARD]     # RESULTS: validation/results/<card>-widesplit or -x256check
 """
 import json
 import os
@@ -10,7 +10,7 @@ import re
 import subprocess
 import sys
 
-SETS = ("widegroup", "widecheck", "wideprobe")
+SETS = ("widegroup", "widecheck", "wideprobe", "x256check")  # those present under RESULTS
 
 
 def parts(binary, card, c):
@@ -21,7 +21,7 @@ def parts(binary, card, c):
                         capture_output=True, text=True, check=True).stdout
     m = re.search(r"device time = fixed \+ max\(compute, memory\)\s+= ([\d.e+-]+) \+ max\(([\d.e+-]+), ([\d.e+-]+)\)", ex)
     fixed, compute, memory = (float(x) for x in m.groups())
-    merge = sum(float(x) for x in re.findall(r"(?:merge\)|a split each\)|one a query row\)) ([\d.e+-]+) s", ex))
+    merge = sum(float(x) for x in re.findall(r"(?:merge\)|a split each\)|one a query row\)|the x256 kernel\)) ([\d.e+-]+) s", ex))
     return (fixed - merge + max(compute, memory)) * 1e6, merge * 1e6
 
 
@@ -30,7 +30,7 @@ def main():
     card = sys.argv[3] if len(sys.argv) > 3 else "h100-sxm"
     print("| call | replayed (us) | split kernel: measured / priced (us) | merge: measured / priced (us) | outside both (us) |")
     print("| --- | ---: | ---: | ---: | ---: |")
-    for s in SETS:
+    for s in (s for s in SETS if os.path.isdir(os.path.join(root, s))):
         with open(os.path.join(root, s, "kernel_split.json")) as f:
             kernels = {p["name"]: p["kernel_times_us"] for p in json.load(f)["profiles"]}
         with open(os.path.join(root, s, "kernels.json")) as f:
