@@ -21,6 +21,6 @@ torch.cuda.synchronize()"
   timeout 100 python3 validation/scripts/production/run_all.py $OUT/$phase/lonesplit --shapes lonesplit --groups attention \
     --budget 80 > /dev/null 2>&1
   rm -f $OUT/$phase/lonesplit/hf.json
-  timeout 60 python3 validation/scripts/production/lonesplit.py $OUT/$phase/lonesplit > $OUT/$phase/profile.log 2>&1
+  timeout 60 python3 validation/scripts/production/split_kernels.py $OUT/$phase/lonesplit lonesplit > $OUT/$phase/profile.log 2>&1
   echo "$phase rc=$? at $(( $(date +%s) - t0 )) s" | tee -a $OUT/log.txt
 done

@@ -2,14 +2,11 @@
 flash2.combine_dram_per_split landed on h100-combinewave's head-dim-128 grids alone). The same two-wave grids (16 and
 31 sequences, 33 and 17 splits, 527-528 CTAs) with the K / V at 34 / 68 / 102 MB, at head dim 64 (256-key blocks, the
 combine's CTA 8 query rows) and 256 (64-key blocks). The landed rule prices the walk by the K / V streamed after the
-first wave, whatever the head dim. run_all.py --shapes combinedim times each call; `python3 combinedim.py OUT` adds
-each kernel's device time (lonesplit.main). Nothing is fitted before it is read.
+first wave, whatever the head dim. run_all.py --shapes combinedim times each call; `python3 split_kernels.py OUT
+combinedim` adds each kernel's device time. Nothing is fitted before it is read.
 
     OUT=... bash validation/results/combinedim/run.sh
 """
-import os
-import sys
-
 PREFILL = []
 # (batch, heads, kv_heads, kv_len, head_dim): GQA group 8 on one KV head a sequence; one, two, three key blocks a split.
 DECODE = [
@@ -20,12 +17,3 @@ DECODE = [
 ]
 BACKENDS = ("flash",)
 
-
-def gemm_shapes():
-    return []
-
-
-if __name__ == "__main__":
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import lonesplit
-    lonesplit.main(sys.argv[1], DECODE)

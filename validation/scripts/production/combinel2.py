@@ -4,14 +4,11 @@ rows walked 0.29-0.42 us a split against the 0.18 of small grids, their K / V 50
 series holds the query rows and the split count fixed (so the partial rows, rows x splits x d fp32, are the same
 bytes) and steps the keys so that the K / V the split kernel streams goes from well inside L2 to past it. If the
 combine's walk slows as the K / V passes L2, the partial rows are read from DRAM; if it stays, the partial rows' own
-size sets the pace. run_all.py --shapes combinel2 times each call; `python3 combinel2.py OUT` adds each kernel's
-device time (lonesplit.main). Nothing is fitted before it is read.
+size sets the pace. run_all.py --shapes combinel2 times each call; `python3 split_kernels.py OUT combinel2` adds
+each kernel's device time. Nothing is fitted before it is read.
 
     OUT=... bash validation/results/combinel2/run.sh
 """
-import os
-import sys
-
 PREFILL = []
 # (batch, heads, kv_heads, kv_len, head_dim), one query token; FlashAttention-2's split count in the comment
 # (flash2_decode_groups.split_count), the K / V bytes (bf16) and the partial rows' (fp32).
@@ -41,12 +38,3 @@ DECODE = [
 ]
 BACKENDS = ("flash",)
 
-
-def gemm_shapes():
-    return []
-
-
-if __name__ == "__main__":
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import lonesplit
-    lonesplit.main(sys.argv[1], DECODE)

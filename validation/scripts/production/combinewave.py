@@ -4,14 +4,11 @@ split against 0.18-0.20) all follow split grids of three to four waves (770-1045
 combine at 0.19-0.20 on single-wave grids whatever the K / V (16-98 MB), where every partial row is written as the
 stream ends. Here the split grid has two waves with the splits and query rows fixed while the K / V doubles and
 triples (one, two, three key blocks a split), four- and six-wave grids, and single-wave controls at 55 splits.
-run_all.py --shapes combinewave times each call; `python3 combinewave.py OUT` adds each kernel's device time
-(lonesplit.main). Nothing is fitted before it is read.
+run_all.py --shapes combinewave times each call; `python3 split_kernels.py OUT combinewave` adds each kernel's
+device time. Nothing is fitted before it is read.
 
     OUT=... bash validation/results/combinewave/run.sh
 """
-import os
-import sys
-
 PREFILL = []
 # (batch, heads, kv_heads, kv_len, head_dim): GQA group 8 on one KV head a sequence; split count, grid (waves of
 # 264 CTAs) and K / V (bf16) in the comment (flash2_decode_groups.split_count).
@@ -33,12 +30,3 @@ DECODE = [
 ]
 BACKENDS = ("flash",)
 
-
-def gemm_shapes():
-    return []
-
-
-if __name__ == "__main__":
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import lonesplit
-    lonesplit.main(sys.argv[1], DECODE)

@@ -35,7 +35,3 @@ DECODE = [
     (8, 32, 8, 16000, 128), (150, 32, 8, 600, 128), (12, 24, 8, 5000, 128),
 ]
 BACKENDS = ("flash", "cudnn")
-
-
-def gemm_shapes():
-    return []

@@ -13,7 +13,3 @@ PREFILL = [(b, h, kv, s, d) for d, h, kv in ((32, 16, 16), (80, 32, 32), (96, 32
 DECODE = [(b, h, kv, n, d) for d, h, kv in ((32, 16, 16), (80, 32, 32), (96, 32, 32), (160, 16, 16), (192, 16, 16))
           for b, n in ((1, 16000), (64, 2000))]
 BACKENDS = ("flash", "cudnn")
-
-
-def gemm_shapes():
-    return []

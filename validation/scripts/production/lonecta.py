@@ -11,7 +11,3 @@ PREFILL = ([(1, h, h, 1024, 128) for h in (2, 4, 8, 12, 16, 24, 33, 40, 50, 66)]
            [(1, h, h, 1024, 256) for h in (2, 4, 8, 16)])
 DECODE = []
 BACKENDS = ("flash",)
-
-
-def gemm_shapes():
-    return []

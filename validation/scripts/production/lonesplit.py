@@ -2,15 +2,11 @@
 (lead, planned 2026-12-05, twenty-third session). Such grids are priced 5-28 % slow on both cards, growing with the
 split count (docs/accuracy-notes.md, twenty-second session), and a call's time alone cannot say whether the split
 kernel (one key block a CTA here) or the combine's walk over the splits is priced wrong. run_all.py --shapes lonesplit
-times each call as every set does (CUDA-graph replay); `python3 lonesplit.py OUT` adds each kernel's device time from
-torch.profiler's CUDA activity (eltwise3.kernel_times) to OUT/kernel_split.json. Nothing is fitted before it is read.
+times each call as every set does (CUDA-graph replay); `python3 split_kernels.py OUT lonesplit` adds each kernel's
+device time from torch.profiler's CUDA activity to OUT/kernel_split.json. Nothing is fitted before it is read.
 
     OUT=... bash validation/results/lonesplit/run.sh
 """
-import json
-import os
-import sys
-
 PREFILL = []
 # (batch, heads, kv_heads, kv_len, head_dim), one query token; the split count is FlashAttention-2's (flash_api.cpp):
 # one key block a split on all of these (block 256 keys at head dim 64, 128 at 128, 64 at 256), CTAs = batch x KV heads.
@@ -28,29 +24,3 @@ DECODE = [
 ]
 BACKENDS = ("flash",)
 
-
-def gemm_shapes():
-    return []
-
-
-def main(out, decode=None, backends=None):
-    """Each call's kernels' device times to OUT/kernel_split.json (decode: (batch, heads, kv heads, keys, d) calls;
-    backends: SDPA's, FlashAttention-2 alone by default)."""
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import torch
-
-    import attention
-    import harness
-    from eltwise3 import kernel_times
-    torch.cuda.set_device(0)
-    harness.init()
-    rows = []
-    for case, make_set, fn, _check, set_bytes in attention.cases(backends or BACKENDS, False, PREFILL, decode or DECODE):
-        rows.append({"name": case["name"], "kernel_times_us": kernel_times(fn, make_set, set_bytes)})
-        print(case["name"], [(n[:40], round(t, 2)) for n, t in rows[-1]["kernel_times_us"]], flush=True)
-    with open(os.path.join(out, "kernel_split.json"), "w") as f:
-        json.dump({"schema_version": 1, "device": torch.cuda.get_device_name(0), "profiles": rows}, f, indent=1)
-
-
-if __name__ == "__main__":
-    main(sys.argv[1])

@@ -1,7 +1,7 @@
 #!/bin/bash
 # One FlashAttention-2 split-decode set with its kernels apart (lonesplit, splitgap, combinel2, combinewave, combinedim), from the repository
 # root, OUT set: each call timed as every set does (run_all.py --shapes SET: CUDA-graph replay) and each kernel's mean
-# device time from torch.profiler (SET.py OUT/SET: kernel_split.json). About 1 min.
+# device time from torch.profiler (split_kernels.py OUT/SET SET: kernel_split.json). About 1 min.
 #   OUT=... bash validation/scripts/production/run_split_set.sh SET
 set -u
 s=$1
@@ -12,6 +12,6 @@ timeout 150 python3 validation/scripts/production/run_all.py $OUT/$s --shapes $s
   --budget 120 > /dev/null 2>&1
 echo "$s rc=$? at $(( $(date +%s) - t0 )) s" | tee $OUT/log.txt
 rm -f $OUT/$s/hf.json
-timeout 120 python3 validation/scripts/production/$s.py $OUT/$s > $OUT/profile.log 2>&1
+timeout 120 python3 validation/scripts/production/split_kernels.py $OUT/$s $s > $OUT/profile.log 2>&1
 echo "profile rc=$? at $(( $(date +%s) - t0 )) s" | tee -a $OUT/log.txt
 grep -c '"ok": true' $OUT/$s/kernels.json

@@ -3,14 +3,11 @@ growing with the split kernel's grid past a wave? (planned 2026-12-06, twenty-fi
 flash2.split_gap_per_cta landed at 3.8 ns a CTA, linear in the grid.) On both H100 leases of lonesplit that time
 grew from 0.3-0.7 us at 8 CTAs to 0.8-3.3 us at 256; the committed split calls reach 1248 CTAs, where a linear gap
 prices 4.7 us and one that stops growing at a wave (264 CTAs) 1 us. run_all.py --shapes splitgap times each call as
-every set does; `python3 splitgap.py OUT` adds each kernel's device time (lonesplit.main). Nothing is fitted before
-it is read.
+every set does; `python3 split_kernels.py OUT splitgap` adds each kernel's device time. Nothing is fitted before it
+is read.
 
     OUT=... bash validation/results/splitgap/run.sh
 """
-import os
-import sys
-
 PREFILL = []
 # (batch, heads, kv_heads, kv_len, head_dim), one query token, GQA group 8 at 8 KV heads; FlashAttention-2's split
 # count (flash_api.cpp's heuristic, flash2_decode_groups.split_count) in the comment: CTAs = batch x KV heads.
@@ -37,12 +34,3 @@ DECODE = [
 ]
 BACKENDS = ("flash",)
 
-
-def gemm_shapes():
-    return []
-
-
-if __name__ == "__main__":
-    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    import lonesplit
-    lonesplit.main(sys.argv[1], DECODE)

@@ -22,7 +22,3 @@ DECODE = [
     (4, 32, 1, 8000, 256), (40, 32, 1, 1500, 256),
 ]
 BACKENDS = ("cudnn", "flash")
-
-
-def gemm_shapes():
-    return []

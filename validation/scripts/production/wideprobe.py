@@ -12,7 +12,3 @@ DECODE = ([(60, g, 1, 1500, 64) for g in (8, 16, 32, 48, 64, 96, 128)] +
           [(160, g, 1, 1200, 128) for g in (16, 48)] + [(90, g, 1, 1000, 64) for g in (16, 71)] +
           [(50, g, 2, 2000, 64) for g in (32, 256)])
 BACKENDS = ("cudnn",)
-
-
-def gemm_shapes():
-    return []

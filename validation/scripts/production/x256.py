@@ -14,7 +14,3 @@ SHAPES = [(1, 16, 16, 8000), (4, 16, 4, 30000), (32, 16, 16, 4000), (128, 8, 8, 
 DECODE = ([(b, h, kv, n, d) for d in (160, 192, 256) for b, h, kv, n in SHAPES] +
           [(b, h, kv, n, d) for d in (144, 224) for b, h, kv, n in (SHAPES[0], SHAPES[2])])
 BACKENDS = ("cudnn", "flash")
-
-
-def gemm_shapes():
-    return []

@@ -2,7 +2,7 @@
 the x256 kernel's DRAM stream at the call's own bytes (head dims 144-240, including 176 / 208 / 240, never measured),
 and the merge's CTA a query row (kMergePerRow, 1056 rows at most where a split can happen: 64-1056 here; fitted on
 12-256, checked at 32-960). Each call is timed as every set is (run_all.py --shapes x256check) and its kernels read
-apart (widesplit.py OUT x256check). Nothing is fitted on it.
+apart (split_kernels.py OUT x256check). Nothing is fitted on it.
 
     OUT=... bash validation/results/x256check/run.sh
 """
@@ -24,7 +24,3 @@ DECODE = [
     (1, 64, 64, 60000, 128), (8, 32, 4, 8000, 256), (16, 16, 2, 4000, 256),
 ]
 BACKENDS = ("cudnn",)
-
-
-def gemm_shapes():
-    return []
