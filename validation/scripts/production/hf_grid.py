@@ -65,7 +65,7 @@ def main():
     ap.add_argument("out")
     ap.add_argument("--budget", type=float, default=200.0, help="seconds for the whole run")
     ap.add_argument("--models", default=None, help="comma-separated catalogue keys (default: the plan's)")
-    ap.add_argument("--plan", default="grid", choices=("grid", "heldout16", "heldout17", "heldout18", "heldout19", "heldout20", "heldout21", "heldout22", "heldout23", "heldout24", "heldout25", "heldout26", "heldout27", "heldout29", "heldout30", "heldout31", "heldout32", "hostlease", "hfgemma", "hfgemma-paired", "hfgemma-window", "hfgemma-mistral", "hfflash"),
+    ap.add_argument("--plan", default="grid", choices=("grid", "heldout16", "heldout17", "heldout18", "heldout19", "heldout20", "heldout21", "heldout22", "heldout23", "heldout24", "heldout25", "heldout26", "heldout27", "heldout29", "heldout30", "heldout31", "heldout32", "heldout36", "hostlease", "hfgemma", "hfgemma-paired", "hfgemma-window", "hfgemma-mistral", "hfflash"),
                     help="grid: PLAN above; heldout16-24: that module's HF_PLAN (models never measured as steps)")
     ap.add_argument("--sdpa-backend", default="default", choices=("default", "flash"),
                     help="flash: every SDPA call restricted to PyTorch's FlashAttention-2 backend (sdpa_kernel), the kernels "

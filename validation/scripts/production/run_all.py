@@ -34,7 +34,7 @@ def main():
     ap.add_argument("--budget", type=float, default=420.0, help="seconds for the whole run")
     ap.add_argument("--groups", default="attention,gemm,ops,hf")
     ap.add_argument("--case-seconds", type=float, default=0.4, help="time limit per case's sampling")
-    ap.add_argument("--shapes", default="default", choices=("default", "heldout16", "heldout17", "heldout18", "heldout19", "heldout20", "heldout21", "heldout22", "heldout23", "heldout24", "heldout25", "heldout26", "heldout27", "heldout29", "heldout30", "heldout31", "heldout33", "heldout34", "heldout35", "lonesplit", "splitgap", "combinel2", "combinewave", "combinedim", "widegroup", "wideprobe", "widecheck", "x256check", "flash2wide", "flash30", "oddsplit", "x256", "tailpace", "tailprobe", "lonecta", "headdims", "afterfit28", "normwaves", "normwaves2", "normissue", "tf3217", "tf32split"),
+    ap.add_argument("--shapes", default="default", choices=("default", "heldout16", "heldout17", "heldout18", "heldout19", "heldout20", "heldout21", "heldout22", "heldout23", "heldout24", "heldout25", "heldout26", "heldout27", "heldout29", "heldout30", "heldout31", "heldout33", "heldout34", "heldout35", "lonesplit", "splitgap", "combinel2", "combinewave", "combinedim", "widegroup", "wideprobe", "widecheck", "x256check", "heldout36", "flash2wide", "flash30", "oddsplit", "x256", "tailpace", "tailprobe", "lonecta", "headdims", "afterfit28", "normwaves", "normwaves2", "normissue", "tf3217", "tf32split"),
                     help="attention, GEMM (and ops, where the set has them) shape lists: attention.py / gemm.py / "
                          "eager_ops.py's, or a held-out set's (heldout16.py, heldout17.py)")
     a = ap.parse_args()
