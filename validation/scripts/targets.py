@@ -390,20 +390,22 @@ def fresh(binary):
 FA2_AFTER_FIT = ("h200-heldout30", "h200-heldout31")  # hidden sets fit_flash2.py holds out whole (its AFTER_FIT)
 
 
-def fresh_models(binary, folder, models):
-    """A held-out set of models never measured before (h200-heldout17 to h200-heldout22), measured at a
-    session's start and kept out of every fit: every case held out."""
+def fresh_models(binary, folder, models, card="h200"):
+    """A held-out set of models never measured before (h200-heldout17 to h200-heldout31, h100-heldout36), measured at a
+    session's start or after its changes and kept out of every fit: every case held out. `card`: the card it ran on
+    (h100-sxm: the H200's calibration carried, nothing fitted on an H100, FlashAttention-2's rows always held out)."""
     tag = os.path.basename(folder.rstrip("/"))
+    env = dict(os.environ, PERFMODEL_CARD=card)
     t = Table()
-    s = Kernels(binary, folder + "/kernels.json", False)
-    acc = f"`perfmodel accuracy --card h200`, {tag}"
+    s = Kernels(binary, folder + "/kernels.json", False, card=card)
+    acc = f"`perfmodel accuracy --card {card}`, {tag}"
     t.add("attention prefill, cuDNN fused SDPA", acc, summary(s.errors("fused", lambda c: c["kernel"] == "attention_prefill_fused")),
           (0.08, 0.20))
-    t.add("attention decode, cuDNN's decode SDPA", f"`perfmodel op --kind attention --impl eager` per case, {tag}",
-          summary(cudnn_decode_errors(binary, folder + "/kernels.json", False)), (0.08, 0.20))
+    t.add("attention decode, cuDNN's decode SDPA", f"`perfmodel op --card {card} --kind attention --impl eager` per case, {tag}",
+          summary(cudnn_decode_errors(binary, folder + "/kernels.json", False, card=card)), (0.08, 0.20))
     # FlashAttention-2's flash2 block was fitted on the even cases of h200-heldout16..29 (fit_flash2.py): only the sets
     # that fit lists as measured after it are held out whole here.
-    if tag in FA2_AFTER_FIT:
+    if tag in FA2_AFTER_FIT or card != "h200":
         for kind, what in (("attention_prefill_flash2", "attention prefill"), ("attention_decode_flash2", "attention decode")):
             t.add(f"{what}, FlashAttention-2 (SDPA's flash backend)", acc,
                   summary(s.errors("eager", lambda c, kind=kind: c["kernel"] == kind)), (0.08, 0.20))
@@ -412,17 +414,20 @@ def fresh_models(binary, folder, models):
     t.add("norms, softmax, SiLU*mul, rotary as PyTorch eager runs them", acc, summary(s.errors("eager", is_small)), (0.08, 0.20))
     t.add("the same, torch.compile'd (Inductor's kernels, the compiled profile)", acc,
           summary(s.errors("compiled", is_small)), (0.08, 0.20))
-    rows = hf_rows(binary, folder + "/hf/hf.json", False, DRAGGED)
+    rows = hf_rows(binary, folder + "/hf/hf.json", False, DRAGGED, card=card)
     how = f"compare_hf.py [DRAGGED], {tag}/hf ({models})"
     t.add("transformers eager decode step, GPU kernel time", how, summary([k for ph, _, k in rows if ph == "decode"]), (0.10, None))
     t.add("transformers eager decode step, wall time (walls after profiler sessions, per-kernel rate)", how,
           summary([w for ph, w, _ in rows if ph == "decode"]), (0.20, None))
     t.add("transformers eager prefill, GPU kernel time", how, summary([k for ph, _, k in rows if ph == "prefill"]), (0.10, None))
     for steps in sorted(glob.glob(folder + "/compiled/*.jsonl")):  # the compiled steps, where the set has them
-        out = run([PY, os.path.join(HERE, "production", "compare_compiled.py"), steps, binary])
+        out = run([PY, os.path.join(HERE, "production", "compare_compiled.py"), steps, binary], env)
         t.add("torch.compile'd decode step, wall (host included)", f"compare_compiled.py, {tag}/compiled",
               summary(signed_list(out, "wall, held-out steps")), (0.10, None),
               "every step held out; a point perfmodel refuses is not priced" if "not priced" in out else "")
+        if "GPU-alone replay (no step fitted)" in out:  # records with the host kept out of a replay (graph_pure_s)
+            t.add("torch.compile'd decode step, GPU-alone replay (the host kept out)", f"compare_compiled.py, {tag}/compiled",
+                  summary(signed_list(out, "GPU-alone replay (no step fitted)")), (0.10, None))
     return t
 
 
@@ -769,6 +774,16 @@ def main(binary, build):
         folder = "validation/results/" + tag
         if os.path.exists(folder + "/kernels.json"):
             lines += [title, "", what, ""] + fresh_models(binary, folder, models).markdown() + [""]
+    lines += section("## A held-out set on the H100 after the twenty-sixth session's changes (h100-heldout36)",
+              "validation/scripts/production/heldout36.py, planned and committed before its run (3927ee1) on an H100 lease "
+              "of 2026-12-06: StarCoder2-7B, Phi-4-mini, Gemma-3-4B, Qwen2.5-72B at TP 8 and Baichuan2-13B (never measured "
+              "before), DeepSeek-Coder-33B's and a head-dim-96 attention: attention off every grid (110k decode, 50k "
+              "prefill, batch to 230, GQA groups 7 and 9), GEMMs at M 3-12000 (bf16 / fp16 / tf32 / fp8), row ops eager "
+              "and compiled at their widths; 6 transformers decode and 2 prefill steps of Mistral-7B and Qwen2.5-14B, 6 "
+              "torch.compile'd steps of Llama-3-8B, Qwen2.5-7B and SmolLM2-1.7B cut to 4 layers. The H200's calibration "
+              "carried to the die (`--card h100-sxm`); nothing fitted on it. validation/results/h100-heldout36/README.md.",
+              fresh_models(binary, "validation/results/h100-heldout36",
+                           "Mistral-7B, Qwen2.5-14B at new points", card="h100-sxm"))
     lines += section("## Published H100 measurements, never fitted on (validation/results/published-fa3-h100)",
               "FlashAttention-3 and the H100 are what the maintainers judge the fused profile on; FlashAttention-3 is not installed on the lent machines, and H100s were lent in two sessions (the section below). "
               "The FlashAttention-3 paper's Fig. 5 bars and a tritonbench run (bf16 forward, H100 SXM5, 512-16k tokens, "
