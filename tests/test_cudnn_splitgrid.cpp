@@ -94,7 +94,7 @@ double priced_merge_us(const Roofs& r, int64_t batch, int64_t heads, int64_t kv_
   return s * 1e6;
 }
 
-TEST_CASE("lean_reduction's CTAs: one a query row, about 1 ns each (h100-widesplit's and h100-x256check's merges)") {
+TEST_CASE("lean_reduction's CTAs: one a query row, about 1 ns each (the merges of two H100 leases)") {
   // kMergePerRow was fitted on h200-splitgrid's head-dim 64 / 128 merges (12-256 rows) alone. h100-widesplit traced
   // the merge of 20 wide-group split calls (32-960 rows, 4-64 splits, head dims 64-256) on an H100, the H200's die:
   // priced with 1.68 us and 33 ns a split alone they were 20.2 / 33.0 % short (median / p90), 4 splits over 480 ->
@@ -104,8 +104,11 @@ TEST_CASE("lean_reduction's CTAs: one a query row, about 1 ns each (h100-widespl
   const Roofs r = make_roofs(card, &cal, Impl::eager);
   std::vector<double> err;
   std::vector<double> wide;  // the merges after the x256 kernel (head dims past 128)
+  // Two leases: h100-widesplit and h100-x256check, then the same scripts again on h100-rerun26.
   for (const char* set : {"h100-widesplit/widegroup", "h100-widesplit/widecheck", "h100-widesplit/wideprobe",
-                          "h100-x256check/x256check"}) {
+                          "h100-x256check/x256check", "h100-rerun26/widesplit/widegroup",
+                          "h100-rerun26/widesplit/widecheck", "h100-rerun26/widesplit/wideprobe",
+                          "h100-rerun26/x256check/x256check"}) {
     const std::string dir = test::root() + "/validation/results/" + set;
     Measurements m;
     load_measurements(dir + "/kernels.json", m);
@@ -124,8 +127,8 @@ TEST_CASE("lean_reduction's CTAs: one a query row, about 1 ns each (h100-widespl
       (k.head_dim > 128 ? wide : err).push_back(e);
     }
   }
-  REQUIRE(err.size() == 26);
-  REQUIRE(wide.size() == 12);
+  REQUIRE(err.size() == 52);
+  REQUIRE(wide.size() == 24);
   CAPTURE(quantile(err, 0.5));
   CAPTURE(quantile(err, 0.9));
   CAPTURE(quantile(wide, 0.5));

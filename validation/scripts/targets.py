@@ -541,6 +541,15 @@ def heldout33(binary):
               binary, "validation/results/h100-x256check/x256check/kernels.json", False, card="h100-sxm")), (0.08, 0.20),
           "8.5 / 19.0 % at the session's start, 6.2 / 15.5 % at the committed prices; its five x256 split calls 15.0 / "
           "21.3 %; kWideMerge fitted after the run on h200-splitgrid alone (validation/results/h100-x256check/README.md)")
+    rerun = "validation/results/h100-rerun26/"
+    t.add("attention decode, cuDNN, h100-rerun26 (h100-widesplit's 60 calls and h100-x256check's 29 again, a later "
+          "H100 lease)", "`perfmodel op --card h100-sxm --kind attention --impl eager` per call",
+          summary([e for p in ["widesplit/" + s + "/kernels.json" for s in ("widegroup", "widecheck", "wideprobe")]
+                   + ["x256check/x256check/kernels.json"] for e in cudnn_decode_errors(binary, rerun + p, False,
+                                                                                       card="h100-sxm")]),
+          (0.08, 0.20), "x256check's 29 5.6 / 20.6 % at the session's start, 3.8 / 8.6 % now; the merges of this "
+          "lease 21.9 / 34.9 -> 3.4 / 8.0 % (head dims to 128) and 33.3 / 40.6 -> 5.7 / 12.3 % (x256) "
+          "(validation/results/h100-rerun26/README.md)")
     t.add("attention decode, FlashAttention-2 at GQA groups 24-128, h100-widesplit/widegroup",
           "`perfmodel accuracy --card h100-sxm`, h100-widesplit/widegroup",
           summary(Kernels(binary, wide[0], False, card="h100-sxm").errors("eager", fa2)), (0.08, 0.20))
