@@ -394,7 +394,7 @@ def fresh_models(binary, folder, models, card="h200"):
     """A held-out set of models never measured before (h200-heldout17 to h200-heldout31, h100-heldout36), measured at a
     session's start or after its changes and kept out of every fit: every case held out. `card`: the card it ran on
     (h100-sxm: the H200's calibration carried, nothing fitted on an H100, FlashAttention-2's rows always held out)."""
-    tag = os.path.basename(folder.rstrip("/"))
+    tag = folder.rstrip("/").split("validation/results/")[-1]
     env = dict(os.environ, PERFMODEL_CARD=card)
     t = Table()
     s = Kernels(binary, folder + "/kernels.json", False, card=card)
@@ -792,6 +792,12 @@ def main(binary, build):
               "torch.compile'd steps of Llama-3-8B, Qwen2.5-7B and SmolLM2-1.7B cut to 4 layers. The H200's calibration "
               "carried to the die (`--card h100-sxm`); nothing fitted on it. validation/results/h100-heldout36/README.md.",
               fresh_models(binary, "validation/results/h100-heldout36",
+                           "Mistral-7B, Qwen2.5-14B at new points", card="h100-sxm"))
+    lines += section("## The same held-out set on a later H100 lease (h100-rerun26/heldout36)",
+              "validation/results/heldout36/h36.sh run again, unchanged, on the lease of h100-rerun26 (09:19 UTC): the same "
+              "shapes and steps, another host. Its walls meet the targets that h100-heldout36's lease missed: the host, not "
+              "the step, set that miss. validation/results/h100-rerun26/README.md.",
+              fresh_models(binary, "validation/results/h100-rerun26/heldout36",
                            "Mistral-7B, Qwen2.5-14B at new points", card="h100-sxm"))
     lines += section("## Published H100 measurements, never fitted on (validation/results/published-fa3-h100)",
               "FlashAttention-3 and the H100 are what the maintainers judge the fused profile on; FlashAttention-3 is not installed on the lent machines, and H100s were lent in two sessions (the section below). "
