@@ -21,8 +21,11 @@
 #include <fstream>
 #include <initializer_list>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "perfmodel/calibration.hpp"
+#include "perfmodel/calibration_transfer.hpp"
 #include "perfmodel/evaluate.hpp"
 #include "perfmodel/ops.hpp"
 #include "perfmodel/price.hpp"
@@ -59,20 +62,33 @@ bool rope_kernel(std::string n) {
 
 Calibration committed() { return load_calibration(test::root() + "/hardware/h200.calibration.yaml"); }
 
-std::vector<StepError> errors_with(const Calibration& cal) {
-  const Card card = test::catalogue().card("h200");
-  std::ifstream in(test::root() + "/validation/results/h200-fused-step-cudnn/results.jsonl");
+// A fused_step.py record's workload, and the catalogue model with its positions raised to the ctx (the kernels ran
+// past TinyLlama's 2048 positions).
+std::pair<Model, Workload> workload_of(const YAML::Node& r) {
+  Model m = test::catalogue().model(r["model"].as<std::string>());
+  Workload w;
+  w.phase = r["phase"].as<std::string>() == "decode" ? Phase::decode : Phase::prefill;
+  w.batch = r["batch"].as<int64_t>();
+  w.ctx = r["ctx"].as<int64_t>();
+  w.impl = Impl::fused;
+  m.max_positions = std::max(m.max_positions, w.ctx);
+  return {m, w};
+}
+
+std::vector<YAML::Node> records(const std::string& set) {  // one JSON record a line
+  std::ifstream in(test::root() + "/validation/results/" + set + "/results.jsonl");
+  std::vector<YAML::Node> out;
+  for (std::string line; std::getline(in, line);) out.push_back(YAML::Load(line));
+  return out;
+}
+
+std::vector<StepError> errors_with(const Calibration& cal, const std::string& card_key = "h200",
+                                   const std::string& set = "h200-fused-step-cudnn") {
+  const Card card = test::catalogue().card(card_key);
   std::vector<StepError> out;
-  for (std::string line; std::getline(in, line);) {
-    const YAML::Node r = YAML::Load(line);  // one JSON record a line
+  for (const YAML::Node& r : records(set)) {
     if (r["kind"].as<std::string>() != "point" || !r["ok"].as<bool>()) continue;
-    Model m = test::catalogue().model(r["model"].as<std::string>());
-    Workload w;
-    w.phase = r["phase"].as<std::string>() == "decode" ? Phase::decode : Phase::prefill;
-    w.batch = r["batch"].as<int64_t>();
-    w.ctx = r["ctx"].as<int64_t>();
-    w.impl = Impl::fused;
-    m.max_positions = std::max(m.max_positions, w.ctx);  // the kernels ran past TinyLlama's 2048 positions
+    const auto [m, w] = workload_of(r);
     const Evaluation e = evaluate(m, w, card, &cal);
     StepError s;
     s.phase = r["phase"].as<std::string>();
@@ -289,4 +305,62 @@ TEST_CASE("fused decode small kernels alone, cold and warm: what the profile's p
           << norm_cold[3] << " " << norm_cold[4] << " " << norm_cold[5] << " " << norm_cold[6] << " " << norm_cold[7]);
   CAPTURE(quantile(act_cold, 0.5));
   CHECK(quantile(act_cold, 0.5) <= 0.06);  // 5.2 %: the DRAM-fed price is the cold kernel's
+}
+
+TEST_CASE("fused steps on an H100 (h100-fusedh100), the H200's calibration carried: held out whole") {
+  // validation/results/h100-fusedh100 (twenty-seventh session, prices committed before the run): fused_step.py's
+  // steps on an H100 80GB HBM3, priced `--card h100-sxm` with the H200's file carried (calibration_transfer.hpp).
+  // grid/: h200-fused-step-cudnn's 72 points (70 ran; two did not fit 80 GB): graph replay 4.0 / 6.6 %, kernel sum
+  // 3.6 / 6.8 %. new/: SmolLM2-1.7B, Llama-3.2-3B, Yi-6B and Qwen2.5-14B, which no fused step had run, at batch 4 /
+  // 16 / 48, ctx 1024 / 3072 and prefill 1024 / 6144: 2.2 / 8.6 % and 3.9 / 8.2 %.
+  const Card card = test::catalogue().card("h100-sxm");
+  const Calibration carried = *sibling_calibration(test::catalogue(), card);
+  const struct {
+    const char* set;
+    size_t steps;
+    double graph_median, graph_p90, kernels_median, kernels_p90;
+  } sets[] = {{"h100-fusedh100/grid", 70, 0.041, 0.067, 0.037, 0.069}, {"h100-fusedh100/new", 32, 0.023, 0.087, 0.040, 0.083}};
+  for (const auto& s : sets) {
+    CAPTURE(s.set);
+    const std::vector<StepError> e = errors_with(carried, "h100-sxm", s.set);
+    REQUIRE(e.size() == s.steps);
+    const std::vector<double> graph = abs_errors(&StepError::graph, "", e), kernels = abs_errors(&StepError::kernels, "", e);
+    CAPTURE(quantile(graph, 0.5));
+    CAPTURE(quantile(graph, 0.9));
+    CAPTURE(quantile(kernels, 0.5));
+    CAPTURE(quantile(kernels, 0.9));
+    CHECK(quantile(graph, 0.5) <= s.graph_median);
+    CHECK(quantile(graph, 0.9) <= s.graph_p90);
+    CHECK(quantile(kernels, 0.5) <= s.kernels_median);
+    CHECK(quantile(kernels, 0.9) <= s.kernels_p90);
+  }
+}
+
+TEST_CASE("fused steps on an H100: the points that ran out of memory are the ones perfmodel says do not fit") {
+  // Llama-3-8B and Mistral-7B at batch 128, ctx 4096 (KV cache 68.7 GB beside 15-16 GB of weights) raised CUDA's
+  // out-of-memory error; perfmodel's memory check (vLLM's 0.9 of the card) refused the same two, and passes every
+  // point that ran.
+  const Card card = test::catalogue().card("h100-sxm");
+  const Calibration carried = *sibling_calibration(test::catalogue(), card);
+  int oom = 0, ran = 0;
+  for (const char* set : {"h100-fusedh100/grid", "h100-fusedh100/new"})
+    for (const YAML::Node& r : records(set)) {
+      const std::string kind = r["kind"].as<std::string>();
+      if (kind != "point" && kind != "error") continue;
+      const auto [m, w] = workload_of(r);
+      const bool fits = evaluate(m, w, card, &carried).status.fits;
+      CAPTURE(r["model"].as<std::string>());
+      CAPTURE(w.batch);
+      CAPTURE(w.ctx);
+      if (kind == "error") {
+        REQUIRE(r["error"].as<std::string>().find("OutOfMemoryError") != std::string::npos);
+        CHECK(!fits);
+        ++oom;
+      } else {
+        CHECK(fits);
+        ++ran;
+      }
+    }
+  CHECK(oom == 2);
+  CHECK(ran == 102);
 }

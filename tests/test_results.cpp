@@ -306,7 +306,7 @@ TEST_CASE("every committed result file reads as its kind") {
   // heldout31, tailprobe, x256), h100-widencu/tailpace, h100-heldout33, h100-heldout34, h100-heldout35 and h100-lonesplit, h100-rerun25 (lonesplit, heldout35, heldout34), h100-splitgap, h100-combinel2, h100-gapstate (cold, hot, idle), h100-combinewave, h100-combinedim, h100-widesplit (widegroup, widecheck, wideprobe), h100-x256check, h100-heldout36, h100-rerun26 (x256check, widesplit's three, heldout36); h200-heldout33.
   CHECK(suites == 124);
   CHECK(steps == 42);
-  CHECK(raws == 8);
+  CHECK(raws == 9);  // h100power/power-raw.json: the H100's power section (calibrate --on-gpu --only power)
   CHECK(eager == 2);
   CHECK(probes == 16);  // h200-hostlease start / end and walls-first start, h200-heldout32 start / end / gpt2,
                         // h100-probe5's ten (start.1-5, end.1-5)
