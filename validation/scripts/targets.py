@@ -587,14 +587,21 @@ def h100(binary):
         e, _ = pooled(sets, p, is_small)
         t.add(f"norms, softmax, SiLU*mul, rotary, {what}", acc, summary(e), (0.08, 0.20))
     env = dict(os.environ, PERFMODEL_CARD="h100-sxm")
-    out = subprocess.run([PY, "compare_fused_step.py", "../../results/h100-first/fused/results.jsonl",
-                          os.path.abspath(binary)], cwd=os.path.join(HERE, "production"), env=env, capture_output=True,
-                         text=True, check=True).stdout
-    for phase in ("decode", "prefill"):
-        m = re.search(r"\| " + phase + r": vs graph replay \| (\d+) \| ([\d.]+)% \| ([\d.]+)% \|", out)
-        t.add(f"the fused profile's whole {phase} step (fused_step_alone.py's CUDA graph), graph replay",
-              "compare_fused_step.py, h100-first/fused", (int(m.group(1)), float(m.group(2)) / 100, float(m.group(3)) / 100),
-              (0.10, None), "Llama-3-8B, Mistral-7B, Qwen2.5-7B, TinyLlama, b1-128 x ctx 512-4096")
+    # h100-first/fused: fused_step_alone.py (each replay after a rest); h100-fusedh100 (twenty-seventh session, another
+    # lease, prices committed before the run): fused_step.py's replays back to back, the same grid and four models no
+    # fused step had run.
+    for path, script, what in (("h100-first/fused", "fused_step_alone.py",
+                                "Llama-3-8B, Mistral-7B, Qwen2.5-7B, TinyLlama, b1-128 x ctx 512-4096"),
+                               ("h100-fusedh100/grid", "fused_step.py", "the grid above, back to back"),
+                               ("h100-fusedh100/new", "fused_step.py", "SmolLM2-1.7B, Llama-3.2-3B, Yi-6B, Qwen2.5-14B")):
+        out = subprocess.run([PY, "compare_fused_step.py", f"../../results/{path}/results.jsonl", os.path.abspath(binary)],
+                             cwd=os.path.join(HERE, "production"), env=env, capture_output=True, text=True,
+                             check=True).stdout
+        for phase in ("decode", "prefill"):
+            m = re.search(r"\| " + phase + r": vs graph replay \| (\d+) \| ([\d.]+)% \| ([\d.]+)% \|", out)
+            t.add(f"the fused profile's whole {phase} step ({script}'s CUDA graph), graph replay",
+                  f"compare_fused_step.py, {path}", (int(m.group(1)), float(m.group(2)) / 100, float(m.group(3)) / 100),
+                  (0.10, None), what)
     rows = hf_rows(binary, R + "h100-first/prod/hf.json", False, card="h100-sxm")
     how = "compare_hf.py (`PERFMODEL_CARD=h100-sxm`), h100-first/prod (Qwen2.5-7B)"
     t.add("transformers eager decode step, GPU kernel time", how, summary([k for ph, _, k in rows if ph == "decode"]), (0.10, None))
