@@ -364,3 +364,31 @@ TEST_CASE("fused steps on an H100: the points that ran out of memory are the one
   CHECK(oom == 2);
   CHECK(ran == 102);
 }
+
+TEST_CASE("the fused profile's step band is these production steps' error, not this project's own steps'") {
+  // validation/scripts/error_bands.py writes the fused `step` band from h200-fused-step-cudnn (p10 / p90 of
+  // step.time_s / graph replay - 1); before, it was the backend's graph-replayed steps of this project's kernels
+  // (-6.3 / +1.6 %). A change of the fused prices that leaves the committed band behind fails here: rerun
+  // error_bands.py.
+  const Calibration cal = committed();
+  REQUIRE(cal.error_bands.count("fused"));
+  const ErrorBands& fused = cal.error_bands.at("fused");
+  REQUIRE(fused.sets.count("step"));
+  CHECK(test::contains(fused.source, "fused_step.py"));
+  CHECK(test::contains(fused.source, "h200-fused-step-cudnn"));
+  std::vector<double> signed_err;
+  for (const StepError& e : step_errors()) signed_err.push_back(e.graph);
+  const ErrorQuantiles& band = fused.sets.at("step");
+  CHECK(band.cases == static_cast<int>(signed_err.size()));
+  CHECK(std::fabs(band.p10 - quantile(signed_err, 0.1)) <= 0.002);
+  CHECK(std::fabs(band.p90 - quantile(signed_err, 0.9)) <= 0.002);
+  // What `perfmodel decode` reports for a fused step is that band.
+  Workload w;
+  w.phase = Phase::decode;
+  w.batch = 32;
+  w.ctx = 3000;
+  w.impl = Impl::fused;
+  const Evaluation e = evaluate(test::catalogue().model("llama3-8b"), w, test::catalogue().card("h200"), &cal);
+  CHECK(e.cost.time_band.high_s == test::approx(e.cost.time_s / (1 + band.p10)).epsilon(1e-9));
+  CHECK(e.cost.time_band.low_s == test::approx(e.cost.time_s / (1 + band.p90)).epsilon(1e-9));
+}

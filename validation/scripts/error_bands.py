@@ -12,7 +12,13 @@ eager decode walls no profiler session preceded and the host rate was not fitted
 points: h200-hostlease/walls-first's odd steps, each model's first point of h200-hostlease's first call, the first
 point of 18 other sets, one lease each; branch hostclean). Every other committed wall was timed after a torch.profiler
 session of its process, which slows it 25-80 % (the profiler drag). Their wall time is mostly the host's, whose pace
-differs from one lease to the next by up to 2.4x, so the band is much wider than the kernels'."""
+differs from one lease to the next by up to 2.4x, so the band is much wider than the kernels'.
+
+The fused profile's `step` band (the default profile's step, what `decode` / `prefill` report) comes from the fused
+profile's own steps: fused_step.py's CUDA-graph steps of production kernels (cuBLASLt, Inductor's fused kernels,
+cuDNN attention) in FUSED_STEPS, against the graph replay. No key was fitted on them (graph_kernel_gap was fitted on
+h200-fused-step-alone). Before, it was the backend's graph-replayed steps of this project's own kernels.
+`perfmodel accuracy --bands` gives the fused profile no step band: it reads kernel suites and backend step files only."""
 import json
 import os
 import subprocess
@@ -31,6 +37,19 @@ def eager_step_band(exe):
     return {"p10": quantile(errors, 0.1), "p90": quantile(errors, 0.9), "cases": len(errors)}
 
 
+FUSED_STEPS = ["validation/results/h200-fused-step-cudnn/results.jsonl"]
+
+
+def fused_step_band(exe, card, cal_file):
+    """p10 / p90 of step.time_s / graph replay - 1 over the fused profile's measured steps (compare_fused_step.py)."""
+    import compare_fused_step
+    compare_fused_step.CARD = card
+    compare_fused_step.CALIBRATION = ["--calibration", cal_file]
+    points = [r for path in FUSED_STEPS for r in compare_fused_step.load(path) if r.get("kind") == "point" and r.get("ok")]
+    errors = [r["graph_err"] for r in compare_fused_step.compare(points, exe)]
+    return {"p10": quantile(errors, 0.1), "p90": quantile(errors, 0.9), "cases": len(errors)}
+
+
 exe, card, cal_file, *folders = sys.argv[1:]
 out = subprocess.run([exe, "accuracy", "--card", card, "--calibration", cal_file, "--bands", "--format", "json",
                       "--measured", *folders], check=True, capture_output=True, text=True).stdout
@@ -43,6 +62,14 @@ if eager:
         r["source"] = source
     rows = [r for r in rows if not (r["profile"] == "eager" and r["set"] == "step")]
     rows.append(dict(profile="eager", set="step", source=source, **step))
+fused = [r for r in rows if r["profile"] == "fused"]
+if fused:
+    source = (fused[0]["source"] + "; steps: fused_step.py's CUDA-graph steps of production kernels, none fitted ("
+              + ", ".join(os.path.dirname(p).split("/")[-1] for p in FUSED_STEPS) + ")")
+    for r in fused:
+        r["source"] = source
+    rows = [r for r in rows if not (r["profile"] == "fused" and r["set"] == "step")]
+    rows.append(dict(profile="fused", set="step", source=source, **fused_step_band(exe, card, cal_file)))
 lines = ["error_bands:   # p10 / p90 of predicted / measured - 1 per profile and set (perfmodel accuracy --bands;"
          " validation/scripts/error_bands.py)"]
 for profile in sorted({r["profile"] for r in rows}):

@@ -36,16 +36,10 @@ std::map<std::string, ErrorBands> measure_error_bands(const Measurements& m, con
   std::map<Impl, std::map<std::string, std::vector<double>>> profiles;
   for (const ProfileCaseError& e : evaluate_profiles(m, card, calibration))
     if (e.held_out) profiles[e.profile][e.error.set].push_back(e.error.error);
-  for (auto& [impl, sets] : profiles) {
-    std::string source = "production kernels held out of the profile fit";
-    // The fused profile's whole steps: the backend's graph-replayed steps (no production-engine
-    // step is measured yet); eager has none here (Hugging Face steps: compare_hf.py).
-    if (impl == Impl::fused && backend.count("step")) {
-      sets["step"] = backend["step"];
-      source += "; steps: this project's graph-replayed steps";
-    }
-    out[to_string(impl)] = bands_of(sets, source);
-  }
+  // No profile takes a step band here: the backend's steps run this project's kernels, not a profile's. The profiles'
+  // steps are measured apart (fused_step.py, transformers, torch.compile) and their bands written by
+  // validation/scripts/error_bands.py; without one a step's band is its ops' (time_bands.cpp).
+  for (auto& [impl, sets] : profiles) out[to_string(impl)] = bands_of(sets, "production kernels held out of the profile fit");
   return out;
 }
 
