@@ -304,12 +304,41 @@ TEST_CASE("a calibration carries to another card of its die: the SMs' terms as t
   REQUIRE(c);
   CHECK(c->card_key == "h100-sxm");
   CHECK(c->source_card == "h200");
-  // Its error bands are the H200's, and where they are shown they say so.
+  // Its error bands: the H100's own where the file holds them (sibling_error_bands: h100-sxm, measured on H100 leases
+  // with this file carried), set by set; the rest are the H200's, and where they are shown they say so.
   REQUIRE(!c->error_bands.empty());
+  REQUIRE(own.sibling_error_bands.count("h100-sxm"));
+  CHECK(c->sibling_error_bands.empty());  // spent: the carried file prices one card
+  const auto& measured = own.sibling_error_bands.at("h100-sxm");
   for (const auto& [profile, bands] : c->error_bands) {
     CAPTURE(profile);
     CHECK(bands.sets.size() == own.error_bands.at(profile).sets.size());
-    CHECK(bands.source.find("measured on h200, none on h100-sxm") != std::string::npos);
+    const auto mine = measured.find(profile);
+    if (mine == measured.end()) {  // backend: no H100 measurement
+      CHECK(test::contains(bands.source, "measured on h200, none on h100-sxm"));
+      continue;
+    }
+    CHECK(test::contains(bands.source, "measured on h100-sxm, calibration carried from h200"));
+    for (const auto& [set, q] : bands.sets) {
+      CAPTURE(set);
+      if (mine->second.sets.count(set)) {
+        CHECK(q.p10 == mine->second.sets.at(set).p10);
+        CHECK(q.p90 == mine->second.sets.at(set).p90);
+      } else {  // the eager step (transformers walls): the H200 leases'
+        CHECK(q.p10 == own.error_bands.at(profile).sets.at(set).p10);
+        CHECK(test::contains(bands.source, set + ": measured on h200, none on h100-sxm"));
+      }
+    }
+  }
+  CHECK(measured.count("backend") == 0);
+  CHECK(measured.at("fused").sets.count("step"));
+  CHECK(!measured.at("eager").sets.count("step"));
+  // The H800 (same die, no measurement of its own) keeps the H200's bands whole.
+  const Calibration on_h800 = *sibling_calibration(cat, h800);
+  for (const auto& [profile, bands] : on_h800.error_bands) {
+    CAPTURE(profile);
+    CHECK(bands.sets.at("gemm").p90 == own.error_bands.at(profile).sets.at("gemm").p90);
+    CHECK(test::contains(bands.source, "measured on h200, none on h800"));
   }
   // The copy is the card's: the default share of its datasheet rate, writes unmeasured; a read
   // stream, and every kernel stream, keeps the source's share of the datasheet rate.

@@ -392,3 +392,21 @@ TEST_CASE("the fused profile's step band is these production steps' error, not t
   CHECK(e.cost.time_band.high_s == test::approx(e.cost.time_s / (1 + band.p10)).epsilon(1e-9));
   CHECK(e.cost.time_band.low_s == test::approx(e.cost.time_s / (1 + band.p90)).epsilon(1e-9));
 }
+
+TEST_CASE("the H100's fused step band is h100-fusedh100's error, carried to the H100 in place of the H200's") {
+  // error_bands.py h100-sxm writes sibling_error_bands: h100-sxm into the H200's file; transfer_calibration gives them
+  // to `--card h100-sxm` (calibration_transfer.hpp).
+  const Card card = test::catalogue().card("h100-sxm");
+  const Calibration carried = *sibling_calibration(test::catalogue(), card);
+  std::vector<double> signed_err;
+  for (const char* set : {"h100-fusedh100/grid", "h100-fusedh100/new"})
+    for (const StepError& e : errors_with(carried, "h100-sxm", set)) signed_err.push_back(e.graph);
+  REQUIRE(signed_err.size() == 102);
+  const ErrorBands& fused = carried.error_bands.at("fused");
+  CHECK(test::contains(fused.source, "h100-fusedh100"));
+  CHECK(test::contains(fused.source, "measured on h100-sxm"));
+  const ErrorQuantiles& band = fused.sets.at("step");
+  CHECK(band.cases == 102);
+  CHECK(std::fabs(band.p10 - quantile(signed_err, 0.1)) <= 0.002);
+  CHECK(std::fabs(band.p90 - quantile(signed_err, 0.9)) <= 0.002);
+}

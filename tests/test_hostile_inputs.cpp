@@ -185,6 +185,15 @@ TEST_CASE("calibration values out of range, infinite or not numbers are refused 
   expect_calibration_refused("kernel_floor:", "kernel_floor: 1e6 s", "kernel_floor");
 }
 
+TEST_CASE("a calibration's bands measured on a sibling card are checked as its own bands are") {
+  const std::string head = "kernel_floor: 3 us\nsibling_error_bands:\n  h100-sxm:\n    fused:\n";
+  expect_calibration_refused("kernel_floor:", head + "      gemm: {p10: 0.2, p90: 0.1}", "p10");
+  expect_calibration_refused("kernel_floor:", head + "      gemm: {p10: -0.1, p90: inf}", "p90");
+  expect_calibration_refused("kernel_floor:", head + "      fastest: {p10: -0.1, p90: 0.1}", "fastest");
+  expect_calibration_refused("kernel_floor:", "kernel_floor: 3 us\nsibling_error_bands:\n  h100-sxm:\n    quick: {gemm: {p10: 0, p90: 0.1}}",
+                             "quick");
+}
+
 TEST_CASE("a calibration without its required roofs is never written") {
   Calibration c = load_calibration(kCalibration);
   CHECK_NOTHROW((void)to_yaml(c));

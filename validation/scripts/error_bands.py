@@ -20,6 +20,7 @@ cuDNN attention) in FUSED_STEPS, against the graph replay. No key was fitted on 
 h200-fused-step-alone). Before, it was the backend's graph-replayed steps of this project's own kernels.
 `perfmodel accuracy --bands` gives the fused profile no step band: it reads kernel suites and backend step files only."""
 import json
+import re
 import os
 import subprocess
 import sys
@@ -37,7 +38,16 @@ def eager_step_band(exe):
     return {"p10": quantile(errors, 0.1), "p90": quantile(errors, 0.9), "cases": len(errors)}
 
 
-FUSED_STEPS = ["validation/results/h200-fused-step-cudnn/results.jsonl"]
+# The fused profile's steps per card (fused_step.py, replayed back to back): the H200's, and the H100's measured with
+# the H200's file carried (twenty-seventh session).
+FUSED_STEPS = {"h200": ["validation/results/h200-fused-step-cudnn/results.jsonl"],
+               "h100-sxm": ["validation/results/h100-fusedh100/grid/results.jsonl",
+                            "validation/results/h100-fusedh100/new/results.jsonl"]}
+
+
+def set_name(path):
+    """h200-fused-step-cudnn, h100-fusedh100/grid: the results folder under validation/results."""
+    return os.path.dirname(path).split("validation/results/")[-1]
 
 
 def fused_step_band(exe, card, cal_file):
@@ -45,17 +55,22 @@ def fused_step_band(exe, card, cal_file):
     import compare_fused_step
     compare_fused_step.CARD = card
     compare_fused_step.CALIBRATION = ["--calibration", cal_file]
-    points = [r for path in FUSED_STEPS for r in compare_fused_step.load(path) if r.get("kind") == "point" and r.get("ok")]
+    points = [r for path in FUSED_STEPS[card] for r in compare_fused_step.load(path)
+              if r.get("kind") == "point" and r.get("ok")]
     errors = [r["graph_err"] for r in compare_fused_step.compare(points, exe)]
     return {"p10": quantile(errors, 0.1), "p90": quantile(errors, 0.9), "cases": len(errors)}
 
 
 exe, card, cal_file, *folders = sys.argv[1:]
+text = open(cal_file).read()
+# A file measured on another card of the die: the bands go under sibling_error_bands: <card>, which
+# transfer_calibration gives that card (calibration_transfer.hpp).
+sibling = card != re.search(r"^card:\s*(\S+)", text, flags=re.M).group(1)
 out = subprocess.run([exe, "accuracy", "--card", card, "--calibration", cal_file, "--bands", "--format", "json",
                       "--measured", *folders], check=True, capture_output=True, text=True).stdout
 rows = json.loads(out)["error_bands"]
 eager = [r for r in rows if r["profile"] == "eager"]
-if eager:
+if eager and not sibling:  # the clean walls are the H200 leases' (fit_host_clean.py)
     step = eager_step_band(exe)
     source = eager[0]["source"] + "; steps: transformers 5 eager decode walls no profiler preceded, held out of the host fit (fit_host_clean.py)"
     for r in eager:
@@ -63,24 +78,38 @@ if eager:
     rows = [r for r in rows if not (r["profile"] == "eager" and r["set"] == "step")]
     rows.append(dict(profile="eager", set="step", source=source, **step))
 fused = [r for r in rows if r["profile"] == "fused"]
-if fused:
+if fused and card in FUSED_STEPS:
     source = (fused[0]["source"] + "; steps: fused_step.py's CUDA-graph steps of production kernels, none fitted ("
-              + ", ".join(os.path.dirname(p).split("/")[-1] for p in FUSED_STEPS) + ")")
+              + ", ".join(set_name(p) for p in FUSED_STEPS[card]) + ")")
     for r in fused:
         r["source"] = source
     rows = [r for r in rows if not (r["profile"] == "fused" and r["set"] == "step")]
     rows.append(dict(profile="fused", set="step", source=source, **fused_step_band(exe, card, cal_file)))
-lines = ["error_bands:   # p10 / p90 of predicted / measured - 1 per profile and set (perfmodel accuracy --bands;"
-         " validation/scripts/error_bands.py)"]
+pad = "    " if sibling else "  "
+where = ", ".join(folders) if len(folders) <= 3 else f"{os.path.commonprefix(folders)}*, {len(folders)} sets"
+lines = []
 for profile in sorted({r["profile"] for r in rows}):
     mine = [r for r in rows if r["profile"] == profile]
-    lines.append(f"  {profile}:")
-    lines.append(f'    source: "{mine[0]["source"]} ({", ".join(folders)})"')
+    lines.append(f"{pad}{profile}:")
+    lines.append(f'{pad}  source: "{mine[0]["source"]} ({where})"')
     for r in sorted(mine, key=lambda r: r["set"]):
-        lines.append(f'    {r["set"]}: {{p10: {r["p10"]:.4f}, p90: {r["p90"]:.4f}, cases: {r["cases"]}}}')
-text = open(cal_file).read()
-at = text.find("\nerror_bands:")
+        lines.append(f'{pad}  {r["set"]}: {{p10: {r["p10"]:.4f}, p90: {r["p90"]:.4f}, cases: {r["cases"]}}}')
+# The file ends with error_bands:, then sibling_error_bands: (one block per card); rewrite the one measured.
+at = text.find("\nsibling_error_bands:")
+head, cards = (text, {}) if at < 0 else (text[:at + 1], {})
 if at >= 0:
-    text = text[:at + 1]
-open(cal_file, "w").write(text.rstrip("\n") + "\n" + "\n".join(lines) + "\n")
+    for block in re.split(r"\n(?=  \S)", text[at + 1:].split("\n", 1)[1].rstrip("\n")):
+        cards[block.split(":", 1)[0].strip()] = block
+if sibling:
+    cards[card] = f"  {card}:\n" + "\n".join(lines)
+else:
+    at = head.find("\nerror_bands:")
+    head = (head[:at + 1] if at >= 0 else head).rstrip("\n") + "\n" + "\n".join(
+        ["error_bands:   # p10 / p90 of predicted / measured - 1 per profile and set (perfmodel accuracy --bands;"
+         " validation/scripts/error_bands.py)"] + lines) + "\n"
+text = head.rstrip("\n") + "\n"
+if cards:
+    text += ("sibling_error_bands:   # the same, measured on another card of the die with this file carried to it"
+             " (validation/scripts/error_bands.py)\n" + "\n".join(cards[k] for k in sorted(cards)) + "\n")
+open(cal_file, "w").write(text)
 print("\n".join(lines))

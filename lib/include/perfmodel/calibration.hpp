@@ -90,6 +90,9 @@ struct Calibration {
   // The measured error of this card's predictions per profile ("backend", "fused", "eager"):
   // `error_bands:`, written by `perfmodel accuracy --bands` (error_band.hpp).
   std::map<std::string, ErrorBands> error_bands;
+  // The same measured on another card of the die, keyed by its catalogue key (`sibling_error_bands:`): what
+  // transfer_calibration gives that card instead of these (calibration_transfer.hpp).
+  std::map<std::string, std::map<std::string, ErrorBands>> sibling_error_bands;
 };
 
 // Loads a calibration file (YAML, docs/calibration.md). Throws ConfigError.

@@ -90,6 +90,7 @@ Calibration load_calibration(const std::string& path) {
   if (auto quant = r.opt_map("quant")) c.quant = detail::parse_quant_calibration(*quant);
   c.profiles = detail::read_profiles(r);
   c.error_bands = detail::read_error_bands(r);
+  c.sibling_error_bands = detail::read_sibling_error_bands(r);
   r.finish();
   return c;
 }
@@ -175,6 +176,7 @@ std::string to_yaml(const Calibration& c) {
   o << detail::quant_calibration_yaml(c.quant);
   detail::write_profiles(o, c.profiles);
   detail::write_error_bands(o, c.error_bands);
+  detail::write_sibling_error_bands(o, c.sibling_error_bands);
   return o.str();
 }
 

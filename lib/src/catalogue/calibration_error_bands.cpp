@@ -41,13 +41,14 @@ std::string error_quantiles_yaml(const ErrorQuantiles& q) {
   return buf;
 }
 
-std::map<std::string, ErrorBands> read_error_bands(MapReader& calibration) {
-  std::map<std::string, ErrorBands> out;
-  auto section = calibration.opt_map("error_bands");
-  if (!section) return out;
-  for (const std::string& profile : section->keys()) {
-    if (!listed(kProfiles, profile)) section->fail(profile, "unknown profile (expected backend, fused, eager or compiled)");
-    MapReader p = section->map(profile);
+namespace {
+
+// One `profile: {source, set: quantiles...}` map per profile, under `section`.
+ErrorBandsByProfile read_profiles_bands(MapReader& section) {
+  ErrorBandsByProfile out;
+  for (const std::string& profile : section.keys()) {
+    if (!listed(kProfiles, profile)) section.fail(profile, "unknown profile (expected backend, fused, eager or compiled)");
+    MapReader p = section.map(profile);
     ErrorBands b;
     b.source = p.opt_str("source").value_or("");
     for (const std::string& set : p.keys()) {
@@ -58,17 +59,49 @@ std::map<std::string, ErrorBands> read_error_bands(MapReader& calibration) {
     p.finish();
     out[profile] = b;
   }
+  section.finish();
+  return out;
+}
+
+void write_profiles_bands(std::ostream& o, const ErrorBandsByProfile& bands, const std::string& indent) {
+  for (const auto& [profile, b] : bands) {
+    o << indent << profile << ":\n";
+    if (!b.source.empty()) o << indent << "  source: \"" << b.source << "\"\n";
+    for (const auto& [set, q] : b.sets) o << indent << "  " << set << ": " << error_quantiles_yaml(q) << "\n";
+  }
+}
+
+}  // namespace
+
+ErrorBandsByProfile read_error_bands(MapReader& calibration) {
+  auto section = calibration.opt_map("error_bands");
+  return section ? read_profiles_bands(*section) : ErrorBandsByProfile{};
+}
+
+std::map<std::string, ErrorBandsByProfile> read_sibling_error_bands(MapReader& calibration) {
+  std::map<std::string, ErrorBandsByProfile> out;
+  auto section = calibration.opt_map("sibling_error_bands");
+  if (!section) return out;
+  for (const std::string& card : section->keys()) {
+    MapReader c = section->map(card);
+    out[card] = read_profiles_bands(c);
+  }
   section->finish();
   return out;
 }
 
-void write_error_bands(std::ostream& o, const std::map<std::string, ErrorBands>& bands) {
+void write_error_bands(std::ostream& o, const ErrorBandsByProfile& bands) {
   if (bands.empty()) return;
   o << "error_bands:   # p10 / p90 of predicted / measured - 1 per profile and set (perfmodel accuracy --bands)\n";
-  for (const auto& [profile, b] : bands) {
-    o << "  " << profile << ":\n";
-    if (!b.source.empty()) o << "    source: \"" << b.source << "\"\n";
-    for (const auto& [set, q] : b.sets) o << "    " << set << ": " << error_quantiles_yaml(q) << "\n";
+  write_profiles_bands(o, bands, "  ");
+}
+
+void write_sibling_error_bands(std::ostream& o, const std::map<std::string, ErrorBandsByProfile>& bands) {
+  if (bands.empty()) return;
+  o << "sibling_error_bands:   # the same, measured on another card of the die with this file carried to it\n";
+  for (const auto& [card, profiles] : bands) {
+    o << "  " << card << ":\n";
+    write_profiles_bands(o, profiles, "    ");
   }
 }
 

@@ -71,10 +71,25 @@ Calibration transfer_calibration(const Calibration& cal, const Card& from, const
     if (p.fused_moe.stream) *p.fused_moe.stream *= stream;  // likewise vLLM's fused_moe (cta_rate carries)
     if (p.fused_moe.half_line_stream) *p.fused_moe.half_line_stream *= stream;  // its half-line stream too
   }
-  // The error bands were measured on the source card: say so where each is shown, since this card
-  // has no measurement of its own behind them (tests/test_published_h100.cpp holds what was published).
-  for (auto& [profile, bands] : c.error_bands)
-    bands.source += "; measured on " + c.source_card + ", none on " + to.key + " (calibration carried, same die)";
+  // The error bands: this card's own where the file holds them (`sibling_error_bands:`, measured on this card with
+  // the file carried), set by set; the rest were measured on the source card, and say so where each is shown.
+  const auto own = cal.sibling_error_bands.find(to.key);
+  for (auto& [profile, bands] : c.error_bands) {
+    const ErrorBands* mine = nullptr;
+    if (own != cal.sibling_error_bands.end())
+      if (auto it = own->second.find(profile); it != own->second.end()) mine = &it->second;
+    if (!mine) {
+      bands.source += "; measured on " + c.source_card + ", none on " + to.key + " (calibration carried, same die)";
+      continue;
+    }
+    std::string from_source;
+    for (const auto& [set, q] : mine->sets) bands.sets[set] = q;
+    for (const auto& [set, q] : bands.sets)
+      if (!mine->sets.count(set)) from_source += (from_source.empty() ? "" : ", ") + set;
+    bands.source = mine->source + " (measured on " + to.key + ", calibration carried from " + c.source_card + ")" +
+                   (from_source.empty() ? "" : "; " + from_source + ": measured on " + c.source_card + ", none on " + to.key);
+  }
+  c.sibling_error_bands.clear();
   // NCCL's link latencies and bus bandwidths belong to the NVLink; another NVLink has none measured.
   if (!same_nvlink(from, to)) c.collectives = CollectiveCalibration{};
   return c;
