@@ -3,6 +3,7 @@
 #include <doctest/doctest.h>
 
 #include "perfmodel/accuracy.hpp"
+#include "perfmodel/calibration_transfer.hpp"
 #include "perfmodel/catalogue.hpp"
 #include "perfmodel/error_band.hpp"
 #include "perfmodel/evaluate.hpp"
@@ -112,4 +113,32 @@ TEST_CASE("the eager profile's step band is the transformers steps' wall time, n
   const Evaluation e = evaluate(cat.model("falcon3-7b"), w, cat.card("h200"), &cal);
   CHECK(e.cost.time_band.high_s == test::approx(e.cost.time_s / (1 + step.p10)).epsilon(1e-9));
   CHECK(e.cost.time_band.low_s == test::approx(e.cost.time_s / (1 + step.p90)).epsilon(1e-9));
+}
+
+TEST_CASE("the compiled profile's step band is the held-out torch.compile'd steps' wall, host included") {
+  // validation/scripts/error_bands.py: p10 / p90 of step.time_s / wall - 1 over the torch.compile'd decode steps of the
+  // held-out sets (h200-heldout19..31/compiled, compare_compiled.py: 63 steps of 12 leases, every step held out of the
+  // committed keys); before, a compiled step's range was its ops' ranges summed.
+  Catalogue cat(test::root());
+  const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+  const ErrorBands& compiled = cal.error_bands.at("compiled");
+  REQUIRE(compiled.sets.count("step"));
+  const ErrorQuantiles& step = compiled.sets.at("step");
+  CHECK(step.cases >= 60);
+  CHECK(step.p10 < 0);
+  CHECK(step.p90 > 0);
+  CHECK(test::contains(compiled.source, "torch.compile'd"));
+  Workload w;
+  w.phase = Phase::decode;
+  w.batch = 8;
+  w.ctx = 1500;
+  w.impl = Impl::compiled;
+  const Evaluation e = evaluate(cat.model("qwen2.5-7b"), w, cat.card("h200"), &cal);
+  CHECK(e.cost.time_band.high_s == test::approx(e.cost.time_s / (1 + step.p10)).epsilon(1e-9));
+  CHECK(e.cost.time_band.low_s == test::approx(e.cost.time_s / (1 + step.p90)).epsilon(1e-9));
+  // On the H100 the band is the H100 leases' compiled steps (sibling_error_bands), which ran slower than priced.
+  const Calibration h100 = *sibling_calibration(cat, cat.card("h100-sxm"));
+  const ErrorQuantiles& on_h100 = h100.error_bands.at("compiled").sets.at("step");
+  CHECK(on_h100.cases >= 12);
+  CHECK(on_h100.p90 < step.p90);
 }

@@ -18,7 +18,14 @@ The fused profile's `step` band (the default profile's step, what `decode` / `pr
 profile's own steps: fused_step.py's CUDA-graph steps of production kernels (cuBLASLt, Inductor's fused kernels,
 cuDNN attention) in FUSED_STEPS, against the graph replay. No key was fitted on them (graph_kernel_gap was fitted on
 h200-fused-step-alone). Before, it was the backend's graph-replayed steps of this project's own kernels.
-`perfmodel accuracy --bands` gives the fused profile no step band: it reads kernel suites and backend step files only."""
+The compiled profile's `step` band comes from the held-out sets' torch.compile'd decode steps (COMPILED_STEPS), wall
+time with the host included, as compare_compiled.py prices them.
+`perfmodel accuracy --bands` gives the profiles no step band: it reads kernel suites and backend step files only.
+
+With CARD another card of the die than the file's (h100-sxm for hardware/h200.calibration.yaml), the bands are that
+card's, measured with the file carried, and go under `sibling_error_bands: CARD` (calibration_transfer.hpp); the eager
+step band stays the H200 leases' (no clean walls of the other card are listed)."""
+import glob
 import json
 import re
 import os
@@ -26,7 +33,8 @@ import subprocess
 import sys
 import tempfile
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "production"))
 from targets import quantile  # noqa: E402  (stats.hpp's quantile)
 
@@ -61,6 +69,25 @@ def fused_step_band(exe, card, cal_file):
     return {"p10": quantile(errors, 0.1), "p90": quantile(errors, 0.9), "cases": len(errors)}
 
 
+# The compiled profile's steps per card: the held-out sets' torch.compile'd steps (run*c.sh's compiled_gaps.py records),
+# every step held out of the committed keys.
+COMPILED_STEPS = {"h200": "validation/results/h200-heldout*/compiled/*.jsonl",
+                  "h100-sxm": "validation/results/h100-*/**/compiled/*.jsonl"}
+
+
+def compiled_step_band(exe, card, cal_file):
+    """p10 / p90 of step.time_s / wall - 1 (the host included) over the compiled steps (compare_compiled.py's table)."""
+    errors, files = [], sorted(glob.glob(COMPILED_STEPS[card], recursive=True))
+    env = dict(os.environ, PERFMODEL_CARD=card)
+    for path in files:
+        out = subprocess.run([sys.executable, os.path.join(HERE, "production", "compare_compiled.py"), path, exe, cal_file],
+                             check=True, capture_output=True, text=True, env=env).stdout
+        rows = [[c.strip() for c in line.split("|")] for line in out.splitlines() if line.startswith("| ")]
+        col = rows[0].index("wall err")
+        errors += [float(r[col].rstrip("%")) / 100 for r in rows[1:] if r[2] == "held out"]
+    return {"p10": quantile(errors, 0.1), "p90": quantile(errors, 0.9), "cases": len(errors)}, len(files)
+
+
 exe, card, cal_file, *folders = sys.argv[1:]
 text = open(cal_file).read()
 # A file measured on another card of the die: the bands go under sibling_error_bands: <card>, which
@@ -85,6 +112,14 @@ if fused and card in FUSED_STEPS:
         r["source"] = source
     rows = [r for r in rows if not (r["profile"] == "fused" and r["set"] == "step")]
     rows.append(dict(profile="fused", set="step", source=source, **fused_step_band(exe, card, cal_file)))
+compiled = [r for r in rows if r["profile"] == "compiled"]
+if compiled and card in COMPILED_STEPS:
+    band, sets = compiled_step_band(exe, card, cal_file)
+    source = (compiled[0]["source"] + f"; steps: torch.compile'd decode steps' wall, host included, {sets} held-out "
+              f"sets ({COMPILED_STEPS[card].split('/')[2]})")
+    for r in compiled:
+        r["source"] = source
+    rows.append(dict(profile="compiled", set="step", source=source, **band))
 pad = "    " if sibling else "  "
 where = ", ".join(folders) if len(folders) <= 3 else f"{os.path.commonprefix(folders)}*, {len(folders)} sets"
 lines = []
