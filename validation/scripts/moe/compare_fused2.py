@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """h200-moe-fused2 (vLLM-style fused MoE and wide-tile MLA stand-ins) against the `fused` profile.
 
-Usage: python3 validation/scripts/moe/compare_fused2.py [results dir] [perfmodel binary]
+Usage: [PERFMODEL_CARD=h100-sxm] python3 validation/scripts/moe/compare_fused2.py [results dir] [perfmodel binary]
 
 (a) MoE layer: the CUDA-graph replay of one layer against the fused profile's router + experts
     (+ shared) ops of one layer (`perfmodel decode|prefill --impl fused`), the two grouped GEMM
@@ -83,7 +83,7 @@ def main(folder, binary):
     errs = {}
     for (model, b, L), pol in sorted(by.items()):
         any_case = next(iter(pol.values()))
-        p = mla_pred(binary, "h200", b, any_case["heads"], L)
+        p = mla_pred(binary, None, b, any_case["heads"], L)
         best = min(pol.values(), key=lambda v: v["median_s"])
         e = p / best["median_s"] - 1
         errs.setdefault(model, []).append(e)
