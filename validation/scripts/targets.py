@@ -445,6 +445,18 @@ def issue11(binary):
     gm = run([PY, os.path.join(HERE, "moe", "fit_grouped_mm15.py")])
     t.add("torch._grouped_mm expert GEMMs", "fit_grouped_mm15.py, h200-moe5/6/7/9/14 (the odd half; the even half fitted the tile switch)",
           line_stats(gm, "held out, odd half"), (0.05, 0.15))
+    # h100-moeh100 (twenty-seventh session): the vLLM-style fused_moe layers on an H100, the H200's file carried; nothing
+    # fitted on an H100, so every layer is held out. The layer target is the step's (10 % median), the grouped GEMMs'
+    # the GEMMs' (5 % / 15 %).
+    out = run([PY, os.path.join(HERE, "moe", "compare_fused2.py"), "validation/results/h100-moeh100", binary],
+              dict(os.environ, PERFMODEL_CARD="h100-sxm"))
+    rows = [[c.strip() for c in line.split("|")] for line in out.split("## MLA")[0].splitlines()
+            if line.startswith("| ") and line.split("|")[2].strip() in ("decode", "prefill")]
+    how = "compare_fused2.py (`PERFMODEL_CARD=h100-sxm`), h100-moeh100 (every layer held out)"
+    t.add("MoE layer, vLLM-style fused_moe in one CUDA graph (fused profile), on an H100", how,
+          summary([float(r[8].rstrip("%")) / 100 for r in rows]), (0.10, None), "prefills 12-16 % fast on this board")
+    t.add("fused_moe grouped GEMMs (fused profile), on an H100", how,
+          summary([float(r[13].rstrip("%")) / 100 for r in rows]), (0.05, 0.15), "Mixtral T = 2-8: the routing draw")
     return t
 
 
