@@ -1,6 +1,7 @@
 // Carrying a calibration to another card of the same die (calibration_transfer.hpp).
 #include "perfmodel/calibration_transfer.hpp"
 
+#include <algorithm>
 #include <fstream>
 
 #include "perfmodel/catalogue.hpp"
@@ -54,6 +55,12 @@ Calibration transfer_calibration(const Calibration& cal, const Card& from, const
                   ": same die; the copy at the datasheet default, reads at the source's share)";
   c.dram_bandwidth = copy;
   c.read_bandwidth = source_read * stream;
+  // tinygemm W4A16's packed-weight "stream" is its SMs' unpacking, not DRAM: it ran at the H200's pace on the H100 at
+  // every row count (validation/results/h100-quanth100: H100 / H200 0.99-1.01 median by M, at most 1.74 TB/s, half
+  // the H100's read rate), where bf16 GEMVs ran 1.30x slower. Its rate carries as the die's, within the target's
+  // read rate.
+  if (c.quant.int4.stream_efficiency > 0)
+    c.quant.int4.stream_efficiency = std::min(1.0, c.quant.int4.stream_efficiency * source_read / *c.read_bandwidth);
   c.write_bandwidth.reset();
   c.ramp_bandwidth = copy;
   scale(c.l2_cyclic_capacity, to.l2_bytes / from.l2_bytes);
