@@ -15,6 +15,7 @@
 #include <set>
 
 #include "perfmodel/calibration.hpp"
+#include "perfmodel/calibration_transfer.hpp"
 #include "perfmodel/kernel_case.hpp"
 #include "perfmodel/ops.hpp"
 #include "perfmodel/price.hpp"
@@ -43,12 +44,26 @@ using quant_test::stats;
 
 // Sets of absolute errors by name: wonly_int4 / wonly_int8 (held-out shapes), scaled_tensor,
 // scaled_row, act_quant (compiled), and wonly_*_fit for the shapes the fit used.
-std::map<std::string, std::vector<double>> errors() {
-  const Card card = test::catalogue().card("h200");
+// The committed H200 sets, each with its set-name prefix: h200-quant5, h200-quant6: new shapes and row counts, held out
+// (nothing of them in FIT_SHAPES): sets "q5_*", "q6_*" (quant6's decode-attention cases: test_quant_kv_accuracy);
+// h200-quant8: torch int8pack's new shapes, measured after quant8 fitted its two keys: "q8_*".
+const std::vector<std::pair<std::string, std::string>> kH200Parts = {
+    {"h200-quant/quant-0.json", ""},         {"h200-quant/quant-1.json", ""},       {"h200-quant2/quant2.json", ""},
+    {"h200-quant5/quant5.json", "q5_"},      {"h200-quant6/quant6.json", "q6_"},    {"h200-quant8/quant8.json", "q8_"},
+    {"h200-fp8cap10/fp8cap10.json", "fc10_"}, {"h200-fp8row11/fp8row11.json", "fr11_"},
+    {"h200-fp8row12/fp8row12.json", "fr12_"}, {"h200-fp8mm14/fp8mm14.json", "fm14_"}};
+
+// Sets of absolute errors by name: wonly_int4 / wonly_int8 (held-out shapes), scaled_tensor,
+// scaled_row, act_quant (compiled), and wonly_*_fit for the shapes the fit used. `card_key`: the card the parts ran
+// on (another card of the H200's die prices with the H200's file carried).
+std::map<std::string, std::vector<double>> errors(const std::string& card_key = "h200",
+                                                  const std::vector<std::pair<std::string, std::string>>& parts = kH200Parts) {
+  const Card card = test::catalogue().card(card_key);
   // QUANT_CALIBRATION names another calibration to report (h200-quant9's opt-in); the guards are
   // for the default.
   const char* other = std::getenv("QUANT_CALIBRATION");
-  const Calibration cal = load_calibration(other ? std::string(other) : test::root() + "/hardware/h200.calibration.yaml");
+  const Calibration cal = card_key != "h200" ? *sibling_calibration(test::catalogue(), card)
+                          : load_calibration(other ? std::string(other) : test::root() + "/hardware/h200.calibration.yaml");
   const Roofs card_roofs = make_roofs(card, &cal);
   // torch._int_mm is what PyTorch's eager (and compiled) profile runs: its sm80 mma.sync kernel
   // (the calibration's quant: int8_mma_sync_*); the card's own roofs price the other kernels.
@@ -58,22 +73,7 @@ std::map<std::string, std::vector<double>> errors() {
   Roofs eager_roofs = make_roofs(card, &cal, Impl::eager);
   eager_roofs.harness_idle_s = 0;
   std::map<std::string, std::vector<double>> out;
-  for (const char* part : {"h200-quant/quant-0.json", "h200-quant/quant-1.json", "h200-quant2/quant2.json",
-                           "h200-quant5/quant5.json", "h200-quant6/quant6.json", "h200-quant8/quant8.json",
-                           "h200-fp8cap10/fp8cap10.json", "h200-fp8row11/fp8row11.json",
-                           "h200-fp8row12/fp8row12.json", "h200-fp8mm14/fp8mm14.json"}) {
-    // h200-quant5, h200-quant6: new shapes and row counts, held out (nothing of them in
-    // FIT_SHAPES): sets "q5_*", "q6_*" (quant6's decode-attention cases: test_quant_kv_accuracy).
-    const std::string file = part;
-    // h200-quant8: torch int8pack's new shapes, measured after quant8 fitted its two keys: "q8_*".
-    const std::string prefix = file.rfind("h200-quant5", 0) == 0   ? "q5_"
-                               : file.rfind("h200-quant6", 0) == 0 ? "q6_"
-                               : file.rfind("h200-quant8", 0) == 0 ? "q8_"
-                               : file.rfind("h200-fp8cap10", 0) == 0 ? "fc10_"
-                               : file.rfind("h200-fp8row11", 0) == 0 ? "fr11_"
-                               : file.rfind("h200-fp8row12", 0) == 0 ? "fr12_"
-                               : file.rfind("h200-fp8mm14", 0) == 0 ? "fm14_"
-                                                                   : "";
+  for (const auto& [part, prefix] : parts) {
     std::ifstream f(test::root() + "/validation/results/" + part);
     REQUIRE(f.good());
     const nlohmann::json doc = nlohmann::json::parse(f);
@@ -379,4 +379,46 @@ TEST_CASE("h200-quant6's new shapes: INT8 _int_mm held out, block-scaled FP8 (is
 // out and bounded: tests/test_act_quant_accuracy.cpp (branch actq14).
 TEST_CASE("activation quantization kernels (torch.compile'd) as vLLM's: reported, not a target") {
   CHECK(report("act_quant").n == 45);
+}
+
+TEST_CASE("quantized GEMMs on an H100 (h100-quanth100, -quanth100b), the H200's calibration carried") {
+  // validation/results/h100-quanth100 and h100-quanth100b (twenty-seventh session, each planned before its run):
+  // quant_gemm.py's two halves of h200-quant's cases and run_quant6.py's shapes on H100 80GB HBM3 boards. No key was
+  // fitted on an H100, so the H200's fit shapes count as held out here. One rule was read off h100-quanth100: tinygemm
+  // W4A16's stream carries as the die's rate (calibration_transfer.cpp; 4.7 / 32.7 % -> 4.3 / 16.3 % there);
+  // h100-quanth100b, measured after it, holds it out: 4.2 / 38.8 % under the old carry -> 3.7 / 14.3 % (93 cases).
+  const auto first = errors("h100-sxm", {{"h100-quanth100/quant-0.json", ""}, {"h100-quanth100/quant6.json", "q6_"}});
+  const auto second = errors("h100-sxm", {{"h100-quanth100b/quant-1.json", ""}});
+  auto joined = [](const std::map<std::string, std::vector<double>>& e, std::initializer_list<const char*> sets) {
+    std::vector<double> v;
+    for (const char* set : sets)
+      if (e.count(set)) v.insert(v.end(), e.at(set).begin(), e.at(set).end());
+    return v;
+  };
+  auto both = [&](std::initializer_list<const char*> sets) {
+    std::vector<double> v = joined(first, sets), w = joined(second, sets);
+    v.insert(v.end(), w.begin(), w.end());
+    return stats(v);
+  };
+  const Stats int4_held = stats(joined(second, {"wonly_int4", "wonly_int4_fit"}));
+  const Stats int8 = both({"wonly_int8", "wonly_int8_fit"}), tensor = both({"scaled_tensor", "scaled_tensor_fit"}),
+              row = both({"scaled_row", "scaled_row_fit"});
+  const Stats block = stats(first.at("q6_scaled_block")), int_mm = stats(first.at("q6_int8_mm"));
+  // The lines docs/targets.md reads (validation/scripts/targets.py issue12).
+  for (const auto& [name, st] : {std::pair<const char*, Stats>{"h100_wonly_int4_held", int4_held}, {"h100_wonly_int8", int8},
+                                 {"h100_scaled_tensor", tensor}, {"h100_scaled_row", row}, {"h100_scaled_block", block},
+                                 {"h100_int8_mm", int_mm}})
+    MESSAGE(std::string(name) << ": n=" << st.n << " median " << 100 * st.median << " % p90 " << 100 * st.p90 << " %");
+  CHECK(int4_held.n == 93);
+  CHECK(int4_held.median <= 0.08);  // issue 12's target, 8 % / 20 %
+  CHECK(int4_held.p90 <= 0.20);
+  for (const Stats& st : {int8, tensor, row, block}) {
+    CHECK(st.median <= 0.08);
+    CHECK(st.p90 <= 0.20);
+  }
+  CHECK(int8.median <= 0.02);
+  // torch._int_mm at quant6's shapes: its mma.sync stream is priced as the H100's DRAM share; 8.2 / 17.0 % (the H200:
+  // within its guard above), kept as today's level.
+  CHECK(int_mm.median <= 0.085);
+  CHECK(int_mm.p90 <= 0.18);
 }

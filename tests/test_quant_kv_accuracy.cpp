@@ -18,6 +18,7 @@
 #include <nlohmann/json.hpp>
 
 #include "perfmodel/calibration.hpp"
+#include "perfmodel/calibration_transfer.hpp"
 #include "perfmodel/engine_decode.hpp"
 #include "perfmodel/kernel_case.hpp"
 #include "perfmodel/ops.hpp"
@@ -55,9 +56,13 @@ int64_t triton_kernels(int64_t b, int64_t hkv, int64_t L) {
 // Keyed by set, then by the shape's name without its cache dtype (to pair bf16 and fp8).
 using Sets = std::map<std::string, std::map<std::string, Point>>;
 
-Sets points() {
-  const Card card = test::catalogue().card("h200");
-  const Calibration cal = load_calibration(test::root() + "/hardware/h200.calibration.yaml");
+// `card_key`: the card the sets ran on (another card of the H200's die prices with the H200's file carried); `q2`:
+// h200-quant2's eager cases too.
+Sets points(const std::string& card_key = "h200", const std::string& q3_file = "h200-quant3/quant3.json",
+            const std::string& q6_file = "h200-quant6/quant6.json", bool with_quant2 = true) {
+  const Card card = test::catalogue().card(card_key);
+  const Calibration cal = card_key == "h200" ? load_calibration(test::root() + "/hardware/h200.calibration.yaml")
+                                             : *sibling_calibration(test::catalogue(), card);
   const Roofs fused = make_roofs(card, &cal, Impl::fused);
   const Roofs eager = make_roofs(card, &cal, Impl::eager);
   Sets out;
@@ -105,7 +110,7 @@ Sets points() {
     REQUIRE(c.at("measured_s").get<double>() > 0);
     out[set + (fp8 ? "_fp8" : "_bf16")][key] = {t, c.at("measured_s").get<double>()};
   };
-  std::ifstream f3(test::root() + "/validation/results/h200-quant3/quant3.json");
+  std::ifstream f3(test::root() + "/validation/results/" + q3_file);
   REQUIRE(f3.good());
   const nlohmann::json q3 = nlohmann::json::parse(f3);  // kept: a range-for over parse(f3).at() would dangle
   for (const auto& c : q3.at("cases")) {
@@ -119,7 +124,7 @@ Sets points() {
   }
   // h200-quant6 (measured after quant6's model was set, nothing fitted): 32 heads / GQA 2, 28 / 7,
   // 64 / 8 at head dim 128, batch 2 / 8 / 32, ctx 1024 / 4096 / 16384.
-  std::ifstream f6(test::root() + "/validation/results/h200-quant6/quant6.json");
+  std::ifstream f6(test::root() + "/validation/results/" + q6_file);
   REQUIRE(f6.good());
   const nlohmann::json q6 = nlohmann::json::parse(f6);
   for (const auto& c : q6.at("cases")) {
@@ -128,6 +133,7 @@ Sets points() {
         "b" + std::to_string(c.at("batch").get<int64_t>()) + "_ctx" + std::to_string(c.at("kv_len").get<int64_t>()) +
             "_h" + std::to_string(c.at("heads").get<int64_t>()) + "_hkv" + std::to_string(c.at("kv_heads").get<int64_t>()));
   }
+  if (!with_quant2) return out;
   std::ifstream f2(test::root() + "/validation/results/h200-quant2/quant2.json");
   REQUIRE(f2.good());
   const nlohmann::json q2 = nlohmann::json::parse(f2);
@@ -276,4 +282,24 @@ TEST_CASE("h200-moe7 FP8-KV: the conversion's cost per tile of a CTA's chain, pi
   CHECK(ir16.at("ttgir_async_copy").get<int>() > 0);
   CHECK(ir8.at("cvt").get<int>() > 10 * ir16.at("cvt").get<int>());
   CHECK(ir8.at("n_regs").get<int>() > ir16.at("n_regs").get<int>());
+}
+
+TEST_CASE("FP8-KV decode attention on an H100 (h100-quanth100), the H200's calibration carried: every case held out") {
+  // validation/results/h100-quanth100 (twenty-seventh session, planned before the run): run_quant3.py's Triton split-KV
+  // decode over bf16 and e4m3 caches (as far as its 110 s budget went) and run_quant6.py's decode shapes on an H100.
+  const Sets h100 = points("h100-sxm", "h100-quanth100/quant3.json", "h100-quanth100/quant6.json", false);
+  for (const auto& [set, cases] : h100) {
+    std::vector<double> e;
+    for (const auto& [k, p] : cases) e.push_back(std::fabs(p.predicted / p.measured - 1));
+    const Stats st = stats(e);
+    MESSAGE("h100_" << set << ": n=" << st.n << " median " << 100 * st.median << " % p90 " << 100 * st.p90 << " %");
+    // Issue 12's target on every set: the Triton fp8 6.3 / 13.3 % (48), quant6's fp8 6.0 / 13.1 % (27), eager
+    // (a cast of K and V, then cuDNN's decode) 1.6 / 4.2 % (16).
+    CAPTURE(set);
+    CHECK(st.n >= 16);
+    CHECK(st.median <= 0.08);
+    CHECK(st.p90 <= 0.20);
+  }
+  CHECK(h100.count("triton_fp8"));
+  CHECK(h100.count("q6_triton_fp8"));
 }

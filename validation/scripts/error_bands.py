@@ -121,7 +121,7 @@ if compiled and card in COMPILED_STEPS:
         r["source"] = source
     rows.append(dict(profile="compiled", set="step", source=source, **band))
 pad = "    " if sibling else "  "
-where = ", ".join(folders) if len(folders) <= 3 else f"{os.path.commonprefix(folders)}*, {len(folders)} sets"
+where = ", ".join(folders) if len(folders) <= 3 else f"{os.path.commonprefix(folders)}*, {len(folders)} folders"
 lines = []
 for profile in sorted({r["profile"] for r in rows}):
     mine = [r for r in rows if r["profile"] == profile]

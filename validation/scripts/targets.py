@@ -692,6 +692,21 @@ def issue12(build):
               gq["eager"], (0.08, 0.20), "9 ATen kernels (8 at one row); one-row calls 19-25 % under")
     if "triton_fp8" in kv:
         t.add("FP8-KV decode attention (Triton split-KV)", "tests/test_quant_kv_accuracy.cpp (-s)", kv["triton_fp8"], (0.08, 0.20))
+    # The H100 (h100-quanth100, -quanth100b; twenty-seventh session): the H200's file carried, no key fitted on an H100.
+    how = "tests/test_quant_accuracy.cpp (-s), h100-quanth100 / -quanth100b, every case"
+    for key, what, note in (
+            ("h100_wonly_int4_held", "W4A16 tinygemm on an H100, h100-quanth100b (held out of the W4A16 carry rule)",
+             "4.2 / 38.8 % with the stream scaled to the H100's DRAM, as before the rule"),
+            ("h100_wonly_int8", "W8A16 int8pack on an H100", ""),
+            ("h100_scaled_tensor", "FP8 torch._scaled_mm tensor-wise on an H100", ""),
+            ("h100_scaled_row", "FP8 torch._scaled_mm row-wise on an H100", ""),
+            ("h100_scaled_block", "FP8 cuBLASLt 128x128 block scales on an H100 (quant6's shapes)", ""),
+            ("h100_int8_mm", "INT8 W8A8 torch._int_mm on an H100 (quant6's shapes)", "")):
+        if key in q:
+            t.add(what, how, q[key], (0.08, 0.20), note)
+    if "h100_triton_fp8" in kv:
+        t.add("FP8-KV decode attention (Triton split-KV) on an H100", "tests/test_quant_kv_accuracy.cpp (-s), h100-quanth100",
+              kv["h100_triton_fp8"], (0.08, 0.20))
     return t
 
 
