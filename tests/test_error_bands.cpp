@@ -87,6 +87,23 @@ TEST_CASE("a calibration's error_bands load and replace the uncalibrated ones fo
   CHECK(none.error_bands.source == uncalibrated_error_bands().source);
 }
 
+namespace {
+
+// A decode step of `impl` on the H200 reports `step` as its range: measured = predicted / (1 + e).
+void check_step_carries(const Model& m, Impl impl, int64_t batch, int64_t ctx, const Calibration& cal,
+                        const ErrorQuantiles& step) {
+  Workload w;
+  w.phase = Phase::decode;
+  w.batch = batch;
+  w.ctx = ctx;
+  w.impl = impl;
+  const Evaluation e = evaluate(m, w, test::catalogue().card("h200"), &cal);
+  CHECK(e.cost.time_band.high_s == test::approx(e.cost.time_s / (1 + step.p10)).epsilon(1e-9));
+  CHECK(e.cost.time_band.low_s == test::approx(e.cost.time_s / (1 + step.p90)).epsilon(1e-9));
+}
+
+}  // namespace
+
 TEST_CASE("the eager profile's step band is the transformers steps' wall time, not its kernels'") {
   // validation/scripts/error_bands.py: p10 / p90 of predicted / measured wall - 1 over the transformers eager decode
   // walls no profiler session preceded, held out of the host fit (fit_host_clean.py: 60 walls, 20 leases, h200-heldout32 among them; branch
@@ -105,14 +122,7 @@ TEST_CASE("the eager profile's step band is the transformers steps' wall time, n
   CHECK(test::contains(eager.source, "transformers"));
   CHECK(test::contains(eager.source, "no profiler"));
   // A host-bound step's reported range is that band: measured = predicted / (1 + e).
-  Workload w;
-  w.phase = Phase::decode;
-  w.batch = 1;
-  w.ctx = 2501;
-  w.impl = Impl::eager;
-  const Evaluation e = evaluate(cat.model("falcon3-7b"), w, cat.card("h200"), &cal);
-  CHECK(e.cost.time_band.high_s == test::approx(e.cost.time_s / (1 + step.p10)).epsilon(1e-9));
-  CHECK(e.cost.time_band.low_s == test::approx(e.cost.time_s / (1 + step.p90)).epsilon(1e-9));
+  check_step_carries(cat.model("falcon3-7b"), Impl::eager, 1, 2501, cal, step);
 }
 
 TEST_CASE("the compiled profile's step band is the held-out torch.compile'd steps' wall, host included") {
@@ -128,14 +138,7 @@ TEST_CASE("the compiled profile's step band is the held-out torch.compile'd step
   CHECK(step.p10 < 0);
   CHECK(step.p90 > 0);
   CHECK(test::contains(compiled.source, "torch.compile'd"));
-  Workload w;
-  w.phase = Phase::decode;
-  w.batch = 8;
-  w.ctx = 1500;
-  w.impl = Impl::compiled;
-  const Evaluation e = evaluate(cat.model("qwen2.5-7b"), w, cat.card("h200"), &cal);
-  CHECK(e.cost.time_band.high_s == test::approx(e.cost.time_s / (1 + step.p10)).epsilon(1e-9));
-  CHECK(e.cost.time_band.low_s == test::approx(e.cost.time_s / (1 + step.p90)).epsilon(1e-9));
+  check_step_carries(cat.model("qwen2.5-7b"), Impl::compiled, 8, 1500, cal, step);
   // On the H100 the band is the H100 leases' compiled steps (sibling_error_bands), which ran slower than priced.
   const Calibration h100 = *sibling_calibration(cat, cat.card("h100-sxm"));
   const ErrorQuantiles& on_h100 = h100.error_bands.at("compiled").sets.at("step");
