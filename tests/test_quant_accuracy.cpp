@@ -417,8 +417,10 @@ TEST_CASE("quantized GEMMs on an H100 (h100-quanth100, -quanth100b), the H200's 
     CHECK(st.p90 <= 0.20);
   }
   CHECK(int8.median <= 0.02);
-  // torch._int_mm at quant6's shapes: its mma.sync stream is priced as the H100's DRAM share; 8.2 / 17.0 % (the H200:
-  // within its guard above), kept as today's level.
-  CHECK(int_mm.median <= 0.085);
-  CHECK(int_mm.p90 <= 0.18);
+  // torch._int_mm at quant6's shapes: 8.2 / 17.0 % with its stream efficiency carried as a share of the DRAM rate,
+  // 6.8 / 13.0 % carried as the die's latency per byte plus the H100's DRAM time (twenty-eighth session; read off this
+  // set, held out by h100-quanth100c). FP8 tensor-wise went 5.7 / 11.5 -> 3.7 / 9.2 % with it.
+  CHECK(int_mm.median <= 0.07);
+  CHECK(int_mm.p90 <= 0.135);
+  CHECK(tensor.median <= 0.04);
 }

@@ -28,6 +28,13 @@ bool same_nvlink(const Card& a, const Card& b) {
   return x->generation == y->generation && x->bandwidth_per_direction == y->bandwidth_per_direction;
 }
 
+// A stream measured at efficiency `e` of the source's read rate, whose shortfall is the die's load latency over a fixed
+// number of bytes in flight: the efficiency it reaches at the target's read rate (0 and >= 1 kept as they are).
+double die_latency_stream_efficiency(double e, double source_read, double target_read) {
+  if (!(e > 0) || e >= 1) return e;
+  return 1.0 / (1.0 + (1.0 / e - 1.0) * target_read / source_read);
+}
+
 }  // namespace
 
 Calibration transfer_calibration(const Calibration& cal, const Card& from, const Card& to) {
@@ -61,6 +68,15 @@ Calibration transfer_calibration(const Calibration& cal, const Card& from, const
   // read rate.
   if (c.quant.int4.stream_efficiency > 0)
     c.quant.int4.stream_efficiency = std::min(1.0, c.quant.int4.stream_efficiency * source_read / *c.read_bandwidth);
+  // torch._int_mm's sm80 kernel and cuBLASLt's tensor-wise and block-scaled FP8 kernels price their weight stream as
+  // the read rate over one fitted efficiency, with no die term beside it (quant_gemm_cost.cpp). Their streams keep a
+  // fixed number of loads in flight (the tiles' stages), so a byte costs the DRAM's share plus a latency share that
+  // the die sets (Little's law, 1/X = 1/read + latency / bytes in flight): the part of the source's efficiency short
+  // of 1 carries as time per byte, not as a share. h100-quanth100's _int_mm GEMVs streamed at 3.18 TB/s on the H200
+  // and 2.48 on the H100 (a 1.28 ratio at 100-262 MB, no intercept), where a share carries 1.43 and this 1.30.
+  for (double* e : {&c.quant.int8_mma_sync.stream_efficiency, &c.quant.fp8_tensor.stream_efficiency,
+                    &c.quant.fp8_block.stream_efficiency})
+    *e = die_latency_stream_efficiency(*e, source_read, *c.read_bandwidth);
   c.write_bandwidth.reset();
   c.ramp_bandwidth = copy;
   scale(c.l2_cyclic_capacity, to.l2_bytes / from.l2_bytes);
