@@ -151,7 +151,7 @@ std::map<std::string, std::vector<double>> errors(const std::string& card_key = 
       const double measured = c.at("measured_s");
       REQUIRE(measured > 0);
       out[set].push_back(std::fabs(t / measured - 1));
-      if (std::getenv("QUANT_DEBUG") && set == std::getenv("QUANT_DEBUG"))
+      if (std::getenv("QUANT_DEBUG") && (set == std::getenv("QUANT_DEBUG") || std::string(std::getenv("QUANT_DEBUG")) == "*"))
         MESSAGE(c.at("name").get<std::string>() << " pred " << t * 1e6 << " meas " << measured * 1e6);
     }
   }
@@ -423,4 +423,39 @@ TEST_CASE("quantized GEMMs on an H100 (h100-quanth100, -quanth100b), the H200's 
   CHECK(int_mm.median <= 0.07);
   CHECK(int_mm.p90 <= 0.135);
   CHECK(tensor.median <= 0.04);
+}
+
+TEST_CASE("quantized GEMMs on an H100, held out of the stream carry (h100-quanth100c)") {
+  // validation/results/h100-quanth100c (twenty-eighth session): h200-quant5's, h200-fp8mm14's and h200-quant2's cases
+  // on an H100 80GB HBM3, none run on an H100 before, priced (quanth100c/prices.txt) after the die-latency stream carry
+  // was committed (calibration_transfer.cpp) and before the run. Nothing fitted on it. Carried as shares of the DRAM
+  // rate instead (the carry before), the same cases: _int_mm 5.5 / 13.8 % (now 4.5 / 12.3), with its epilogue
+  // 7.4 / 17.8 (7.5 / 17.8), FP8 tensor-wise 5.4 / 10.5 (3.4 / 9.8), block 3.5 / 14.9 (3.2 / 8.5).
+  const auto e = errors("h100-sxm", {{"h100-quanth100c/quant5/quant5.json", "q5_"},
+                                     {"h100-quanth100c/fp8mm14/fp8mm14.json", "fm14_"},
+                                     {"h100-quanth100c/quant2/quant2.json", ""}});
+  auto joined = [&](std::initializer_list<const char*> sets) {
+    std::vector<double> v;
+    for (const char* set : sets) v.insert(v.end(), e.at(set).begin(), e.at(set).end());
+    return stats(v);
+  };
+  const Stats int_mm = joined({"int8_mm", "int8_mm_fit", "q5_int8_mm"});
+  const Stats int_mm_scaled = joined({"int8_mm_scaled", "int8_mm_scaled_fit"});
+  const Stats tensor = joined({"fm14_scaled_tensor", "sweep_tensor"});
+  const Stats block = joined({"scaled_block", "scaled_block_fit", "q5_scaled_block"});
+  const Stats row = joined({"sweep_row"});
+  for (const auto& [name, st] : {std::pair<const char*, Stats>{"h100c_int8_mm", int_mm}, {"h100c_int8_mm_scaled", int_mm_scaled},
+                                 {"h100c_scaled_tensor", tensor}, {"h100c_scaled_block", block}, {"h100c_sweep_row", row}})
+    MESSAGE(std::string(name) << ": n=" << st.n << " median " << 100 * st.median << " % p90 " << 100 * st.p90 << " %");
+  // 178 _int_mm cases alone, 108 with the epilogue, 63 + 26 tensor-wise, 108 + 63 block (Qwen2.5-72B down's block
+  // cases fail their check, as on the H200), 26 row-wise sweep cases.
+  CHECK(int_mm.n == 178);
+  CHECK(int_mm_scaled.n == 108);
+  CHECK(tensor.n == 89);
+  CHECK(block.n == 171);
+  CHECK(row.n == 26);
+  for (const Stats& st : {int_mm, int_mm_scaled, tensor, block, row}) {
+    CHECK(st.median <= 0.08);  // issue 12's target, 8 % / 20 %
+    CHECK(st.p90 <= 0.20);
+  }
 }

@@ -701,7 +701,23 @@ def issue12(build):
             ("h100_scaled_tensor", "FP8 torch._scaled_mm tensor-wise on an H100", ""),
             ("h100_scaled_row", "FP8 torch._scaled_mm row-wise on an H100", ""),
             ("h100_scaled_block", "FP8 cuBLASLt 128x128 block scales on an H100 (quant6's shapes)", ""),
-            ("h100_int8_mm", "INT8 W8A8 torch._int_mm on an H100 (quant6's shapes)", "")):
+            ("h100_int8_mm", "INT8 W8A8 torch._int_mm on an H100 (quant6's shapes)",
+             "8.2 / 17.0 % with the stream efficiency carried as a share of the DRAM rate (the die-latency carry was read "
+             "off this set)")):
+        if key in q:
+            t.add(what, how, q[key], (0.08, 0.20), note)
+    # h100-quanth100c (twenty-eighth session): shapes no H100 had run, priced after the die-latency stream carry.
+    how = "tests/test_quant_accuracy.cpp (-s), h100-quanth100c (priced before the run; nothing fitted)"
+    for key, what, note in (
+            ("h100c_int8_mm", "INT8 W8A8 torch._int_mm on an H100, held out (h200-quant2 / quant5's shapes)",
+             "5.5 / 13.8 % under the share carry"),
+            ("h100c_int8_mm_scaled", "INT8 torch._int_mm with its eager scale epilogue on an H100, held out",
+             "7.4 / 17.8 % under the share carry"),
+            ("h100c_scaled_tensor", "FP8 torch._scaled_mm tensor-wise on an H100, held out (fp8mm14's shapes, quant2's sweeps)",
+             "5.4 / 10.5 % under the share carry"),
+            ("h100c_scaled_block", "FP8 cuBLASLt 128x128 block scales on an H100, held out (quant2 / quant5's shapes)",
+             "3.5 / 14.9 % under the share carry"),
+            ("h100c_sweep_row", "FP8 torch._scaled_mm row-wise K / N sweeps on an H100, held out", "")):
         if key in q:
             t.add(what, how, q[key], (0.08, 0.20), note)
     if "h100_triton_fp8" in kv:

@@ -23,6 +23,7 @@ after every case, so a run stopped at its time limit keeps what it measured.
 import argparse
 import datetime
 import json
+import math
 import os
 import sys
 import time
@@ -264,6 +265,10 @@ def run_one(case, make_set, fn, check, set_bytes, tol, case_seconds, want_kernel
         s = make_set()
         rel, mx = check(s)
         out.update(max_rel_error=rel, max_abs_over_rms=mx, correct=bool(rel <= tol and mx <= 10 * tol))
+        # A result of inf / NaN (an overflowed check) would make the file invalid JSON: kept as null, the case failed.
+        for key in ("max_rel_error", "max_abs_over_rms"):
+            if not math.isfinite(out[key]):
+                out[key] = None
         if not out["correct"]:
             out["error"] = f"check failed: rel {rel:.3g} (tol {tol}), max/rms {mx:.3g}"
         if want_kernels:
