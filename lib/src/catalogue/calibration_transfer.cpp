@@ -91,8 +91,16 @@ Calibration transfer_calibration(const Calibration& cal, const Card& from, const
     // the memory latency (Little's law), the same on both HBM generations to first order.
     p.aten.grouped_mm_stream *= stream;
     p.aten.grouped_mm_full_pair_stream *= stream;  // the full pairs' stream is DRAM's too
-    if (p.fused_moe.stream) *p.fused_moe.stream *= stream;  // likewise vLLM's fused_moe (cta_rate carries)
-    if (p.fused_moe.half_line_stream) *p.fused_moe.half_line_stream *= stream;  // its half-line stream too
+    // Likewise vLLM's fused_moe (cta_rate carries). At half lines (BLOCK_K 32) the same kernel streams slower than at
+    // full ones, the same DRAM bytes with the L2 busier (h200-moe5 / moe6): that shortfall is the die's time per byte,
+    // kept while the full-line stream scales (h100-moeh100: Mixtral's 64 x 64 x 32 decode GEMMs ran 1.24x the H200's
+    // time, priced 1.43x with the half-line stream scaled, 1.26x with the die's part kept).
+    if (p.fused_moe.half_line_stream) {
+      const double full = p.fused_moe.stream ? *p.fused_moe.stream : source_read;
+      const double die_per_byte = std::max(0.0, 1.0 / *p.fused_moe.half_line_stream - 1.0 / full);
+      *p.fused_moe.half_line_stream = 1.0 / (1.0 / (full * stream) + die_per_byte);
+    }
+    if (p.fused_moe.stream) *p.fused_moe.stream *= stream;
   }
   // The error bands: this card's own where the file holds them (`sibling_error_bands:`, measured on this card with
   // the file carried), set by set; the rest were measured on the source card, and say so where each is shown.

@@ -40,9 +40,7 @@ MLA_MODELS = {"deepseek-v2-lite": 16, "deepseek-v3": 128}
 MLA_BATCHES, MLA_CTX = (1, 4, 16, 64), (512, 2048, 8192, 32768)
 # (experts, top-k, hidden, expert FFN width, renormalize top-k weights, shared-expert FFN width):
 # models/<key>.yaml.
-MOE_MODELS = {"qwen3-30b-a3b": (128, 8, 2048, 768, True, 0),
-              "mixtral-8x7b": (8, 2, 4096, 14336, True, 0),
-              "deepseek-v2-lite": (64, 6, 2048, 1408, False, 2 * 1408)}
+from moe_plans import MOE_MODELS  # noqa: E402
 MOE_TOKENS = ((1, "decode"), (4, "decode"), (16, "decode"), (64, "decode"), (2048, "prefill"))
 
 

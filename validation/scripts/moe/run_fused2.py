@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """h200-moe-fused2: production-like stand-ins for the `fused` profile's MoE and MLA ops (issue 11).
 
-    python3 validation/scripts/moe/run_fused2.py OUT_DIR [--budget S]
+    python3 validation/scripts/moe/run_fused2.py OUT_DIR [--budget S] [--plan moeh100b] [--no-mla]
 
 (a) One MoE layer as vLLM's fused_moe runs it (vllm_style_moe.py: router GEMM, top-k softmax,
     moe_align_block_size in 2 kernels, ONE Triton grouped GEMM for w13, silu_and_mul, ONE for w2
@@ -34,6 +34,7 @@ import harness  # noqa: E402
 import mla_decode_triton as mla16  # noqa: E402
 import mla_decode_wide as wide  # noqa: E402
 import vllm_style_moe as vmoe  # noqa: E402
+from moe_plans import PLAN_MODELS, PLAN_TOKENS  # noqa: E402
 from run_fused import MLA_BATCHES, MLA_CTX, MLA_MODELS, MOE_MODELS, kernel_times, touched  # noqa: E402
 
 MOE_TOKENS = tuple((T, "decode") for T in (1, 2, 4, 8, 16, 32, 64)) + ((2048, "prefill"),)
@@ -127,7 +128,9 @@ def main():
     ap.add_argument("--budget", type=float, default=200.0, help="seconds for the whole run")
     ap.add_argument("--no-mla", action="store_true")
     ap.add_argument("--no-moe", action="store_true")
+    ap.add_argument("--plan", choices=sorted(PLAN_TOKENS), help="another set of MoE points (PLAN_TOKENS)")
     a = ap.parse_args()
+    models = PLAN_MODELS[a.plan] if a.plan else MOE_MODELS
     os.makedirs(a.out, exist_ok=True)
     t0 = time.perf_counter()
     deadline = t0 + a.budget
@@ -152,8 +155,8 @@ def main():
     log(f"torch {torch.__version__} triton {triton.__version__} {meta['device']}")
     save()
     with torch.no_grad():
-        moe_end = t0 + 0.55 * a.budget  # the MoE layers first, then MLA with what is left
-        for model, shape in () if a.no_moe else MOE_MODELS.items():
+        moe_end = deadline if a.no_mla else t0 + 0.55 * a.budget  # the MoE layers first, then MLA with what is left
+        for model, shape in () if a.no_moe else models.items():
             if time.perf_counter() > moe_end:
                 log(f"{model}: skipped (budget)")
                 continue
@@ -162,7 +165,7 @@ def main():
                 copies = max(2, min(4, math.ceil(4 * harness.L2_BYTES / (2 * E * 3 * d * I))))
                 gen = torch.Generator(device="cuda").manual_seed(0)
                 pool = [fused_moe_layer.make_weights(E, d, I, shared_I, "cuda", gen) for _ in range(copies)]
-                for T, phase in MOE_TOKENS:
+                for T, phase in PLAN_TOKENS[a.plan][model] if a.plan else MOE_TOKENS:
                     if time.perf_counter() > moe_end:
                         break
                     try:

@@ -1,0 +1,18 @@
+"""Named sets of MoE layer points for run_fused2.py's `--plan` (torch-free, so the prices can be written where no GPU
+is). MOE_MODELS: run_fused.py's (experts, top-k, hidden, expert FFN width, renormalize, shared-expert FFN width)."""
+MOE_MODELS = {"qwen3-30b-a3b": (128, 8, 2048, 768, True, 0),
+              "mixtral-8x7b": (8, 2, 4096, 14336, True, 0),
+              "deepseek-v2-lite": (64, 6, 2048, 1408, False, 2 * 1408)}
+# `--plan moeh100b` (twenty-eighth session): points none of the sets above has, to hold out the half-line stream's
+# carry to the H100 (decode past the experts: vLLM's 64 x 64 x 32 tile) and prefills whose compute and stream are
+# close; two models new to the sets (models/mixtral-8x22b.yaml, models/qwen3-235b-a22b.yaml). No T = 1, 8, 64 decode:
+# fit_fused_moe.py calls those fit points.
+PLAN_MODELS = {"moeh100b": dict(MOE_MODELS, **{"mixtral-8x22b": (8, 2, 6144, 16384, True, 0),
+                                               "qwen3-235b-a22b": (128, 8, 4096, 1536, True, 0)})}
+PLAN_TOKENS = {"moeh100b": {
+    "mixtral-8x7b": ((12, "decode"), (24, "decode"), (48, "decode"), (96, "decode"), (128, "decode"),
+                     (512, "prefill"), (1024, "prefill")),
+    "mixtral-8x22b": ((2, "decode"), (16, "decode"), (32, "decode"), (96, "decode"), (1024, "prefill")),
+    "qwen3-30b-a3b": ((192, "decode"), (256, "decode"), (512, "prefill"), (1024, "prefill"), (4096, "prefill")),
+    "qwen3-235b-a22b": ((4, "decode"), (32, "decode"), (192, "decode"), (1024, "prefill")),
+    "deepseek-v2-lite": ((96, "decode"), (256, "decode"), (512, "prefill"), (1024, "prefill"), (4096, "prefill"))}}
