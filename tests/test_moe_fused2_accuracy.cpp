@@ -150,6 +150,24 @@ TEST_CASE("fused MoE layers on an H100 (h100-moeh100), the H200's calibration ca
   CHECK(quantile(gemm, 0.5) <= 0.045);
 }
 
+TEST_CASE("fused MoE layers on an H100 at new points (h100-moeh100b), priced before the run: every layer held out") {
+  // validation/results/h100-moeh100b (twenty-eighth session): run_fused2.py --plan moeh100b, 26 layers no set had (two
+  // models new to the sets), priced in moeh100b/prices_*.txt before the run under both half-line carries. The rule set
+  // before the run (the lower grouped-GEMM median stays) kept the die's time per byte: 7.1 % against 10.4 % with the
+  // half-line stream scaled whole (decode 4.1 against 10.3 %). The prefills stay 3-35 % fast (README there).
+  static const Fused2 b("h100-sxm", "h100-moeh100b");
+  REQUIRE(b.layer_all.size() == 26);
+  std::vector<double> gemm = b.gemm_fit;  // fit_point's split is the H200's: here every layer is held out
+  gemm.insert(gemm.end(), b.gemm_held.begin(), b.gemm_held.end());
+  CAPTURE(quantile(b.layer_all, 0.5));
+  CAPTURE(quantile(b.layer_decode, 0.5));
+  CAPTURE(quantile(b.layer_all, 1.0));
+  CAPTURE(quantile(gemm, 0.5));
+  CHECK(quantile(b.layer_all, 0.5) <= 0.06);
+  CHECK(quantile(b.layer_decode, 0.5) <= 0.045);
+  CHECK(quantile(gemm, 0.5) <= 0.075);
+}
+
 TEST_CASE("MLA decode with 64-head tiles (h200-moe-fused2) against attention_mla_decode (fused)") {
   const Fused2& f = fused2();
   REQUIRE(f.mla_lite.size() == 16);
