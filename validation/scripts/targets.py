@@ -451,7 +451,9 @@ def issue11(binary):
     # h100-moeh100b (twenty-eighth session): 26 layers at points no set had, priced before the run; it decided the
     # half-line stream's carry (validation/results/h100-moeh100b/README.md).
     for folder, what, notes in (
-            ("h100-moeh100", "", ("prefills 12-24 % fast on this board", "Mixtral T = 2-8: the routing draw")),
+            ("h100-moeh100", "", ("prefills 12-24 % fast on this board",
+                                "the prefills (-12 to -24 %) and Mixtral T = 2-8 (the routing draw); 6.6 / 17.8 % with the "
+                                "half-line stream scaled whole")),
             ("h100-moeh100b", ", new points (h100-moeh100b)",
              ("prefills 3-35 % fast", "decode 4.1 %, prefills 11.9 %; 10.4 % with the half-line stream scaled whole"))):
         out = run([PY, os.path.join(HERE, "moe", "compare_fused2.py"), f"validation/results/{folder}", binary],
