@@ -35,6 +35,27 @@ double die_latency_stream_efficiency(double e, double source_read, double target
   return 1.0 / (1.0 + (1.0 / e - 1.0) * target_read / source_read);
 }
 
+// The quantized kernels' weight streams, priced as shares of the read rate (quant_gemm_cost.cpp), at the target's read
+// rate `target_read` (`source_read` the source's).
+void carry_quant_streams(QuantCalibration& q, double source_read, double target_read) {
+  // tinygemm W4A16's packed-weight "stream" is its SMs' unpacking, not DRAM: it ran at the H200's pace on the H100 at
+  // every row count (validation/results/h100-quanth100: H100 / H200 0.99-1.01 median by M, at most 1.74 TB/s, half
+  // the H100's read rate), where bf16 GEMVs ran 1.30x slower. Its rate carries as the die's, within the target's
+  // read rate.
+  if (q.int4.stream_efficiency > 0)
+    q.int4.stream_efficiency = std::min(1.0, q.int4.stream_efficiency * source_read / target_read);
+  // torch._int_mm's sm80 kernel and cuBLASLt's tensor-wise and block-scaled FP8 kernels price their weight stream as
+  // the read rate over one fitted efficiency, with no die term beside it. Their streams keep a fixed number of loads
+  // in flight (the tiles' stages), so a byte costs the DRAM's share plus a latency share that the die sets (Little's
+  // law, 1/X = 1/read + latency / bytes in flight): the part of the source's efficiency short of 1 carries as time
+  // per byte, not as a share. h100-quanth100's _int_mm GEMVs streamed at 3.18 TB/s on the H200 and 2.48 on the H100
+  // (a 1.28 ratio at 100-262 MB, no intercept), where a share carries 1.43 and this 1.30; held out by
+  // h100-quanth100c (_int_mm 5.5 -> 4.5 %, tensor-wise 5.4 -> 3.4 %, block 3.5 -> 3.2 % median).
+  for (double* e :
+       {&q.int8_mma_sync.stream_efficiency, &q.fp8_tensor.stream_efficiency, &q.fp8_block.stream_efficiency})
+    *e = die_latency_stream_efficiency(*e, source_read, target_read);
+}
+
 }  // namespace
 
 Calibration transfer_calibration(const Calibration& cal, const Card& from, const Card& to) {
@@ -62,21 +83,7 @@ Calibration transfer_calibration(const Calibration& cal, const Card& from, const
                   ": same die; the copy at the datasheet default, reads at the source's share)";
   c.dram_bandwidth = copy;
   c.read_bandwidth = source_read * stream;
-  // tinygemm W4A16's packed-weight "stream" is its SMs' unpacking, not DRAM: it ran at the H200's pace on the H100 at
-  // every row count (validation/results/h100-quanth100: H100 / H200 0.99-1.01 median by M, at most 1.74 TB/s, half
-  // the H100's read rate), where bf16 GEMVs ran 1.30x slower. Its rate carries as the die's, within the target's
-  // read rate.
-  if (c.quant.int4.stream_efficiency > 0)
-    c.quant.int4.stream_efficiency = std::min(1.0, c.quant.int4.stream_efficiency * source_read / *c.read_bandwidth);
-  // torch._int_mm's sm80 kernel and cuBLASLt's tensor-wise and block-scaled FP8 kernels price their weight stream as
-  // the read rate over one fitted efficiency, with no die term beside it (quant_gemm_cost.cpp). Their streams keep a
-  // fixed number of loads in flight (the tiles' stages), so a byte costs the DRAM's share plus a latency share that
-  // the die sets (Little's law, 1/X = 1/read + latency / bytes in flight): the part of the source's efficiency short
-  // of 1 carries as time per byte, not as a share. h100-quanth100's _int_mm GEMVs streamed at 3.18 TB/s on the H200
-  // and 2.48 on the H100 (a 1.28 ratio at 100-262 MB, no intercept), where a share carries 1.43 and this 1.30.
-  for (double* e : {&c.quant.int8_mma_sync.stream_efficiency, &c.quant.fp8_tensor.stream_efficiency,
-                    &c.quant.fp8_block.stream_efficiency})
-    *e = die_latency_stream_efficiency(*e, source_read, *c.read_bandwidth);
+  carry_quant_streams(c.quant, source_read, *c.read_bandwidth);
   c.write_bandwidth.reset();
   c.ramp_bandwidth = copy;
   scale(c.l2_cyclic_capacity, to.l2_bytes / from.l2_bytes);
@@ -94,7 +101,8 @@ Calibration transfer_calibration(const Calibration& cal, const Card& from, const
     // Likewise vLLM's fused_moe (cta_rate carries). At half lines (BLOCK_K 32) the same kernel streams slower than at
     // full ones, the same DRAM bytes with the L2 busier (h200-moe5 / moe6): that shortfall is the die's time per byte,
     // kept while the full-line stream scales (h100-moeh100: Mixtral's 64 x 64 x 32 decode GEMMs ran 1.24x the H200's
-    // time, priced 1.43x with the half-line stream scaled, 1.26x with the die's part kept).
+    // time, priced 1.43x with the half-line stream scaled, 1.26x with the die's part kept; h100-moeh100b, 26 new
+    // layers, decided it by a rule set before its run: grouped GEMMs 7.1 % against 10.4 % median).
     if (p.fused_moe.half_line_stream) {
       const double full = p.fused_moe.stream ? *p.fused_moe.stream : source_read;
       const double die_per_byte = std::max(0.0, 1.0 / *p.fused_moe.half_line_stream - 1.0 / full);
