@@ -307,11 +307,11 @@ TEST_CASE("a calibration carries to another card of its die: the SMs' terms as t
   // The quantized kernels' stream efficiencies (no die term beside them): the shortfall of the source's carries as time
   // per byte, so at the target's slower read rate the same kernel reaches a larger share of it (_int_mm 0.684 -> 0.756).
   const double read_ratio = *c->read_bandwidth / *own.read_bandwidth;
-  const QuantCalibration &carried = c->quant, &measured_q = own.quant;
+  const QuantCalibration &to_q = c->quant, &from_q = own.quant;
   for (const auto& [mine, source] :
-       {std::pair{carried.int8_mma_sync.stream_efficiency, measured_q.int8_mma_sync.stream_efficiency},
-        {carried.fp8_tensor.stream_efficiency, measured_q.fp8_tensor.stream_efficiency},
-        {carried.fp8_block.stream_efficiency, measured_q.fp8_block.stream_efficiency}}) {
+       {std::pair{to_q.int8_mma_sync.stream_efficiency, from_q.int8_mma_sync.stream_efficiency},
+        {to_q.fp8_tensor.stream_efficiency, from_q.fp8_tensor.stream_efficiency},
+        {to_q.fp8_block.stream_efficiency, from_q.fp8_block.stream_efficiency}}) {
     REQUIRE(source > 0);
     REQUIRE(source < 1);
     CHECK(1 / mine == test::approx(1 + (1 / source - 1) * read_ratio));
