@@ -105,8 +105,8 @@ Calibration transfer_calibration(const Calibration& cal, const Card& from, const
     // layers, decided it by a rule set before its run: grouped GEMMs 7.1 % against 10.4 % median).
     if (p.fused_moe.half_line_stream) {
       const double full = p.fused_moe.stream ? *p.fused_moe.stream : source_read;
-      const double die_per_byte = std::max(0.0, 1.0 / *p.fused_moe.half_line_stream - 1.0 / full);
-      *p.fused_moe.half_line_stream = 1.0 / (1.0 / (full * stream) + die_per_byte);
+      *p.fused_moe.half_line_stream =
+          full * stream * die_latency_stream_efficiency(*p.fused_moe.half_line_stream / full, full, full * stream);
     }
     if (p.fused_moe.stream) *p.fused_moe.stream *= stream;
   }
