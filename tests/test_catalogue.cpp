@@ -318,6 +318,16 @@ TEST_CASE("a calibration carries to another card of its die: the SMs' terms as t
     CHECK(mine > source);
   }
   CHECK(c->quant.int8_mma_sync.stream_efficiency == test::approx(0.756).epsilon(0.005));
+  // fused_moe's L2 tile rate goes with the L2's size (its slices sit with the memory partitions): 60 -> 50 MB.
+  const auto fused_of = [](const Calibration& cal) -> const ProfileCalibration& {
+    for (const ProfileCalibration& p : cal.profiles)
+      if (p.name == "fused") return p;
+    FAIL("no fused profile");
+    return cal.profiles.front();
+  };
+  REQUIRE(fused_of(own).fused_moe.l2_tile_rate);
+  CHECK(*fused_of(*c).fused_moe.l2_tile_rate == test::approx(*fused_of(own).fused_moe.l2_tile_rate * 50.0 / 60.0));
+  CHECK(h100.l2_bytes / h200.l2_bytes == test::approx(50.0 / 60.0));
   // Its error bands: the H100's own where the file holds them (sibling_error_bands: h100-sxm, measured on H100 leases
   // with this file carried), set by set; the rest are the H200's, and where they are shown they say so.
   REQUIRE(!c->error_bands.empty());

@@ -33,6 +33,7 @@ bool fit_point(const std::string& model, const std::string& phase, int64_t token
 struct Fused2 {
   std::vector<double> gemm_fit, gemm_held, layer_decode, layer_all, layer_held;
   std::vector<double> mla_lite, mla_v3_signed;
+  std::map<std::string, double> prefill_gemm_signed;  // "model T" -> the grouped GEMMs' predicted / measured - 1
   // `card_key` the card the set ran on: the H200's file as committed, another card of the die with it carried.
   explicit Fused2(const std::string& card_key = "h200", const std::string& set = "h200-moe-fused2") {
     const Card card = test::catalogue().card(card_key);
@@ -71,6 +72,7 @@ struct Fused2 {
           measured_grouped += k["device_s"].as<double>();
       const double eg = std::fabs(grouped / measured_grouped - 1);
       const double el = std::fabs(layer / c["median_s"].as<double>() - 1);
+      if (phase == "prefill") prefill_gemm_signed[model + " " + std::to_string(T)] = grouped / measured_grouped - 1;
       const bool fit = fit_point(model, phase, T);
       (fit ? gemm_fit : gemm_held).push_back(eg);
       if (!fit) layer_held.push_back(el);
@@ -146,8 +148,10 @@ TEST_CASE("fused MoE layers on an H100 (h100-moeh100), the H200's calibration ca
   CHECK(quantile(h100.layer_all, 0.5) <= 0.055);
   CHECK(quantile(h100.layer_decode, 0.5) <= 0.05);
   CHECK(quantile(h100.layer_decode, 1.0) <= 0.08);
-  CHECK(quantile(h100.layer_all, 1.0) <= 0.22);  // the Qwen3 prefill (15.3 % before, DeepSeek-V2-Lite's prefill)
-  CHECK(quantile(gemm, 0.5) <= 0.045);
+  // Twenty-ninth session, the L2 tile walk (fit on one H200 prefill, see the prefill case): the three prefill layers
+  // -21 / -12 / -18 -> +0 / +3 / +3 %, largest 21 -> 7.3 %, layers 5.1 -> 4.3 % median, grouped GEMMs 3.9 -> 3.4 %.
+  CHECK(quantile(h100.layer_all, 1.0) <= 0.09);
+  CHECK(quantile(gemm, 0.5) <= 0.04);
 }
 
 TEST_CASE("fused MoE layers on an H100 at new points (h100-moeh100b), priced before the run: every layer held out") {
@@ -163,9 +167,46 @@ TEST_CASE("fused MoE layers on an H100 at new points (h100-moeh100b), priced bef
   CAPTURE(quantile(b.layer_decode, 0.5));
   CAPTURE(quantile(b.layer_all, 1.0));
   CAPTURE(quantile(gemm, 0.5));
-  CHECK(quantile(b.layer_all, 0.5) <= 0.06);
+  // Twenty-ninth session, the L2 tile walk: grouped GEMMs 7.1 -> 5.5 % median, layers 5.2 -> 4.5 %, the largest layer
+  // 34.7 -> 22.1 % (Qwen3-235B's prefill, where the DRAM stream binds: the L2 term does not reach it).
+  CHECK(quantile(b.layer_all, 0.5) <= 0.05);
   CHECK(quantile(b.layer_decode, 0.5) <= 0.045);
-  CHECK(quantile(gemm, 0.5) <= 0.075);
+  CHECK(quantile(gemm, 0.5) <= 0.06);
+  CHECK(quantile(b.layer_all, 1.0) <= 0.23);
+}
+
+TEST_CASE("fused_moe prefill GEMMs: the L2 tile walk fitted on one H200 prefill, the rest held out") {
+  // Twenty-ninth session (fused_moe_cost.cpp's L2 term, fit_fused_moe_l2.py): l2_tile_rate fitted on the H200's
+  // Mixtral-8x7B prefill alone. Before it the prefills were priced by the MMA at 0.31 of peak, fitted on that same
+  // point: the H200's other two -11.5 / -5.5 %, the H100's 13 prefills all fast (-3 to -32 %).
+  const Fused2& h200 = fused2();
+  REQUIRE(h200.prefill_gemm_signed.size() == 3);
+  for (const auto& [point, e] : h200.prefill_gemm_signed) {
+    CAPTURE(point);
+    CHECK(std::fabs(e) <= (point == "mixtral-8x7b 2048" ? 0.005 : 0.02));  // fitted; held out +0.1 / +1.0 %
+  }
+  // The H100, the rate carried by the L2's size (50 / 60 MB): nothing fitted there.
+  static const Fused2 a("h100-sxm", "h100-moeh100"), b("h100-sxm", "h100-moeh100b");
+  std::vector<double> all, signed_all;
+  for (const Fused2* f : {&a, &b})
+    for (const auto& [point, e] : f->prefill_gemm_signed) {
+      all.push_back(std::fabs(e));
+      signed_all.push_back(e);
+    }
+  REQUIRE(all.size() == 13);
+  CAPTURE(quantile(all, 0.5));
+  CAPTURE(quantile(all, 1.0));
+  CAPTURE(quantile(signed_all, 0.5));
+  // Achieved: 7.1 % median (13.4 before), largest 21.8 % (Qwen3-235B at 1024 tokens, 1.5 row blocks an expert: the
+  // DRAM stream binds there, unchanged), median signed -3.2 % (-13.4 before): no longer all fast.
+  CHECK(quantile(all, 0.5) <= 0.08);
+  CHECK(quantile(all, 1.0) <= 0.23);
+  CHECK(std::fabs(quantile(signed_all, 0.5)) <= 0.05);
+  // The 2048-token prefills the H200's were measured at, card against card: within 4 % (-12 / -19 / -24 % before).
+  for (const auto& [point, e] : a.prefill_gemm_signed) {
+    CAPTURE(point);
+    CHECK(std::fabs(e) <= 0.04);
+  }
 }
 
 TEST_CASE("MLA decode with 64-head tiles (h200-moe-fused2) against attention_mla_decode (fused)") {

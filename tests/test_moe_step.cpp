@@ -41,6 +41,25 @@ TEST_CASE("expected experts touched: E (1 - (1 - k/E)^T), fewer with a skewed ro
   CHECK(ops::experts_touched(128, 8, 1, 1.0) <= 8.0 + 1e-9);  // still at most k for one token
 }
 
+TEST_CASE("expected row blocks: each expert's rows padded to the block, under the same routing") {
+  // Rows at most a block: one block an expert touched.
+  CHECK(ops::expected_row_blocks(8, 2, 1, 64) == test::approx(2.0));
+  CHECK(ops::expected_row_blocks(8, 2, 2, 64) == test::approx(ops::experts_touched(8, 2, 2)));
+  CHECK(ops::expected_row_blocks(2, 2, 100, 64) == test::approx(4.0));  // every expert takes every token: ceil(100/64)
+  // Many rows: T k / block plus about half a block an expert (the last one's fill).
+  const double mixtral = ops::expected_row_blocks(8, 2, 2048, 64);
+  CHECK(mixtral > 64.0);
+  CHECK(mixtral < 72.0);
+  CHECK(mixtral == test::approx(64.0 + 8 * 63.0 / 128).epsilon(0.01));
+  // The normal branch (sigma past 200) against the same limit.
+  CHECK(ops::expected_row_blocks(8, 2, 10'000'000, 64) == test::approx(2.0 * 10'000'000 / 64 + 8 * 63.0 / 128).epsilon(1e-5));
+  // Qwen3-30B's 2048-token prefill: h200-moe-fused2's probe padded 20480 rows (320 blocks); T k / 64 alone is 256.
+  CHECK(ops::expected_row_blocks(128, 8, 2048, 64) == test::approx(320.0).epsilon(0.02));
+  // A skewed router concentrates the rows: fewer blocks than uniform at few tokens.
+  CHECK(ops::expected_row_blocks(128, 8, 16, 16, 1.0) < ops::expected_row_blocks(128, 8, 16, 16, 0.0));
+  CHECK(ops::expected_row_blocks(0, 8, 16, 16) == 0.0);
+}
+
 TEST_CASE("grouped GEMM: FLOPs of the routed rows, weights of the touched experts, tiles per expert") {
   // Mixtral's w13 at 4 tokens: 8 routed rows, 2 x 14336 outputs, K 4096.
   const Op g = ops::grouped_gemm("w13", 4, 2, 8, 28672, 4096, DType::bf16, DType::bf16, Precision::bf16);

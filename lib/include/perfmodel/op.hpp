@@ -48,6 +48,7 @@ struct AttentionShape {
 struct MoeShape {
   int64_t tokens = 0, top_k = 0, experts = 0;
   double experts_touched = 0;  // expected distinct experts the step's tokens reach (grouped_gemm)
+  double skew = 0;             // the routing's skew (ops::experts_touched): 0 uniform
 };
 
 struct Op {

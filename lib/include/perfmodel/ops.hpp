@@ -106,6 +106,10 @@ double attention_pairs(int64_t q_len, int64_t kv_len, bool causal, int64_t windo
 // routing (skew 0): E (1 - (1 - k/E)^T) (issue 11). With skew s, expert i (1-based) is picked
 // with probability p_i = k i^-s / sum_j j^-s (capped at 1): sum_i 1 - (1 - p_i)^T.
 double experts_touched(int64_t experts, int64_t top_k, int64_t tokens, double skew = 0);
+// Expected row blocks when each expert's routed rows are padded to `block` (vLLM moe_align_block_size):
+// sum over experts of E[ceil(c_i / block)], c_i ~ Binomial(tokens, p_i) with experts_touched's p_i. Above
+// T k / block by the partly filled blocks: Qwen3-30B's 2048-token prefill 317 against 256 (the probe's 320).
+double expected_row_blocks(int64_t experts, int64_t top_k, int64_t tokens, int64_t block, double skew = 0);
 // Router top-k (vLLM fused_moe topk_softmax / grouped_topk): reads the tokens x experts router
 // logits, scores them (softmax or sigmoid), picks k (per group when grouped), writes k fp32
 // weights and k int32 ids per token.

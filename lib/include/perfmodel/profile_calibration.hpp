@@ -284,6 +284,10 @@ struct FusedMoeGemm {
   // h200-moe5, the same kernel at BLOCK_K 64 streams 1.6x faster); absent: `stream`.
   Measured half_line_stream;  // B/s
   Measured mma_efficiency;  // of the card's gemm peak at the op's precision
+  // At half lines, the rate the L2 serves the tiles' loads: every CTA K step's BLOCK_M x BLOCK_K rows of A (the
+  // padded rows too) and BLOCK_K x BLOCK_N weights (h100-prefillncu: the L2 84-94 % busy at the prefills, the SMs
+  // 25-29 %); absent: no L2 term.
+  Measured l2_tile_rate;  // B/s
   bool measured() const { return floor_s && cta_rate && stream && mma_efficiency; }
 };
 

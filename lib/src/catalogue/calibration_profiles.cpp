@@ -214,6 +214,7 @@ ProfileCalibration read_one(MapReader r, const std::string& name) {
     x.half_line_stream = g->opt_quantity("half_line_stream", Dimension::bytes_per_s);
     x.mma_efficiency = share(*g, "mma_efficiency");
     if (!x.mma_efficiency || !(*x.mma_efficiency > 0)) g->fail("mma_efficiency", "must be a share above 0, at most 1");
+    x.l2_tile_rate = g->opt_quantity("l2_tile_rate", Dimension::bytes_per_s);
     g->finish();
   }
   p.host_per_kernel_s = r.opt_quantity("host_per_kernel", Dimension::seconds, true);
@@ -376,6 +377,7 @@ void write_profiles(std::ostream& o, const std::vector<ProfileCalibration>& prof
       o << "      stream: " << q(*g.stream, "GB/s", 1e9) << "\n";
       if (g.half_line_stream) o << "      half_line_stream: " << q(*g.half_line_stream, "GB/s", 1e9) << "\n";
       o << "      mma_efficiency: " << *g.mma_efficiency << "\n";
+      if (g.l2_tile_rate) o << "      l2_tile_rate: " << q(*g.l2_tile_rate, "GB/s", 1e9) << "\n";
     }
     if (p.flash2.measured()) {
       const Flash2Prefill& f = p.flash2;

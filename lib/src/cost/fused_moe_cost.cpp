@@ -24,14 +24,23 @@
 //     each ~8 GB/s under load (Little's law at the loaded latency): memory = max(waves x slab /
 //     loaded CTA rate, bytes / stream(CTAs an SM)), no sum (the per-CTA walks overlap the
 //     card's stream once ~4 an SM are resident: moe6's w2 streams 1.84 MB a CTA at 6 GB/s);
-//   compute: the padded rows' tiles over the SMs at a share of the GEMM peak (prefill: ~270
-//     TFLOP/s over the padded rows at all three models' 64 x 64 x 32 tiles);
+//   L2 (half lines, since h100-prefillncu): every CTA K step loads a BLOCK_M x BLOCK_K tile of A
+//     (masked padded rows too) and a BLOCK_K x BLOCK_N tile of weights through the L2, and the
+//     prefills are bound there: Nsight Compute on the H100 read the L2 84-94 % busy and the SMs
+//     25-29 % at Mixtral's prefills, the expert weights re-read from DRAM 1.4-3.7x past it. One
+//     rate, `l2_tile_rate`, fitted on the H200's Mixtral prefill (fit_fused_moe_l2.py), prices
+//     the H200's other two prefills +0.1 / +1.0 % and, carried by the L2's size, the H100's
+//     2048-token ones +0.4 / +2.1 / +3.4 %. With one or two row blocks an expert the DRAM stream
+//     above binds instead;
+//   compute: the padded rows' tiles over the SMs at a share of the GEMM peak (a roof the L2
+//     keeps the tiles under: ~270 TFLOP/s over the padded rows was the L2's, not the MMA's);
 //   fixed: the launch floor, once.
 // Tiles follow vLLM's default config (get_default_config, no tuned JSON for the shape).
 #include <algorithm>
 #include <cmath>
 
 #include "kernel_costs.hpp"
+#include "perfmodel/ops.hpp"
 
 namespace perfmodel {
 
@@ -95,7 +104,21 @@ KernelTimes fused_moe_gemm_cost(const Op& op, const Roofs& r) {
     const double inv = 1 / light + slots_in_use * (1 / *f.half_line_stream - 1 / light);
     t.memory_s = std::max(waves * slab / (kHalfLineLoadedCtaRate * *f.cta_rate), op.bytes() * inv);
   }
-  t.compute_s = static_cast<double>(ceil_div(tiles, r.card.sm_count)) * tile_flops / sm_rate;
+  // The padded row blocks routing leaves (each expert's rows to BLOCK_M: ops::expected_row_blocks), the tiles the
+  // MMA and the L2 work through; the memory terms above keep the geometry fit_fused_moe.py fitted them on.
+  const double padded_tiles =
+      op.moe.experts > 0
+          ? ops::expected_row_blocks(op.moe.experts, op.moe.top_k, op.moe.tokens, c.block_m, op.moe.skew) *
+                static_cast<double>(col_blocks)
+          : static_cast<double>(tiles);
+  if (half_line && f.l2_tile_rate) {
+    // h100-prefillncu (see the header): each CTA K step loads BLOCK_M x BLOCK_K of A and BLOCK_K x BLOCK_N of
+    // weights through the L2, at one rate.
+    const double l2_bytes = padded_tiles * static_cast<double>(op.gemm.k) *
+                            static_cast<double>(c.block_m + c.block_n) * bytes_of(op.dtype);
+    t.memory_s = std::max(t.memory_s, l2_bytes / *f.l2_tile_rate);
+  }
+  t.compute_s = std::ceil(padded_tiles / r.card.sm_count) * tile_flops / sm_rate;
   TilePlan plan;  // what `perfmodel ops` reports: the config's tiles over the padded rows
   plan.tile = {c.block_m, c.block_n};
   plan.tiles = tiles;

@@ -1,24 +1,67 @@
 // Kernel kind `grouped_gemm`: the routed experts' GEMMs in one launch (vLLM fused_moe's Triton
 // kernel, CUTLASS grouped GEMM, torch._grouped_mm): each expert multiplies the rows routed to it.
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "../cost/kernel_costs.hpp"
 #include "op_builders.hpp"
 
 namespace perfmodel {
 
-double ops::experts_touched(int64_t experts, int64_t top_k, int64_t tokens, double skew) {
-  const double E = static_cast<double>(experts), k = static_cast<double>(top_k), T = static_cast<double>(tokens);
-  if (experts <= 0 || top_k <= 0 || tokens <= 0) return 0;
-  if (skew <= 0) return E * (1.0 - std::pow(1.0 - k / E, T));
+namespace {
+
+// Expert i's (0-based) chance to be among a token's top_k: k / E uniform (skew 0), else k (i+1)^-s / sum_j j^-s,
+// capped at 1 (ops.hpp).
+std::vector<double> pick_probabilities(int64_t experts, int64_t top_k, double skew) {
+  const double E = static_cast<double>(experts), k = static_cast<double>(top_k);
+  if (skew <= 0) return std::vector<double>(static_cast<size_t>(experts), std::min(1.0, k / E));
   double norm = 0;
   for (int64_t i = 1; i <= experts; ++i) norm += std::pow(static_cast<double>(i), -skew);
-  double touched = 0;
-  for (int64_t i = 1; i <= experts; ++i) {
-    const double p = std::min(1.0, k * std::pow(static_cast<double>(i), -skew) / norm);
-    touched += 1.0 - std::pow(1.0 - p, T);
+  std::vector<double> p(static_cast<size_t>(experts));
+  for (int64_t i = 1; i <= experts; ++i) p[static_cast<size_t>(i - 1)] = std::min(1.0, k * std::pow(static_cast<double>(i), -skew) / norm);
+  return p;
+}
+
+// E[ceil(c / block)] for c ~ Binomial(n, p): the pmf summed over mean +- 12 sigma (log space: lgamma), or the normal
+// approximation's sum_j P(c > j block) once sigma passes 200 (where the pmf's window runs to thousands of terms).
+double expected_ceil_blocks(int64_t n, double p, int64_t block) {
+  const double N = static_cast<double>(n), B = static_cast<double>(block);
+  if (p >= 1) return std::ceil(N / B);
+  if (!(p > 0)) return 0;
+  const double mu = N * p, sd = std::sqrt(N * p * (1 - p));
+  if (sd > 200) {  // the blocks below mu - 12 sigma are full for certain: counted, not summed
+    const double j0 = std::max(0.0, std::floor((mu - 12 * sd) / B));
+    double sum = j0;
+    for (double j = j0; j * B <= mu + 12 * sd; ++j) sum += 0.5 * std::erfc((j * B + 0.5 - mu) / (sd * std::sqrt(2.0)));
+    return sum;
   }
+  const int64_t lo = std::max<int64_t>(0, static_cast<int64_t>(mu - 12 * sd) - 2);
+  const int64_t hi = std::min<int64_t>(n, static_cast<int64_t>(mu + 12 * sd) + 2);
+  const double lg = std::lgamma(N + 1), lp = std::log(p), lq = std::log1p(-p);
+  double sum = 0;
+  for (int64_t c = lo; c <= hi; ++c) {
+    const double C = static_cast<double>(c);
+    sum += std::exp(lg - std::lgamma(C + 1) - std::lgamma(N - C + 1) + C * lp + (N - C) * lq) * std::ceil(C / B);
+  }
+  return sum;
+}
+
+}  // namespace
+
+double ops::experts_touched(int64_t experts, int64_t top_k, int64_t tokens, double skew) {
+  if (experts <= 0 || top_k <= 0 || tokens <= 0) return 0;
+  double touched = 0;
+  for (double p : pick_probabilities(experts, top_k, skew)) touched += 1.0 - std::pow(1.0 - p, static_cast<double>(tokens));
   return touched;
+}
+
+double ops::expected_row_blocks(int64_t experts, int64_t top_k, int64_t tokens, int64_t block, double skew) {
+  if (experts <= 0 || top_k <= 0 || tokens <= 0 || block <= 0) return 0;
+  if (skew <= 0) return static_cast<double>(experts) * expected_ceil_blocks(tokens, std::min(1.0, static_cast<double>(top_k) / static_cast<double>(experts)), block);
+  double blocks = 0;
+  for (double p : pick_probabilities(experts, top_k, skew)) blocks += expected_ceil_blocks(tokens, p, block);
+  return blocks;
 }
 
 // FLOPs 2 (T k) n k_dim; reads the routed rows and the touched experts' weights, writes the
@@ -39,7 +82,7 @@ Op ops::grouped_gemm(std::string name, int64_t tokens, int64_t top_k, int64_t ex
   const int64_t groups = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(touched - 1e-9)));
   const int64_t rows_per_expert = (routed + groups - 1) / groups;
   op.gemm = {rows_per_expert, n, k_dim, groups};
-  op.moe = {tokens, top_k, experts, touched};
+  op.moe = {tokens, top_k, experts, touched, skew};
   const double R = static_cast<double>(routed), N = static_cast<double>(n), K = static_cast<double>(k_dim);
   op.flops = 2.0 * R * N * K;
   op.model_flops = op.flops;
