@@ -9,6 +9,9 @@ MOE_MODELS = {"qwen3-30b-a3b": (128, 8, 2048, 768, True, 0),
 # fit_fused_moe.py calls those fit points.
 PLAN_MODELS = {"moeh100b": dict(MOE_MODELS, **{"mixtral-8x22b": (8, 2, 6144, 16384, True, 0),
                                                "qwen3-235b-a22b": (128, 8, 4096, 1536, True, 0)})}
+# `--plan moeh100c` (twenty-ninth session): prefills at token counts no set has, to hold out fused_moe's L2 tile walk
+# (l2_tile_rate, fitted on one H200 prefill) across row blocks an expert from 1 to 16, on whichever card comes.
+PLAN_MODELS["moeh100c"] = PLAN_MODELS["moeh100b"]
 PLAN_TOKENS = {"moeh100b": {
     "mixtral-8x7b": ((12, "decode"), (24, "decode"), (48, "decode"), (96, "decode"), (128, "decode"),
                      (512, "prefill"), (1024, "prefill")),
@@ -16,3 +19,9 @@ PLAN_TOKENS = {"moeh100b": {
     "qwen3-30b-a3b": ((192, "decode"), (256, "decode"), (512, "prefill"), (1024, "prefill"), (4096, "prefill")),
     "qwen3-235b-a22b": ((4, "decode"), (32, "decode"), (192, "decode"), (1024, "prefill")),
     "deepseek-v2-lite": ((96, "decode"), (256, "decode"), (512, "prefill"), (1024, "prefill"), (4096, "prefill"))}}
+PLAN_TOKENS["moeh100c"] = {
+    "mixtral-8x7b": ((256, "prefill"), (768, "prefill"), (1536, "prefill"), (3072, "prefill"), (8192, "prefill")),
+    "mixtral-8x22b": ((512, "prefill"), (2048, "prefill"), (4096, "prefill")),
+    "qwen3-30b-a3b": ((1536, "prefill"), (3072, "prefill"), (8192, "prefill")),
+    "qwen3-235b-a22b": ((2048, "prefill"), (4096, "prefill"), (8192, "prefill")),
+    "deepseek-v2-lite": ((768, "prefill"), (1536, "prefill"), (3072, "prefill"), (8192, "prefill"))}
