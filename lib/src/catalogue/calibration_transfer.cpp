@@ -111,7 +111,7 @@ Calibration transfer_calibration(const Calibration& cal, const Card& from, const
     if (p.fused_moe.stream) *p.fused_moe.stream *= stream;
     // Its L2 tile rate goes with the L2's slices, which the die enables with its memory partitions (the H100 SXM's
     // 50 MB against the H200's 60 MB: five HBM stacks of six). The H100's prefills moved the same tile loads at
-    // 0.81-0.84 of the H200's rate at the same clock (h100-moeh100 against h200-moe-fused2, 2048 tokens, three
+    // 0.84-0.85 of the H200's rate at the same clock (h100-moeh100 against h200-moe-fused2, 2048 tokens, three
     // models; fit_fused_moe_l2.py), 50 / 60 = 0.83.
     scale(p.fused_moe.l2_tile_rate, to.l2_bytes / from.l2_bytes);
   }
