@@ -121,10 +121,10 @@ KernelTimes fused_moe_gemm_cost(const Op& op, const Roofs& r) {
   t.compute_s = std::ceil(padded_tiles / r.card.sm_count) * tile_flops / sm_rate;
   TilePlan plan;  // what `perfmodel ops` reports: the config's tiles over the padded rows
   plan.tile = {c.block_m, c.block_n};
-  plan.tiles = tiles;
+  plan.tiles = std::max<int64_t>(1, std::llround(padded_tiles));  // the expected padded blocks' tiles
   plan.ctas_per_sm = c.ctas_per_sm;
-  plan.waves = static_cast<int64_t>(std::ceil(waves));
-  plan.wave_efficiency = static_cast<double>(tiles) / (static_cast<double>(plan.waves) * static_cast<double>(resident));
+  plan.waves = std::max<int64_t>(1, ceil_div(plan.tiles, resident));
+  plan.wave_efficiency = static_cast<double>(plan.tiles) / (static_cast<double>(plan.waves) * static_cast<double>(resident));
   plan.compute_time_s = t.compute_s;
   plan.k_per_cta = static_cast<double>(op.gemm.k);
   t.tiling = plan;
