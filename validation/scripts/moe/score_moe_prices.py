@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """Scores price files written before a run (price_moe_plan.py) against the run's layers: the grouped GEMMs' profiled
-_fused_moe_gemm_kernel time and the layer's graph replay, median and largest |predicted / measured - 1|.
+_fused_moe_gemm_kernel time and the layer's graph replay, median, p90 (nearest rank) and largest |predicted / measured - 1|.
 
     python3 validation/scripts/moe/score_moe_prices.py validation/results/h100-moeh100b validation/results/moeh100b/prices_*.txt
 """
 import json
+import math
 import os
 import statistics
 import sys
@@ -21,8 +22,8 @@ def measured(folder):
 
 def main(folder, price_files):
     meas = measured(folder)
-    print("| prices | layers | grouped GEMMs median (decode / prefill) | largest | layers median | largest |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: |")
+    print("| prices | layers | grouped GEMMs median (decode / prefill) | p90 | largest | layers median | largest |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for path in price_files:
         layer, grouped = [], []
         for line in open(path):
@@ -36,9 +37,11 @@ def main(folder, price_files):
             layer.append(abs(float(layer_us) * 1e-6 / wall - 1))
             grouped.append((phase, abs(float(grouped_us) * 1e-6 / gemm - 1)))
         g = [e for _, e in grouped]
-        by = {p: statistics.median([e for q, e in grouped if q == p]) for p in ("decode", "prefill")}
-        print(f"| {os.path.basename(path)} | {len(g)} | {100 * statistics.median(g):.1f} % ({100 * by['decode']:.1f} / "
-              f"{100 * by['prefill']:.1f}) | {100 * max(g):.1f} % | {100 * statistics.median(layer):.1f} % | "
+        by = {p: [e for q, e in grouped if q == p] for p in ("decode", "prefill")}
+        by = {p: f"{100 * statistics.median(v):.1f}" if v else "-" for p, v in by.items()}  # a plan may hold one phase
+        p90 = sorted(g)[max(0, math.ceil(0.9 * len(g)) - 1)]
+        print(f"| {os.path.basename(path)} | {len(g)} | {100 * statistics.median(g):.1f} % ({by['decode']} / "
+              f"{by['prefill']}) | {100 * p90:.1f} % | {100 * max(g):.1f} % | {100 * statistics.median(layer):.1f} % | "
               f"{100 * max(layer):.1f} % |")
 
 
