@@ -450,6 +450,7 @@ def issue11(binary):
     # the GEMMs' (5 % / 15 %).
     # h100-moeh100b (twenty-eighth session): 26 layers at points no set had, priced before the run; it decided the
     # half-line stream's carry (validation/results/h100-moeh100b/README.md).
+    # h100-moeh100c (twenty-ninth session): 18 prefills priced before the run, the L2 tile walk held out.
     for folder, what, notes in (
             ("h100-moeh100", "", ("prefills -1 / +3 / +3 % since the L2 tile walk (12-24 % fast before)",
                                 "Mixtral T = 2-8 (the routing draw); the prefills +0 / +2 / +3 % since the L2 tile walk "
@@ -457,7 +458,10 @@ def issue11(binary):
             ("h100-moeh100b", ", new points (h100-moeh100b)",
              ("prefills -13 to +6 % since the L2 tile walk (3-35 % fast before), Qwen3-235B's -22 %",
               "decode 4.1 %, prefills 8.3 % (11.9 % before the L2 tile walk; Qwen3-235B -22 %, where the DRAM stream "
-              "binds); 10.4 % with the half-line stream scaled whole"))):
+              "binds); 10.4 % with the half-line stream scaled whole")),
+            ("h100-moeh100c", ", new prefills (h100-moeh100c, priced before the run)",
+             ("256-8192 tokens; under 2.5 row blocks an expert -8 to -22 %",
+              "the L2 tile walk held out (rule: 8 % / 20 %); under 2.5 row blocks an expert -7 to -32 %"))):
         out = run([PY, os.path.join(HERE, "moe", "compare_fused2.py"), f"validation/results/{folder}", binary],
                   dict(os.environ, PERFMODEL_CARD="h100-sxm"))
         rows = [[c.strip() for c in line.split("|")] for line in out.split("## MLA")[0].splitlines()
