@@ -215,6 +215,10 @@ ProfileCalibration read_one(MapReader r, const std::string& name) {
     x.mma_efficiency = share(*g, "mma_efficiency");
     if (!x.mma_efficiency || !(*x.mma_efficiency > 0)) g->fail("mma_efficiency", "must be a share above 0, at most 1");
     x.l2_tile_rate = g->opt_quantity("l2_tile_rate", Dimension::bytes_per_s);
+    x.l2_stream_norm = g->opt_number("l2_stream_norm");
+    if (x.l2_stream_norm && !(*x.l2_stream_norm >= 1 && *x.l2_stream_norm <= 16))
+      g->fail("l2_stream_norm", "must be 1 .. 16");
+    if (x.l2_stream_norm && !x.l2_tile_rate) g->fail("l2_stream_norm", "needs l2_tile_rate");
     g->finish();
   }
   p.host_per_kernel_s = r.opt_quantity("host_per_kernel", Dimension::seconds, true);
@@ -378,6 +382,7 @@ void write_profiles(std::ostream& o, const std::vector<ProfileCalibration>& prof
       if (g.half_line_stream) o << "      half_line_stream: " << q(*g.half_line_stream, "GB/s", 1e9) << "\n";
       o << "      mma_efficiency: " << *g.mma_efficiency << "\n";
       if (g.l2_tile_rate) o << "      l2_tile_rate: " << q(*g.l2_tile_rate, "GB/s", 1e9) << "\n";
+      if (g.l2_stream_norm) o << "      l2_stream_norm: " << *g.l2_stream_norm << "\n";
     }
     if (p.flash2.measured()) {
       const Flash2Prefill& f = p.flash2;

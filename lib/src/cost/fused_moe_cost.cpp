@@ -116,7 +116,19 @@ KernelTimes fused_moe_gemm_cost(const Op& op, const Roofs& r) {
     // weights through the L2, at one rate.
     const double l2_bytes = padded_tiles * static_cast<double>(op.gemm.k) *
                             static_cast<double>(c.block_m + c.block_n) * bytes_of(op.dtype);
+    const double stream_s = t.memory_s;
     t.memory_s = std::max(t.memory_s, l2_bytes / *f.l2_tile_rate);
+    if (f.l2_stream_norm) {
+      // Optional (moeh100d's trial, absent from the committed file): where the weight stream and the tile loads both
+      // near their limits (one or two row blocks an expert: h100-moeh100b / -moeh100c priced 7-32 % fast), the two
+      // join as a p-norm; the loads counted as they move, the real rows of A (masked rows fetch nothing).
+      const double routed = static_cast<double>(op.moe.tokens) * static_cast<double>(op.moe.top_k);
+      const double real_bytes = (padded_tiles / static_cast<double>(col_blocks) * static_cast<double>(op.gemm.n) +
+                                 static_cast<double>(col_blocks) * routed) *
+                                static_cast<double>(op.gemm.k) * bytes_of(op.dtype);
+      const double p = *f.l2_stream_norm, real_s = real_bytes / *f.l2_tile_rate;
+      t.memory_s = std::max(t.memory_s, std::pow(std::pow(stream_s, p) + std::pow(real_s, p), 1 / p));
+    }
   }
   t.compute_s = std::ceil(padded_tiles / r.card.sm_count) * tile_flops / sm_rate;
   TilePlan plan;  // what `perfmodel ops` reports: the config's tiles over the padded rows

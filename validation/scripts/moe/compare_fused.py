@@ -26,8 +26,10 @@ CARD = os.environ.get("PERFMODEL_CARD", "h200")
 
 def run_json(binary, *args, card=None):
     """perfmodel's JSON. A whole model that does not fit the card (Mixtral-8x7B's 93 GB on an 80 GB H100) still prints
-    its step, exit code 2: its one layer is what is compared."""
-    out = subprocess.run([binary, *args, "--card", card or CARD, "--format", "json"], capture_output=True, text=True)
+    its step, exit code 2: its one layer is what is compared. PERFMODEL_CALIBRATION: another calibration file (a
+    trial price set), carried to the card as `--calibration` carries it."""
+    cal = ["--calibration", os.environ["PERFMODEL_CALIBRATION"]] if os.environ.get("PERFMODEL_CALIBRATION") else []
+    out = subprocess.run([binary, *args, "--card", card or CARD, *cal, "--format", "json"], capture_output=True, text=True)
     if out.returncode not in (0, 2) or not out.stdout.strip() or (out.returncode == 2 and "does not fit" not in out.stderr):
         raise RuntimeError(f"perfmodel {' '.join(args)}: exit {out.returncode}: {out.stderr.strip()}")
     return json.loads(out.stdout)

@@ -25,3 +25,13 @@ PLAN_TOKENS["moeh100c"] = {
     "qwen3-30b-a3b": ((1536, "prefill"), (3072, "prefill"), (8192, "prefill")),
     "qwen3-235b-a22b": ((2048, "prefill"), (4096, "prefill"), (8192, "prefill")),
     "deepseek-v2-lite": ((768, "prefill"), (1536, "prefill"), (3072, "prefill"), (8192, "prefill"))}
+# `--plan moeh100d` (twenty-ninth session): one or two padded row blocks an expert (where h100-moeh100b / -moeh100c
+# priced the grouped GEMMs 7-32 % fast) and decode past the experts, to decide between fused_moe's L2 tile walk as the
+# larger of the stream and the tile loads (committed) and the two joined as a 3-norm (moeh100d/pnorm3.calibration.yaml).
+PLAN_MODELS["moeh100d"] = PLAN_MODELS["moeh100b"]
+PLAN_TOKENS["moeh100d"] = {
+    "mixtral-8x7b": ((40, "decode"), (80, "decode"), (384, "prefill"), (640, "prefill")),
+    "mixtral-8x22b": ((64, "decode"), (256, "prefill"), (384, "prefill"), (768, "prefill")),
+    "qwen3-30b-a3b": ((160, "decode"), (768, "prefill"), (1280, "prefill"), (2560, "prefill")),
+    "qwen3-235b-a22b": ((256, "decode"), (512, "prefill"), (1536, "prefill"), (3072, "prefill")),
+    "deepseek-v2-lite": ((160, "decode"), (384, "prefill"), (640, "prefill"), (1280, "prefill"), (2560, "prefill"))}
