@@ -98,11 +98,13 @@ KernelTimes fused_moe_gemm_cost(const Op& op, const Roofs& r) {
   // Half lines: the slots in use (tiles over the resident CTAs, at most all of them).
   const double slots_in_use = half_line ? std::min(1.0, static_cast<double>(tiles) / static_cast<double>(resident)) : 1.0;
   t.memory_s = waves * slab / *f.cta_rate + op.bytes() / *f.stream;
+  double half_line_stream_s = 0;  // the weight stream alone, without the K-loops' floor
   if (half_line) {
     // h200-moe7 (see the header): the stream by the CTAs resident an SM, the K-loop's floor beside it.
     const double light = kHalfLineLightStream * *f.half_line_stream;
     const double inv = 1 / light + slots_in_use * (1 / *f.half_line_stream - 1 / light);
-    t.memory_s = std::max(waves * slab / (kHalfLineLoadedCtaRate * *f.cta_rate), op.bytes() * inv);
+    half_line_stream_s = op.bytes() * inv;
+    t.memory_s = std::max(waves * slab / (kHalfLineLoadedCtaRate * *f.cta_rate), half_line_stream_s);
   }
   // The padded row blocks routing leaves (each expert's rows to BLOCK_M: ops::expected_row_blocks), the tiles the
   // MMA and the L2 work through; the memory terms above keep the geometry fit_fused_moe.py fitted them on.
@@ -116,18 +118,20 @@ KernelTimes fused_moe_gemm_cost(const Op& op, const Roofs& r) {
     // weights through the L2, at one rate.
     const double l2_bytes = padded_tiles * static_cast<double>(op.gemm.k) *
                             static_cast<double>(c.block_m + c.block_n) * bytes_of(op.dtype);
-    const double stream_s = t.memory_s;
     t.memory_s = std::max(t.memory_s, l2_bytes / *f.l2_tile_rate);
     if (f.l2_stream_norm) {
-      // Optional (moeh100d's trial, absent from the committed file): where the weight stream and the tile loads both
-      // near their limits (one or two row blocks an expert: h100-moeh100b / -moeh100c priced 7-32 % fast), the two
-      // join as a p-norm; the loads counted as they move, the real rows of A (masked rows fetch nothing).
+      // Optional, a trial (absent from the committed file; validation/results/moeh100e): where the weight stream
+      // and the tile loads both near their limits (one or two row blocks an expert: h100-moeh100b / -c / -d priced
+      // 7-29 % fast with the larger of the two), they join as a p-norm, the loads counted as they move (the real
+      // rows of A: masked rows fetch nothing). The stream alone, not the K-loops' floor: moeh100d's price set had
+      // the floor inside the norm, and at many row blocks an expert the floor grows with the waves (h100-moeh100c's
+      // 8192-token Qwen3-30B / DeepSeek-V2-Lite +15 / +19 % so).
       const double routed = static_cast<double>(op.moe.tokens) * static_cast<double>(op.moe.top_k);
       const double real_bytes = (padded_tiles / static_cast<double>(col_blocks) * static_cast<double>(op.gemm.n) +
                                  static_cast<double>(col_blocks) * routed) *
                                 static_cast<double>(op.gemm.k) * bytes_of(op.dtype);
       const double p = *f.l2_stream_norm, real_s = real_bytes / *f.l2_tile_rate;
-      t.memory_s = std::max(t.memory_s, std::pow(std::pow(stream_s, p) + std::pow(real_s, p), 1 / p));
+      t.memory_s = std::max(t.memory_s, std::pow(std::pow(half_line_stream_s, p) + std::pow(real_s, p), 1 / p));
     }
   }
   t.compute_s = std::ceil(padded_tiles / r.card.sm_count) * tile_flops / sm_rate;

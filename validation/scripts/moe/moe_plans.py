@@ -35,3 +35,13 @@ PLAN_TOKENS["moeh100d"] = {
     "qwen3-30b-a3b": ((160, "decode"), (768, "prefill"), (1280, "prefill"), (2560, "prefill")),
     "qwen3-235b-a22b": ((256, "decode"), (512, "prefill"), (1536, "prefill"), (3072, "prefill")),
     "deepseek-v2-lite": ((160, "decode"), (384, "prefill"), (640, "prefill"), (1280, "prefill"), (2560, "prefill"))}
+# `--plan moeh100e` (twenty-ninth session): moeh100d's question again with the 3-norm of the weight stream alone (not
+# the K-loops' floor) and the real tile loads (moeh100e/pnorm3s.calibration.yaml), at points no set has: one or two row
+# blocks an expert, many blocks, and decode past the experts.
+PLAN_MODELS["moeh100e"] = PLAN_MODELS["moeh100b"]
+PLAN_TOKENS["moeh100e"] = {
+    "mixtral-8x7b": ((56, "decode"), (320, "prefill"), (448, "prefill"), (896, "prefill"), (4096, "prefill")),
+    "mixtral-8x22b": ((48, "decode"), (320, "prefill"), (640, "prefill"), (1536, "prefill")),
+    "qwen3-30b-a3b": ((224, "decode"), (640, "prefill"), (1792, "prefill"), (6144, "prefill")),
+    "qwen3-235b-a22b": ((160, "decode"), (768, "prefill"), (1280, "prefill"), (6144, "prefill")),
+    "deepseek-v2-lite": ((192, "decode"), (448, "prefill"), (896, "prefill"), (1792, "prefill"), (6144, "prefill"))}
