@@ -237,6 +237,26 @@ TEST_CASE("fused MoE prefills on an H100 at new token counts (h100-moeh100c), pr
   CHECK(quantile(c.layer_all, 0.5) <= 0.07);
 }
 
+TEST_CASE("fused MoE layers at one or two row blocks an expert (h100-moeh100d), priced before the run: held out") {
+  // validation/results/h100-moeh100d (twenty-ninth session): 21 layers, 16 prefills at 1.0-4.1 padded row blocks an
+  // expert and 5 decodes past the experts, priced before the run (moeh100d/prices_max_h100-sxm.txt for the committed
+  // model). Achieved: grouped GEMMs 5.9 % median, layers 5.7 %. The known gap: Mixtral-8x7B and -8x22B at 1.4-2 row
+  // blocks an expert (large experts, few rows) run 20-29 % slower than priced, by the stream, the tile loads or their
+  // 3-norm alike (README there).
+  static const Fused2 d("h100-sxm", "h100-moeh100d");
+  REQUIRE(d.layer_all.size() == 21);
+  std::vector<double> gemm = d.gemm_fit;
+  gemm.insert(gemm.end(), d.gemm_held.begin(), d.gemm_held.end());
+  CAPTURE(quantile(gemm, 0.5));
+  CAPTURE(quantile(d.layer_all, 0.5));
+  CHECK(quantile(gemm, 0.5) <= 0.065);
+  CHECK(quantile(d.layer_all, 0.5) <= 0.065);
+  for (const char* point : {"mixtral-8x7b 384", "mixtral-8x22b 256", "mixtral-8x22b 384"}) {
+    CAPTURE(point);
+    CHECK(d.prefill_gemm_signed.at(point) < -0.15);  // the gap as measured: flags a change of the model here
+  }
+}
+
 TEST_CASE("MLA decode with 64-head tiles (h200-moe-fused2) against attention_mla_decode (fused)") {
   const Fused2& f = fused2();
   REQUIRE(f.mla_lite.size() == 16);

@@ -451,6 +451,7 @@ def issue11(binary):
     # h100-moeh100b (twenty-eighth session): 26 layers at points no set had, priced before the run; it decided the
     # half-line stream's carry (validation/results/h100-moeh100b/README.md).
     # h100-moeh100c (twenty-ninth session): 18 prefills priced before the run, the L2 tile walk held out.
+    # h100-moeh100d (twenty-ninth session): 21 layers at one or two row blocks an expert, priced before the run.
     for folder, what, notes in (
             ("h100-moeh100", "", ("prefills -1 / +3 / +3 % since the L2 tile walk (12-24 % fast before)",
                                 "Mixtral T = 2-8 (the routing draw); the prefills +0 / +2 / +3 % since the L2 tile walk "
@@ -461,7 +462,11 @@ def issue11(binary):
               "binds); 10.4 % with the half-line stream scaled whole")),
             ("h100-moeh100c", ", new prefills (h100-moeh100c, priced before the run)",
              ("256-8192 tokens; under 2.5 row blocks an expert -8 to -22 %",
-              "the L2 tile walk held out (rule: 8 % / 20 %); under 2.5 row blocks an expert -7 to -32 %"))):
+              "the L2 tile walk held out (rule: 8 % / 20 %); under 2.5 row blocks an expert -7 to -32 %")),
+            ("h100-moeh100d", ", one or two row blocks an expert (h100-moeh100d, priced before the run)",
+             ("Mixtral-8x7B / -8x22B at 1.4-2 row blocks an expert 20-32 % fast",
+              "Mixtral-8x7B / -8x22B at 1.4-2 row blocks an expert -21 to -29 %; a 3-norm trial 5.5 / 17.2 %, "
+              "not adopted (README there)"))):
         out = run([PY, os.path.join(HERE, "moe", "compare_fused2.py"), f"validation/results/{folder}", binary],
                   dict(os.environ, PERFMODEL_CARD="h100-sxm"))
         rows = [[c.strip() for c in line.split("|")] for line in out.split("## MLA")[0].splitlines()
