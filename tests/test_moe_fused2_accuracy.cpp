@@ -169,10 +169,11 @@ TEST_CASE("fused MoE layers on an H100 at new points (h100-moeh100b), priced bef
   CAPTURE(quantile(gemm, 0.5));
   // Twenty-ninth session, the L2 tile walk: grouped GEMMs 7.1 -> 5.5 % median, layers 5.2 -> 4.5 %, the largest layer
   // 34.7 -> 22.1 % (Qwen3-235B's prefill, where the DRAM stream binds: the L2 term does not reach it).
-  CHECK(quantile(b.layer_all, 0.5) <= 0.05);
+  // Since the 3-norm (h100-moeh100e's rule): grouped GEMMs 4.2 %, layers 2.5 %, the largest layer 13.1 %.
+  CHECK(quantile(b.layer_all, 0.5) <= 0.035);
   CHECK(quantile(b.layer_decode, 0.5) <= 0.045);
-  CHECK(quantile(gemm, 0.5) <= 0.06);
-  CHECK(quantile(b.layer_all, 1.0) <= 0.23);
+  CHECK(quantile(gemm, 0.5) <= 0.045);
+  CHECK(quantile(b.layer_all, 1.0) <= 0.14);
 }
 
 TEST_CASE("fused_moe prefill GEMMs: the L2 tile walk fitted on one H200 prefill, the rest held out") {
@@ -183,7 +184,9 @@ TEST_CASE("fused_moe prefill GEMMs: the L2 tile walk fitted on one H200 prefill,
   REQUIRE(h200.prefill_gemm_signed.size() == 3);
   for (const auto& [point, e] : h200.prefill_gemm_signed) {
     CAPTURE(point);
-    CHECK(std::fabs(e) <= (point == "mixtral-8x7b 2048" ? 0.005 : 0.02));  // fitted; held out +0.1 / +1.0 %
+    // Fitted; held out +0.1 / +1.0 % with the larger of stream and tile loads, +3.5 / +1.0 % since the 3-norm of the
+    // stream and the real tile loads (l2_stream_norm, h100-moeh100e's rule: Qwen3's 2.5 row blocks an expert).
+    CHECK(std::fabs(e) <= (point == "mixtral-8x7b 2048" ? 0.005 : 0.04));
   }
   // The H100, the rate carried by the L2's size (50 / 60 MB): nothing fitted there.
   static const Fused2 a("h100-sxm", "h100-moeh100"), b("h100-sxm", "h100-moeh100b");
@@ -198,14 +201,16 @@ TEST_CASE("fused_moe prefill GEMMs: the L2 tile walk fitted on one H200 prefill,
   CAPTURE(quantile(all, 1.0));
   CAPTURE(quantile(signed_all, 0.5));
   // Achieved: 7.1 % median (13.4 before), largest 21.8 % (Qwen3-235B at 1024 tokens, 1.5 row blocks an expert: the
-  // DRAM stream binds there, unchanged), median signed -3.2 % (-13.4 before): no longer all fast.
-  CHECK(quantile(all, 0.5) <= 0.08);
-  CHECK(quantile(all, 1.0) <= 0.23);
+  // DRAM stream binds there, unchanged), median signed -3.2 % (-13.4 before): no longer all fast. Since the 3-norm
+  // (l2_stream_norm, adopted by h100-moeh100e's rule): 5.5 % median, largest 12.4 %, signed +2.1 %.
+  CHECK(quantile(all, 0.5) <= 0.06);
+  CHECK(quantile(all, 1.0) <= 0.13);
   CHECK(std::fabs(quantile(signed_all, 0.5)) <= 0.05);
-  // The 2048-token prefills the H200's were measured at, card against card: within 4 % (-12 / -19 / -24 % before).
+  // The 2048-token prefills the H200's were measured at, card against card: within 4 % (-12 / -19 / -24 % before);
+  // within 6 % since the 3-norm (Qwen3-30B +0.4 -> +5.7 %, as on the H200 +0.1 -> +3.5 %).
   for (const auto& [point, e] : a.prefill_gemm_signed) {
     CAPTURE(point);
-    CHECK(std::fabs(e) <= 0.04);
+    CHECK(std::fabs(e) <= 0.06);
   }
 }
 
@@ -231,10 +236,12 @@ TEST_CASE("fused MoE prefills on an H100 at new token counts (h100-moeh100c), pr
   CAPTURE(quantile(gemm, 0.9));
   CAPTURE(quantile(many_blocks, 1.0));
   CAPTURE(quantile(c.layer_all, 0.5));
-  CHECK(quantile(gemm, 0.5) <= 0.07);
-  CHECK(quantile(gemm, 0.9) <= 0.13);
+  // Since the 3-norm (chosen after this set, adopted by h100-moeh100e's rule): grouped GEMMs 4.9 % median, p90
+  // 10.9 % (interpolated), layers 4.8 %.
+  CHECK(quantile(gemm, 0.5) <= 0.055);
+  CHECK(quantile(gemm, 0.9) <= 0.12);
   CHECK(quantile(many_blocks, 1.0) <= 0.115);
-  CHECK(quantile(c.layer_all, 0.5) <= 0.07);
+  CHECK(quantile(c.layer_all, 0.5) <= 0.055);
 }
 
 TEST_CASE("fused MoE layers at one or two row blocks an expert (h100-moeh100d), priced before the run: held out") {
@@ -249,12 +256,30 @@ TEST_CASE("fused MoE layers at one or two row blocks an expert (h100-moeh100d), 
   gemm.insert(gemm.end(), d.gemm_held.begin(), d.gemm_held.end());
   CAPTURE(quantile(gemm, 0.5));
   CAPTURE(quantile(d.layer_all, 0.5));
-  CHECK(quantile(gemm, 0.5) <= 0.065);
-  CHECK(quantile(d.layer_all, 0.5) <= 0.065);
+  // Since the 3-norm (chosen after this set, adopted by h100-moeh100e's rule): 4.1 % and 3.4 %; the three Mixtral
+  // prefills -15 / -19 / -22 %.
+  CHECK(quantile(gemm, 0.5) <= 0.045);
+  CHECK(quantile(d.layer_all, 0.5) <= 0.04);
   for (const char* point : {"mixtral-8x7b 384", "mixtral-8x22b 256", "mixtral-8x22b 384"}) {
     CAPTURE(point);
     CHECK(d.prefill_gemm_signed.at(point) < -0.15);  // the gap as measured: flags a change of the model here
   }
+}
+
+TEST_CASE("fused MoE layers (h100-moeh100e): the 3-norm of stream and tile loads decided before the run") {
+  // validation/results/h100-moeh100e (twenty-ninth session): 22 layers no set had (one or two row blocks an expert,
+  // many, and decode past the experts), two price sets written before the run. The rule set then (the 3-norm is
+  // adopted if its grouped-GEMM median is lower and its p90 not higher): 4.4 / 14.7 % against 7.2 / 18.5 %, adopted.
+  static const Fused2 e("h100-sxm", "h100-moeh100e");
+  REQUIRE(e.layer_all.size() == 22);
+  std::vector<double> gemm = e.gemm_fit;
+  gemm.insert(gemm.end(), e.gemm_held.begin(), e.gemm_held.end());
+  CAPTURE(quantile(gemm, 0.5));
+  CAPTURE(quantile(e.layer_all, 0.5));
+  CAPTURE(quantile(e.layer_decode, 0.5));
+  CHECK(quantile(gemm, 0.5) <= 0.05);
+  CHECK(quantile(e.layer_all, 0.5) <= 0.045);
+  CHECK(quantile(e.layer_decode, 0.5) <= 0.04);
 }
 
 TEST_CASE("MLA decode with 64-head tiles (h200-moe-fused2) against attention_mla_decode (fused)") {

@@ -288,8 +288,8 @@ struct FusedMoeGemm {
   // padded rows too) and BLOCK_K x BLOCK_N weights (h100-prefillncu: the L2 84-94 % busy at the prefills, the SMs
   // 25-29 %); absent: no L2 term.
   Measured l2_tile_rate;  // B/s
-  // Optional, a trial (validation/results/moeh100e): the exponent joining the weight stream and the real tile loads;
-  // absent: the larger of the stream and the padded tile loads alone.
+  // Optional: the exponent joining the weight stream and the real tile loads (h100-moeh100e); absent: the larger of
+  // the stream and the padded tile loads alone.
   Measured l2_stream_norm;
   bool measured() const { return floor_s && cta_rate && stream && mma_efficiency; }
 };

@@ -120,12 +120,13 @@ KernelTimes fused_moe_gemm_cost(const Op& op, const Roofs& r) {
                             static_cast<double>(c.block_m + c.block_n) * bytes_of(op.dtype);
     t.memory_s = std::max(t.memory_s, l2_bytes / *f.l2_tile_rate);
     if (f.l2_stream_norm) {
-      // Optional, a trial (absent from the committed file; validation/results/moeh100e): where the weight stream
-      // and the tile loads both near their limits (one or two row blocks an expert: h100-moeh100b / -c / -d priced
-      // 7-29 % fast with the larger of the two), they join as a p-norm, the loads counted as they move (the real
-      // rows of A: masked rows fetch nothing). The stream alone, not the K-loops' floor: moeh100d's price set had
-      // the floor inside the norm, and at many row blocks an expert the floor grows with the waves (h100-moeh100c's
-      // 8192-token Qwen3-30B / DeepSeek-V2-Lite +15 / +19 % so).
+      // Where the weight stream and the tile loads both near their limits (one or two row blocks an expert:
+      // h100-moeh100b / -c / -d priced 7-29 % fast with the larger of the two), they join as a p-norm, the loads
+      // counted as they move (the real rows of A: masked rows fetch nothing). The stream alone, not the K-loops'
+      // floor: moeh100d's price set had the floor inside the norm, and at many row blocks an expert the floor grows
+      // with the waves (h100-moeh100c's 8192-token Qwen3-30B / DeepSeek-V2-Lite +15 / +19 % so). p = 3, chosen on
+      // those sets, adopted by h100-moeh100e's rule set before its run (22 new layers: 4.4 / 14.7 % against
+      // 7.2 / 18.5 % median / p90).
       const double routed = static_cast<double>(op.moe.tokens) * static_cast<double>(op.moe.top_k);
       const double real_bytes = (padded_tiles / static_cast<double>(col_blocks) * static_cast<double>(op.gemm.n) +
                                  static_cast<double>(col_blocks) * routed) *
