@@ -28,10 +28,11 @@
 //     (masked padded rows too) and a BLOCK_K x BLOCK_N tile of weights through the L2, and the
 //     prefills are bound there: Nsight Compute on the H100 read the L2 84-94 % busy and the SMs
 //     25-29 % at Mixtral's prefills, the expert weights re-read from DRAM 1.4-3.7x past it. One
-//     rate, `l2_tile_rate`, fitted on the H200's Mixtral prefill (fit_fused_moe_l2.py), prices
+//     rate, `l2_tile_rate`, fitted on the H200's Mixtral prefill (fit_fused_moe_l2.py), priced
 //     the H200's other two prefills +0.1 / +1.0 % and, carried by the L2's size, the H100's
-//     2048-token ones +0.4 / +2.1 / +3.4 %. With one or two row blocks an expert the DRAM stream
-//     above binds instead;
+//     2048-token ones +0.4 / +2.1 / +3.4 % as the larger of it and the stream. With one or two
+//     row blocks an expert the stream and the tile loads join as a 3-norm (`l2_stream_norm`,
+//     below: h100-moeh100e), which moves those prefills to +3.5 / +1.0 and +5.7 / +2.1 / +3.4 %;
 //   compute: the padded rows' tiles over the SMs at a share of the GEMM peak (a roof the L2
 //     keeps the tiles under: ~270 TFLOP/s over the padded rows was the L2's, not the MMA's);
 //   fixed: the launch floor, once.
