@@ -3,7 +3,7 @@
 # validation/scripts/moe/probe_twoblock.py, the lag of an expert's partner CTAs in vLLM-style fused_moe at two row
 # blocks an expert (hypothesis and its signature in the script's docstring). CUDA-event times of each GEMM with routing
 # fixed to c picks an expert, vLLM's FRONT layout against an EVEN one, then Nsight Compute's DRAM bytes at a subset.
-# A diagnosis: nothing is priced or fitted on it. About 3 min. On an H200, heldout36 in the time left.
+# A diagnosis: nothing is priced or fitted on it. About 3 min.
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 CUDA_VISIBLE_DEVICES=0 PYTHONUNBUFFERED=1
 nvidia-smi -L; nvidia-smi > $OUT/smi.txt 2>&1; date -u > $OUT/date.txt
 timeout 120 python3 validation/scripts/moe/probe_twoblock.py time $OUT/time.jsonl > $OUT/time.log 2>&1
@@ -13,7 +13,4 @@ timeout 200 ncu --clock-control none -k regex:_fused_moe_gemm \
   python3 validation/scripts/moe/probe_twoblock.py ncu > $OUT/ncu.txt 2> $OUT/ncu.err
 echo "ncu rc=$? $(grep -c '^case' $OUT/ncu.txt) cases"; tail -2 $OUT/ncu.err
 nvidia-smi >> $OUT/smi.txt 2>&1; date -u >> $OUT/date.txt
-if nvidia-smi -L | grep -q H200; then
-  mkdir -p $OUT/h36 && OUT=$OUT/h36 timeout 240 bash validation/results/heldout36/h36.sh
-fi
 cd $OUT && tar czf r.tgz * && find . -mindepth 1 -maxdepth 1 ! -name r.tgz -exec rm -rf {} +
