@@ -387,12 +387,14 @@ def fresh(binary):
     return t
 
 
-FA2_AFTER_FIT = ("h200-heldout30", "h200-heldout31")  # hidden sets fit_flash2.py holds out whole (its AFTER_FIT)
+FA2_AFTER_FIT = ("h200-heldout30", "h200-heldout31", "h200-heldout36")  # hidden sets fit_flash2.py holds out whole (its
+# AFTER_FIT). h200-heldout36 was measured (2026-12-06) after the committed flash2 block was fitted and is held out
+# whole here; fit_flash2.py's own AFTER_FIT does not list it yet.
 
 
 def fresh_models(binary, folder, models, card="h200"):
-    """A held-out set of models never measured before (h200-heldout17 to h200-heldout31, h100-heldout36), measured at a
-    session's start or after its changes and kept out of every fit: every case held out. `card`: the card it ran on
+    """A held-out set of models never measured before (h200-heldout17 to h200-heldout31, h100- and h200-heldout36),
+    measured at a session's start or after its changes and kept out of every fit: every case held out. `card`: the card it ran on
     (h100-sxm: the H200's calibration carried, nothing fitted on an H100, FlashAttention-2's rows always held out)."""
     tag = folder.rstrip("/").split("validation/results/")[-1]
     env = dict(os.environ, PERFMODEL_CARD=card)
@@ -875,6 +877,12 @@ def main(binary, build):
               "the step, set that miss. validation/results/h100-rerun26/README.md.",
               fresh_models(binary, "validation/results/h100-rerun26/heldout36",
                            "Mistral-7B, Qwen2.5-14B at new points", card="h100-sxm"))
+    lines += section("## The same held-out set on an H200 (h200-heldout36)",
+              "validation/results/heldout36/h36.sh run unchanged on an H200 lease of 2026-12-06 (20:34-20:38 UTC, 242 s): "
+              "heldout36.py's shapes and steps, priced with the committed H200 calibration (`--card h200`). Measured "
+              "after every fit (FlashAttention-2's flash2 block included); nothing fitted on it, every case held out. "
+              "validation/results/h200-heldout36/README.md.",
+              fresh_models(binary, "validation/results/h200-heldout36", "Mistral-7B, Qwen2.5-14B at new points"))
     lines += section("## Published H100 measurements, never fitted on (validation/results/published-fa3-h100)",
               "FlashAttention-3 and the H100 are what the maintainers judge the fused profile on; FlashAttention-3 is not installed on the lent machines, and H100s were lent in two sessions (the section below). "
               "The FlashAttention-3 paper's Fig. 5 bars and a tritonbench run (bf16 forward, H100 SXM5, 512-16k tokens, "
