@@ -257,12 +257,14 @@ TEST_CASE("fused MoE layers at one or two row blocks an expert (h100-moeh100d), 
   CAPTURE(quantile(gemm, 0.5));
   CAPTURE(quantile(d.layer_all, 0.5));
   // Since the 3-norm (chosen after this set, adopted by h100-moeh100e's rule): 4.1 % and 3.4 %; the three Mixtral
-  // prefills -15 / -19 / -22 %.
-  CHECK(quantile(gemm, 0.5) <= 0.045);
+  // prefills -15 / -19 / -22 %. Since the partner lag (thirtieth session, fitted on h200-twoblock alone; this set
+  // held out): 3.6 % and 3.4 %, the three -7.5 / -0.4 / -11.1 %: the last block's few rows let its CTA walk ahead of
+  // its partner, which re-reads the weights from DRAM.
+  CHECK(quantile(gemm, 0.5) <= 0.04);
   CHECK(quantile(d.layer_all, 0.5) <= 0.04);
   for (const char* point : {"mixtral-8x7b 384", "mixtral-8x22b 256", "mixtral-8x22b 384"}) {
     CAPTURE(point);
-    CHECK(d.prefill_gemm_signed.at(point) < -0.15);  // the gap as measured: flags a change of the model here
+    CHECK(std::abs(d.prefill_gemm_signed.at(point)) < 0.12);
   }
 }
 
@@ -280,6 +282,10 @@ TEST_CASE("fused MoE layers (h100-moeh100e): the 3-norm of stream and tile loads
   CHECK(quantile(gemm, 0.5) <= 0.05);
   CHECK(quantile(e.layer_all, 0.5) <= 0.045);
   CHECK(quantile(e.layer_decode, 0.5) <= 0.04);
+  // Since the partner lag (thirtieth session, fitted on h200-twoblock alone): the largest grouped-GEMM miss 26.6 ->
+  // 12.9 % (Mixtral-8x22B at 320 tokens -26.6 -> -7.1 %, Mixtral-8x7B at 320 -24.2 -> -12.3 %).
+  CAPTURE(quantile(gemm, 1.0));
+  CHECK(quantile(gemm, 1.0) <= 0.14);
 }
 
 TEST_CASE("MLA decode with 64-head tiles (h200-moe-fused2) against attention_mla_decode (fused)") {

@@ -3,6 +3,7 @@
 // kernel's file (lib/src/kernels/<kernel>.cpp). Every tensor read and every tensor written is
 // counted once per kernel (seed 004 错误一), in its own dtype.
 #include <cstdint>
+#include <functional>
 #include <string>
 
 #include "perfmodel/op.hpp"
@@ -110,6 +111,10 @@ double experts_touched(int64_t experts, int64_t top_k, int64_t tokens, double sk
 // sum over experts of E[ceil(c_i / block)], c_i ~ Binomial(tokens, p_i) with experts_touched's p_i. Above
 // T k / block by the partly filled blocks: Qwen3-30B's 2048-token prefill 317 against 256 (the probe's 320).
 double expected_row_blocks(int64_t experts, int64_t top_k, int64_t tokens, int64_t block, double skew = 0);
+// sum over experts of E[f(c_i)], c_i ~ Binomial(tokens, p_i) as above: what a per-expert cost of its routed rows
+// (fused_moe's partner lag, by the last block's rows) comes to in expectation.
+double expected_over_routed_counts(int64_t experts, int64_t top_k, int64_t tokens, double skew,
+                                   const std::function<double(int64_t)>& f);
 // Router top-k (vLLM fused_moe topk_softmax / grouped_topk): reads the tokens x experts router
 // logits, scores them (softmax or sigmoid), picks k (per group when grouped), writes k fp32
 // weights and k int32 ids per token.

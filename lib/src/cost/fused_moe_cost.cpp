@@ -74,6 +74,42 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 constexpr double kHalfLineLightStream = 1.18;
 constexpr double kHalfLineLoadedCtaRate = 0.375;
 
+// The partner lag (h200-twoblock, Nsight Compute; fit_partner_lag.py): an expert's CTAs at one column tile read the
+// same weight slices. vLLM's align fills an expert's rows from its first block, so its last block holds only the
+// remainder r; that CTA loads r + BLOCK_N tile rows a K step against its full partner's BLOCK_M + BLOCK_N, walks ahead
+// by a share of a step each step, d = kPartnerLeadShare (BLOCK_M - r) / (BLOCK_M + BLOCK_N), and after k steps the
+// partner trails k d steps. The L2 holds the last k0 steps' weight slices across the card, k0 = L2 bytes / (weight
+// tiles in flight x BLOCK_N x BLOCK_K x 2), the tiles in flight the resident CTAs over the blocks an expert (one
+// expert's CTAs at a column share a tile): the partner re-reads a share 1 - k0 / (steps d) of the expert's weights
+// from DRAM, none while steps d <= k0. Mixtral-8x7B's w2 (448 K steps) re-read its weights 1.81x with 4 rows in
+// the last block, 1.22x with 48, and 1.02-1.06x with the same rows split evenly over the blocks; the time followed
+// the DRAM bytes. kPartnerLeadShare: the share of the leader's load deficit that becomes lead, least squares over 12
+// GEMMs of that set (the H100's fused_moe sets held out).
+constexpr double kPartnerLeadShare = 0.508;
+
+// The weight share an expert with `rows` routed rows re-reads (none at one block, or with its last block full).
+double partner_reread_share(int64_t rows, const FusedMoeConfig& c, double steps, double k0) {
+  const int64_t last = rows % c.block_m;
+  if (rows <= c.block_m || last == 0) return 0;
+  const double lead = kPartnerLeadShare * static_cast<double>(c.block_m - last) / static_cast<double>(c.block_m + c.block_n);
+  return std::max(0.0, 1.0 - k0 / (steps * lead));
+}
+
+// The expert weights the partner lag re-reads (see kPartnerLeadShare), in expectation over the routed counts.
+double partner_reread_bytes(const Op& op, const FusedMoeConfig& c, double padded_tiles, int64_t col_blocks,
+                            int64_t resident, const Roofs& r) {
+  if (op.moe.experts <= 0 || op.moe.experts_touched <= 0 || !(r.card.l2_bytes > 0)) return 0;
+  const double blocks_per_expert = std::max(1.0, padded_tiles / static_cast<double>(col_blocks) / op.moe.experts_touched);
+  const double in_flight = std::min(padded_tiles, static_cast<double>(resident)) / blocks_per_expert;
+  const double tile_slice = static_cast<double>(c.block_n * c.block_k) * bytes_of(op.dtype);  // bf16 weights
+  const double k0 = r.card.l2_bytes / (in_flight * tile_slice);
+  const double steps = static_cast<double>(ceil_div(op.gemm.k, c.block_k));
+  const double experts = ops::expected_over_routed_counts(
+      op.moe.experts, op.moe.top_k, op.moe.tokens, op.moe.skew,
+      [&](int64_t rows) { return partner_reread_share(rows, c, steps, k0); });
+  return experts * static_cast<double>(op.gemm.n) * static_cast<double>(op.gemm.k) * bytes_of(op.dtype);
+}
+
 }  // namespace
 
 KernelTimes fused_moe_gemm_cost(const Op& op, const Roofs& r) {
@@ -99,21 +135,21 @@ KernelTimes fused_moe_gemm_cost(const Op& op, const Roofs& r) {
   // Half lines: the slots in use (tiles over the resident CTAs, at most all of them).
   const double slots_in_use = half_line ? std::min(1.0, static_cast<double>(tiles) / static_cast<double>(resident)) : 1.0;
   t.memory_s = waves * slab / *f.cta_rate + op.bytes() / *f.stream;
-  double half_line_stream_s = 0;  // the weight stream alone, without the K-loops' floor
-  if (half_line) {
-    // h200-moe7 (see the header): the stream by the CTAs resident an SM, the K-loop's floor beside it.
-    const double light = kHalfLineLightStream * *f.half_line_stream;
-    const double inv = 1 / light + slots_in_use * (1 / *f.half_line_stream - 1 / light);
-    half_line_stream_s = op.bytes() * inv;
-    t.memory_s = std::max(waves * slab / (kHalfLineLoadedCtaRate * *f.cta_rate), half_line_stream_s);
-  }
   // The padded row blocks routing leaves (each expert's rows to BLOCK_M: ops::expected_row_blocks), the tiles the
-  // MMA and the L2 work through; the memory terms above keep the geometry fit_fused_moe.py fitted them on.
+  // MMA and the L2 work through; the memory terms below keep the geometry fit_fused_moe.py fitted them on.
   const double padded_tiles =
       op.moe.experts > 0
           ? ops::expected_row_blocks(op.moe.experts, op.moe.top_k, op.moe.tokens, c.block_m, op.moe.skew) *
                 static_cast<double>(col_blocks)
           : static_cast<double>(tiles);
+  double half_line_stream_s = 0;  // the weight stream alone, without the K-loops' floor
+  if (half_line) {
+    // h200-moe7 (see the header): the stream by the CTAs resident an SM, the K-loop's floor beside it.
+    const double light = kHalfLineLightStream * *f.half_line_stream;
+    const double inv = 1 / light + slots_in_use * (1 / *f.half_line_stream - 1 / light);
+    half_line_stream_s = (op.bytes() + partner_reread_bytes(op, c, padded_tiles, col_blocks, resident, r)) * inv;
+    t.memory_s = std::max(waves * slab / (kHalfLineLoadedCtaRate * *f.cta_rate), half_line_stream_s);
+  }
   if (half_line && f.l2_tile_rate) {
     // h100-prefillncu (see the header): each CTA K step loads BLOCK_M x BLOCK_K of A and BLOCK_K x BLOCK_N of
     // weights through the L2, at one rate.

@@ -2,6 +2,7 @@
 // kernel, CUTLASS grouped GEMM, torch._grouped_mm): each expert multiplies the rows routed to it.
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <vector>
 
 #include "../cost/kernel_costs.hpp"
@@ -47,7 +48,35 @@ double expected_ceil_blocks(int64_t n, double p, int64_t block) {
   return sum;
 }
 
+// E[f(c)] for c ~ Binomial(n, p): the pmf over mean +- 12 sigma (log space), or once sigma passes 200 the normal
+// density at each integer count of that window.
+double expected_over_binomial(int64_t n, double p, const std::function<double(int64_t)>& f) {
+  if (p >= 1) return f(n);
+  if (!(p > 0)) return f(0);
+  const double N = static_cast<double>(n), mu = N * p, sd = std::sqrt(N * p * (1 - p));
+  const int64_t lo = std::max<int64_t>(0, static_cast<int64_t>(mu - 12 * sd) - 2);
+  const int64_t hi = std::min<int64_t>(n, static_cast<int64_t>(mu + 12 * sd) + 2);
+  const double lg = std::lgamma(N + 1), lp = std::log(p), lq = std::log1p(-p);
+  double sum = 0, weight = 0;
+  for (int64_t c = lo; c <= hi; ++c) {
+    const double C = static_cast<double>(c);
+    const double w = sd > 200 ? std::exp(-0.5 * (C - mu) * (C - mu) / (sd * sd))
+                              : std::exp(lg - std::lgamma(C + 1) - std::lgamma(N - C + 1) + C * lp + (N - C) * lq);
+    sum += w * f(c);
+    weight += w;
+  }
+  return sd > 200 ? sum / weight : sum;
+}
+
 }  // namespace
+
+double ops::expected_over_routed_counts(int64_t experts, int64_t top_k, int64_t tokens, double skew,
+                                        const std::function<double(int64_t)>& f) {
+  if (experts <= 0 || top_k <= 0 || tokens <= 0) return 0;
+  double sum = 0;
+  for (double p : pick_probabilities(experts, top_k, skew)) sum += expected_over_binomial(tokens, p, f);
+  return sum;
+}
 
 double ops::experts_touched(int64_t experts, int64_t top_k, int64_t tokens, double skew) {
   if (experts <= 0 || top_k <= 0 || tokens <= 0) return 0;
