@@ -45,3 +45,14 @@ PLAN_TOKENS["moeh100e"] = {
     "qwen3-30b-a3b": ((224, "decode"), (640, "prefill"), (1792, "prefill"), (6144, "prefill")),
     "qwen3-235b-a22b": ((160, "decode"), (768, "prefill"), (1280, "prefill"), (6144, "prefill")),
     "deepseek-v2-lite": ((192, "decode"), (448, "prefill"), (896, "prefill"), (1792, "prefill"), (6144, "prefill"))}
+# `--plan lagcheck` (thirtieth session): the partner lag (fused_moe_cost.cpp, kPartnerLeadShare, fitted on h200-twoblock's
+# fixed routing alone) held out on routed layers at 1.1-2.8 padded row blocks an expert, where an expert's last block is
+# part-filled: picks an expert T k / E = 68-176 (Mixtral), 72-144 (Qwen3-235B, Qwen3-30B), 72-120 (DeepSeek-V2-Lite).
+PLAN_MODELS["lagcheck"] = PLAN_MODELS["moeh100b"]
+PLAN_TOKENS["lagcheck"] = {
+    "mixtral-8x7b": ((272, "prefill"), (352, "prefill"), (416, "prefill"), (480, "prefill"), (544, "prefill"),
+                     (704, "prefill")),
+    "mixtral-8x22b": ((288, "prefill"), (352, "prefill"), (416, "prefill"), (576, "prefill")),
+    "qwen3-235b-a22b": ((1152, "prefill"), (1408, "prefill"), (1664, "prefill"), (2304, "prefill")),
+    "qwen3-30b-a3b": ((1152, "prefill"), (1408, "prefill"), (1664, "prefill")),
+    "deepseek-v2-lite": ((768, "prefill"), (1024, "prefill"), (1280, "prefill"))}
