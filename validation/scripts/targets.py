@@ -467,7 +467,7 @@ def issue11(binary):
             ("h100-moeh100c", ", new prefills (h100-moeh100c, priced before the run)",
              ("256-8192 tokens; -11 to -14 % at 1.5-2.5 row blocks an expert and on the power-capped Mixtrals",
               "the L2 tile walk held out (rule: 8 % / 20 %: 6.3 / 11.8 %); the 3-norm, chosen after this set, "
-              "4.9 %; Mixtral-8x7B at 256 tokens -23 %")),
+              "4.9 %; Mixtral-8x7B at 256 tokens -9.6 % since the partner lag (-23 % before)")),
             ("h100-moeh100d", ", one or two row blocks an expert (h100-moeh100d, priced before the run)",
              ("Mixtral-8x7B / -8x22B at 1.4-2 row blocks an expert -11 to 0 % since the partner lag (15-23 % fast before)",
               "Mixtral-8x7B / -8x22B at 1.4-2 row blocks an expert -7.5 / -0.4 / -11.1 % since the partner lag (fitted on "
