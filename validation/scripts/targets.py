@@ -389,7 +389,7 @@ def fresh(binary):
 
 FA2_AFTER_FIT = ("h200-heldout30", "h200-heldout31", "h200-heldout36")  # hidden sets fit_flash2.py holds out whole (its
 # AFTER_FIT). h200-heldout36 was measured (2026-12-06) after the committed flash2 block was fitted and is held out
-# whole here; fit_flash2.py's own AFTER_FIT does not list it yet.
+# whole here and in fit_flash2.py's own AFTER_FIT (which also skips every h100- set since the thirtieth session).
 
 
 def fresh_models(binary, folder, models, card="h200"):
