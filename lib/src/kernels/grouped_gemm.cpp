@@ -24,30 +24,6 @@ std::vector<double> pick_probabilities(int64_t experts, int64_t top_k, double sk
   return p;
 }
 
-// E[ceil(c / block)] for c ~ Binomial(n, p): the pmf summed over mean +- 12 sigma (log space: lgamma), or the normal
-// approximation's sum_j P(c > j block) once sigma passes 200 (where the pmf's window runs to thousands of terms).
-double expected_ceil_blocks(int64_t n, double p, int64_t block) {
-  const double N = static_cast<double>(n), B = static_cast<double>(block);
-  if (p >= 1) return std::ceil(N / B);
-  if (!(p > 0)) return 0;
-  const double mu = N * p, sd = std::sqrt(N * p * (1 - p));
-  if (sd > 200) {  // the blocks below mu - 12 sigma are full for certain: counted, not summed
-    const double j0 = std::max(0.0, std::floor((mu - 12 * sd) / B));
-    double sum = j0;
-    for (double j = j0; j * B <= mu + 12 * sd; ++j) sum += 0.5 * std::erfc((j * B + 0.5 - mu) / (sd * std::sqrt(2.0)));
-    return sum;
-  }
-  const int64_t lo = std::max<int64_t>(0, static_cast<int64_t>(mu - 12 * sd) - 2);
-  const int64_t hi = std::min<int64_t>(n, static_cast<int64_t>(mu + 12 * sd) + 2);
-  const double lg = std::lgamma(N + 1), lp = std::log(p), lq = std::log1p(-p);
-  double sum = 0;
-  for (int64_t c = lo; c <= hi; ++c) {
-    const double C = static_cast<double>(c);
-    sum += std::exp(lg - std::lgamma(C + 1) - std::lgamma(N - C + 1) + C * lp + (N - C) * lq) * std::ceil(C / B);
-  }
-  return sum;
-}
-
 // E[f(c)] for c ~ Binomial(n, p): the pmf over mean +- 12 sigma (log space), or once sigma passes 200 the normal
 // density at each integer count of that window.
 double expected_over_binomial(int64_t n, double p, const std::function<double(int64_t)>& f) {
@@ -66,6 +42,21 @@ double expected_over_binomial(int64_t n, double p, const std::function<double(in
     weight += w;
   }
   return sd > 200 ? sum / weight : sum;
+}
+
+// E[ceil(c / block)] for c ~ Binomial(n, p): the pmf's sum (expected_over_binomial), or once sigma passes 200 the
+// normal approximation's sum_j P(c > j block) (exact tails where the density's window would run to thousands of terms).
+double expected_ceil_blocks(int64_t n, double p, int64_t block) {
+  const double N = static_cast<double>(n), B = static_cast<double>(block);
+  if (p >= 1) return std::ceil(N / B);
+  if (!(p > 0)) return 0;
+  const double mu = N * p, sd = std::sqrt(N * p * (1 - p));
+  if (sd <= 200) return expected_over_binomial(n, p, [B](int64_t c) { return std::ceil(static_cast<double>(c) / B); });
+  // The blocks below mu - 12 sigma are full for certain: counted, not summed.
+  const double j0 = std::max(0.0, std::floor((mu - 12 * sd) / B));
+  double sum = j0;
+  for (double j = j0; j * B <= mu + 12 * sd; ++j) sum += 0.5 * std::erfc((j * B + 0.5 - mu) / (sd * std::sqrt(2.0)));
+  return sum;
 }
 
 }  // namespace
