@@ -1,0 +1,126 @@
+#!/usr/bin/env python3
+"""vLLM's tuned fused_moe configs against its default one (issue 10: the truth is what users run). A measurement:
+nothing is priced or fitted on it here.
+
+Why: vLLM reads a tuned config per (E, N, device) from vllm/model_executor/layers/fused_moe/configs/
+(`E=<experts>,N=<intermediate per partition>,device_name=<torch.cuda.get_device_name, spaces as _>.json`) and takes
+the entry whose key is nearest the tokens (try_get_optimal_moe_config); only without a file does it fall back to
+get_default_config (16 x 32 x 64 while tokens <= experts, 64 x 64 x 32 beyond), the config every fused_moe set of this
+project ran and the fused profile prices. vLLM ships such files for Mixtral-8x7B (E=8, N=14336) and Qwen3-30B-A3B
+(E=128, N=768) on the H200 and H100, so a vLLM user there runs the tuned tiles: BLOCK_K 128-256 at decode (full
+128-byte lines, where the default's BLOCK_K 32 loads half lines), 128 x 256 x 64 at prefill.
+
+The two tables below are those files' entries (vLLM main, 2025-2026; values only), H200 and H100 alike for the die.
+Each grouped GEMM (w13, w2) of one MoE layer at uniform random routing is timed under the default config and under
+the tuned entry nearest the tokens: CUDA-event medians of 15 launches after 3, outputs compared between the two.
+
+    python3 probe_tuned.py out.jsonl
+"""
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "production"))
+import torch  # noqa: E402
+
+import fused_moe_layer  # noqa: E402
+import vllm_style_moe as vmoe  # noqa: E402
+
+
+def cfg(BM, BN, BK, GM, warps, stages):
+    return dict(BM=BM, BN=BN, BK=BK, GM=GM, num_warps=warps, num_stages=stages)
+
+
+# E=8,N=14336,device_name=NVIDIA_H200.json (Mixtral-8x7B at TP 1)
+TUNED_MIXTRAL_H200 = {
+    1: cfg(16, 128, 128, 16, 4, 5), 2: cfg(32, 64, 128, 1, 4, 5), 4: cfg(16, 64, 64, 1, 4, 5),
+    8: cfg(16, 128, 128, 1, 4, 5), 16: cfg(16, 64, 256, 16, 4, 3), 24: cfg(16, 128, 256, 16, 4, 2),
+    32: cfg(16, 128, 128, 16, 8, 3), 48: cfg(32, 128, 128, 16, 4, 3), 64: cfg(32, 128, 128, 64, 4, 3),
+    96: cfg(32, 128, 128, 64, 4, 3), 128: cfg(64, 128, 128, 1, 8, 4), 256: cfg(128, 256, 64, 1, 8, 4),
+    512: cfg(128, 256, 64, 16, 8, 4), 1024: cfg(128, 256, 64, 16, 8, 4), 1536: cfg(128, 256, 64, 16, 8, 4),
+    2048: cfg(128, 256, 64, 32, 8, 4), 3072: cfg(128, 256, 64, 16, 8, 4), 4096: cfg(128, 256, 64, 16, 8, 4),
+}
+# E=128,N=768,device_name=NVIDIA_H200.json (Qwen3-30B-A3B at TP 1)
+TUNED_QWEN3_H200 = {
+    1: cfg(16, 64, 64, 1, 4, 5), 2: cfg(16, 64, 64, 1, 4, 4), 4: cfg(16, 64, 128, 16, 4, 2),
+    8: cfg(16, 64, 128, 1, 4, 3), 16: cfg(16, 64, 256, 1, 4, 2), 24: cfg(16, 64, 128, 1, 4, 4),
+    32: cfg(16, 64, 128, 16, 4, 2), 48: cfg(16, 128, 128, 16, 4, 3), 64: cfg(16, 256, 128, 1, 8, 2),
+    96: cfg(16, 128, 128, 1, 4, 2), 128: cfg(16, 128, 128, 1, 4, 2), 256: cfg(32, 256, 128, 16, 4, 2),
+    512: cfg(64, 128, 64, 1, 4, 3), 1024: cfg(128, 256, 64, 16, 8, 4), 1536: cfg(128, 256, 64, 1, 8, 4),
+    2048: cfg(128, 256, 64, 1, 8, 4), 3072: cfg(128, 256, 64, 1, 8, 4), 4096: cfg(128, 256, 64, 16, 8, 4),
+}
+# (experts, top_k, hidden, intermediate, tuned table)
+MODELS = {"mixtral-8x7b": (8, 2, 4096, 14336, TUNED_MIXTRAL_H200),
+          "qwen3-30b-a3b": (128, 8, 2048, 768, TUNED_QWEN3_H200)}
+TOKENS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048)
+
+
+def nearest(table, T):
+    """vLLM's try_get_optimal_moe_config: the entry whose key is nearest the tokens (ties to the first)."""
+    return table[min(table, key=lambda m: abs(m - T))]
+
+
+def time_us(launch):
+    for _ in range(3):
+        launch()
+    times = []
+    for _ in range(15):
+        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        s.record()
+        launch()
+        e.record()
+        e.synchronize()
+        times.append(s.elapsed_time(e) * 1e3)
+    times.sort()
+    return times[len(times) // 2], times[len(times) // 4], times[3 * len(times) // 4]
+
+
+def main():
+    out = open(sys.argv[1], "a") if len(sys.argv) > 1 else None
+    dev = "cuda"
+    gen = torch.Generator(device=dev).manual_seed(0)
+    props = torch.cuda.get_device_properties(0)
+    print(f"device {props.name} sms {props.multi_processor_count}", flush=True)
+    with torch.no_grad():
+        for model, (E, k, d, I, table) in MODELS.items():
+            wts = fused_moe_layer.make_weights(E, d, I, 0, dev, gen)
+            for T in TOKENS:
+                x = torch.randn(T, d, device=dev, dtype=torch.bfloat16, generator=gen)
+                logits = torch.randn(T, E, device=dev, dtype=torch.float32, generator=gen)
+                topw, ids = torch.topk(torch.softmax(logits, -1), k, dim=-1)
+                ids = ids.to(torch.int32).contiguous()
+                act = torch.randn(T * k, I, device=dev, dtype=torch.bfloat16, generator=gen)
+                outs = {}
+                for which, c in (("default", vmoe.default_config(T, E)), ("tuned", nearest(table, T))):
+                    sorted_ids, expert_ids, post_pad = vmoe.moe_align_block_size(ids, E, c["BM"])
+                    h = torch.empty(T * k, 2 * I, device=dev, dtype=torch.bfloat16)
+                    y = torch.empty(T * k, d, device=dev, dtype=torch.bfloat16)
+                    rec = dict(model=model, experts=E, top_k=k, hidden=d, intermediate=I, tokens=T, config=which,
+                               BM=c["BM"], BN=c["BN"], BK=c["BK"], GM=c["GM"], warps=c["num_warps"],
+                               stages=c["num_stages"], padded_rows=int(post_pad.item()))
+                    for name, a, w, o, tk, mul in (("w13", x, wts["w13"], h, k, False),
+                                                   ("w2", act, wts["w2"], y, 1, True)):
+                        def launch():
+                            vmoe.fused_moe_gemm(a, w, o, topw.flatten().contiguous(), sorted_ids, expert_ids,
+                                                post_pad, tk, mul, c)
+                        med, q1, q3 = time_us(launch)
+                        rec[name + "_us"], rec[name + "_q1_us"], rec[name + "_q3_us"] = (round(med, 2), round(q1, 2),
+                                                                                         round(q3, 2))
+                        outs[(which, name)] = o.float().clone()
+                    if which == "tuned":
+                        for name in ("w13", "w2"):
+                            ref, got = outs[("default", name)], outs[("tuned", name)]
+                            rec[name + "_rel_diff"] = float((got - ref).abs().max() / ref.abs().max().clamp_min(1e-6))
+                        rec["correct"] = all(rec[n + "_rel_diff"] < 2e-2 for n in ("w13", "w2"))
+                    print(json.dumps(rec), flush=True)
+                    if out:
+                        out.write(json.dumps(rec) + "\n")
+                        out.flush()
+            del wts
+            torch.cuda.empty_cache()
+
+
+if __name__ == "__main__":
+    main()
