@@ -148,6 +148,9 @@ void add_workload(po::options_description& d, WorkloadArgs& a, bool with_model) 
       "share of device memory usable for weights + KV + activations (vLLM default 0.9)")(
       "routing-skew", po::value(&a.routing_skew)->default_value(a.routing_skew),
       "MoE: router skew, expert i picked with weight i^-skew (0 = uniform routing; fewer experts touched as it grows)")(
+      "moe-config", po::value(&a.moe_config),
+      "MoE, fused profile: vLLM's tuned fused_moe file for the deployment (fused_moe/configs/E=..,N=..,device_name=...json; "
+      "the entry nearest the step's tokens, as vLLM takes it); default: vLLM's default config, what it runs without a file")(
       "eager-cache", po::value(&a.eager_cache)->default_value(a.eager_cache),
       "eager: the DynamicCache's layout, contiguous (a generate() loop, what users run) or cropped (strided views after "
       "cache.crop() between steps, how the earliest transformers sets measured: a slower torch.cat of the whole cache)")(
@@ -223,6 +226,11 @@ Workload make_workload(const WorkloadArgs& a, Phase phase, const Card& card) {
   w.allow_tf32 = a.tf32;
   if (!(a.routing_skew >= 0 && a.routing_skew <= 4)) throw UsageError("--routing-skew must be in [0, 4]");
   w.routing_skew = a.routing_skew;
+  if (!a.moe_config.empty()) {
+    if (w.impl != Impl::fused) throw UsageError("--moe-config is vLLM's fused_moe file: it needs --impl fused");
+    w.fused_moe_tiles = load_fused_moe_tiles(a.moe_config);
+    w.fused_moe_tiles_file = a.moe_config;
+  }
   if (a.eager_cache != "cropped" && a.eager_cache != "contiguous")
     throw UsageError("--eager-cache must be cropped or contiguous, got '" + a.eager_cache + "'");
   w.eager_cache_cropped = a.eager_cache == "cropped";
@@ -353,6 +361,7 @@ Node workload_node(const Workload& w) {
   n.set("impl", Node::text(to_string(w.impl)));
   n.set("tf32", Node::boolean(w.allow_tf32));
   if (w.routing_skew > 0) n.set("routing_skew", Node::number(w.routing_skew, Hint::none));
+  if (!w.fused_moe_tiles.empty()) n.set("moe_config", Node::text(w.fused_moe_tiles_file));
   if (w.impl == Impl::eager) n.set("eager_cache", Node::text(w.eager_cache_cropped ? "cropped" : "contiguous"));
   if (w.eager_flash_attention_2) n.set("attn_implementation", Node::text("flash_attention_2"));
   if (w.gpu_rest_s > 0) n.set("gpu_rest_s", Node::number(w.gpu_rest_s, Hint::none));

@@ -80,6 +80,7 @@ struct WorkloadArgs {
   bool tf32 = false;
   double mem_util = 0.9;
   double routing_skew = 0;
+  std::string moe_config;  // --moe-config: a vLLM tuned fused_moe file (Workload::fused_moe_tiles)
   double gpu_rest = 0;  // --gpu-rest: seconds the GPU rests before each step (Workload::gpu_rest_s)
   std::string attn_implementation = "sdpa";  // --attn-implementation sdpa|flash_attention_2 (eager)
   std::string eager_cache = "contiguous";  // --eager-cache contiguous|cropped  // MoE: Zipf exponent of the experts' popularity (0 = uniform)

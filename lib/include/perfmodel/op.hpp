@@ -8,6 +8,7 @@
 
 #include "perfmodel/collective_op.hpp"
 #include "perfmodel/dtype.hpp"
+#include "perfmodel/fused_moe_tiles.hpp"
 #include "perfmodel/quant.hpp"
 
 namespace perfmodel {
@@ -49,6 +50,7 @@ struct MoeShape {
   int64_t tokens = 0, top_k = 0, experts = 0;
   double experts_touched = 0;  // expected distinct experts the step's tokens reach (grouped_gemm)
   double skew = 0;             // the routing's skew (ops::experts_touched): 0 uniform
+  FusedMoeTile tile;           // the fused profile's grouped GEMM: the config vLLM runs (default: its default)
 };
 
 struct Op {

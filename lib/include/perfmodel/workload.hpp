@@ -4,6 +4,7 @@
 #include <string>
 
 #include "perfmodel/dtype.hpp"
+#include "perfmodel/fused_moe_tiles.hpp"
 #include "perfmodel/parallel.hpp"
 #include "perfmodel/quant.hpp"
 
@@ -34,6 +35,10 @@ struct Workload {
   // MoE routing skew: the experts' popularity falls as rank^-skew (Zipf); 0 = uniform routing
   // (ops::experts_touched).
   double routing_skew = 0;
+  // The fused profile's fused_moe configs by tokens (a vLLM tuned file, `--moe-config`): vLLM runs the entry nearest
+  // the step's tokens; empty: vLLM's default config (fused_moe_tiles.hpp).
+  FusedMoeTiles fused_moe_tiles;
+  std::string fused_moe_tiles_file;  // where they were read (echoed in the JSON's workload)
   // Eager: false (the default): a contiguous DynamicCache, as a generate() loop leaves it (what users run;
   // h200-moe-contiguous, h200-hf-grid and later); true: its keys and values are strided views (cache.crop()
   // between steps, how h200-production and h200-moe measured), so its torch.cat takes the generic kernel, up to

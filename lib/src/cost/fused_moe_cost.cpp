@@ -50,6 +50,9 @@ namespace {
 struct FusedMoeConfig {
   int64_t block_m, block_n, block_k;
   int64_t ctas_per_sm;  // resident CTAs: 4 warps each (16 by warps), and the stages' shared memory
+  // One CTA's weight bytes in flight over the default configs' ((stages - 1) x BLOCK_K x BLOCK_N, both 2 x 64 x 32):
+  // the K-loop's latency-bound rate (cta_rate, fitted on them) scales with it, by Little's law.
+  double in_flight_ratio = 1;
 };
 
 // vLLM's default: 16 x 32 x 64 while the tokens are at most the experts (decode: a few rows per
@@ -62,6 +65,29 @@ FusedMoeConfig vllm_default_config(int64_t tokens, int64_t experts) {
 }
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// sm90's per-SM limits (CUDA C Programming Guide, compute capability 9.0): 64 warps, 32 blocks, 227 KiB of shared
+// memory a block can take, 64 K registers.
+constexpr int64_t kSmWarps = 64, kSmBlocks = 32, kSmSharedBytes = 227 * 1024, kSmRegisters = 65536;
+
+// A tuned file's config (vLLM's configs/*.json, fused_moe_tiles.hpp): the CTAs an SM holds by warps, by Triton's
+// stages of A and weight tiles in shared memory (stages x (BLOCK_M + BLOCK_N) x BLOCK_K elements: the default
+// 64 x 64 x 32's 24 KiB, Nsight Compute, h200-moe6) and by registers (the fp32 accumulator tile over the threads
+// plus 32, rounded to 8: the default 64 x 64's 64 a thread, ibid.); the weight bytes in flight over the defaults'.
+FusedMoeConfig tuned_config(const FusedMoeTile& t, double element_bytes) {
+  const int64_t threads = 32 * t.warps;
+  const int64_t stage_bytes = static_cast<int64_t>(static_cast<double>((t.block_m + t.block_n) * t.block_k) * element_bytes);
+  const int64_t regs = std::min<int64_t>(255, ((32 + ceil_div(t.block_m * t.block_n, threads)) + 7) / 8 * 8);
+  const int64_t ctas = std::min({kSmWarps / t.warps, kSmBlocks, kSmSharedBytes / std::max<int64_t>(1, t.stages * stage_bytes),
+                                 kSmRegisters / (threads * regs)});
+  const double in_flight = static_cast<double>(std::max<int64_t>(1, t.stages - 1) * t.block_k * t.block_n) / (2.0 * 64 * 32);
+  return {t.block_m, t.block_n, t.block_k, std::max<int64_t>(1, ctas), in_flight};
+}
+
+FusedMoeConfig fused_moe_config(const Op& op) {
+  if (op.moe.tile.block_m <= 0) return vllm_default_config(op.moe.tokens, op.moe.experts);
+  return tuned_config(op.moe.tile, bytes_of(op.dtype));
+}
 
 // The h200-moe7 form at half lines, two ratios to the calibrated keys (fit_fused_moe.py, fitted
 // with half_line_stream on h200-moe7's six w2-form kernels at K 4096, 256-1536 CTAs; its K 14336,
@@ -114,7 +140,7 @@ double partner_reread_bytes(const Op& op, const FusedMoeConfig& c, double padded
 
 KernelTimes fused_moe_gemm_cost(const Op& op, const Roofs& r) {
   const FusedMoeGemm& f = r.fused_moe;
-  const FusedMoeConfig c = vllm_default_config(op.moe.tokens, op.moe.experts);
+  const FusedMoeConfig c = fused_moe_config(op);
   const int64_t groups = op.gemm.batch;                   // touched experts
   const int64_t row_blocks = ceil_div(op.gemm.m, c.block_m);  // per expert, padded to BLOCK_M
   const int64_t col_blocks = ceil_div(op.gemm.n, c.block_n);
@@ -134,7 +160,8 @@ KernelTimes fused_moe_gemm_cost(const Op& op, const Roofs& r) {
   const bool half_line = c.block_k * bytes_of(op.dtype) < 128 && f.half_line_stream;
   // Half lines: the slots in use (tiles over the resident CTAs, at most all of them).
   const double slots_in_use = half_line ? std::min(1.0, static_cast<double>(tiles) / static_cast<double>(resident)) : 1.0;
-  t.memory_s = waves * slab / *f.cta_rate + op.bytes() / *f.stream;
+  const double cta_rate = *f.cta_rate * c.in_flight_ratio;
+  t.memory_s = waves * slab / cta_rate + op.bytes() / *f.stream;
   // The padded row blocks routing leaves (each expert's rows to BLOCK_M: ops::expected_row_blocks), the tiles the
   // MMA and the L2 work through; the memory terms below keep the geometry fit_fused_moe.py fitted them on.
   const double padded_tiles =
@@ -148,7 +175,7 @@ KernelTimes fused_moe_gemm_cost(const Op& op, const Roofs& r) {
     const double light = kHalfLineLightStream * *f.half_line_stream;
     const double inv = 1 / light + slots_in_use * (1 / *f.half_line_stream - 1 / light);
     half_line_stream_s = (op.bytes() + partner_reread_bytes(op, c, padded_tiles, col_blocks, resident, r)) * inv;
-    t.memory_s = std::max(waves * slab / (kHalfLineLoadedCtaRate * *f.cta_rate), half_line_stream_s);
+    t.memory_s = std::max(waves * slab / (kHalfLineLoadedCtaRate * cta_rate), half_line_stream_s);
   }
   if (half_line && f.l2_tile_rate) {
     // h100-prefillncu (see the header): each CTA K step loads BLOCK_M x BLOCK_K of A and BLOCK_K x BLOCK_N of

@@ -15,8 +15,9 @@ Predictor::Predictor(Model model, const Card& card, const Calibration* calibrati
 }
 
 StepCost Predictor::step_cost(const Workload& w) {
-  if (w.impl != Impl::fused || w.phase != Phase::decode || w.parallel.any()) {
-    // Every op depends on the prompt length: the full path, as evaluate() prices it.
+  if (w.impl != Impl::fused || w.phase != Phase::decode || w.parallel.any() || !w.fused_moe_tiles.empty()) {
+    // Every op depends on the prompt length (or a tuned fused_moe file, which the cache's key does not hold): the
+    // full path, as evaluate() prices it.
     const Roofs& r = w.impl == Impl::eager ? eager_roofs_ : w.impl == Impl::compiled ? compiled_roofs_ : roofs_;
     return price_step(build_step(model_, w), r, w);
   }

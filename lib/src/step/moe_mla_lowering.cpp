@@ -44,12 +44,15 @@ void fused_experts(const GraphNode& n, const Model& m, const Workload& w, Step& 
   const DType act = w.act_dtype, wt = w.weight_dtype;
   const Precision mm = mm_precision(w);
   s.ops.push_back(counted(ops::moe_permute(n.name + ".align", T, k, E, m.hidden, act, false), n.count));
-  // fused_moe reads the hidden rows through the sorted index inside the first GEMM.
-  s.ops.push_back(
-      counted(ops::grouped_gemm(n.name + ".w13", T, k, E, 2 * I, m.hidden, act, wt, mm, w.routing_skew), n.count));
+  // fused_moe reads the hidden rows through the sorted index inside the first GEMM; both GEMMs run the config vLLM
+  // takes for T tokens (a tuned file's nearest entry, `--moe-config`; else its default).
+  const FusedMoeTile tile = nearest_fused_moe_tile(w.fused_moe_tiles, T);
+  Op w13 = ops::grouped_gemm(n.name + ".w13", T, k, E, 2 * I, m.hidden, act, wt, mm, w.routing_skew);
+  Op w2 = ops::grouped_gemm(n.name + ".w2", T, k, E, m.hidden, I, act, wt, mm, w.routing_skew);
+  w13.moe.tile = w2.moe.tile = tile;
+  s.ops.push_back(counted(std::move(w13), n.count));
   s.ops.push_back(counted(ops::silu_mul(n.name + ".act_mul", T * k, I, act), n.count));
-  s.ops.push_back(
-      counted(ops::grouped_gemm(n.name + ".w2", T, k, E, m.hidden, I, act, wt, mm, w.routing_skew), n.count));
+  s.ops.push_back(counted(std::move(w2), n.count));
   s.ops.push_back(counted(ops::moe_unpermute(n.name + ".sum", T, k, m.hidden, act), n.count));
 }
 

@@ -10,7 +10,7 @@ project ran and the fused profile prices. vLLM ships such files for Mixtral-8x7B
 (E=128, N=768) on the H200 and H100, so a vLLM user there runs the tuned tiles: BLOCK_K 128-256 at decode (full
 128-byte lines, where the default's BLOCK_K 32 loads half lines), 128 x 256 x 64 at prefill.
 
-The two tables below are those files' entries (vLLM main, 2025-2026; values only), H200 and H100 alike for the die.
+validation/vllm-fused-moe-configs holds those two H200 files' entries (vLLM main, 2025-2026; values only).
 Each grouped GEMM (w13, w2) of one MoE layer at uniform random routing is timed under the default config and under
 the tuned entry nearest the tokens: CUDA-event medians of 15 launches after 3, outputs compared between the two.
 
@@ -29,31 +29,20 @@ import fused_moe_layer  # noqa: E402
 import vllm_style_moe as vmoe  # noqa: E402
 
 
-def cfg(BM, BN, BK, GM, warps, stages):
-    return dict(BM=BM, BN=BN, BK=BK, GM=GM, num_warps=warps, num_stages=stages)
+CONFIGS = os.path.join(HERE, "..", "..", "vllm-fused-moe-configs")
 
 
-# E=8,N=14336,device_name=NVIDIA_H200.json (Mixtral-8x7B at TP 1)
-TUNED_MIXTRAL_H200 = {
-    1: cfg(16, 128, 128, 16, 4, 5), 2: cfg(32, 64, 128, 1, 4, 5), 4: cfg(16, 64, 64, 1, 4, 5),
-    8: cfg(16, 128, 128, 1, 4, 5), 16: cfg(16, 64, 256, 16, 4, 3), 24: cfg(16, 128, 256, 16, 4, 2),
-    32: cfg(16, 128, 128, 16, 8, 3), 48: cfg(32, 128, 128, 16, 4, 3), 64: cfg(32, 128, 128, 64, 4, 3),
-    96: cfg(32, 128, 128, 64, 4, 3), 128: cfg(64, 128, 128, 1, 8, 4), 256: cfg(128, 256, 64, 1, 8, 4),
-    512: cfg(128, 256, 64, 16, 8, 4), 1024: cfg(128, 256, 64, 16, 8, 4), 1536: cfg(128, 256, 64, 16, 8, 4),
-    2048: cfg(128, 256, 64, 32, 8, 4), 3072: cfg(128, 256, 64, 16, 8, 4), 4096: cfg(128, 256, 64, 16, 8, 4),
-}
-# E=128,N=768,device_name=NVIDIA_H200.json (Qwen3-30B-A3B at TP 1)
-TUNED_QWEN3_H200 = {
-    1: cfg(16, 64, 64, 1, 4, 5), 2: cfg(16, 64, 64, 1, 4, 4), 4: cfg(16, 64, 128, 16, 4, 2),
-    8: cfg(16, 64, 128, 1, 4, 3), 16: cfg(16, 64, 256, 1, 4, 2), 24: cfg(16, 64, 128, 1, 4, 4),
-    32: cfg(16, 64, 128, 16, 4, 2), 48: cfg(16, 128, 128, 16, 4, 3), 64: cfg(16, 256, 128, 1, 8, 2),
-    96: cfg(16, 128, 128, 1, 4, 2), 128: cfg(16, 128, 128, 1, 4, 2), 256: cfg(32, 256, 128, 16, 4, 2),
-    512: cfg(64, 128, 64, 1, 4, 3), 1024: cfg(128, 256, 64, 16, 8, 4), 1536: cfg(128, 256, 64, 1, 8, 4),
-    2048: cfg(128, 256, 64, 1, 8, 4), 3072: cfg(128, 256, 64, 1, 8, 4), 4096: cfg(128, 256, 64, 16, 8, 4),
-}
-# (experts, top_k, hidden, intermediate, tuned table)
-MODELS = {"mixtral-8x7b": (8, 2, 4096, 14336, TUNED_MIXTRAL_H200),
-          "qwen3-30b-a3b": (128, 8, 2048, 768, TUNED_QWEN3_H200)}
+def load_tuned(name):
+    """A vLLM tuned file (validation/vllm-fused-moe-configs: vLLM's entries, values only) -> {tokens: cfg}."""
+    with open(os.path.join(CONFIGS, name)) as f:
+        raw = json.load(f)
+    return {int(k): dict(BM=v["BLOCK_SIZE_M"], BN=v["BLOCK_SIZE_N"], BK=v["BLOCK_SIZE_K"], GM=v["GROUP_SIZE_M"],
+                         num_warps=v["num_warps"], num_stages=v["num_stages"]) for k, v in raw.items()}
+
+
+# (experts, top_k, hidden, intermediate, tuned file): Mixtral-8x7B and Qwen3-30B-A3B at TP 1 on the H200
+MODELS = {"mixtral-8x7b": (8, 2, 4096, 14336, "E=8,N=14336,device_name=NVIDIA_H200.json"),
+          "qwen3-30b-a3b": (128, 8, 2048, 768, "E=128,N=768,device_name=NVIDIA_H200.json")}
 TOKENS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048)
 
 
@@ -84,7 +73,8 @@ def main():
     props = torch.cuda.get_device_properties(0)
     print(f"device {props.name} sms {props.multi_processor_count}", flush=True)
     with torch.no_grad():
-        for model, (E, k, d, I, table) in MODELS.items():
+        for model, (E, k, d, I, name) in MODELS.items():
+            table = load_tuned(name)
             wts = fused_moe_layer.make_weights(E, d, I, 0, dev, gen)
             for T in TOKENS:
                 x = torch.randn(T, d, device=dev, dtype=torch.bfloat16, generator=gen)

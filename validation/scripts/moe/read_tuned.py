@@ -1,9 +1,11 @@
 #!/usr/bin/env python3
 """tunedmoe's reading (probe_tuned.py): per model and tokens, the grouped GEMMs under vLLM's default and tuned
-configs, the tuned-over-default ratio, and the fused profile's price (the default config, `perfmodel decode --impl
-fused` at batch = tokens: experts.w13 / experts.w2) against each.
+configs, the tuned-over-default ratio, and the fused profile's prices (`perfmodel decode --impl fused` at batch =
+tokens: experts.w13 / experts.w2): without a file (vLLM's default config) against the default's time, and with
+`--moe-config` (the tuned file, probe_tuned.MODELS) against the tuned config's time.
 
     python3 validation/scripts/moe/read_tuned.py <results dir holding tuned.jsonl> [perfmodel binary] [card]
+    python3 validation/scripts/moe/read_tuned.py --prices [perfmodel binary] [card]   # the prices alone, before a run
 """
 import json
 import os
@@ -13,9 +15,15 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from compare_fused import moe_ops, run_json  # noqa: E402
 
+CONFIGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "vllm-fused-moe-configs")
+TUNED_FILES = {"mixtral-8x7b": "E=8,N=14336,device_name=NVIDIA_H200.json",
+               "qwen3-30b-a3b": "E=128,N=768,device_name=NVIDIA_H200.json"}
 
-def priced(binary, card, model, T):
-    d = run_json(binary, "decode", "--model", model, "--batch", str(T), "--ctx", "512", "--impl", "fused", card=card)
+
+def priced(binary, card, model, T, tuned=False):
+    extra = ["--moe-config", os.path.join(CONFIGS, TUNED_FILES[model])] if tuned else []
+    d = run_json(binary, "decode", "--model", model, "--batch", str(T), "--ctx", "512", "--impl", "fused", *extra,
+                 card=card)
     ops = moe_ops(d)
     return ops["experts.w13"][1] * 1e6, ops["experts.w2"][1] * 1e6
 
@@ -35,31 +43,48 @@ def main(folder, binary, card):
     for r in rows:
         by.setdefault((r["model"], r["tokens"]), {})[r["config"]] = r
     print("| model | tokens | default tile | tuned tile | default w13 / w2 us | tuned w13 / w2 us | tuned / default "
-          "(sum) | priced w13 / w2 us | priced vs default | priced vs tuned | tuned correct |")
-    print("| --- | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
-    err_default, err_tuned, ratios = [], [], []
+          "(sum) | priced default w13 / w2 us | err | priced tuned w13 / w2 us | err | default price vs tuned | "
+          "tuned correct |")
+    print("| --- | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |")
+    err_default, err_tuned, err_cross, ratios = [], [], [], []
     for (model, T), pair in sorted(by.items()):
         if "default" not in pair or "tuned" not in pair:
             continue
         d, t = pair["default"], pair["tuned"]
         pw13, pw2 = priced(binary, card, model, T)
-        sd, st, sp = d["w13_us"] + d["w2_us"], t["w13_us"] + t["w2_us"], pw13 + pw2
+        tw13, tw2 = priced(binary, card, model, T, tuned=True)
+        sd, st, sp, spt = d["w13_us"] + d["w2_us"], t["w13_us"] + t["w2_us"], pw13 + pw2, tw13 + tw2
         ratios.append(st / sd)
         err_default.append(sp / sd - 1)
-        err_tuned.append(sp / st - 1)
+        err_tuned.append(spt / st - 1)
+        err_cross.append(sp / st - 1)
         tile = lambda r: f"{r['BM']}x{r['BN']}x{r['BK']} w{r['warps']} s{r['stages']}"  # noqa: E731
         print(f"| {model} | {T} | {tile(d)} | {tile(t)} | {d['w13_us']:.1f} / {d['w2_us']:.1f} | "
               f"{t['w13_us']:.1f} / {t['w2_us']:.1f} | {st / sd:.3f} | {pw13:.1f} / {pw2:.1f} | {sp / sd - 1:+.1%} | "
-              f"{sp / st - 1:+.1%} | {t.get('correct')} |")
-    absd, abst = [abs(e) for e in err_default], [abs(e) for e in err_tuned]
+              f"{tw13:.1f} / {tw2:.1f} | {spt / st - 1:+.1%} | {sp / st - 1:+.1%} | {t.get('correct')} |")
+    absd, abst, absx = ([abs(e) for e in err_default], [abs(e) for e in err_tuned], [abs(e) for e in err_cross])
     print(f"\npairs {len(ratios)}; tuned / default median {statistics.median(ratios):.3f} "
           f"(min {min(ratios):.3f}, max {max(ratios):.3f})")
     print(f"the fused price (default config) against the default's time: median / p90 |error| "
           f"{quantile(absd, 0.5):.1%} / {quantile(absd, 0.9):.1%}")
-    print(f"the fused price (default config) against the tuned config's time: median / p90 |error| "
+    print(f"the tuned file's price (--moe-config) against the tuned config's time: median / p90 |error| "
           f"{quantile(abst, 0.5):.1%} / {quantile(abst, 0.9):.1%}")
+    print(f"the default price against the tuned config's time (what a vLLM user there would see without the file): "
+          f"median / p90 |error| {quantile(absx, 0.5):.1%} / {quantile(absx, 0.9):.1%}")
 
 
-if __name__ == "__main__":
+def prices(binary, card):
+    print("| model | tokens | priced default w13 / w2 us | priced tuned (--moe-config) w13 / w2 us | tuned / default |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for model in TUNED_FILES:
+        for T in (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048):
+            pw13, pw2 = priced(binary, card, model, T)
+            tw13, tw2 = priced(binary, card, model, T, tuned=True)
+            print(f"| {model} | {T} | {pw13:.1f} / {pw2:.1f} | {tw13:.1f} / {tw2:.1f} | {(tw13 + tw2) / (pw13 + pw2):.3f} |")
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["--prices"]:
+    prices(sys.argv[2] if len(sys.argv) > 2 else "build/tools/perfmodel/perfmodel", sys.argv[3] if len(sys.argv) > 3 else "h200")
+elif __name__ == "__main__":
     main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else "build/tools/perfmodel/perfmodel",
          sys.argv[3] if len(sys.argv) > 3 else "h200")
