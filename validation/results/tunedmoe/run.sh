@@ -1,10 +1,11 @@
 #!/bin/bash
 # tunedmoe (planned 2026-12-06, thirty-first session; issue 10): vLLM's tuned fused_moe configs against its default,
 # measured on the lent card (validation/scripts/moe/probe_tuned.py says why and what). ~2-3 min; OUT set.
+# A short lease: TUNED_TOKENS=1,16,64,256,2048 TUNED_TIMEOUT=150 (a subset of the tokens, the same prices).
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 CUDA_VISIBLE_DEVICES=0 PYTHONUNBUFFERED=1
 mkdir -p $OUT/tuned
 nvidia-smi -L > $OUT/tuned/card.txt 2>&1; date -u >> $OUT/tuned/card.txt
-timeout 230 python3 validation/scripts/moe/probe_tuned.py $OUT/tuned/tuned.jsonl > $OUT/tuned/log.txt 2>&1
+timeout ${TUNED_TIMEOUT:-230} python3 validation/scripts/moe/probe_tuned.py $OUT/tuned/tuned.jsonl $TUNED_TOKENS > $OUT/tuned/log.txt 2>&1
 echo "probe_tuned rc=$? $(wc -l < $OUT/tuned/tuned.jsonl) records"; tail -2 $OUT/tuned/log.txt | cut -c1-300
 date -u >> $OUT/tuned/card.txt
 cd $OUT && tar czf t.tgz tuned && rm -rf tuned

@@ -14,7 +14,7 @@ validation/vllm-fused-moe-configs holds those two H200 files' entries (vLLM main
 Each grouped GEMM (w13, w2) of one MoE layer at uniform random routing is timed under the default config and under
 the tuned entry nearest the tokens: CUDA-event medians of 15 launches after 3, outputs compared between the two.
 
-    python3 probe_tuned.py out.jsonl
+    python3 probe_tuned.py out.jsonl [tokens, comma separated: a subset of TOKENS for a short lease]
 """
 import json
 import os
@@ -68,6 +68,7 @@ def time_us(launch):
 
 def main():
     out = open(sys.argv[1], "a") if len(sys.argv) > 1 else None
+    tokens = tuple(int(t) for t in sys.argv[2].split(",")) if len(sys.argv) > 2 else TOKENS
     dev = "cuda"
     gen = torch.Generator(device=dev).manual_seed(0)
     props = torch.cuda.get_device_properties(0)
@@ -76,7 +77,7 @@ def main():
         for model, (E, k, d, I, name) in MODELS.items():
             table = load_tuned(name)
             wts = fused_moe_layer.make_weights(E, d, I, 0, dev, gen)
-            for T in TOKENS:
+            for T in tokens:
                 x = torch.randn(T, d, device=dev, dtype=torch.bfloat16, generator=gen)
                 logits = torch.randn(T, E, device=dev, dtype=torch.float32, generator=gen)
                 topw, ids = torch.topk(torch.softmax(logits, -1), k, dim=-1)
