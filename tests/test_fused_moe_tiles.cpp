@@ -104,6 +104,9 @@ TEST_CASE("--moe-config: the fused step prices the tuned file's tiles; refused o
   CHECK(plain.at("inputs.workload.moe_config") == nullptr);
   // Full 128-byte lines (BLOCK_K 128) against the default's half lines: the tuned step is priced faster.
   CHECK(tuned.at("step.device_time_s")->num < plain.at("step.device_time_s")->num);
+  // The table's header names the file, so a reader sees which tiles were priced.
+  const Run table = cli("decode --model mixtral-8x7b --card h200 --batch 32 --moe-config '" + test::root() + kMixtralH200 + "'");
+  CHECK(test::contains(table.out, "fused (fused_moe tiles: E=8,N=14336,device_name=NVIDIA_H200.json)"));
   expect_input_error(cli(base + " --impl eager --moe-config '" + test::root() + kMixtralH200 + "'"), {"--moe-config"});
   expect_input_error(cli(base + " --moe-config /nonexistent/moe.json"), {"/nonexistent/moe.json"});
 }

@@ -280,6 +280,15 @@ void apply_quant(const WorkloadArgs& a, Workload& w, const Card& card) {
   if (!problem.empty()) throw UsageError(problem);
 }
 
+std::string impl_label(const Workload& w) {
+  std::string s(to_string(w.impl));
+  if (!w.fused_moe_tiles.empty()) {
+    const std::string& f = w.fused_moe_tiles_file;
+    s += " (fused_moe tiles: " + f.substr(f.find_last_of('/') == std::string::npos ? 0 : f.find_last_of('/') + 1) + ")";
+  }
+  return s;
+}
+
 std::string dtype_label(const Workload& w) {
   if (!is_quantized(w) && w.weight_dtype == w.act_dtype && w.kv_dtype == w.act_dtype)
     return std::string(to_string(w.act_dtype));

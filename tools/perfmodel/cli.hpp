@@ -96,6 +96,8 @@ void add_quant(po::options_description& d, WorkloadArgs& a);
 void apply_quant(const WorkloadArgs& a, Workload& w, const Card& card);
 // "bf16" when weights, activations and KV share an unquantized dtype; else every dtype named.
 std::string dtype_label(const Workload& w);
+// The profile, with the vLLM tuned fused_moe file's name where --moe-config gave one.
+std::string impl_label(const Workload& w);
 
 DType parse_dtype(const std::string& s, const std::string& flag);
 // Today's date (UTC), YYYY-MM-DD, for result files.

@@ -105,7 +105,7 @@ int cmd_sweep_batch(const std::vector<std::string>& args, Context& ctx) {
   summary.set("b_star", p1.analysis.b_star ? Node::number(*p1.analysis.b_star, Hint::intensity) : Node::text("never"));
   r.root.set("summary", std::move(summary));
   r.fields.push_back({m.name + " on " + l.card.name + ", " + phase + ", ctx " + std::to_string(base.ctx) + ", " +
-                          dtype_label(base) + ", " + to_string(base.impl),
+                          dtype_label(base) + ", " + impl_label(base),
                       "summary",
                       {{"max_batch", "largest batch that fits", Hint::integer},
                        {"ai_max", "AI_max", Hint::intensity},

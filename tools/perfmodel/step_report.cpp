@@ -183,7 +183,7 @@ Report step_report(const std::string& command, const Context& ctx, const Loaded&
   const bool decode = p.workload.phase == Phase::decode;
   r.fields.push_back({m.name + " on " + card.card.name + " — " + to_string(p.workload.phase) + ", batch " +
                           std::to_string(p.workload.batch) + ", ctx " + std::to_string(p.workload.ctx) + ", " +
-                          dtype_label(p.workload) + ", " + to_string(p.workload.impl) +
+                          dtype_label(p.workload) + ", " + impl_label(p.workload) +
                           (p.workload.parallel.any() ? ", " + to_string(p.workload.parallel) : "") +
                           (!card.calibration                        ? ", datasheet roofs"
                            : card.calibration_card == card.card.key ? ", calibrated"
