@@ -110,3 +110,16 @@ TEST_CASE("--moe-config: the fused step prices the tuned file's tiles; refused o
   expect_input_error(cli(base + " --impl eager --moe-config '" + test::root() + kMixtralH200 + "'"), {"--moe-config"});
   expect_input_error(cli(base + " --moe-config /nonexistent/moe.json"), {"/nonexistent/moe.json"});
 }
+
+TEST_CASE("the align pads to the tuned entry's BLOCK_M: fewer row blocks to own at 128 than the default's 64") {
+  // Qwen3-30B-A3B at 2048 tokens: 16384 picks over 128 experts. vLLM's default BLOCK_M 64 gives 383 row blocks (two
+  // owner iterations of 256); the tuned entry's 128 gives 256 (one), so its plan walks 256 x 128 compares fewer.
+  const Roofs r = h200();
+  Op align = ops::moe_permute("align", 2048, 8, 128, 2048, DType::bf16, false);
+  const double plain = price(align, r, Impl::fused).device_time_s;
+  align.moe.tile = {128, 256, 64, 16, 8, 4};
+  const double tuned = price(align, r, Impl::fused).device_time_s;
+  CHECK(tuned < plain);
+  align.moe.tile = {64, 64, 32, 8, 4, 3};  // the default's BLOCK_M named by a file: the same price
+  CHECK(price(align, r, Impl::fused).device_time_s == test::approx(plain).epsilon(1e-12));
+}

@@ -102,7 +102,11 @@ Op ops::grouped_gemm(std::string name, int64_t tokens, int64_t top_k, int64_t ex
   const int64_t groups = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(touched - 1e-9)));
   const int64_t rows_per_expert = (routed + groups - 1) / groups;
   op.gemm = {rows_per_expert, n, k_dim, groups};
-  op.moe = {tokens, top_k, experts, touched, skew};
+  op.moe.tokens = tokens;
+  op.moe.top_k = top_k;
+  op.moe.experts = experts;
+  op.moe.experts_touched = touched;
+  op.moe.skew = skew;
   const double R = static_cast<double>(routed), N = static_cast<double>(n), K = static_cast<double>(k_dim);
   op.flops = 2.0 * R * N * K;
   op.model_flops = op.flops;

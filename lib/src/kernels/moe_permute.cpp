@@ -21,7 +21,9 @@ Op ops::moe_permute(std::string name, int64_t tokens, int64_t top_k, int64_t exp
   const double picks = kernels::elems(tokens, top_k, op.name);
   op.rows = tokens * top_k;
   op.cols = gather_rows ? hidden : 1;
-  op.moe = {tokens, top_k, experts, 0};
+  op.moe.tokens = tokens;
+  op.moe.top_k = top_k;
+  op.moe.experts = experts;
   op.bytes_read = picks * 4.0;
   op.bytes_written = picks * 4.0 + static_cast<double>(experts + 1) * 4.0;
   op.launches = 2;
@@ -51,8 +53,8 @@ namespace {
 //    Plausibly the cold fetch of its unrolled per-expert code (not measured);
 //  - the count loop, an iteration per 256 picks: each waits on its ids (just written by the top-k:
 //    an L2 round trip) and compares 256 picks with every expert on the one SM's issue slots;
-//  - the owners' loop, an iteration per 256 row blocks of BLOCK_M (vLLM's default: 16 while the
-//    tokens are at most the experts, 64 beyond; the blocks cover the picks plus E x (BLOCK_M - 1)
+//  - the owners' loop, an iteration per 256 row blocks of BLOCK_M (the GEMMs' config: vLLM's default
+//    16 while the tokens are at most the experts, 64 beyond, or a tuned entry's; the blocks cover the picks plus E x (BLOCK_M - 1)
 //    of padding), 256 blocks against every expert's end, no load to wait on.
 //    A compare is 4.7 instructions a thread: the count loop's PTX grows by 4.7 a thread per expert
 //    (73 / 329 / 636 / 1240 at 8 / 64 / 128 / 256 experts; h200-moe8/ptx.txt.gz, counted, not
@@ -136,7 +138,8 @@ KernelTimes moe_permute_cost(const Op& op, const Roofs& r, const Tile* tile) {
   int64_t padded = 1;
   while (padded < op.moe.experts) padded *= 2;
   const int64_t picks = op.rows;
-  const int64_t block_m = op.moe.tokens <= op.moe.experts ? 16 : 64;
+  // The GEMMs' BLOCK_M sets the padding: a tuned file's entry (`--moe-config`), else vLLM's default.
+  const int64_t block_m = op.moe.tile.block_m > 0 ? op.moe.tile.block_m : op.moe.tokens <= op.moe.experts ? 16 : 64;
   const int64_t blocks = (picks + op.moe.experts * (block_m - 1)) / block_m + 1;
   const int64_t counting = (picks + kPlanChunk - 1) / kPlanChunk;
   const int64_t owning = (blocks + kPlanChunk - 1) / kPlanChunk;

@@ -21,7 +21,9 @@ Op ops::moe_topk(std::string name, int64_t tokens, int64_t experts, int64_t top_
   op.precision = Precision::fp32;
   op.rows = tokens;
   op.cols = experts;
-  op.moe = {tokens, top_k, experts, 0};
+  op.moe.tokens = tokens;
+  op.moe.top_k = top_k;
+  op.moe.experts = experts;
   const double e = kernels::elems(tokens, experts, op.name);
   const double picks = kernels::elems(tokens, top_k, op.name);
   op.flops = 6.0 * e;

@@ -17,7 +17,8 @@ Op ops::moe_unpermute(std::string name, int64_t tokens, int64_t top_k, int64_t h
   op.precision = vector_precision(act);
   op.rows = tokens;
   op.cols = hidden;
-  op.moe = {tokens, top_k, 0, 0};
+  op.moe.tokens = tokens;
+  op.moe.top_k = top_k;
   const double routed = kernels::elems(tokens * top_k, hidden, op.name);
   op.flops = 2.0 * routed;
   op.bytes_read = routed * bytes_of(act) + kernels::elems(tokens, top_k, op.name) * 4.0;

@@ -43,10 +43,12 @@ void fused_experts(const GraphNode& n, const Model& m, const Workload& w, Step& 
   const int64_t T = w.tokens(), k = m.moe.top_k, E = m.moe.experts, I = m.moe.expert_intermediate;
   const DType act = w.act_dtype, wt = w.weight_dtype;
   const Precision mm = mm_precision(w);
-  s.ops.push_back(counted(ops::moe_permute(n.name + ".align", T, k, E, m.hidden, act, false), n.count));
   // fused_moe reads the hidden rows through the sorted index inside the first GEMM; both GEMMs run the config vLLM
-  // takes for T tokens (a tuned file's nearest entry, `--moe-config`; else its default).
+  // takes for T tokens (a tuned file's nearest entry, `--moe-config`; else its default), whose BLOCK_M the align pads to.
   const FusedMoeTile tile = nearest_fused_moe_tile(w.fused_moe_tiles, T);
+  Op align = ops::moe_permute(n.name + ".align", T, k, E, m.hidden, act, false);
+  align.moe.tile = tile;
+  s.ops.push_back(counted(std::move(align), n.count));
   Op w13 = ops::grouped_gemm(n.name + ".w13", T, k, E, 2 * I, m.hidden, act, wt, mm, w.routing_skew);
   Op w2 = ops::grouped_gemm(n.name + ".w2", T, k, E, m.hidden, I, act, wt, mm, w.routing_skew);
   w13.moe.tile = w2.moe.tile = tile;
