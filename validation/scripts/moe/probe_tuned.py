@@ -15,6 +15,8 @@ Each grouped GEMM (w13, w2) of one MoE layer at uniform random routing is timed 
 the tuned entry nearest the tokens: CUDA-event medians of 15 launches after 3, outputs compared between the two.
 
     python3 probe_tuned.py out.jsonl [tokens, comma separated: a subset of TOKENS for a short lease]
+    ncu ... python3 probe_tuned.py --once /dev/null 1,16,64,256,2048   # one launch a kernel, for Nsight Compute's
+                                                                        # occupancy limits (read_tuned.py --ncu)
 """
 import json
 import os
@@ -51,7 +53,14 @@ def nearest(table, T):
     return table[min(table, key=lambda m: abs(m - T))]
 
 
+ONCE = False  # --once: each kernel launched once (under Nsight Compute), no timing
+
+
 def time_us(launch):
+    if ONCE:
+        launch()
+        torch.cuda.synchronize()
+        return 0.0, 0.0, 0.0
     for _ in range(3):
         launch()
     times = []
@@ -67,6 +76,10 @@ def time_us(launch):
 
 
 def main():
+    global ONCE
+    if len(sys.argv) > 1 and sys.argv[1] == "--once":
+        ONCE = True
+        del sys.argv[1]
     out = open(sys.argv[1], "a") if len(sys.argv) > 1 else None
     tokens = tuple(int(t) for t in sys.argv[2].split(",")) if len(sys.argv) > 2 else TOKENS
     dev = "cuda"

@@ -6,6 +6,7 @@ tokens: experts.w13 / experts.w2): without a file (vLLM's default config) agains
 
     python3 validation/scripts/moe/read_tuned.py <results dir holding tuned.jsonl> [perfmodel binary] [card]
     python3 validation/scripts/moe/read_tuned.py --prices [perfmodel binary] [card]   # the prices alone, before a run
+    python3 validation/scripts/moe/read_tuned.py --ncu <results dir holding ncu.txt>     # occupancy: Nsight vs derived
 """
 import json
 import os
@@ -83,7 +84,60 @@ def prices(binary, card):
             print(f"| {model} | {T} | {pw13:.1f} / {pw2:.1f} | {tw13:.1f} / {tw2:.1f} | {(tw13 + tw2) / (pw13 + pw2):.3f} |")
 
 
-if __name__ == "__main__" and sys.argv[1:2] == ["--prices"]:
+def derived_ctas(r):
+    """The CTAs an SM fused_moe_cost.cpp's tuned_config derives for a config (sm90: 64 warps, 32 blocks, 227 KiB of
+    shared memory, 64 K registers; stages x (BLOCK_M + BLOCK_N) x BLOCK_K bf16 elements; the fp32 accumulator over the
+    threads plus 32, rounded to 8): (by warps, by shared memory, by registers, registers a thread)."""
+    threads = 32 * r["warps"]
+    stage_bytes = (r["BM"] + r["BN"]) * r["BK"] * 2
+    regs = min(255, (32 + -(-r["BM"] * r["BN"] // threads) + 7) // 8 * 8)
+    return 64 // r["warps"], 227 * 1024 // (r["stages"] * stage_bytes), 65536 // (threads * regs), regs
+
+
+def ncu_sections(path):
+    """Nsight Compute's reports in launch order: {metric: value} a _fused_moe_gemm_kernel launch."""
+    out, cur = [], None
+    for line in open(path):
+        if "_fused_moe_gemm_kernel (" in line:
+            cur = {}
+            out.append(cur)
+        elif cur is not None and line.strip().startswith("launch__"):
+            parts = line.split()  # metric [unit] value; Nsight scales bytes to a readable unit
+            scale = {"Kbyte": 1e3, "Mbyte": 1e6, "Kbyte/block": 1e3, "byte/block": 1.0}.get(parts[1], 1.0)
+            cur[parts[0]] = float(parts[-1].replace(",", "")) * (scale if len(parts) > 2 else 1.0)
+    return out
+
+
+def occupancy(folder):
+    path = os.path.join(folder, "ncu.txt")
+    # probe_tuned.py --once prints a record per (model, tokens, config) after its two launches (w13, w2), in order.
+    recs = [json.loads(line) for line in open(path) if line.startswith("{")]
+    kernels = ncu_sections(path)
+    launches = [(r, g) for r in recs for g in ("w13", "w2")]
+    print("| model | tokens | config | GEMM | tile | regs (ncu / derived) | smem KiB | limit regs / smem / warps (ncu) | "
+          "CTAs an SM ncu | derived (warps, smem, regs) | derived | priced |")
+    print("| --- | ---: | --- | --- | --- | ---: | ---: | ---: | ---: | --- | ---: | ---: |")
+    agree = 0
+    for (r, g), k in zip(launches, kernels):
+        w, sm, rg, regs = derived_ctas(r)
+        ncu = min(k.get("launch__occupancy_limit_registers", 99), k.get("launch__occupancy_limit_shared_mem", 99),
+                  k.get("launch__occupancy_limit_warps", 99), k.get("launch__occupancy_limit_blocks", 99))
+        derived = min(w, sm, rg, 32)
+        agree += int(ncu == derived)
+        # What the price uses: vllm_default_config's 16 (by warps) and 8 (Nsight, h200-moe6) without a file.
+        priced_ctas = (16 if r["BM"] == 16 else 8) if r["config"] == "default" else derived
+        print(f"| {r['model']} | {r['tokens']} | {r['config']} | {g} | {r['BM']}x{r['BN']}x{r['BK']} w{r['warps']} "
+              f"s{r['stages']} | {k.get('launch__registers_per_thread', 0):.0f} / {regs} | "
+              f"{k.get('launch__shared_mem_per_block_dynamic', 0) / 1024:.1f} | "  # bytes -> KiB
+              f"{k.get('launch__occupancy_limit_registers', 0):.0f} / {k.get('launch__occupancy_limit_shared_mem', 0):.0f}"
+              f" / {k.get('launch__occupancy_limit_warps', 0):.0f} | {ncu:.0f} | {w}, {sm}, {rg} | {derived} | {priced_ctas} |")
+    print(f"\nkernels {len(kernels)} (launches expected {len(launches)}); the derived CTAs an SM equal Nsight's in "
+          f"{agree} of {min(len(kernels), len(launches))}")
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["--ncu"]:
+    occupancy(sys.argv[2])
+elif __name__ == "__main__" and sys.argv[1:2] == ["--prices"]:
     prices(sys.argv[2] if len(sys.argv) > 2 else "build/tools/perfmodel/perfmodel", sys.argv[3] if len(sys.argv) > 3 else "h200")
 elif __name__ == "__main__":
     main(sys.argv[1], sys.argv[2] if len(sys.argv) > 2 else "build/tools/perfmodel/perfmodel",
