@@ -54,8 +54,8 @@ namespace {
 //  - the count loop, an iteration per 256 picks: each waits on its ids (just written by the top-k:
 //    an L2 round trip) and compares 256 picks with every expert on the one SM's issue slots;
 //  - the owners' loop, an iteration per 256 row blocks of BLOCK_M (the GEMMs' config: vLLM's default
-//    16 while the tokens are at most the experts, 64 beyond, or a tuned entry's; the blocks cover the picks plus E x (BLOCK_M - 1)
-//    of padding), 256 blocks against every expert's end, no load to wait on.
+//    16 while the tokens are at most the experts, 64 beyond, or a tuned entry's; the blocks cover the
+//    picks plus E x (BLOCK_M - 1) of padding), 256 blocks against every expert's end, no load to wait on.
 //    A compare is 4.7 instructions a thread: the count loop's PTX grows by 4.7 a thread per expert
 //    (73 / 329 / 636 / 1240 at 8 / 64 / 128 / 256 experts; h200-moe8/ptx.txt.gz, counted, not
 //    fitted). h200-moe8's token sweep (T = 64-32768) gives 5.5 ns an expert per count iteration,
