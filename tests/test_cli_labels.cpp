@@ -126,3 +126,19 @@ TEST_CASE("gemm --accumulate fp16 prices at the card's fp16_acc16 peak") {
   expect_input_error(cli("gemm --card 4090 --m 64 --n 64 --k 64 --dtype fp16 --accumulate fp16 --weight-dtype int4"),
                      {"--accumulate fp16"});
 }
+
+TEST_CASE("gemm --impl eager shows the kernel's time beside the host's, as op does") {
+  const std::string shape = "gemm --card h200 --m 28 --n 1536 --k 576";
+  const Run eager = cli(shape + " --impl eager");
+  SHOW(eager);
+  REQUIRE(eager.rc == 0);
+  CHECK(test::contains(eager.out, "device (kernel) time"));
+  CHECK(test::contains(eager.out, "host (dispatch) time"));
+  const test::Json j = json_of(cli(shape + " --impl eager --format json"));
+  // A small eager linear: PyTorch's dispatch outlasts the kernel, so the wall alone would hide the kernel's time.
+  CHECK(num(j, "host_time_s") > num(j, "device_time_s"));
+  CHECK(num(j, "device_time_s") > 0);
+  const Run fused = cli(shape + " --impl fused");
+  REQUIRE(fused.rc == 0);
+  CHECK_FALSE(test::contains(fused.out, "host (dispatch) time"));
+}
