@@ -142,3 +142,25 @@ TEST_CASE("gemm --impl eager shows the kernel's time beside the host's, as op do
   REQUIRE(fused.rc == 0);
   CHECK_FALSE(test::contains(fused.out, "host (dispatch) time"));
 }
+
+TEST_CASE("sweep-batch --impl eager shows each batch's kernel time beside the host's") {
+  const std::string sweep = "sweep-batch --model llama2-7b --card h200 --ctx 512 --impl eager --max-batch 64";
+  const Run t = cli(sweep);
+  SHOW(t);
+  REQUIRE(t.rc == 0);
+  CHECK(test::contains(t.out, "device"));
+  CHECK(test::contains(t.out, "host"));
+  const test::Json j = json_of(cli(sweep + " --format json"));
+  const test::Json* rows = j.at("rows");
+  REQUIRE(rows != nullptr);
+  REQUIRE(rows->arr.size() >= 2);
+  const test::Json& first = rows->arr.front();
+  const test::Json& last = rows->arr.back();
+  // The kernels grow with the batch (KV reads, wider GEMMs); eager's dispatch is the same calls at any batch.
+  CHECK(num(last, "device_time_s") > num(first, "device_time_s"));
+  CHECK(num(last, "host_time_s") == test::approx(num(first, "host_time_s")).epsilon(1e-9));
+  for (const test::Json& r : rows->arr) CHECK(num(r, "time_s") >= num(r, "device_time_s"));
+  const Run fused = cli("sweep-batch --model llama2-7b --card h200 --ctx 512 --max-batch 4");
+  REQUIRE(fused.rc == 0);
+  CHECK_FALSE(test::contains(fused.out, "  host  "));
+}

@@ -77,6 +77,8 @@ int cmd_sweep_batch(const std::vector<std::string>& args, Context& ctx) {
     Node row = Node::object();
     row.set("batch", Node::integer(b));
     row.set("time_s", Node::number(p.analysis.step_time_s, Hint::time));  // with stages: the pipeline's
+    row.set("device_time_s", Node::number(p.cost.device_time_s, Hint::time));  // decode's step.device_time_s
+    row.set("host_time_s", Node::number(p.cost.host_time_s, Hint::time));
     row.set("roofline_time_s", Node::number(p.cost.roofline_time_s, Hint::time));
     row.set("tokens_per_s", Node::number(p.analysis.tokens_per_s));
     row.set("ai", Node::number(p.analysis.ai, Hint::intensity));
@@ -122,6 +124,10 @@ int cmd_sweep_batch(const std::vector<std::string>& args, Context& ctx) {
                        {"fits", "fits", Hint::none},
                        {"mfu", "MFU", Hint::percent}}});
   if (base.parallel.any()) r.tables.back().columns.insert(r.tables.back().columns.begin() + 3, {"tokens_per_s_per_gpu", "tokens/s per GPU", Hint::none});
+  // Eager's dispatch can hold the step flat over batch while the kernels grow: show them apart (issue 10).
+  if (base.impl == Impl::eager)
+    r.tables.back().columns.insert(r.tables.back().columns.begin() + 2, {{"device_time_s", "device", Hint::time},
+                                                                         {"host_time_s", "host", Hint::time}});
   r.notes.push_back(
       "\"AI(b) vs ridge\" is the seed's whole-step test: compute from b* on. \"most time\" is the bound holding the "
       "largest share of the predicted time, each op on its own (effective) roofs: attention stays memory-bound at any "
