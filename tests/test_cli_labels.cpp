@@ -164,3 +164,19 @@ TEST_CASE("sweep-batch --impl eager shows each batch's kernel time beside the ho
   REQUIRE(fused.rc == 0);
   CHECK_FALSE(test::contains(fused.out, "  host  "));
 }
+
+TEST_CASE("decode --impl eager: the ops table shows each op's kernel time beside its wall") {
+  const Run t = cli("decode --model llama2-7b --card h200 --ctx 512 --impl eager");
+  SHOW(t);
+  REQUIRE(t.rc == 0);
+  const size_t header = t.out.find("\nop ");
+  REQUIRE(header != std::string::npos);
+  const std::string line = t.out.substr(header + 1, t.out.find('\n', header + 1) - header - 1);
+  CHECK(test::contains(line, " time "));
+  CHECK(test::contains(line, " device "));
+  const Run fused = cli("decode --model llama2-7b --card h200 --ctx 512");
+  REQUIRE(fused.rc == 0);
+  const size_t h2 = fused.out.find("\nop ");
+  REQUIRE(h2 != std::string::npos);
+  CHECK_FALSE(test::contains(fused.out.substr(h2 + 1, fused.out.find('\n', h2 + 1) - h2 - 1), " device "));
+}

@@ -240,6 +240,8 @@ Report step_report(const std::string& command, const Context& ctx, const Loaded&
                            {"share", "share", Hint::percent},
                            {"roofline_time_s", "roofline", Hint::time}, {"bound", "bound", Hint::text},
                            {"intensity", "FLOP/B", Hint::intensity}};
+  // Eager's ops wait on the host's dispatch: their kernels' own time beside the wall (issue 10).
+  if (p.workload.impl == Impl::eager) cols.insert(cols.begin() + 5, {"device_time_s", "device", Hint::time});
   if (detailed) {
     cols.insert(cols.end(), {{"flops", "FLOPs", Hint::flops},
                              {"bytes", "bytes", Hint::bytes},
