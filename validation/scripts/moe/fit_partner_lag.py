@@ -3,6 +3,7 @@
 Nsight Compute DRAM bytes: the FRONT layout's weight re-reads over the EVEN layout's, per GEMM and picks an expert.
 
     python3 validation/scripts/moe/fit_partner_lag.py [validation/results/h200-twoblock]
+    python3 validation/scripts/moe/fit_partner_lag.py --check <twoblock dir> <L2 MiB>   # another card, not fitted
 
 The mechanism (h200-twoblock/README.md): an expert's CTAs at one column tile read the same weight slices. The CTA of
 the last, part-filled block (r real rows) loads fewer A rows a K step, BLOCK_M + BLOCK_N against r + BLOCK_N tile rows,
@@ -72,5 +73,21 @@ def main(folder):
         print(f"| {model} | {c} | {gemm} | {-(-K // BK)} | {x:.2f} | {reread_share(alpha, K, N, c):.2f} |")
 
 
-if __name__ == "__main__":
+def check(folder, l2_mib, alpha=0.508):
+    """Another card's twoblock read against the committed share (alpha, fitted on the H200), k0 by that card's L2."""
+    points = measured(folder)
+    print(f"| model | picks an expert | GEMM | measured re-read | priced at {l2_mib} MiB | at the H200's 60 MiB |")
+    print("| --- | ---: | --- | ---: | ---: | ---: |")
+    diffs = []
+    for model, c, gemm, N, K, x in points:
+        p = reread_share(alpha, K, N, c, l2_bytes=l2_mib * 2 ** 20)
+        diffs.append(abs(p - x))
+        print(f"| {model} | {c} | {gemm} | {x:.2f} | {p:.2f} | {reread_share(alpha, K, N, c):.2f} |")
+    diffs.sort()
+    print(f"\n{len(diffs)} GEMMs; |priced - measured| median {diffs[len(diffs) // 2]:.2f}, largest {diffs[-1]:.2f}")
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["--check"]:
+    check(sys.argv[2], float(sys.argv[3]))
+elif __name__ == "__main__":
     main(sys.argv[1] if len(sys.argv) > 1 else os.path.join(HERE, "..", "..", "results", "h200-twoblock"))

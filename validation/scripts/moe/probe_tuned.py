@@ -12,7 +12,8 @@ project ran and the fused profile prices. vLLM ships such files for Mixtral-8x7B
 
 validation/vllm-fused-moe-configs holds those two H200 files' entries (vLLM main, 2025-2026; values only).
 Each grouped GEMM (w13, w2) of one MoE layer at uniform random routing is timed under the default config and under
-the tuned entry nearest the tokens: CUDA-event medians of 15 launches after 3, outputs compared between the two.
+the tuned entry nearest the tokens: the kernel's device time (torch.profiler), median of 16 launches over 4 weight
+copies in turn (time_us says why), outputs compared between the two.
 
     python3 probe_tuned.py out.jsonl [tokens, comma separated: a subset of TOKENS for a short lease]
     ncu ... python3 probe_tuned.py --once /dev/null 1,16,64,256,2048   # one launch a kernel, for Nsight Compute's
@@ -54,24 +55,33 @@ def nearest(table, T):
 
 
 ONCE = False  # --once: each kernel launched once (under Nsight Compute), no timing
+COPIES = 4    # weight copies (layers) the timed launches rotate over, so no launch finds its weights in the L2
+ROUNDS = 4    # timed rounds over the copies
 
 
-def time_us(launch):
+def time_us(launches):
+    """Each launch's kernel time on the device (torch.profiler's CUPTI records): median, q1, q3 over ROUNDS rounds of
+    the copies in turn. Kernel time, not CUDA events around a launch: the first run (2026-12-07, h100-tunedmoe/
+    first-run) timed each Python launch between events and so counted Triton's host launch (~40-60 us), which
+    dominated every small kernel. Rotating the copies keeps consecutive launches from reading the same expert weights
+    out of the L2 (a decode step's next MoE layer reads other weights)."""
     if ONCE:
-        launch()
+        launches[0]()
         torch.cuda.synchronize()
         return 0.0, 0.0, 0.0
-    for _ in range(3):
+    from torch.profiler import ProfilerActivity, profile
+    for launch in launches:
         launch()
-    times = []
-    for _ in range(15):
-        s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
-        s.record()
-        launch()
-        e.record()
-        e.synchronize()
-        times.append(s.elapsed_time(e) * 1e3)
-    times.sort()
+    torch.cuda.synchronize()
+    with profile(activities=[ProfilerActivity.CUDA]) as prof:
+        for _ in range(ROUNDS):
+            for launch in launches:
+                launch()
+        torch.cuda.synchronize()
+    times = sorted(e.time_range.elapsed_us() for e in prof.events()
+                   if e.device_type == torch.autograd.DeviceType.CUDA and "_fused_moe_gemm" in e.name)
+    if len(times) != ROUNDS * len(launches):
+        raise RuntimeError(f"expected {ROUNDS * len(launches)} kernel records, profiler gave {len(times)}")
     return times[len(times) // 2], times[len(times) // 4], times[3 * len(times) // 4]
 
 
@@ -89,7 +99,7 @@ def main():
     with torch.no_grad():
         for model, (E, k, d, I, name) in MODELS.items():
             table = load_tuned(name)
-            wts = fused_moe_layer.make_weights(E, d, I, 0, dev, gen)
+            copies = [fused_moe_layer.make_weights(E, d, I, 0, dev, gen) for _ in range(1 if ONCE else COPIES)]
             for T in tokens:
                 x = torch.randn(T, d, device=dev, dtype=torch.bfloat16, generator=gen)
                 logits = torch.randn(T, E, device=dev, dtype=torch.float32, generator=gen)
@@ -104,12 +114,12 @@ def main():
                     rec = dict(model=model, experts=E, top_k=k, hidden=d, intermediate=I, tokens=T, config=which,
                                BM=c["BM"], BN=c["BN"], BK=c["BK"], GM=c["GM"], warps=c["num_warps"],
                                stages=c["num_stages"], padded_rows=int(post_pad.item()))
-                    for name, a, w, o, tk, mul in (("w13", x, wts["w13"], h, k, False),
-                                                   ("w2", act, wts["w2"], y, 1, True)):
-                        def launch():
+                    for name, a, o, tk, mul in (("w13", x, h, k, False), ("w2", act, y, 1, True)):
+                        def launch(w):
                             vmoe.fused_moe_gemm(a, w, o, topw.flatten().contiguous(), sorted_ids, expert_ids,
                                                 post_pad, tk, mul, c)
-                        med, q1, q3 = time_us(launch)
+                        # every copy's launch; the last one run is copy 0's, whose output the check compares
+                        med, q1, q3 = time_us([lambda w=wts[name]: launch(w) for wts in reversed(copies)])
                         rec[name + "_us"], rec[name + "_q1_us"], rec[name + "_q3_us"] = (round(med, 2), round(q1, 2),
                                                                                          round(q3, 2))
                         outs[(which, name)] = o.float().clone()
@@ -122,7 +132,7 @@ def main():
                     if out:
                         out.write(json.dumps(rec) + "\n")
                         out.flush()
-            del wts
+            del copies
             torch.cuda.empty_cache()
 
 
