@@ -96,6 +96,27 @@ TEST_CASE("a tuned 64 x 64 x 32 entry (4 warps, 3 stages) is vLLM's default conf
   }
 }
 
+TEST_CASE("a config's CTAs an SM: Nsight Compute's occupancy limits (h100-tunedmoe)") {
+  // Triton keeps stages - 1 shared-memory buffers for an mma.sync tile and `stages` for a wgmma one (BLOCK_M a
+  // multiple of 64); Nsight read these counts off the kernels (read_tuned.py --ncu).
+  const Roofs r = h200();
+  auto ctas = [&](FusedMoeTile t, int64_t tokens) {
+    Op op = ops::grouped_gemm("w13", tokens, 2, 8, 4096, 2 * 14336, DType::bf16, DType::bf16, Precision::bf16);
+    op.moe.tile = t;
+    const OpCost c = price(op, r, Impl::fused);
+    REQUIRE(c.tiling.has_value());
+    return c.tiling->ctas_per_sm;
+  };
+  CHECK(ctas({16, 32, 64, 1, 4, 3}, 8) == 12);     // vLLM's small default named by a file: registers and 12 KiB
+  CHECK(ctas({}, 8) == 16);                        // without a file, the count its fitted keys rest on (see the code)
+  CHECK(ctas({64, 64, 32, 8, 4, 3}, 256) == 8);    // the large default: 64 registers (9 by its 24 KiB)
+  CHECK(ctas({16, 64, 256, 16, 4, 3}, 16) == 2);   // two 40 KiB buffers, not three
+  CHECK(ctas({32, 128, 128, 1, 4, 3}, 64) == 2);
+  CHECK(ctas({16, 64, 64, 1, 4, 5}, 1) == 5);      // four 10 KiB buffers
+  CHECK(ctas({16, 64, 256, 1, 4, 2}, 16) == 5);    // one 40 KiB buffer
+  CHECK(ctas({128, 256, 64, 1, 8, 4}, 2048) == 1); // wgmma: four 48 KiB buffers
+}
+
 TEST_CASE("--moe-config: the fused step prices the tuned file's tiles; refused outside the fused profile") {
   const std::string base = "decode --model mixtral-8x7b --card h200 --batch 32 --ctx 512 --format json";
   const test::Json plain = json_of(cli(base));

@@ -476,7 +476,11 @@ def issue11(binary):
             ("h100-moeh100e", ", new points (h100-moeh100e, priced before the run)",
              ("the 3-norm adopted by this run's rule (5.9 % before)",
               "the 3-norm adopted by this run's rule (7.2 / 18.5 % before); Mixtral at 2 row blocks an expert "
-              "-12.3 / -7.1 % since the partner lag (-24 to -27 % before it)"))):
+              "-12.3 / -7.1 % since the partner lag (-24 to -27 % before it)")),
+            ("h100-lagcheck", ", 1.1-2.8 row blocks an expert (h100-lagcheck, priced before the run)",
+             ("Mixtral-8x22B's prefills -4 to -10 %",
+              "the partner lag kept by this run's rule (7.7 / 19.9 % without it); Mixtral-8x22B / Qwen3-235B "
+              "prefills 4-13 % fast"))):
         out = run([PY, os.path.join(HERE, "moe", "compare_fused2.py"), f"validation/results/{folder}", binary],
                   dict(os.environ, PERFMODEL_CARD="h100-sxm"))
         rows = [[c.strip() for c in line.split("|")] for line in out.split("## MLA")[0].splitlines()
@@ -486,7 +490,25 @@ def issue11(binary):
               summary([float(r[8].rstrip("%")) / 100 for r in rows]), (0.10, None), notes[0])
         t.add(f"fused_moe grouped GEMMs (fused profile), on an H100{what}", how,
               summary([float(r[13].rstrip("%")) / 100 for r in rows]), (0.05, 0.15), notes[1])
+    # h100-tunedmoe (thirty-fourth session): vLLM's tuned fused_moe configs (`--moe-config`), kernel times (CUPTI).
+    out = run([PY, os.path.join(HERE, "moe", "read_tuned.py"), "validation/results/h100-tunedmoe", binary, "h100-sxm"])
+    how = "read_tuned.py (`h100-sxm`), h100-tunedmoe: Mixtral-8x7B / Qwen3-30B-A3B at 1-2048 tokens"
+    t.add("fused_moe grouped GEMMs, vLLM's default config (fused profile), on an H100", how,
+          tuned_stats(out, "the fused price (default config) against the default's time"), (0.05, 0.15))
+    t.add("fused_moe grouped GEMMs, vLLM's tuned H200 configs (`--moe-config`), on an H100", how,
+          tuned_stats(out, "the tuned file's price (--moe-config) against the tuned config's time"), (0.05, 0.15),
+          "6.1 / 11.8 % as priced before the run; Triton's shared-memory buffers read off Nsight since (seen)")
     return t
+
+
+def tuned_stats(out, label):
+    """(cases, median, p90) from read_tuned.py's summary: `pairs N;` and `label: median / p90 |error| a% / b%`
+    (a case: one model and token count, its two grouped GEMMs summed)."""
+    m = re.search(re.escape(label) + r": median / p90 \|error\| ([\d.]+)% / ([\d.]+)%", out)
+    n = re.search(r"^pairs (\d+);", out, re.M)
+    if not m or not n:
+        raise SystemExit(f"targets.py: '{label}' not found in read_tuned.py's output")
+    return int(n.group(1)), float(m.group(1)) / 100, float(m.group(2)) / 100
 
 
 def published_h100(binary):

@@ -49,20 +49,11 @@ namespace {
 
 struct FusedMoeConfig {
   int64_t block_m, block_n, block_k;
-  int64_t ctas_per_sm;  // resident CTAs: 4 warps each (16 by warps), and the stages' shared memory
+  int64_t ctas_per_sm;  // resident CTAs an SM (tuned_config: by warps, shared memory and registers)
   // One CTA's weight bytes in flight over the default configs' ((stages - 1) x BLOCK_K x BLOCK_N, both 2 x 64 x 32):
   // the K-loop's latency-bound rate (cta_rate, fitted on them) scales with it, by Little's law.
   double in_flight_ratio = 1;
 };
-
-// vLLM's default: 16 x 32 x 64 while the tokens are at most the experts (decode: a few rows per
-// expert), 64 x 64 x 32 beyond; 4 warps and 3 stages both. The small tile's stages are 18 KiB
-// (16 per SM by warps); the large one's 64 registers a thread leave 8 per SM (Nsight Compute,
-// h200-moe6: block limit 8 by registers, 9 by its 24 KiB of shared memory).
-FusedMoeConfig vllm_default_config(int64_t tokens, int64_t experts) {
-  if (tokens <= experts) return {16, 32, 64, 16};
-  return {64, 64, 32, 8};
-}
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 
@@ -70,22 +61,43 @@ int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
 // memory a block can take, 64 K registers.
 constexpr int64_t kSmWarps = 64, kSmBlocks = 32, kSmSharedBytes = 227 * 1024, kSmRegisters = 65536;
 
-// A tuned file's config (vLLM's configs/*.json, fused_moe_tiles.hpp): the CTAs an SM holds by warps, by Triton's
-// stages of A and weight tiles in shared memory (stages x (BLOCK_M + BLOCK_N) x BLOCK_K elements: the default
-// 64 x 64 x 32's 24 KiB, Nsight Compute, h200-moe6) and by registers (the fp32 accumulator tile over the threads
-// plus 32, rounded to 8: the default 64 x 64's 64 a thread, ibid.); the weight bytes in flight over the defaults'.
+// A config's CTAs an SM (Nsight Compute's occupancy limits of 40 fused_moe kernels, h100-tunedmoe: 36 derived alike):
+//   - by warps;
+//   - by Triton's shared-memory buffers of A and weight tiles, (BLOCK_M + BLOCK_N) x BLOCK_K elements each: `stages`
+//     of them where the tile runs Hopper's wgmma (BLOCK_M a multiple of 64: one more buffer, as the async MMA may
+//     still read one: 64 x 64 x 32 s3 24 KiB, 128 x 256 x 64 s4 192 KiB), `stages - 1` where it runs mma.sync
+//     (16 x 32 x 64 s3 12 KiB, 16 x 64 x 256 s3 80 KiB, 16 x 64 x 64 s5 40 KiB); counting `stages` everywhere gave
+//     1 CTA an SM where Nsight read 2 and priced those tiles 10-13 % slow (h100-tunedmoe/first-run/read_ncu.txt);
+//   - by registers: the fp32 accumulator tile over the threads plus 32, rounded to 8 (the default 64 x 64's 64 a
+//     thread; 16 x 32's 40, Nsight 37-40). The mma.sync tiles' operand fragments are not counted: at BLOCK_K 128-256
+//     Nsight read 94-250 (the 4 of 40 launches this derivation misses: 3 CTAs where registers hold 2).
+// and the weight bytes in flight over the defaults' ((stages - 1) x BLOCK_K x BLOCK_N, both 2 x 64 x 32).
 FusedMoeConfig tuned_config(const FusedMoeTile& t, double element_bytes) {
   const int64_t threads = 32 * t.warps;
+  const int64_t buffers = t.block_m % 64 == 0 ? t.stages : std::max<int64_t>(1, t.stages - 1);
   const int64_t stage_bytes = static_cast<int64_t>(static_cast<double>((t.block_m + t.block_n) * t.block_k) * element_bytes);
   const int64_t regs = std::min<int64_t>(255, ((32 + ceil_div(t.block_m * t.block_n, threads)) + 7) / 8 * 8);
-  const int64_t ctas = std::min({kSmWarps / t.warps, kSmBlocks, kSmSharedBytes / std::max<int64_t>(1, t.stages * stage_bytes),
+  const int64_t ctas = std::min({kSmWarps / t.warps, kSmBlocks, kSmSharedBytes / std::max<int64_t>(1, buffers * stage_bytes),
                                  kSmRegisters / (threads * regs)});
   const double in_flight = static_cast<double>(std::max<int64_t>(1, t.stages - 1) * t.block_k * t.block_n) / (2.0 * 64 * 32);
   return {t.block_m, t.block_n, t.block_k, std::max<int64_t>(1, ctas), in_flight};
 }
 
+// vLLM's default (get_default_config): 16 x 32 x 64 while the tokens are at most the experts (decode: a few rows per
+// expert), 64 x 64 x 32 beyond; 4 warps and 3 stages both. The large tile as a tuned entry derives it: 8 CTAs an SM
+// (64 registers; Nsight, h200-moe6: 8 by registers, 9 by its 24 KiB of shared memory). The small tile keeps the 16
+// (by warps) that cta_rate, stream and floor were fitted with (fit_fused_moe.py), though Nsight Compute read 12
+// (40 registers, h100-tunedmoe) as tuned_config derives: priced at 12 with those keys the fused sets moved both ways
+// by up to 1.5 points (h100-moeh100's largest decode layer 7.3 -> 8.1 %, h100-tunedmoe's default tiles 2.8 -> 4.3 %
+// median; h200-moe-fused2's layers 4.3 -> 3.6 %), and a refit at 12 (stream 4600 -> 4700 GB/s) did not do better held
+// out (h100-tunedmoe/README.md). In this additive form the per-wave K-loop term stands for more than the count.
+FusedMoeConfig vllm_default_config(int64_t tokens, int64_t experts, double element_bytes) {
+  if (tokens <= experts) return {16, 32, 64, 16};
+  return tuned_config({64, 64, 32, 8, 4, 3}, element_bytes);
+}
+
 FusedMoeConfig fused_moe_config(const Op& op) {
-  if (op.moe.tile.block_m <= 0) return vllm_default_config(op.moe.tokens, op.moe.experts);
+  if (op.moe.tile.block_m <= 0) return vllm_default_config(op.moe.tokens, op.moe.experts, bytes_of(op.dtype));
   return tuned_config(op.moe.tile, bytes_of(op.dtype));
 }
 

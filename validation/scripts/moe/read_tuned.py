@@ -86,12 +86,15 @@ def prices(binary, card):
 
 def derived_ctas(r):
     """The CTAs an SM fused_moe_cost.cpp's tuned_config derives for a config (sm90: 64 warps, 32 blocks, 227 KiB of
-    shared memory, 64 K registers; stages x (BLOCK_M + BLOCK_N) x BLOCK_K bf16 elements; the fp32 accumulator over the
-    threads plus 32, rounded to 8): (by warps, by shared memory, by registers, registers a thread)."""
+    shared memory, 64 K registers; buffers of (BLOCK_M + BLOCK_N) x BLOCK_K bf16 elements, `stages` of them for a
+    wgmma tile (BLOCK_M a multiple of 64), `stages - 1` for an mma.sync one (since h100-tunedmoe); the fp32
+    accumulator over the threads plus 32, rounded to 8): (by warps, by shared memory, by registers, registers a
+    thread)."""
     threads = 32 * r["warps"]
-    stage_bytes = (r["BM"] + r["BN"]) * r["BK"] * 2
+    buffers = r["stages"] if r["BM"] % 64 == 0 else max(1, r["stages"] - 1)
+    stage_bytes = (r["BM"] + r["BN"]) * r["BK"] * 2 * buffers
     regs = min(255, (32 + -(-r["BM"] * r["BN"] // threads) + 7) // 8 * 8)
-    return 64 // r["warps"], 227 * 1024 // (r["stages"] * stage_bytes), 65536 // (threads * regs), regs
+    return 64 // r["warps"], 227 * 1024 // stage_bytes, 65536 // (threads * regs), regs
 
 
 def ncu_sections(path):
