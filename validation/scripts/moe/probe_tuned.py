@@ -15,7 +15,8 @@ Each grouped GEMM (w13, w2) of one MoE layer at uniform random routing is timed 
 the tuned entry nearest the tokens: the kernel's device time (torch.profiler), median of 16 launches over 4 weight
 copies in turn (time_us says why), outputs compared between the two.
 
-    python3 probe_tuned.py out.jsonl [tokens, comma separated: a subset of TOKENS for a short lease]
+    python3 probe_tuned.py out.jsonl [tokens, comma separated: a subset of TOKENS for a short lease] [models, comma
+                                     separated: MODELS' or CHECK_MODELS' names; MODELS' two by default]
     ncu ... python3 probe_tuned.py --once /dev/null 1,16,64,256,2048   # one launch a kernel, for Nsight Compute's
                                                                         # occupancy limits (read_tuned.py --ncu)
 """
@@ -46,6 +47,12 @@ def load_tuned(name):
 # (experts, top_k, hidden, intermediate, tuned file): Mixtral-8x7B and Qwen3-30B-A3B at TP 1 on the H200
 MODELS = {"mixtral-8x7b": (8, 2, 4096, 14336, "E=8,N=14336,device_name=NVIDIA_H200.json"),
           "qwen3-30b-a3b": (128, 8, 2048, 768, "E=128,N=768,device_name=NVIDIA_H200.json")}
+# tunedcheck (thirty-fourth session): the same files' tiles on models they were not tuned for (vLLM would run these
+# only with a file of their own; here they test the pricing of a tile on new shapes): Mixtral-8x22B on Mixtral-8x7B's
+# file, Qwen3-235B-A22B and DeepSeek-V2-Lite (routed experts only) on Qwen3-30B-A3B's.
+CHECK_MODELS = {"mixtral-8x22b": (8, 2, 6144, 16384, "E=8,N=14336,device_name=NVIDIA_H200.json"),
+                "qwen3-235b-a22b": (128, 8, 4096, 1536, "E=128,N=768,device_name=NVIDIA_H200.json"),
+                "deepseek-v2-lite": (64, 6, 2048, 1408, "E=128,N=768,device_name=NVIDIA_H200.json")}
 TOKENS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048)
 
 
@@ -91,13 +98,15 @@ def main():
         ONCE = True
         del sys.argv[1]
     out = open(sys.argv[1], "a") if len(sys.argv) > 1 else None
-    tokens = tuple(int(t) for t in sys.argv[2].split(",")) if len(sys.argv) > 2 else TOKENS
+    tokens = tuple(int(t) for t in sys.argv[2].split(",")) if len(sys.argv) > 2 and sys.argv[2] else TOKENS
+    every = {**MODELS, **CHECK_MODELS}
+    models = {m: every[m] for m in sys.argv[3].split(",")} if len(sys.argv) > 3 else MODELS
     dev = "cuda"
     gen = torch.Generator(device=dev).manual_seed(0)
     props = torch.cuda.get_device_properties(0)
     print(f"device {props.name} sms {props.multi_processor_count}", flush=True)
     with torch.no_grad():
-        for model, (E, k, d, I, name) in MODELS.items():
+        for model, (E, k, d, I, name) in models.items():
             table = load_tuned(name)
             copies = [fused_moe_layer.make_weights(E, d, I, 0, dev, gen) for _ in range(1 if ONCE else COPIES)]
             for T in tokens:

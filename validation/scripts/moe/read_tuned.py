@@ -7,6 +7,8 @@ tokens: experts.w13 / experts.w2): without a file (vLLM's default config) agains
     python3 validation/scripts/moe/read_tuned.py <results dir holding tuned.jsonl> [perfmodel binary] [card]
     python3 validation/scripts/moe/read_tuned.py --prices [perfmodel binary] [card]   # the prices alone, before a run
     python3 validation/scripts/moe/read_tuned.py --ncu <results dir holding ncu.txt>     # occupancy: Nsight vs derived
+    python3 validation/scripts/moe/read_tuned.py --check-prices <perfmodel binary> <card>  # tunedcheck's models
+    python3 validation/scripts/moe/read_tuned.py --score <results dir> <prices file>...    # stored prices vs a run
 """
 import json
 import os
@@ -19,10 +21,15 @@ from compare_fused import moe_ops, run_json  # noqa: E402
 CONFIGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "vllm-fused-moe-configs")
 TUNED_FILES = {"mixtral-8x7b": "E=8,N=14336,device_name=NVIDIA_H200.json",
                "qwen3-30b-a3b": "E=128,N=768,device_name=NVIDIA_H200.json"}
+# tunedcheck: the same files on models they were not tuned for (probe_tuned.CHECK_MODELS)
+CHECK_FILES = {"mixtral-8x22b": "E=8,N=14336,device_name=NVIDIA_H200.json",
+               "qwen3-235b-a22b": "E=128,N=768,device_name=NVIDIA_H200.json",
+               "deepseek-v2-lite": "E=128,N=768,device_name=NVIDIA_H200.json"}
+FILES = {**TUNED_FILES, **CHECK_FILES}
 
 
 def priced(binary, card, model, T, tuned=False):
-    extra = ["--moe-config", os.path.join(CONFIGS, TUNED_FILES[model])] if tuned else []
+    extra = ["--moe-config", os.path.join(CONFIGS, FILES[model])] if tuned else []
     d = run_json(binary, "decode", "--model", model, "--batch", str(T), "--ctx", "512", "--impl", "fused", *extra,
                  card=card)
     ops = moe_ops(d)
@@ -74,14 +81,36 @@ def main(folder, binary, card):
           f"median / p90 |error| {quantile(absx, 0.5):.1%} / {quantile(absx, 0.9):.1%}")
 
 
-def prices(binary, card):
+def prices(binary, card, models=TUNED_FILES):
     print("| model | tokens | priced default w13 / w2 us | priced tuned (--moe-config) w13 / w2 us | tuned / default |")
     print("| --- | ---: | ---: | ---: | ---: |")
-    for model in TUNED_FILES:
+    for model in models:
         for T in (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048):
             pw13, pw2 = priced(binary, card, model, T)
             tw13, tw2 = priced(binary, card, model, T, tuned=True)
             print(f"| {model} | {T} | {pw13:.1f} / {pw2:.1f} | {tw13:.1f} / {tw2:.1f} | {(tw13 + tw2) / (pw13 + pw2):.3f} |")
+
+
+def score(folder, price_files):
+    """Stored price tables (--prices / --check-prices) against a run's times: per file, the default prices against the
+    default config's times and the tuned prices against the tuned configs' (w13 + w2 a pair), median / p90 |error|."""
+    rows = [json.loads(line) for line in open(os.path.join(folder, "tuned.jsonl"))]
+    meas = {(r["model"], r["tokens"], r["config"]): r["w13_us"] + r["w2_us"] for r in rows}
+    print("| prices | pairs | default: median / p90 | tuned: median / p90 |")
+    print("| --- | ---: | ---: | ---: |")
+    for path in price_files:
+        errs = {"default": [], "tuned": []}
+        for line in open(path):
+            cells = [c.strip() for c in line.split("|")[1:-1]]
+            if len(cells) != 5 or not cells[1].isdigit():
+                continue
+            model, T = cells[0], int(cells[1])
+            for config, cell in (("default", cells[2]), ("tuned", cells[3])):
+                if (model, T, config) in meas:
+                    errs[config].append(abs(sum(float(x) for x in cell.split("/")) / meas[(model, T, config)] - 1))
+        d, t = errs["default"], errs["tuned"]
+        print(f"| {os.path.basename(path)} | {len(t)} | {quantile(d, 0.5):.1%} / {quantile(d, 0.9):.1%} | "
+              f"{quantile(t, 0.5):.1%} / {quantile(t, 0.9):.1%} |")
 
 
 def derived_ctas(r):
@@ -140,6 +169,10 @@ def occupancy(folder):
 
 if __name__ == "__main__" and sys.argv[1:2] == ["--ncu"]:
     occupancy(sys.argv[2])
+elif __name__ == "__main__" and sys.argv[1:2] == ["--score"]:
+    score(sys.argv[2], sys.argv[3:])
+elif __name__ == "__main__" and sys.argv[1:2] == ["--check-prices"]:
+    prices(sys.argv[2], sys.argv[3], CHECK_FILES)
 elif __name__ == "__main__" and sys.argv[1:2] == ["--prices"]:
     prices(sys.argv[2] if len(sys.argv) > 2 else "build/tools/perfmodel/perfmodel", sys.argv[3] if len(sys.argv) > 3 else "h200")
 elif __name__ == "__main__":
