@@ -39,6 +39,7 @@
 // Tiles follow vLLM's default config (get_default_config, no tuned JSON for the shape).
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 
 #include "kernel_costs.hpp"
 #include "perfmodel/ops.hpp"
@@ -53,6 +54,7 @@ struct FusedMoeConfig {
   // One CTA's weight bytes in flight over the default configs' ((stages - 1) x BLOCK_K x BLOCK_N, both 2 x 64 x 32):
   // the K-loop's latency-bound rate (cta_rate, fitted on them) scales with it, by Little's law.
   double in_flight_ratio = 1;
+  int64_t group_m = 1;  // GROUP_SIZE_M: the row blocks one column sweep takes together
 };
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -80,7 +82,7 @@ FusedMoeConfig tuned_config(const FusedMoeTile& t, double element_bytes) {
   const int64_t ctas = std::min({kSmWarps / t.warps, kSmBlocks, kSmSharedBytes / std::max<int64_t>(1, buffers * stage_bytes),
                                  kSmRegisters / (threads * regs)});
   const double in_flight = static_cast<double>(std::max<int64_t>(1, t.stages - 1) * t.block_k * t.block_n) / (2.0 * 64 * 32);
-  return {t.block_m, t.block_n, t.block_k, std::max<int64_t>(1, ctas), in_flight};
+  return {t.block_m, t.block_n, t.block_k, std::max<int64_t>(1, ctas), in_flight, std::max<int64_t>(1, t.group_m)};
 }
 
 // vLLM's default (get_default_config): 16 x 32 x 64 while the tokens are at most the experts (decode: a few rows per
@@ -92,7 +94,7 @@ FusedMoeConfig tuned_config(const FusedMoeTile& t, double element_bytes) {
 // median; h200-moe-fused2's layers 4.3 -> 3.6 %), and a refit at 12 (stream 4600 -> 4700 GB/s) did not do better held
 // out (h100-tunedmoe/README.md). In this additive form the per-wave K-loop term stands for more than the count.
 FusedMoeConfig vllm_default_config(int64_t tokens, int64_t experts, double element_bytes) {
-  if (tokens <= experts) return {16, 32, 64, 16};
+  if (tokens <= experts) return {16, 32, 64, 16, 1, 1};
   return tuned_config({64, 64, 32, 8, 4, 3}, element_bytes);
 }
 
@@ -148,6 +150,35 @@ double partner_reread_bytes(const Op& op, const FusedMoeConfig& c, double padded
   return experts * static_cast<double>(op.gemm.n) * static_cast<double>(op.gemm.k) * bytes_of(op.dtype);
 }
 
+// EXPERIMENT (PM_EXP_STRADDLE): GROUP_SIZE_M's straddle. The kernel walks its grid in groups of group_m row blocks,
+// every column of a group before the next group. An expert whose blocks fall in two groups streams its weights once
+// in each, the second pass a whole group's columns later; what the group streamed in between (its experts' weights)
+// evicts them from the L2 unless it fits. Expected extra groups of an expert of b blocks at a uniform offset:
+// (b - 1) / group_m.
+double straddle_reread_bytes(const Op& op, const FusedMoeConfig& c, double padded_tiles, int64_t col_blocks,
+                             const Roofs& r) {
+  if (op.moe.experts <= 0 || op.moe.experts_touched <= 0 || !(r.card.l2_bytes > 0)) return 0;
+  const double expert_bytes = static_cast<double>(op.gemm.n) * static_cast<double>(op.gemm.k) * bytes_of(op.dtype);
+  const double blocks_per_expert = std::max(1.0, padded_tiles / static_cast<double>(col_blocks) / op.moe.experts_touched);
+  // A group streams its experts' weights, at least one expert's whole (its columns all walked).
+  const double group_bytes = std::max(1.0, static_cast<double>(c.group_m) / blocks_per_expert) * expert_bytes;
+  const double dram_share = std::max(0.0, 1.0 - r.card.l2_bytes / group_bytes);
+  double experts = 0;  // the extra passes over an expert's weights, summed over the experts
+  if (op.moe.top_k >= op.moe.experts) {
+    // Every expert takes every token: the same blocks each, laid end to end, so the straddles are exact.
+    const int64_t blocks = ceil_div(op.moe.tokens, c.block_m);
+    for (int64_t e = 0; e < op.moe.experts; ++e)
+      experts += static_cast<double>((e * blocks + blocks - 1) / c.group_m - (e * blocks) / c.group_m);
+  } else {
+    experts = ops::expected_over_routed_counts(
+        op.moe.experts, op.moe.top_k, op.moe.tokens, op.moe.skew, [&](int64_t rows) {
+          const int64_t blocks = ceil_div(rows, c.block_m);
+          return blocks > 1 ? static_cast<double>(blocks - 1) / static_cast<double>(c.group_m) : 0.0;
+        });
+  }
+  return experts * expert_bytes * dram_share;
+}
+
 }  // namespace
 
 KernelTimes fused_moe_gemm_cost(const Op& op, const Roofs& r) {
@@ -186,7 +217,8 @@ KernelTimes fused_moe_gemm_cost(const Op& op, const Roofs& r) {
     // h200-moe7 (see the header): the stream by the CTAs resident an SM, the K-loop's floor beside it.
     const double light = kHalfLineLightStream * *f.half_line_stream;
     const double inv = 1 / light + slots_in_use * (1 / *f.half_line_stream - 1 / light);
-    half_line_stream_s = (op.bytes() + partner_reread_bytes(op, c, padded_tiles, col_blocks, resident, r)) * inv;
+    const double straddle = getenv("PM_EXP_STRADDLE") ? straddle_reread_bytes(op, c, padded_tiles, col_blocks, r) : 0.0;
+    half_line_stream_s = (op.bytes() + partner_reread_bytes(op, c, padded_tiles, col_blocks, resident, r) + straddle) * inv;
     t.memory_s = std::max(waves * slab / (kHalfLineLoadedCtaRate * cta_rate), half_line_stream_s);
   }
   if (half_line && f.l2_tile_rate) {

@@ -56,3 +56,15 @@ PLAN_TOKENS["lagcheck"] = {
     "qwen3-235b-a22b": ((1152, "prefill"), (1408, "prefill"), (1664, "prefill"), (2304, "prefill")),
     "qwen3-30b-a3b": ((1152, "prefill"), (1408, "prefill"), (1664, "prefill")),
     "deepseek-v2-lite": ((768, "prefill"), (1024, "prefill"), (1280, "prefill"))}
+# `--plan straddle` (thirty-fourth session): GROUP_SIZE_M's straddle (fused_moe_cost.cpp, straddle_reread_bytes: an
+# expert whose row blocks fall in two of the kernel's groups of eight streams its weights in each), held out at token
+# counts no set has, 1.2-3 padded row blocks an expert where the straddle moves the price (+1 to +6 %: Mixtral-8x7B,
+# -8x22B, Qwen3-235B-A22B, whose experts' weights outgrow the L2), and one point each of Qwen3-30B and DeepSeek-V2-Lite
+# (small experts: a group's weights stay in the L2, the price does not move) and Qwen3-235B at 2500 (the L2 walk binds).
+PLAN_MODELS["straddle"] = PLAN_MODELS["moeh100b"]
+PLAN_TOKENS["straddle"] = {
+    "mixtral-8x7b": ((300, "prefill"), (460, "prefill"), (560, "prefill"), (660, "prefill"), (740, "prefill")),
+    "mixtral-8x22b": ((300, "prefill"), (440, "prefill"), (540, "prefill"), (700, "prefill")),
+    "qwen3-235b-a22b": ((1760, "prefill"), (1920, "prefill"), (2500, "prefill")),
+    "qwen3-30b-a3b": ((2200, "prefill"),),
+    "deepseek-v2-lite": ((1500, "prefill"),)}
