@@ -89,12 +89,21 @@ TEST_CASE("h200-twoblock: the last block's few rows slow the GEMM, priced by the
   // Achieved 5.4 / 18.1 % over the 44 GEMMs (5.5 / 39.8 % without the lag: w2 at 65-96 picks 30-42 % fast). Still
   // fast: w2 at 65-112 picks, -12 to -20 %: the re-reads' DRAM ran at 2.2-2.3 TB/s, under the half-line stream the
   // model carries (h200-moe7's 2.7-3.1), so the time rises less than the bytes.
-  CHECK(quantile(errors, 0.5) <= 0.06);
+  // Since GROUP_SIZE_M's straddle (adopted by h100-straddle's rule, set before its run): 6.2 / 18.1 %. At three blocks
+  // an expert two of the eight straddle a group, counted exactly under this fixed routing; 6 of the 7 GEMMs it moves
+  // came closer (Mixtral-8x22B's w2 at 160 picks -13.3 -> -8.7 %), Mixtral-8x7B's w2 at 136 picks went +0.8 -> +7.0 %,
+  // and the median moved with the values near it.
+  CHECK(quantile(errors, 0.5) <= 0.065);
   CHECK(quantile(errors, 0.9) <= 0.19);
   // The signature: at two blocks an expert, w2 (448 K steps) falls as the last block fills, 769 -> 537 us measured
   // (1.43x); priced 1.22x (flat before the lag).
   CHECK(w2.at({"mixtral-8x7b", 65}) > 1.15 * w2.at({"mixtral-8x7b", 128}));
   CHECK(w2.at({"mixtral-8x7b", 80}) > w2.at({"mixtral-8x7b", 112}));
+  // Two blocks an expert lie end to end in the groups of eight: no straddle. At three, experts 2 and 5 straddle: the
+  // w2 of Mixtral-8x22B, 1024 K steps, re-reads their weights.
+  const Roofs rr = h200();
+  const double two = priced("mixtral-8x22b", 128, false, rr), three = priced("mixtral-8x22b", 160, false, rr);
+  CHECK(three > 1.4 * two);  // measured 1371 against 880 us (1.56x); 1.35x priced without the straddle
   // One block an expert has no partner: nothing re-read, so 64 picks run faster than 65.
   CHECK(w2.at({"mixtral-8x7b", 64}) < 0.7 * w2.at({"mixtral-8x7b", 65}));
 }

@@ -478,9 +478,12 @@ def issue11(binary):
               "the 3-norm adopted by this run's rule (7.2 / 18.5 % before); Mixtral at 2 row blocks an expert "
               "-12.3 / -7.1 % since the partner lag (-24 to -27 % before it)")),
             ("h100-lagcheck", ", 1.1-2.8 row blocks an expert (h100-lagcheck, priced before the run)",
-             ("Mixtral-8x22B's prefills -4 to -10 %",
-              "the partner lag kept by this run's rule (7.7 / 19.9 % without it); Mixtral-8x22B / Qwen3-235B "
-              "prefills 4-13 % fast"))):
+             ("the partner lag kept by this run's rule; the straddle (written after this set's misses) 5.0 -> 4.0 %",
+              "the partner lag kept by this run's rule (7.7 / 19.9 % without it); 6.6 / 9.7 % before GROUP_SIZE_M's "
+              "straddle, written after this set (seen)")),
+            ("h100-straddle", ", 1.2-3 row blocks an expert (h100-straddle, priced before the run)",
+             ("", "GROUP_SIZE_M's straddle adopted by this run's rule (6.0 / 11.7 % without it); Mixtral-8x7B at 560 "
+                  "tokens +11.7 % (its routing draw)"))):
         out = run([PY, os.path.join(HERE, "moe", "compare_fused2.py"), f"validation/results/{folder}", binary],
                   dict(os.environ, PERFMODEL_CARD="h100-sxm"))
         rows = [[c.strip() for c in line.split("|")] for line in out.split("## MLA")[0].splitlines()

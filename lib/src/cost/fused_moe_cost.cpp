@@ -33,13 +33,14 @@
 //     2048-token ones +0.4 / +2.1 / +3.4 % as the larger of it and the stream. With one or two
 //     row blocks an expert the stream and the tile loads join as a 3-norm (`l2_stream_norm`,
 //     below: h100-moeh100e), which moves those prefills to +3.5 / +1.0 and +5.7 / +2.1 / +3.4 %;
+//   re-reads (half lines): the partner lag and GROUP_SIZE_M's straddle add expert weight bytes the stream carries
+//     again (partner_reread_bytes, straddle_reread_bytes below);
 //   compute: the padded rows' tiles over the SMs at a share of the GEMM peak (a roof the L2
 //     keeps the tiles under: ~270 TFLOP/s over the padded rows was the L2's, not the MMA's);
 //   fixed: the launch floor, once.
 // Tiles follow vLLM's default config (get_default_config, no tuned JSON for the shape).
 #include <algorithm>
 #include <cmath>
-#include <cstdlib>
 
 #include "kernel_costs.hpp"
 #include "perfmodel/ops.hpp"
@@ -150,11 +151,13 @@ double partner_reread_bytes(const Op& op, const FusedMoeConfig& c, double padded
   return experts * static_cast<double>(op.gemm.n) * static_cast<double>(op.gemm.k) * bytes_of(op.dtype);
 }
 
-// EXPERIMENT (PM_EXP_STRADDLE): GROUP_SIZE_M's straddle. The kernel walks its grid in groups of group_m row blocks,
+// GROUP_SIZE_M's straddle (h100-straddle: adopted by the rule set before its run, grouped GEMMs 6.0 / 11.7 -> 4.9 /
+// 9.6 % median / p90 over 14 new layers; nothing fitted). The kernel walks its grid in groups of group_m row blocks,
 // every column of a group before the next group. An expert whose blocks fall in two groups streams its weights once
 // in each, the second pass a whole group's columns later; what the group streamed in between (its experts' weights)
-// evicts them from the L2 unless it fits. Expected extra groups of an expert of b blocks at a uniform offset:
-// (b - 1) / group_m.
+// evicts them from the L2 unless it fits: the share 1 - L2 / (a group's weight bytes) comes from DRAM. An expert of
+// b blocks at a uniform offset spans 1 + (b - 1) / group_m groups on average; where every expert takes every token
+// (h200-twoblock's fixed routing) the blocks lie end to end and the straddles are counted exactly.
 double straddle_reread_bytes(const Op& op, const FusedMoeConfig& c, double padded_tiles, int64_t col_blocks,
                              const Roofs& r) {
   if (op.moe.experts <= 0 || op.moe.experts_touched <= 0 || !(r.card.l2_bytes > 0)) return 0;
@@ -217,8 +220,9 @@ KernelTimes fused_moe_gemm_cost(const Op& op, const Roofs& r) {
     // h200-moe7 (see the header): the stream by the CTAs resident an SM, the K-loop's floor beside it.
     const double light = kHalfLineLightStream * *f.half_line_stream;
     const double inv = 1 / light + slots_in_use * (1 / *f.half_line_stream - 1 / light);
-    const double straddle = getenv("PM_EXP_STRADDLE") ? straddle_reread_bytes(op, c, padded_tiles, col_blocks, r) : 0.0;
-    half_line_stream_s = (op.bytes() + partner_reread_bytes(op, c, padded_tiles, col_blocks, resident, r) + straddle) * inv;
+    const double rereads = partner_reread_bytes(op, c, padded_tiles, col_blocks, resident, r) +
+                           straddle_reread_bytes(op, c, padded_tiles, col_blocks, r);
+    half_line_stream_s = (op.bytes() + rereads) * inv;
     t.memory_s = std::max(waves * slab / (kHalfLineLoadedCtaRate * cta_rate), half_line_stream_s);
   }
   if (half_line && f.l2_tile_rate) {
