@@ -68,3 +68,13 @@ PLAN_TOKENS["straddle"] = {
     "qwen3-235b-a22b": ((1760, "prefill"), (1920, "prefill"), (2500, "prefill")),
     "qwen3-30b-a3b": ((2200, "prefill"),),
     "deepseek-v2-lite": ((1500, "prefill"),)}
+# `--plan smalltile` (thirty-fourth session): vLLM's small default tile (16 x 32 x 64, while the tokens are at most the
+# experts) at decode points no set has, where its CTAs an SM move the price (more tiles than 12 an SM hold): the price
+# holds 16 a SM (the count cta_rate was fitted with), Nsight read 12 (h100-tunedmoe). Priced both ways before the run.
+PLAN_MODELS["smalltile"] = PLAN_MODELS["moeh100b"]
+PLAN_TOKENS["smalltile"] = {
+    "mixtral-8x7b": ((3, "decode"), (6, "decode")),
+    "mixtral-8x22b": ((3, "decode"), (6, "decode")),
+    "qwen3-235b-a22b": ((12, "decode"), (20, "decode"), (48, "decode"), (80, "decode"), (112, "decode")),
+    "qwen3-30b-a3b": ((12, "decode"), (20, "decode"), (48, "decode"), (80, "decode"), (112, "decode")),
+    "deepseek-v2-lite": ((12, "decode"), (24, "decode"), (40, "decode"))}
