@@ -483,7 +483,10 @@ def issue11(binary):
               "straddle, written after this set (seen)")),
             ("h100-straddle", ", 1.2-3 row blocks an expert (h100-straddle, priced before the run)",
              ("", "GROUP_SIZE_M's straddle adopted by this run's rule (6.0 / 11.7 % without it); Mixtral-8x7B at 560 "
-                  "tokens +11.7 % (its routing draw)"))):
+                  "tokens +11.7 % (its routing draw)")),
+            ("h100-smalltile", ", decode at vLLM's small default tile (h100-smalltile, priced before the run)",
+             ("Mixtral at 3-6 tokens +10 to +59 %: the replayed sets' routing draws",
+              "the small tile kept at 16 CTAs an SM by this run's rule (4.8 / 13.2 % at Nsight's 12)"))):
         out = run([PY, os.path.join(HERE, "moe", "compare_fused2.py"), f"validation/results/{folder}", binary],
                   dict(os.environ, PERFMODEL_CARD="h100-sxm"))
         rows = [[c.strip() for c in line.split("|")] for line in out.split("## MLA")[0].splitlines()

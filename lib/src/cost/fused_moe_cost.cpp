@@ -90,10 +90,9 @@ FusedMoeConfig tuned_config(const FusedMoeTile& t, double element_bytes) {
 // expert), 64 x 64 x 32 beyond; 4 warps and 3 stages both. The large tile as a tuned entry derives it: 8 CTAs an SM
 // (64 registers; Nsight, h200-moe6: 8 by registers, 9 by its 24 KiB of shared memory). The small tile keeps the 16
 // (by warps) that cta_rate, stream and floor were fitted with (fit_fused_moe.py), though Nsight Compute read 12
-// (40 registers, h100-tunedmoe) as tuned_config derives: priced at 12 with those keys the fused sets moved both ways
-// by up to 1.5 points (h100-moeh100's largest decode layer 7.3 -> 8.1 %, h100-tunedmoe's default tiles 2.8 -> 4.3 %
-// median; h200-moe-fused2's layers 4.3 -> 3.6 %), and a refit at 12 (stream 4600 -> 4700 GB/s) did not do better held
-// out (h100-tunedmoe/README.md). In this additive form the per-wave K-loop term stands for more than the count.
+// (40 registers, h100-tunedmoe) as tuned_config derives: h100-smalltile's rule, set before its run, kept 16 (17 new
+// decode layers' grouped GEMMs 3.5 / 10.6 % median / p90 at 16, 4.8 / 13.2 % at 12). In this additive form the
+// per-wave K-loop term stands for more than the resident count.
 FusedMoeConfig vllm_default_config(int64_t tokens, int64_t experts, double element_bytes) {
   if (tokens <= experts) return {16, 32, 64, 16, 1, 1};
   return tuned_config({64, 64, 32, 8, 4, 3}, element_bytes);
