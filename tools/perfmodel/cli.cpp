@@ -289,6 +289,11 @@ std::string impl_label(const Workload& w) {
   return s;
 }
 
+void show_device_and_host(FieldsView& v, const std::string& host_label) {
+  v.fields.insert(v.fields.begin() + 1, {{"device_time_s", "  device (kernel) time", Hint::time},
+                                         {"host_time_s", "  host (" + host_label + ") time", Hint::time}});
+}
+
 std::string dtype_label(const Workload& w) {
   if (!is_quantized(w) && w.weight_dtype == w.act_dtype && w.kv_dtype == w.act_dtype)
     return std::string(to_string(w.act_dtype));

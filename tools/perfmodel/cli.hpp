@@ -98,6 +98,9 @@ void apply_quant(const WorkloadArgs& a, Workload& w, const Card& card);
 std::string dtype_label(const Workload& w);
 // The profile, with the vLLM tuned fused_moe file's name where --moe-config gave one.
 std::string impl_label(const Workload& w);
+// Where a host takes part (eager's dispatch, a graph's launch), the wall hides the kernels: the kernel time and the
+// host's under the wall time, the view's first field (issue 10: both shown where the host matters).
+void show_device_and_host(FieldsView& v, const std::string& host_label);
 
 DType parse_dtype(const std::string& s, const std::string& flag);
 // Today's date (UTC), YYYY-MM-DD, for result files.

@@ -181,10 +181,7 @@ int cmd_gemm(const std::vector<std::string>& args, Context& ctx) {
                        {"wave_efficiency", "wave efficiency", Hint::percent},
                        {"split_k", "split-K", Hint::integer}}});
   // Where a host pays per call (eager's dispatch), the wall hides the kernel: show both, as `op` does (issue 10).
-  if (host > 0)
-    r.fields.back().fields.insert(r.fields.back().fields.begin() + 1,
-                                  {{"device_time_s", "  device (kernel) time", Hint::time},
-                                   {"host_time_s", "  host (dispatch) time", Hint::time}});
+  if (host > 0) show_device_and_host(r.fields.back(), "dispatch");
   r.tables.push_back({"tile candidates", "candidates",
                       {{"tile", "tile", Hint::text},
                        {"tiles", "tiles", Hint::integer},

@@ -190,10 +190,7 @@ int cmd_op(const std::vector<std::string>& args, Context& ctx) {
                        {"launches", "launches", Hint::integer},
                        {"distance_to_roof", "distance to roof", Hint::ratio},
                        {"distance_to_ridge", "distance to ridge", Hint::ratio}}});
-  if (profile == Impl::eager)
-    r.fields.back().fields.insert(r.fields.back().fields.begin() + 1,
-                                  {{"device_time_s", "  device (kernel) time", Hint::time},
-                                   {"host_time_s", "  host (dispatch) time", Hint::time}});
+  if (profile == Impl::eager) show_device_and_host(r.fields.back(), "dispatch");
   if (several)
     r.tables.push_back({profile == Impl::eager ? "PyTorch eager's kernels" : "the compiled graph's kernels", "kernels",
                         {{"name", "kernel", Hint::text},

@@ -202,10 +202,7 @@ Report step_report(const std::string& command, const Context& ctx, const Loaded&
   // waits on each step waits for and a pipelined engine hides (docs/model.md, "Graph replay gap and
   // graph launch").
   if (p.cost.host_time_s > 0)
-    r.fields.back().fields.insert(
-        r.fields.back().fields.begin() + 1,
-        {{"device_time_s", "  device (kernel) time", Hint::time},
-         {"host_time_s", p.workload.impl == Impl::eager ? "  host (dispatch) time" : "  host (graph launch) time", Hint::time}});
+    show_device_and_host(r.fields.back(), p.workload.impl == Impl::eager ? "dispatch" : "graph launch");
   std::vector<Column> an{{"tokens_per_s", "tokens/s", Hint::none}};
   if (decode) {
     an.push_back({"tpot_s", "TPOT (time per output token)", Hint::time});
