@@ -78,3 +78,13 @@ PLAN_TOKENS["smalltile"] = {
     "qwen3-235b-a22b": ((12, "decode"), (20, "decode"), (48, "decode"), (80, "decode"), (112, "decode")),
     "qwen3-30b-a3b": ((12, "decode"), (20, "decode"), (48, "decode"), (80, "decode"), (112, "decode")),
     "deepseek-v2-lite": ((12, "decode"), (24, "decode"), (40, "decode"))}
+# `--plan moecheck34` (thirty-fourth session): a held-out check of the fused profile's MoE prices after that session's
+# changes (GROUP_SIZE_M's straddle; the tuned tiles' buffer count does not touch the default), at points no set has:
+# two decodes and two prefills a model.
+PLAN_MODELS["moecheck34"] = PLAN_MODELS["moeh100b"]
+PLAN_TOKENS["moecheck34"] = {
+    "mixtral-8x7b": ((10, "decode"), (20, "decode"), (1000, "prefill"), (2500, "prefill")),
+    "mixtral-8x22b": ((10, "decode"), (24, "decode"), (800, "prefill"), (3000, "prefill")),
+    "qwen3-235b-a22b": ((36, "decode"), (144, "decode"), (1200, "prefill"), (4500, "prefill")),
+    "qwen3-30b-a3b": ((28, "decode"), (176, "decode"), (900, "prefill"), (7000, "prefill")),
+    "deepseek-v2-lite": ((20, "decode"), (112, "decode"), (1100, "prefill"), (5000, "prefill"))}
