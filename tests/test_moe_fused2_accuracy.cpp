@@ -467,3 +467,19 @@ TEST_CASE("fused MoE decode past 12 small tiles an SM (h100-smalltile), priced b
   CHECK(quantile(f.gemm_held, 0.5) <= 0.04);
   CHECK(quantile(f.gemm_held, 0.9) <= 0.09);
 }
+
+TEST_CASE("fused MoE layers at new points after the thirty-fourth session (h100-moecheck34), priced before the run") {
+  // validation/results/h100-moecheck34: 20 layers, two decodes and two prefills of five models, priced as main stood
+  // after the straddle and the small tile's rule; nothing fitted, nothing chosen. Achieved (score_moe_prices.py):
+  // grouped GEMMs 5.0 / 8.8 % median / p90, layers 3.7 % median; by this file's reading 5.0 / 9.0 %, layers 3.7 %.
+  const Fused2 f("h100-sxm", "h100-moecheck34");
+  std::vector<double> gemm = f.gemm_held;
+  gemm.insert(gemm.end(), f.gemm_fit.begin(), f.gemm_fit.end());
+  CAPTURE(quantile(gemm, 0.5));
+  CAPTURE(quantile(gemm, 0.9));
+  CAPTURE(quantile(f.layer_all, 0.5));
+  REQUIRE(gemm.size() == 20);
+  CHECK(quantile(gemm, 0.5) <= 0.055);
+  CHECK(quantile(gemm, 0.9) <= 0.10);
+  CHECK(quantile(f.layer_all, 0.5) <= 0.045);
+}

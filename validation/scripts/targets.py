@@ -486,7 +486,9 @@ def issue11(binary):
                   "tokens +11.7 % (its routing draw)")),
             ("h100-smalltile", ", decode at vLLM's small default tile (h100-smalltile, priced before the run)",
              ("Mixtral at 3-6 tokens +10 to +59 %: the replayed sets' routing draws",
-              "the small tile kept at 16 CTAs an SM by this run's rule (4.8 / 13.2 % at Nsight's 12)"))):
+              "the small tile kept at 16 CTAs an SM by this run's rule (4.8 / 13.2 % at Nsight's 12)")),
+            ("h100-moecheck34", ", new points after the thirty-fourth session (h100-moecheck34, priced before the run)",
+             ("", "decodes lean slow (+5 to +11 %)"))):
         out = run([PY, os.path.join(HERE, "moe", "compare_fused2.py"), f"validation/results/{folder}", binary],
                   dict(os.environ, PERFMODEL_CARD="h100-sxm"))
         rows = [[c.strip() for c in line.split("|")] for line in out.split("## MLA")[0].splitlines()
