@@ -15,8 +15,9 @@ Each grouped GEMM (w13, w2) of one MoE layer at uniform random routing is timed 
 the tuned entry nearest the tokens: the kernel's device time (torch.profiler), median of 16 launches over 4 weight
 copies in turn (time_us says why), outputs compared between the two.
 
-    python3 probe_tuned.py out.jsonl [tokens, comma separated: a subset of TOKENS for a short lease] [models, comma
-                                     separated: MODELS' or CHECK_MODELS' names; MODELS' two by default]
+    python3 probe_tuned.py [--h100-files] out.jsonl [tokens, comma separated: a subset of TOKENS for a short lease]
+                                     [models, comma separated: MODELS' or CHECK_MODELS' names; MODELS' two by default]
+    --h100-files: each model runs vLLM's H100 file (H100_FILES) instead of its H200 one
     ncu ... python3 probe_tuned.py --once /dev/null 1,16,64,256,2048   # one launch a kernel, for Nsight Compute's
                                                                         # occupancy limits (read_tuned.py --ncu)
 """
@@ -50,6 +51,10 @@ MODELS = {"mixtral-8x7b": (8, 2, 4096, 14336, "E=8,N=14336,device_name=NVIDIA_H2
 # tunedcheck (thirty-fourth session): the same files' tiles on models they were not tuned for (vLLM would run these
 # only with a file of their own; here they test the pricing of a tile on new shapes): Mixtral-8x22B on Mixtral-8x7B's
 # file, Qwen3-235B-A22B and DeepSeek-V2-Lite (routed experts only) on Qwen3-30B-A3B's.
+# tunedh100 (thirty-fourth session): vLLM's own H100 files for three models, what a vLLM user on an H100 runs.
+H100_FILES = {"qwen3-30b-a3b": "E=128,N=768,device_name=NVIDIA_H100_80GB_HBM3.json",
+              "mixtral-8x7b": "E=8,N=14336,device_name=NVIDIA_H100_80GB_HBM3.json",
+              "deepseek-v2-lite": "E=64,N=1408,device_name=NVIDIA_H100_80GB_HBM3.json"}
 CHECK_MODELS = {"mixtral-8x22b": (8, 2, 6144, 16384, "E=8,N=14336,device_name=NVIDIA_H200.json"),
                 "qwen3-235b-a22b": (128, 8, 4096, 1536, "E=128,N=768,device_name=NVIDIA_H200.json"),
                 "deepseek-v2-lite": (64, 6, 2048, 1408, "E=128,N=768,device_name=NVIDIA_H200.json")}
@@ -97,17 +102,22 @@ def main():
     if len(sys.argv) > 1 and sys.argv[1] == "--once":
         ONCE = True
         del sys.argv[1]
+    h100_files = len(sys.argv) > 1 and sys.argv[1] == "--h100-files"
+    if h100_files:
+        del sys.argv[1]
     out = open(sys.argv[1], "a") if len(sys.argv) > 1 else None
     tokens = tuple(int(t) for t in sys.argv[2].split(",")) if len(sys.argv) > 2 and sys.argv[2] else TOKENS
     every = {**MODELS, **CHECK_MODELS}
     models = {m: every[m] for m in sys.argv[3].split(",")} if len(sys.argv) > 3 else MODELS
+    if h100_files:
+        models = {m: v[:4] + (H100_FILES[m],) for m, v in models.items()}
     dev = "cuda"
     gen = torch.Generator(device=dev).manual_seed(0)
     props = torch.cuda.get_device_properties(0)
     print(f"device {props.name} sms {props.multi_processor_count}", flush=True)
     with torch.no_grad():
-        for model, (E, k, d, I, name) in models.items():
-            table = load_tuned(name)
+        for model, (E, k, d, I, fname) in models.items():
+            table = load_tuned(fname)
             copies = [fused_moe_layer.make_weights(E, d, I, 0, dev, gen) for _ in range(1 if ONCE else COPIES)]
             for T in tokens:
                 x = torch.randn(T, d, device=dev, dtype=torch.bfloat16, generator=gen)
@@ -122,7 +132,7 @@ def main():
                     y = torch.empty(T * k, d, device=dev, dtype=torch.bfloat16)
                     rec = dict(model=model, experts=E, top_k=k, hidden=d, intermediate=I, tokens=T, config=which,
                                BM=c["BM"], BN=c["BN"], BK=c["BK"], GM=c["GM"], warps=c["num_warps"],
-                               stages=c["num_stages"], padded_rows=int(post_pad.item()))
+                               stages=c["num_stages"], padded_rows=int(post_pad.item()), file=fname)
                     for name, a, o, tk, mul in (("w13", x, h, k, False), ("w2", act, y, 1, True)):
                         def launch(w):
                             vmoe.fused_moe_gemm(a, w, o, topw.flatten().contiguous(), sorted_ids, expert_ids,

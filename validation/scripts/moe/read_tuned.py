@@ -8,6 +8,7 @@ tokens: experts.w13 / experts.w2): without a file (vLLM's default config) agains
     python3 validation/scripts/moe/read_tuned.py --prices [perfmodel binary] [card]   # the prices alone, before a run
     python3 validation/scripts/moe/read_tuned.py --ncu <results dir holding ncu.txt>     # occupancy: Nsight vs derived
     python3 validation/scripts/moe/read_tuned.py --check-prices <perfmodel binary> <card>  # tunedcheck's models
+    python3 validation/scripts/moe/read_tuned.py --h100-prices <perfmodel binary> <card>   # tunedh100: vLLM's H100 files
     python3 validation/scripts/moe/read_tuned.py --score <results dir> <prices file>...    # stored prices vs a run
 """
 import json
@@ -26,10 +27,15 @@ CHECK_FILES = {"mixtral-8x22b": "E=8,N=14336,device_name=NVIDIA_H200.json",
                "qwen3-235b-a22b": "E=128,N=768,device_name=NVIDIA_H200.json",
                "deepseek-v2-lite": "E=128,N=768,device_name=NVIDIA_H200.json"}
 FILES = {**TUNED_FILES, **CHECK_FILES}
+# tunedh100: vLLM's own H100 files (probe_tuned.H100_FILES)
+H100_FILES = {"qwen3-30b-a3b": "E=128,N=768,device_name=NVIDIA_H100_80GB_HBM3.json",
+              "mixtral-8x7b": "E=8,N=14336,device_name=NVIDIA_H100_80GB_HBM3.json",
+              "deepseek-v2-lite": "E=64,N=1408,device_name=NVIDIA_H100_80GB_HBM3.json"}
 
 
-def priced(binary, card, model, T, tuned=False):
-    extra = ["--moe-config", os.path.join(CONFIGS, FILES[model])] if tuned else []
+def priced(binary, card, model, T, tuned=False, file=None):
+    """`file`: the tuned file a run's record names (probe_tuned.py's `file`); else the model's in FILES."""
+    extra = ["--moe-config", os.path.join(CONFIGS, file or FILES[model])] if tuned else []
     d = run_json(binary, "decode", "--model", model, "--batch", str(T), "--ctx", "512", "--impl", "fused", *extra,
                  card=card)
     ops = moe_ops(d)
@@ -60,7 +66,7 @@ def main(folder, binary, card):
             continue
         d, t = pair["default"], pair["tuned"]
         pw13, pw2 = priced(binary, card, model, T)
-        tw13, tw2 = priced(binary, card, model, T, tuned=True)
+        tw13, tw2 = priced(binary, card, model, T, tuned=True, file=t.get("file"))
         sd, st, sp, spt = d["w13_us"] + d["w2_us"], t["w13_us"] + t["w2_us"], pw13 + pw2, tw13 + tw2
         ratios.append(st / sd)
         err_default.append(sp / sd - 1)
@@ -82,12 +88,13 @@ def main(folder, binary, card):
 
 
 def prices(binary, card, models=TUNED_FILES):
+    """The default and tuned prices per model and tokens; `models`: model -> its tuned file."""
     print("| model | tokens | priced default w13 / w2 us | priced tuned (--moe-config) w13 / w2 us | tuned / default |")
     print("| --- | ---: | ---: | ---: | ---: |")
     for model in models:
         for T in (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048):
             pw13, pw2 = priced(binary, card, model, T)
-            tw13, tw2 = priced(binary, card, model, T, tuned=True)
+            tw13, tw2 = priced(binary, card, model, T, tuned=True, file=models[model])
             print(f"| {model} | {T} | {pw13:.1f} / {pw2:.1f} | {tw13:.1f} / {tw2:.1f} | {(tw13 + tw2) / (pw13 + pw2):.3f} |")
 
 
@@ -171,6 +178,8 @@ if __name__ == "__main__" and sys.argv[1:2] == ["--ncu"]:
     occupancy(sys.argv[2])
 elif __name__ == "__main__" and sys.argv[1:2] == ["--score"]:
     score(sys.argv[2], sys.argv[3:])
+elif __name__ == "__main__" and sys.argv[1:2] == ["--h100-prices"]:
+    prices(sys.argv[2], sys.argv[3], H100_FILES)
 elif __name__ == "__main__" and sys.argv[1:2] == ["--check-prices"]:
     prices(sys.argv[2], sys.argv[3], CHECK_FILES)
 elif __name__ == "__main__" and sys.argv[1:2] == ["--prices"]:
