@@ -498,31 +498,29 @@ def issue11(binary):
               summary([float(r[8].rstrip("%")) / 100 for r in rows]), (0.10, None), notes[0])
         t.add(f"fused_moe grouped GEMMs (fused profile), on an H100{what}", how,
               summary([float(r[13].rstrip("%")) / 100 for r in rows]), (0.05, 0.15), notes[1])
-    # h100-tunedmoe (thirty-fourth session): vLLM's tuned fused_moe configs (`--moe-config`), kernel times (CUPTI).
-    out = run([PY, os.path.join(HERE, "moe", "read_tuned.py"), "validation/results/h100-tunedmoe", binary, "h100-sxm"])
-    how = "read_tuned.py (`h100-sxm`), h100-tunedmoe: Mixtral-8x7B / Qwen3-30B-A3B at 1-2048 tokens"
-    t.add("fused_moe grouped GEMMs, vLLM's default config (fused profile), on an H100", how,
-          tuned_stats(out, "the fused price (default config) against the default's time"), (0.05, 0.15))
-    t.add("fused_moe grouped GEMMs, vLLM's tuned H200 configs (`--moe-config`), on an H100", how,
-          tuned_stats(out, "the tuned file's price (--moe-config) against the tuned config's time"), (0.05, 0.15),
-          "6.1 / 11.8 % as priced before the run; Triton's shared-memory buffers read off Nsight since (seen)")
-    out = run([PY, os.path.join(HERE, "moe", "read_tuned.py"), "validation/results/h100-tunedcheck", binary, "h100-sxm"])
-    how = ("read_tuned.py (`h100-sxm`), h100-tunedcheck: the same files' tiles on Mixtral-8x22B, Qwen3-235B-A22B, "
-           "DeepSeek-V2-Lite (never fitted)")
-    t.add("fused_moe grouped GEMMs, vLLM's tuned configs on models they were not tuned for, on an H100", how,
-          tuned_stats(out, "the tuned file's price (--moe-config) against the tuned config's time"), (0.05, 0.15),
-          "5.0 / 12.4 % with `stages` buffers (the rule set before the run kept the buffer count)")
-    t.add("fused_moe grouped GEMMs, vLLM's default config, the same three models, on an H100", how,
-          tuned_stats(out, "the fused price (default config) against the default's time"), (0.05, 0.15),
-          "Mixtral-8x22B at 4 tokens +91 %: its routing draw touched 3 of 8 experts (5.5 expected)")
-    out = run([PY, os.path.join(HERE, "moe", "read_tuned.py"), "validation/results/h100-tunedh100", binary, "h100-sxm"])
-    how = ("read_tuned.py (`h100-sxm`), h100-tunedh100: vLLM's own H100 files, Qwen3-30B-A3B / Mixtral-8x7B / "
-           "DeepSeek-V2-Lite at 1-2048 tokens (never fitted)")
-    t.add("fused_moe grouped GEMMs, vLLM's H100 tuned configs (`--moe-config`), on an H100", how,
-          tuned_stats(out, "the tuned file's price (--moe-config) against the tuned config's time"), (0.05, 0.15),
-          "Mixtral-8x7B at 8 tokens +46 %: its routing draw touched 5 of 8 experts (7.2 expected)")
-    t.add("fused_moe grouped GEMMs, vLLM's default config, the same three models, on an H100 (h100-tunedh100)", how,
-          tuned_stats(out, "the fused price (default config) against the default's time"), (0.05, 0.15))
+    # Thirty-fourth session: vLLM's tuned fused_moe files (`--moe-config`), kernel times (CUPTI), read_tuned.py. Per set:
+    # what ran, then the tuned row's (label, note) and the default row's.
+    tuned, default = "the tuned file's price (--moe-config) against the tuned config's time", \
+        "the fused price (default config) against the default's time"
+    for folder, what, tuned_row, default_row in (
+            ("h100-tunedmoe", "Mixtral-8x7B / Qwen3-30B-A3B at 1-2048 tokens",
+             ("vLLM's tuned H200 configs (`--moe-config`), on an H100",
+              "6.1 / 11.8 % as priced before the run; Triton's shared-memory buffers read off Nsight since (seen)"),
+             ("vLLM's default config (fused profile), on an H100", "")),
+            ("h100-tunedcheck", "the same files' tiles on Mixtral-8x22B, Qwen3-235B-A22B, DeepSeek-V2-Lite (never fitted)",
+             ("vLLM's tuned configs on models they were not tuned for, on an H100",
+              "5.0 / 12.4 % with `stages` buffers (the rule set before the run kept the buffer count)"),
+             ("vLLM's default config, the same three models, on an H100",
+              "Mixtral-8x22B at 4 tokens +91 %: its routing draw touched 3 of 8 experts (5.5 expected)")),
+            ("h100-tunedh100", "vLLM's own H100 files, Qwen3-30B-A3B / Mixtral-8x7B / DeepSeek-V2-Lite at 1-2048 tokens "
+                               "(never fitted)",
+             ("vLLM's H100 tuned configs (`--moe-config`), on an H100",
+              "Mixtral-8x7B at 8 tokens +46 %: its routing draw touched 5 of 8 experts (7.2 expected)"),
+             ("vLLM's default config, the same three models, on an H100 (h100-tunedh100)", ""))):
+        out = run([PY, os.path.join(HERE, "moe", "read_tuned.py"), f"validation/results/{folder}", binary, "h100-sxm"])
+        how = f"read_tuned.py (`h100-sxm`), {folder}: {what}"
+        for (label, note), line in ((tuned_row, tuned), (default_row, default)):
+            t.add(f"fused_moe grouped GEMMs, {label}", how, tuned_stats(out, line), (0.05, 0.15), note)
     return t
 
 

@@ -7,35 +7,21 @@ the L2's hit rate and the achieved warps.
 """
 import json
 import os
-import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from read_tuned import ncu_sections  # noqa: E402
 
 # (experts, top_k, hidden, intermediate): probe_tuned.py's MODELS and CHECK_MODELS
 MODELS = {"qwen3-30b-a3b": (128, 8, 2048, 768), "mixtral-8x22b": (8, 2, 6144, 16384),
           "deepseek-v2-lite": (64, 6, 2048, 1408), "qwen3-235b-a22b": (128, 8, 4096, 1536),
           "mixtral-8x7b": (8, 2, 4096, 14336)}
-UNITS = {"us": 1e-6, "ms": 1e-3, "ns": 1e-9, "s": 1.0, "byte": 1.0, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9,
-         "hz": 1.0, "Khz": 1e3, "Mhz": 1e6, "Ghz": 1e9, "%": 1.0}
-
-
-def kernels(path):
-    """Nsight's reports in launch order: {metric: value in SI units}."""
-    out, cur = [], None
-    for line in open(path):
-        if "_fused_moe_gemm_kernel (" in line:
-            cur = {}
-            out.append(cur)
-        elif cur is not None and re.match(r"^\s+[a-z0-9_]+__", line):
-            parts = line.split()
-            unit = parts[1] if len(parts) > 2 else ""
-            cur[parts[0]] = float(parts[-1].replace(",", "")) * UNITS.get(unit, 1.0)
-    return out
 
 
 def main(folder):
     path = os.path.join(folder, "ncu.txt")
     recs = [json.loads(line) for line in open(path) if line.startswith("{")]
-    ks = kernels(path)
+    ks = ncu_sections(path)
     print("| model | tokens | config | GEMM | tile | K | us | DRAM MB / weights | TB/s | DRAM % of peak | L2 hit % | "
           "warps % |")
     print("| --- | ---: | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")

@@ -13,6 +13,7 @@ tokens: experts.w13 / experts.w2): without a file (vLLM's default config) agains
 """
 import json
 import os
+import re
 import statistics
 import sys
 
@@ -133,17 +134,22 @@ def derived_ctas(r):
     return 64 // r["warps"], 227 * 1024 // stage_bytes, 65536 // (threads * regs), regs
 
 
+# Nsight Compute's units, to SI (bytes, seconds, hertz); a metric without a unit is a count or a percentage.
+NCU_UNITS = {"us": 1e-6, "ms": 1e-3, "ns": 1e-9, "s": 1.0, "byte": 1.0, "Kbyte": 1e3, "Mbyte": 1e6, "Gbyte": 1e9,
+             "byte/block": 1.0, "Kbyte/block": 1e3, "hz": 1.0, "Khz": 1e3, "Mhz": 1e6, "Ghz": 1e9, "%": 1.0}
+
+
 def ncu_sections(path):
-    """Nsight Compute's reports in launch order: {metric: value} a _fused_moe_gemm_kernel launch."""
+    """Nsight Compute's reports in launch order: {metric: value in SI units} a _fused_moe_gemm_kernel launch."""
     out, cur = [], None
     for line in open(path):
         if "_fused_moe_gemm_kernel (" in line:
             cur = {}
             out.append(cur)
-        elif cur is not None and line.strip().startswith("launch__"):
+        elif cur is not None and re.match(r"^\s+[a-z0-9_]+__", line):
             parts = line.split()  # metric [unit] value; Nsight scales bytes to a readable unit
-            scale = {"Kbyte": 1e3, "Mbyte": 1e6, "Kbyte/block": 1e3, "byte/block": 1.0}.get(parts[1], 1.0)
-            cur[parts[0]] = float(parts[-1].replace(",", "")) * (scale if len(parts) > 2 else 1.0)
+            unit = parts[1] if len(parts) > 2 else ""
+            cur[parts[0]] = float(parts[-1].replace(",", "")) * NCU_UNITS.get(unit, 1.0)
     return out
 
 
