@@ -8,7 +8,8 @@ tokens: experts.w13 / experts.w2): without a file (vLLM's default config) agains
     python3 validation/scripts/moe/read_tuned.py --prices [perfmodel binary] [card]   # the prices alone, before a run
     python3 validation/scripts/moe/read_tuned.py --ncu <results dir holding ncu.txt>     # occupancy: Nsight vs derived
     python3 validation/scripts/moe/read_tuned.py --check-prices <perfmodel binary> <card>  # tunedcheck's models
-    python3 validation/scripts/moe/read_tuned.py --h100-prices <perfmodel binary> <card>   # tunedh100: vLLM's H100 files
+    python3 validation/scripts/moe/read_tuned.py --h100-prices <perfmodel binary> <card> [tokens, comma separated]
+                                                                                  # tunedh100: vLLM's H100 files
     python3 validation/scripts/moe/read_tuned.py --score <results dir> <prices file>...    # stored prices vs a run
 """
 import json
@@ -88,12 +89,12 @@ def main(folder, binary, card):
           f"median / p90 |error| {quantile(absx, 0.5):.1%} / {quantile(absx, 0.9):.1%}")
 
 
-def prices(binary, card, models=TUNED_FILES):
+def prices(binary, card, models=TUNED_FILES, tokens=(1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048)):
     """The default and tuned prices per model and tokens; `models`: model -> its tuned file."""
     print("| model | tokens | priced default w13 / w2 us | priced tuned (--moe-config) w13 / w2 us | tuned / default |")
     print("| --- | ---: | ---: | ---: | ---: |")
     for model in models:
-        for T in (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048):
+        for T in tokens:
             pw13, pw2 = priced(binary, card, model, T)
             tw13, tw2 = priced(binary, card, model, T, tuned=True, file=models[model])
             print(f"| {model} | {T} | {pw13:.1f} / {pw2:.1f} | {tw13:.1f} / {tw2:.1f} | {(tw13 + tw2) / (pw13 + pw2):.3f} |")
@@ -185,7 +186,8 @@ if __name__ == "__main__" and sys.argv[1:2] == ["--ncu"]:
 elif __name__ == "__main__" and sys.argv[1:2] == ["--score"]:
     score(sys.argv[2], sys.argv[3:])
 elif __name__ == "__main__" and sys.argv[1:2] == ["--h100-prices"]:
-    prices(sys.argv[2], sys.argv[3], H100_FILES)
+    prices(sys.argv[2], sys.argv[3], H100_FILES,
+           *([tuple(int(t) for t in sys.argv[4].split(","))] if len(sys.argv) > 4 else []))
 elif __name__ == "__main__" and sys.argv[1:2] == ["--check-prices"]:
     prices(sys.argv[2], sys.argv[3], CHECK_FILES)
 elif __name__ == "__main__" and sys.argv[1:2] == ["--prices"]:
