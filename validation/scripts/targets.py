@@ -516,7 +516,12 @@ def issue11(binary):
                                "(never fitted)",
              ("vLLM's H100 tuned configs (`--moe-config`), on an H100",
               "Mixtral-8x7B at 8 tokens +46 %: its routing draw touched 5 of 8 experts (7.2 expected)"),
-             ("vLLM's default config, the same three models, on an H100 (h100-tunedh100)", ""))):
+             ("vLLM's default config, the same three models, on an H100 (h100-tunedh100)", "")),
+            ("h100-tunedbig", "vLLM's own H100 files at 4096-16384-token prefills, the same three models (never fitted)",
+             ("vLLM's H100 tuned configs at long prefills, on an H100",
+              "w2 at short K priced fast (Qwen3-30B -29 %); DeepSeek-V2-Lite's 2-stage 128 x 256 x 128 -34 %"),
+             ("vLLM's default config at long prefills, on an H100",
+              "Mixtral-8x7B's w2 at K 14336 -25 / -34 %; Qwen3-30B / DeepSeek-V2-Lite +20-23 % at 16384 tokens"))):
         out = run([PY, os.path.join(HERE, "moe", "read_tuned.py"), f"validation/results/{folder}", binary, "h100-sxm"])
         how = f"read_tuned.py (`h100-sxm`), {folder}: {what}"
         for (label, note), line in ((tuned_row, tuned), (default_row, default)):
