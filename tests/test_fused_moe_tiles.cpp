@@ -148,8 +148,8 @@ TEST_CASE("a tuned 64 x 64 x 32 entry (4 warps, 3 stages) is vLLM's default conf
 }
 
 TEST_CASE("a config's CTAs an SM: Nsight Compute's occupancy limits (h100-tunedmoe)") {
-  // Triton keeps stages - 1 shared-memory buffers for an mma.sync tile and `stages` for a wgmma one (BLOCK_M a
-  // multiple of 64); Nsight read these counts off the kernels (read_tuned.py --ncu).
+  // Triton keeps stages - 1 shared-memory buffers below BLOCK_M 64 and `stages` at a multiple of 64; Nsight read
+  // these counts off the kernels (read_tuned.py --ncu).
   const Roofs r = h200();
   auto ctas = [&](FusedMoeTile t, int64_t tokens) {
     Op op = ops::grouped_gemm("w13", tokens, 2, 8, 4096, 2 * 14336, DType::bf16, DType::bf16, Precision::bf16);
@@ -165,7 +165,7 @@ TEST_CASE("a config's CTAs an SM: Nsight Compute's occupancy limits (h100-tunedm
   CHECK(ctas({32, 128, 128, 1, 4, 3}, 64) == 2);
   CHECK(ctas({16, 64, 64, 1, 4, 5}, 1) == 5);      // four 10 KiB buffers
   CHECK(ctas({16, 64, 256, 1, 4, 2}, 16) == 5);    // one 40 KiB buffer
-  CHECK(ctas({128, 256, 64, 1, 8, 4}, 2048) == 1); // wgmma: four 48 KiB buffers
+  CHECK(ctas({128, 256, 64, 1, 8, 4}, 2048) == 1); // BLOCK_M 128: four 48 KiB buffers
 }
 
 TEST_CASE("--moe-config: the fused step prices the tuned file's tiles; refused outside the fused profile") {

@@ -67,10 +67,12 @@ constexpr int64_t kSmWarps = 64, kSmBlocks = 32, kSmSharedBytes = 227 * 1024, kS
 // A config's CTAs an SM (Nsight Compute's occupancy limits of 40 fused_moe kernels, h100-tunedmoe: 36 derived alike):
 //   - by warps;
 //   - by Triton's shared-memory buffers of A and weight tiles, (BLOCK_M + BLOCK_N) x BLOCK_K elements each: `stages`
-//     of them where the tile runs Hopper's wgmma (BLOCK_M a multiple of 64: one more buffer, as the async MMA may
-//     still read one: 64 x 64 x 32 s3 24 KiB, 128 x 256 x 64 s4 192 KiB), `stages - 1` where it runs mma.sync
-//     (16 x 32 x 64 s3 12 KiB, 16 x 64 x 256 s3 80 KiB, 16 x 64 x 64 s5 40 KiB); counting `stages` everywhere gave
-//     1 CTA an SM where Nsight read 2 and priced those tiles 10-13 % slow (h100-tunedmoe/first-run/read_ncu.txt);
+//     of them where BLOCK_M is a multiple of 64 (64 x 64 x 32 s3 24 KiB, 128 x 256 x 64 s4 192 KiB), `stages - 1`
+//     below (16 x 32 x 64 s3 12 KiB, 16 x 64 x 256 s3 80 KiB, 16 x 64 x 64 s5 40 KiB), as Nsight read the kernels'
+//     shared memory (why: Triton's pipeliner keeps one more buffer for an MMA that may still read one, if these tiles
+//     run Hopper's async MMA; Nsight's wgmma counter read n/a, h100-bigncu, so that is not confirmed); counting
+//     `stages` everywhere gave 1 CTA an SM where Nsight read 2 and priced those tiles 10-13 % slow
+//     (h100-tunedmoe/first-run/read_ncu.txt; held out on h100-tunedcheck and h100-tunedh100);
 //   - by registers: the fp32 accumulator tile over the threads plus 32, rounded to 8 (the default 64 x 64's 64 a
 //     thread; 16 x 32's 40, Nsight 37-40). The mma.sync tiles' operand fragments are not counted: at BLOCK_K 128-256
 //     Nsight read 94-250 (the 4 of 40 launches this derivation misses: 3 CTAs where registers hold 2).

@@ -125,7 +125,7 @@ def score(folder, price_files):
 def derived_ctas(r):
     """The CTAs an SM fused_moe_cost.cpp's tuned_config derives for a config (sm90: 64 warps, 32 blocks, 227 KiB of
     shared memory, 64 K registers; buffers of (BLOCK_M + BLOCK_N) x BLOCK_K bf16 elements, `stages` of them for a
-    wgmma tile (BLOCK_M a multiple of 64), `stages - 1` for an mma.sync one (since h100-tunedmoe); the fp32
+    tile whose BLOCK_M is a multiple of 64, `stages - 1` below (since h100-tunedmoe); the fp32
     accumulator over the threads plus 32, rounded to 8): (by warps, by shared memory, by registers, registers a
     thread)."""
     threads = 32 * r["warps"]
@@ -150,7 +150,8 @@ def ncu_sections(path):
         elif cur is not None and re.match(r"^\s+[a-z0-9_]+__", line):
             parts = line.split()  # metric [unit] value; Nsight scales bytes to a readable unit
             unit = parts[1] if len(parts) > 2 else ""
-            cur[parts[0]] = float(parts[-1].replace(",", "")) * NCU_UNITS.get(unit, 1.0)
+            if parts[-1] != "n/a":  # a metric the kernel has no value for (a pipe it does not use)
+                cur[parts[0]] = float(parts[-1].replace(",", "")) * NCU_UNITS.get(unit, 1.0)
     return out
 
 
