@@ -19,6 +19,7 @@ If the FRONT and EVEN layouts time alike, the lag is not the mechanism.
 
     python3 probe_twoblock.py time [out.jsonl]     # CUDA-event medians of each GEMM, both layouts
     ncu ... python3 probe_twoblock.py ncu          # each GEMM launched once per case, `case ...` printed before it
+    PROBE_PICKS='{"mixtral-8x7b": [512, 1024]}' python3 probe_twoblock.py ...   # other picks an expert (driftncu)
 """
 import json
 import os
@@ -85,6 +86,8 @@ def main():
     gen = torch.Generator(device=dev).manual_seed(0)
     cfg = vmoe.default_config(10 ** 6, 8)
     by_model = PICKS if mode == "time" else NCU_PICKS
+    if os.environ.get("PROBE_PICKS"):  # driftncu (thirty-fourth session): many full blocks an expert
+        by_model = {m: tuple(c) for m, c in json.loads(os.environ["PROBE_PICKS"]).items()}
     props = torch.cuda.get_device_properties(0)
     print(f"device {props.name} sms {props.multi_processor_count}", flush=True)
     with torch.no_grad():
