@@ -4,27 +4,18 @@ tensor pipe's busy share, DRAM bytes read over the touched experts' weights, DRA
 
     python3 validation/scripts/moe/read_bigncu.py validation/results/<card>-bigncu
 """
-import json
 import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from read_decodencu import MODELS  # noqa: E402
-from read_tuned import ncu_sections  # noqa: E402
+from read_decodencu import launches  # noqa: E402
 
 
 def main(folder):
-    path = os.path.join(folder, "ncu.txt")
-    recs = [json.loads(line) for line in open(path) if line.startswith("{")]
-    ks = ncu_sections(path)
     print("| model | tokens | config | GEMM | tile | us | SM GHz | tensor pipe % (hmma) | DRAM read GB / weights | "
           "DRAM write GB | DRAM % | L2 % | L2 hit % |")
     print("| --- | ---: | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for r, g, k in zip((r for r in recs for _ in (0, 1)), ("w13", "w2") * len(recs), ks):
-        E, top_k, d, inter = MODELS[r["model"]]
-        touched = E * (1 - (1 - top_k / E) ** r["tokens"])
-        N, K = (2 * inter, d) if g == "w13" else (d, inter)
-        weights = touched * N * K * 2
+    for r, g, _, weights, k in launches(folder):
         print(f"| {r['model']} | {r['tokens']} | {r['config']} | {g} | {r['BM']}x{r['BN']}x{r['BK']} s{r['stages']} | "
               f"{k['gpu__time_duration.sum'] * 1e6:.0f} | {k['sm__cycles_elapsed.avg.per_second'] / 1e9:.2f} | "
               f"{k.get('sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_active', 0):.1f} | "

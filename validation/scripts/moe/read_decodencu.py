@@ -18,18 +18,23 @@ MODELS = {"qwen3-30b-a3b": (128, 8, 2048, 768), "mixtral-8x22b": (8, 2, 6144, 16
           "mixtral-8x7b": (8, 2, 4096, 14336)}
 
 
-def main(folder):
+def launches(folder):
+    """probe_tuned.py --once's launches under Nsight, in order: (record, GEMM, K, expected weight bytes, metrics). The
+    weights are the expected touched experts' (uniform routing)."""
     path = os.path.join(folder, "ncu.txt")
     recs = [json.loads(line) for line in open(path) if line.startswith("{")]
-    ks = ncu_sections(path)
-    print("| model | tokens | config | GEMM | tile | K | us | DRAM MB / weights | TB/s | DRAM % of peak | L2 hit % | "
-          "warps % |")
-    print("| --- | ---: | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for r, (g, k) in zip((r for r in recs for _ in (0, 1)), zip(("w13", "w2") * len(recs), ks)):
+    for r, g, k in zip((r for r in recs for _ in (0, 1)), ("w13", "w2") * len(recs), ncu_sections(path)):
         E, top_k, d, inter = MODELS[r["model"]]
         touched = E * (1 - (1 - top_k / E) ** r["tokens"])
         N, K = (2 * inter, d) if g == "w13" else (d, inter)
-        weights = touched * N * K * 2
+        yield r, g, K, touched * N * K * 2, k
+
+
+def main(folder):
+    print("| model | tokens | config | GEMM | tile | K | us | DRAM MB / weights | TB/s | DRAM % of peak | L2 hit % | "
+          "warps % |")
+    print("| --- | ---: | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for r, g, K, weights, k in launches(folder):
         t, dram = k["gpu__time_duration.sum"], k["dram__bytes_read.sum"]
         print(f"| {r['model']} | {r['tokens']} | {r['config']} | {g} | {r['BM']}x{r['BN']}x{r['BK']} | {K} | "
               f"{t * 1e6:.1f} | {dram / 1e6:.0f} / {weights / 1e6:.0f} | {dram / t / 1e12:.2f} | "
