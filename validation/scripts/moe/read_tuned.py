@@ -7,7 +7,7 @@ tokens: experts.w13 / experts.w2): without a file (vLLM's default config) agains
     python3 validation/scripts/moe/read_tuned.py <results dir holding tuned.jsonl> [perfmodel binary] [card]
     python3 validation/scripts/moe/read_tuned.py --prices [perfmodel binary] [card]   # the prices alone, before a run
     python3 validation/scripts/moe/read_tuned.py --ncu <results dir holding ncu.txt>     # occupancy: Nsight vs derived
-    python3 validation/scripts/moe/read_tuned.py --check-prices <perfmodel binary> <card>  # tunedcheck's models
+    python3 validation/scripts/moe/read_tuned.py --check-prices <perfmodel binary> <card> [tokens]  # tunedcheck's models
     python3 validation/scripts/moe/read_tuned.py --h100-prices <perfmodel binary> <card> [tokens, comma separated]
                                                                                   # tunedh100: vLLM's H100 files
     python3 validation/scripts/moe/read_tuned.py --score <results dir> <prices file>...    # stored prices vs a run
@@ -190,7 +190,8 @@ elif __name__ == "__main__" and sys.argv[1:2] == ["--h100-prices"]:
     prices(sys.argv[2], sys.argv[3], H100_FILES,
            *([tuple(int(t) for t in sys.argv[4].split(","))] if len(sys.argv) > 4 else []))
 elif __name__ == "__main__" and sys.argv[1:2] == ["--check-prices"]:
-    prices(sys.argv[2], sys.argv[3], CHECK_FILES)
+    prices(sys.argv[2], sys.argv[3], CHECK_FILES,
+           *([tuple(int(t) for t in sys.argv[4].split(","))] if len(sys.argv) > 4 else []))
 elif __name__ == "__main__" and sys.argv[1:2] == ["--prices"]:
     prices(sys.argv[2] if len(sys.argv) > 2 else "build/tools/perfmodel/perfmodel", sys.argv[3] if len(sys.argv) > 3 else "h200")
 elif __name__ == "__main__":
