@@ -195,13 +195,9 @@ KernelTimes fused_moe_gemm_cost(const Op& op, const Roofs& r) {
   const int64_t resident = std::max<int64_t>(1, r.card.sm_count * c.ctas_per_sm);
   // Short independent CTAs: a late CTA starts as soon as a slot frees, so no wave tail.
   const double waves = std::max(1.0, static_cast<double>(tiles) / static_cast<double>(resident));
-  // One column slab of one expert (its weights and its rows in, over the slabs) and one CTA's output tile: what one
-  // CTA's K-loop fetches, from DRAM or, for an expert's further row blocks, L2, and stores. A CTA writes its own
-  // BLOCK_M rows, not its expert's: counting all of them charged each CTA the expert's whole output column, which at
-  // many row blocks an expert priced the short-K down projections 34-40 % slow (h100-tunedbig: Qwen3-30B-A3B's and
-  // DeepSeek-V2-Lite's w2 at 16384 tokens, N 2048 over K 768 / 1408). At one row block an expert, the same bytes.
-  const double slab = (op.bytes_read + op.bytes_written / static_cast<double>(row_blocks)) /
-                      static_cast<double>(groups * col_blocks);
+  // One column slab of one expert (the op's bytes over the slabs: its weights, its rows in and
+  // out): what one CTA's K-loop fetches, from DRAM or, for an expert's further row blocks, L2.
+  const double slab = op.bytes() / static_cast<double>(groups * col_blocks);
   const double tile_flops = 2.0 * static_cast<double>(c.block_m) * static_cast<double>(c.block_n) *
                             static_cast<double>(op.gemm.k);
   const double sm_rate = effective_peak(r, op.precision) * *f.mma_efficiency / r.card.sm_count;
