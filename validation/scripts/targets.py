@@ -521,7 +521,14 @@ def issue11(binary):
              ("vLLM's H100 tuned configs at long prefills, on an H100",
               "w2 at short K priced fast (Qwen3-30B -29 %); DeepSeek-V2-Lite's 2-stage 128 x 256 x 128 -34 %"),
              ("vLLM's default config at long prefills, on an H100",
-              "Mixtral-8x7B's w2 at K 14336 -25 / -34 %; Qwen3-30B / DeepSeek-V2-Lite +20-23 % at 16384 tokens"))):
+              "Mixtral-8x7B's w2 at K 14336 -25 / -34 %; Qwen3-30B / DeepSeek-V2-Lite +20-23 % at 16384 tokens")),
+            ("h100-slabcheck", "vLLM's H100 files at 6144-24576 tokens and the H200 files' tiles on Mixtral-8x22B, "
+                               "Qwen3-235B-A22B, DeepSeek-V2-Lite at 4096-16384 (priced before the run, never fitted)",
+             ("vLLM's tuned configs at long prefills on new shapes, on an H100",
+              "DeepSeek-V2-Lite's 256 x 128 x 128 2-stage entry at 24576 tokens -30 %"),
+             ("vLLM's default config at long prefills on new shapes, on an H100",
+              "Mixtral's long-K w2 -17 to -37 % (re-reads within a group); the slab fix (p90 13.6 %) reverted by "
+              "the run's rule (median 9.0 -> 9.3 %)"))):
         out = run([PY, os.path.join(HERE, "moe", "read_tuned.py"), f"validation/results/{folder}", binary, "h100-sxm"])
         how = f"read_tuned.py (`h100-sxm`), {folder}: {what}"
         for (label, note), line in ((tuned_row, tuned), (default_row, default)):

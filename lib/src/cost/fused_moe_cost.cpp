@@ -197,6 +197,10 @@ KernelTimes fused_moe_gemm_cost(const Op& op, const Roofs& r) {
   const double waves = std::max(1.0, static_cast<double>(tiles) / static_cast<double>(resident));
   // One column slab of one expert (the op's bytes over the slabs: its weights, its rows in and
   // out): what one CTA's K-loop fetches, from DRAM or, for an expert's further row blocks, L2.
+  // At many row blocks an expert this charges each CTA its expert's whole output column, where a CTA stores only its
+  // own tile; the fix (0b361e3) was held out on h100-slabcheck and reverted by the rule set before the run: p90 31.5 ->
+  // 13.6 % but the median 9.0 -> 9.3 % (18 default-config pairs), the old term's growth with the tokens squared
+  // standing in for Mixtral's long-K re-reads (h100-driftncu) that no term carries yet.
   const double slab = op.bytes() / static_cast<double>(groups * col_blocks);
   const double tile_flops = 2.0 * static_cast<double>(c.block_m) * static_cast<double>(c.block_n) *
                             static_cast<double>(op.gemm.k);
