@@ -45,29 +45,41 @@ def scaled(unit, value):
                     "cycle/second": 1, "sector": 1, "Ksector": 1e3, "Msector": 1e6, "Gsector": 1e9}.get(unit, float("nan"))
 
 
-def profiles(folder):
+def ncu_cases(folder):
+    """Nsight Compute's second launch per case, in order: dicts of model, picks, layout, gemm, duration_s,
+    dram_read_bytes, l2_hit_pct, l2_pct, dram_pct, sm_hz (none where the folder has no ncu.txt)."""
     path = os.path.join(folder, "ncu.txt")
     if not os.path.exists(path):
         return
     text = open(path).read()
     cases = re.findall(r"^case (\S+) c=(\d+) T=(\d+) (\w+) (w13|w2)", text, re.M)
     kernels = re.split(r"\n  _fused_moe_gemm_kernel", text)[1:]
-    print()
-    print("| model | picks an expert | layout | GEMM | duration us | DRAM read GB | over the weights | L2 hit % | "
-          "L2 % | DRAM % | SM GHz |")
-    print("| --- | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
     for i, (model, c, _, layout, gemm) in enumerate(cases):
         if 2 * i + 1 >= len(kernels):
             break
         k = kernels[2 * i + 1]  # the second launch
-        dur = scaled(*metric(k, "gpu__time_duration.sum"))
-        dram = scaled(*metric(k, "dram__bytes_read.sum"))
-        hit = metric(k, "lts__t_sector_hit_rate.pct")[1]
-        l2 = metric(k, "lts__throughput.avg.pct_of_peak_sustained_elapsed")[1]
-        dr = metric(k, "dram__throughput.avg.pct_of_peak_sustained_elapsed")[1]
-        clk = scaled(*metric(k, "sm__cycles_elapsed.avg.per_second"))
-        print(f"| {model} | {c} | {layout} | {gemm} | {dur * 1e6:.0f} | {dram / 1e9:.2f} | "
-              f"{dram / weight_bytes(model, gemm):.2f}x | {hit:.1f} | {l2:.1f} | {dr:.1f} | {clk / 1e9:.2f} |")
+        yield dict(model=model, picks=int(c), layout=layout, gemm=gemm,
+                   duration_s=scaled(*metric(k, "gpu__time_duration.sum")),
+                   dram_read_bytes=scaled(*metric(k, "dram__bytes_read.sum")),
+                   l2_hit_pct=metric(k, "lts__t_sector_hit_rate.pct")[1],
+                   l2_pct=metric(k, "lts__throughput.avg.pct_of_peak_sustained_elapsed")[1],
+                   dram_pct=metric(k, "dram__throughput.avg.pct_of_peak_sustained_elapsed")[1],
+                   sm_hz=scaled(*metric(k, "sm__cycles_elapsed.avg.per_second")))
+
+
+def profiles(folder):
+    cases = list(ncu_cases(folder))
+    if not cases:
+        return
+    print()
+    print("| model | picks an expert | layout | GEMM | duration us | DRAM read GB | over the weights | L2 hit % | "
+          "L2 % | DRAM % | SM GHz |")
+    print("| --- | ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for k in cases:
+        dram = k["dram_read_bytes"]
+        print(f"| {k['model']} | {k['picks']} | {k['layout']} | {k['gemm']} | {k['duration_s'] * 1e6:.0f} | "
+              f"{dram / 1e9:.2f} | {dram / weight_bytes(k['model'], k['gemm']):.2f}x | {k['l2_hit_pct']:.1f} | "
+              f"{k['l2_pct']:.1f} | {k['dram_pct']:.1f} | {k['sm_hz'] / 1e9:.2f} |")
 
 
 if __name__ == "__main__":
