@@ -20,6 +20,7 @@ If the FRONT and EVEN layouts time alike, the lag is not the mechanism.
     python3 probe_twoblock.py time [out.jsonl]     # CUDA-event medians of each GEMM, both layouts
     ncu ... python3 probe_twoblock.py ncu          # each GEMM launched once per case, `case ...` printed before it
     PROBE_PICKS='{"mixtral-8x7b": [512, 1024]}' python3 probe_twoblock.py ...   # other picks an expert (driftncu)
+    PROBE_GM=64 PROBE_LAYOUTS=front python3 probe_twoblock.py ...                # another GROUP_SIZE_M, one layout
 """
 import json
 import os
@@ -85,6 +86,9 @@ def main():
     dev = "cuda"
     gen = torch.Generator(device=dev).manual_seed(0)
     cfg = vmoe.default_config(10 ** 6, 8)
+    if os.environ.get("PROBE_GM"):  # groupncu (thirty-fifth session): the default tile under another GROUP_SIZE_M
+        cfg = dict(cfg, GM=int(os.environ["PROBE_GM"]))
+    layouts = tuple(os.environ.get("PROBE_LAYOUTS", "front,even").split(","))
     by_model = PICKS if mode == "time" else NCU_PICKS
     if os.environ.get("PROBE_PICKS"):  # driftncu (thirty-fourth session): many full blocks an expert
         by_model = {m: tuple(c) for m, c in json.loads(os.environ["PROBE_PICKS"]).items()}
@@ -94,14 +98,15 @@ def main():
         for model in by_model:
             E, k, d, I = MODELS[model]
             wts = fused_moe_layer.make_weights(E, d, I, 0, dev, gen)
-            for m, c, layout in cases({model: by_model[model]}, ("front", "even")):
+            for m, c, layout in cases({model: by_model[model]}, layouts):
                 T, ids, sorted_ids, expert_ids, post_pad = plan(E, k, c, layout, dev, gen)
                 x = torch.randn(T, d, device=dev, dtype=torch.bfloat16, generator=gen)
                 act = torch.randn(T * k, I, device=dev, dtype=torch.bfloat16, generator=gen)
                 topw = torch.rand(T, k, device=dev, dtype=torch.float32, generator=gen)
                 h = torch.empty(T * k, 2 * I, device=dev, dtype=torch.bfloat16)
                 y = torch.empty(T * k, d, device=dev, dtype=torch.bfloat16)
-                rec = dict(model=model, picks_per_expert=c, tokens=T, layout=layout, blocks=-(-c // BM) * E)
+                rec = dict(model=model, picks_per_expert=c, tokens=T, layout=layout, blocks=-(-c // BM) * E,
+                           group_m=cfg["GM"])
                 for name, a, w, o, tk, mul in (("w13", x, wts["w13"], h, k, False), ("w2", act, wts["w2"], y, 1, True)):
                     def launch():
                         vmoe.fused_moe_gemm(a, w, o, topw, sorted_ids, expert_ids, post_pad, tk, mul, cfg)
