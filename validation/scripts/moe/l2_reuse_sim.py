@@ -1,0 +1,107 @@
+#!/usr/bin/env python3
+"""A reuse simulation of vLLM's fused_moe grouped GEMM through an LRU L2, against the DRAM bytes Nsight Compute read
+(fixed routing: h100-driftncu, h100-groupncu). A prototype for the re-read model the price lacks (h100-slabcheck,
+h100-groupncu): nothing in the price uses it, nothing is fitted here; `sigma` and the L2's usable share are the two
+knobs, set on the command line.
+
+    python3 validation/scripts/moe/l2_reuse_sim.py [sigma] [usable L2 share] [--quick]
+
+The mechanism simulated: the kernel's grid order (GROUP_SIZE_M row blocks, every column of a group before the next),
+CTAs dispatched in that order into the card's resident slots as slots free, each walking its K steps at its own
+speed (a Gaussian factor of spread `sigma` about 1: the SM it lands on, its neighbours), each K step loading one A
+slice (its row block's BLOCK_M x BLOCK_K) and one weight slice (its expert's BLOCK_K x BLOCK_N) through an LRU cache
+of the L2's usable bytes in slices. A miss is a DRAM read. The output is the DRAM bytes over the experts' weights,
+as read_twoblock.py reports Nsight's.
+"""
+import heapq
+import os
+import random
+import sys
+from collections import OrderedDict
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from read_twoblock import MODELS, ncu_cases, weight_bytes  # noqa: E402
+
+RESULTS = os.path.join(HERE, "..", "..", "results")
+BM = BN = 64
+BK = 32
+L2_BYTES = {"h100": 50 * 2 ** 20, "h200": 60 * 2 ** 20}
+RESIDENT = 132 * 8  # 132 SMs x 8 CTAs of the 64 x 64 x 32 tile (Nsight, h200-moe6)
+
+
+def grid(num_m, num_n, group_m):
+    """(row block, column) in launch order: vLLM's fused_moe_kernel pid -> (pid_m, pid_n)."""
+    for pid in range(num_m * num_n):
+        group = pid // (group_m * num_n)
+        first = group * group_m
+        size = min(num_m - first, group_m)
+        yield first + (pid % (group_m * num_n)) % size, (pid % (group_m * num_n)) // size
+
+
+def simulate(experts, blocks, n, k, group_m, l2_bytes, sigma, seed=0):
+    """DRAM slices read (A, weights) for `experts` experts of `blocks` full row blocks each."""
+    rnd = random.Random(seed)
+    steps = k // BK
+    capacity = int(l2_bytes // (BM * BK * 2))  # slices of 4 KiB (A and weight slices are the same size here)
+    order = grid(experts * blocks, n // BN, group_m)
+    cache = OrderedDict()
+    misses = {"A": 0, "W": 0}
+    running = []
+
+    def load(key):
+        if key in cache:
+            cache.move_to_end(key)
+            return
+        misses[key[0]] += 1
+        cache[key] = None
+        if len(cache) > capacity:
+            cache.popitem(last=False)
+
+    def dispatch(t):
+        nxt = next(order, None)
+        if nxt is not None:
+            heapq.heappush(running, (t, 0, nxt[0], nxt[1], max(0.2, rnd.gauss(1.0, sigma))))
+
+    for _ in range(RESIDENT):
+        dispatch(0.0)
+    while running:
+        t, step, m, col, pace = heapq.heappop(running)
+        load(("A", m, step))
+        load(("W", m // blocks, col, step))
+        if step + 1 < steps:
+            heapq.heappush(running, (t + pace, step + 1, m, col, pace))
+        else:
+            dispatch(t + pace)
+    return misses["A"], misses["W"]
+
+
+def measured():
+    """(set, model, picks an expert, GEMM, GROUP_SIZE_M, DRAM read over the weights), fixed routing, H100."""
+    for folder, gm in (("h100-driftncu", 8), ("h100-groupncu/gm1", 1), ("h100-groupncu/gm8", 8),
+                       ("h100-groupncu/gm64", 64)):
+        for c in ncu_cases(os.path.join(RESULTS, folder)):
+            yield folder, c["model"], c["picks"], c["gemm"], gm, c["dram_read_bytes"] / weight_bytes(c["model"], c["gemm"])
+
+
+def main(sigma, usable, quick):
+    print(f"sigma {sigma}, usable L2 {usable:.2f} of 50 MiB (H100)\n")
+    print("| set | model | picks an expert | GEMM | GROUP_SIZE_M | measured DRAM / weights | simulated | A | weights |")
+    print("| --- | --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |")
+    for folder, model, picks, gemm, gm, meas in measured():
+        if quick and picks > 1024:
+            continue
+        E, _, d, inter = MODELS[model]
+        n, k = (2 * inter, d) if gemm == "w13" else (d, inter)
+        blocks = picks // BM
+        a, w = simulate(E, blocks, n, k, gm, usable * L2_BYTES["h100"], sigma)
+        slice_bytes = BM * BK * 2
+        sim = (a + w) * slice_bytes / weight_bytes(model, gemm)
+        print(f"| {folder} | {model} | {picks} | {gemm} | {gm} | {meas:.2f}x | {sim:.2f}x | "
+              f"{a * slice_bytes / weight_bytes(model, gemm):.2f}x | {w * slice_bytes / weight_bytes(model, gemm):.2f}x |",
+              flush=True)
+
+
+if __name__ == "__main__":
+    args = [a for a in sys.argv[1:] if a != "--quick"]
+    main(float(args[0]) if args else 0.1, float(args[1]) if len(args) > 1 else 1.0, "--quick" in sys.argv)
