@@ -4,13 +4,16 @@
 h100-groupncu): nothing in the price uses it, nothing is fitted here; `sigma` and the L2's usable share are the two
 knobs, set on the command line.
 
-    python3 validation/scripts/moe/l2_reuse_sim.py [sigma] [usable L2 share] [--quick]
+    python3 validation/scripts/moe/l2_reuse_sim.py [sigma] [usable L2 share] [--quick] [--routed]
+    (--routed: the routed prefills of h200- / h100-prefillncu and h100-bigncu instead of the fixed-routing sets;
+     --quick: up to 1024 picks an expert, or 4096 routed tokens)
 
 The mechanism simulated: the kernel's grid order (GROUP_SIZE_M row blocks, every column of a group before the next),
 CTAs dispatched in that order into the card's resident slots as slots free, each walking its K steps at its own
 speed (a Gaussian factor of spread `sigma` about 1: the SM it lands on, its neighbours), each K step loading one A
 slice (its row block's BLOCK_M x BLOCK_K) and one weight slice (its expert's BLOCK_K x BLOCK_N) through an LRU cache
-of the L2's usable bytes in slices. A miss is a DRAM read. The output is the DRAM bytes over the experts' weights,
+of the L2's usable bytes in slices, and its epilogue writing its output tile into the same cache (the L2 is
+write-back: the output occupies it until evicted). A miss on a load is a DRAM read. The output is the DRAM bytes over the experts' weights,
 as read_twoblock.py reports Nsight's.
 """
 import heapq
@@ -39,14 +42,31 @@ def grid(num_m, num_n, group_m):
         yield first + (pid % (group_m * num_n)) % size, (pid % (group_m * num_n)) // size
 
 
-def simulate(experts, blocks, n, k, group_m, l2_bytes, sigma, seed=0):
-    """DRAM slices read (A, weights) for `experts` experts of `blocks` full row blocks each."""
+def routed_rows(experts, top_k, tokens, seed=0):
+    """Each expert's routed rows under uniform top-k routing (each token k distinct experts)."""
+    rnd = random.Random(seed + 1)
+    rows = [0] * experts
+    for _ in range(tokens):
+        for e in rnd.sample(range(experts), top_k):
+            rows[e] += 1
+    return rows
+
+
+def simulate(rows, n, k, group_m, l2_bytes, sigma, seed=0):
+    """DRAM slices read (A, weights); `rows`: each expert's routed rows, padded to BLOCK_M as vLLM's align pads them
+    (a last block of r < BLOCK_M rows loads r + BLOCK_N tile rows a step and walks ahead of its partners by the partner
+    lag's share, fused_moe_cost.cpp's kPartnerLeadShare)."""
     rnd = random.Random(seed)
     steps = k // BK
     capacity = int(l2_bytes // (BM * BK * 2))  # slices of 4 KiB (A and weight slices are the same size here)
-    order = grid(experts * blocks, n // BN, group_m)
+    expert_of, real = [], []
+    for e, r in enumerate(rows):
+        for b in range(-(-r // BM)):
+            expert_of.append(e)
+            real.append(min(BM, r - b * BM))
+    order = grid(len(expert_of), n // BN, group_m)
     cache = OrderedDict()
-    misses = {"A": 0, "W": 0}
+    misses = {"A": 0, "W": 0, "C": 0}
     running = []
 
     def load(key):
@@ -61,17 +81,20 @@ def simulate(experts, blocks, n, k, group_m, l2_bytes, sigma, seed=0):
     def dispatch(t):
         nxt = next(order, None)
         if nxt is not None:
-            heapq.heappush(running, (t, 0, nxt[0], nxt[1], max(0.2, rnd.gauss(1.0, sigma))))
+            lead = 0.508 * (BM - real[nxt[0]]) / (BM + BN)
+            heapq.heappush(running, (t, 0, nxt[0], nxt[1], max(0.2, rnd.gauss(1.0, sigma)) * (1 - lead)))
 
     for _ in range(RESIDENT):
         dispatch(0.0)
     while running:
         t, step, m, col, pace = heapq.heappop(running)
         load(("A", m, step))
-        load(("W", m // blocks, col, step))
+        load(("W", expert_of[m], col, step))
         if step + 1 < steps:
             heapq.heappush(running, (t + pace, step + 1, m, col, pace))
         else:
+            for half in range(BM * BN // (BM * BK)):  # the epilogue's output tile, written back through the L2
+                load(("C", m, col, half))
             dispatch(t + pace)
     return misses["A"], misses["W"]
 
@@ -93,8 +116,7 @@ def main(sigma, usable, quick):
             continue
         E, _, d, inter = MODELS[model]
         n, k = (2 * inter, d) if gemm == "w13" else (d, inter)
-        blocks = picks // BM
-        a, w = simulate(E, blocks, n, k, gm, usable * L2_BYTES["h100"], sigma)
+        a, w = simulate([picks] * E, n, k, gm, usable * L2_BYTES["h100"], sigma)
         slice_bytes = BM * BK * 2
         sim = (a + w) * slice_bytes / weight_bytes(model, gemm)
         print(f"| {folder} | {model} | {picks} | {gemm} | {gm} | {meas:.2f}x | {sim:.2f}x | "
@@ -102,6 +124,26 @@ def main(sigma, usable, quick):
               flush=True)
 
 
+def main_routed(sigma, usable, quick):
+    """The routed prefills Nsight read (h200- / h100-prefillncu, h100-bigncu's default config), each card's L2."""
+    from l2_work_rate import SHAPES, cases  # noqa: E402
+    print(f"sigma {sigma}, usable L2 {usable:.2f} of the card's\n")
+    print("| set | model | tokens | GEMM | measured DRAM / weights | simulated | A | weights |")
+    print("| --- | --- | ---: | --- | ---: | ---: | ---: | ---: |")
+    for folder, routing, model, T, g, _, _, dram, _ in cases():
+        if routing != "routed" or (quick and T > 4096):
+            continue
+        E, top_k, d, inter = SHAPES[model]
+        n, k = (2 * inter, d) if g == "w13" else (d, inter)
+        rows = routed_rows(E, top_k, T)
+        weights = sum(1 for r in rows if r) * n * k * 2
+        a, w = simulate(rows, n, k, 8, usable * L2_BYTES[folder[:4]], sigma)
+        slice_bytes = BM * BK * 2
+        print(f"| {folder} | {model} | {T} | {g} | {dram / weights:.2f}x | {(a + w) * slice_bytes / weights:.2f}x | "
+              f"{a * slice_bytes / weights:.2f}x | {w * slice_bytes / weights:.2f}x |", flush=True)
+
+
 if __name__ == "__main__":
-    args = [a for a in sys.argv[1:] if a != "--quick"]
-    main(float(args[0]) if args else 0.1, float(args[1]) if len(args) > 1 else 1.0, "--quick" in sys.argv)
+    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    run = main_routed if "--routed" in sys.argv else main
+    run(float(args[0]) if args else 0.1, float(args[1]) if len(args) > 1 else 1.0, "--quick" in sys.argv)
