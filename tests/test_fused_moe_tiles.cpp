@@ -247,3 +247,25 @@ TEST_CASE("long prefills on new shapes (h100-slabcheck): vLLM's files and the de
   check_band("h100-slabcheck tuned", big.tuned_err, 0.05, 0.135);
   check_band("h100-slabcheck default", big.default_err, 0.095, 0.33);
 }
+
+TEST_CASE("a long prefill at vLLM's default fused_moe tile says what its price does not count; a tuned file does not") {
+  // Past 4096 tokens the default tile re-reads the expert weights 2-36x (h100-groupncu), which the price does not
+  // model (h100-slabcheck: 9.0 / 31.5 %); the step's JSON warnings and table notes say so, with the measured error.
+  const auto warns = [](const test::Json& j) {
+    std::string all;
+    for (const test::Json& w : j.at("warnings")->arr) all += w.str + "\n";
+    return all;
+  };
+  const std::string base = "prefill --model mixtral-8x7b --card h200 --batch 1 --format json --ctx ";
+  CHECK(test::contains(warns(json_of(cli(base + "8192"))), "re-reads the expert weights"));
+  CHECK(test::contains(warns(json_of(cli(base + "8192"))), "h100-slabcheck"));
+  CHECK_FALSE(test::contains(warns(json_of(cli(base + "2048"))), "re-reads the expert weights"));
+  CHECK_FALSE(test::contains(warns(json_of(cli(base + "8192 --moe-config '" + test::root() + kMixtralH200 + "'"))),
+                             "re-reads the expert weights"));
+  CHECK_FALSE(test::contains(warns(json_of(cli(base + "8192 --impl eager"))), "re-reads the expert weights"));
+  // A dense model never: the caveat is the fused_moe kernel's.
+  CHECK_FALSE(test::contains(warns(json_of(cli("prefill --model llama2-7b --card h200 --batch 4 --ctx 2048 --format json"))),
+                             "fused_moe"));
+  const Run table = cli("prefill --model mixtral-8x7b --card h200 --batch 1 --ctx 8192");
+  CHECK(test::contains(table.out, "note: at 8192 tokens vLLM's default fused_moe tile"));
+}

@@ -142,8 +142,19 @@ Node analysis_node(const Analysis& a) {
   return n;
 }
 
-std::vector<std::string> profile_caveats(const Workload& w) {
+// From this many tokens a step the default fused_moe tile's weight re-reads grow past what the price counts
+// (h100-tunedbig, h100-slabcheck; docs/model.md, "Long prefills at the default tile").
+constexpr int64_t kFusedMoeRereadTokens = 4096;
+
+std::vector<std::string> profile_caveats(const Workload& w, const Model* m) {
   std::vector<std::string> out;
+  if (m && m->moe.enabled() && w.impl == Impl::fused && w.fused_moe_tiles.empty() &&
+      w.tokens() >= kFusedMoeRereadTokens)
+    out.push_back("at " + std::to_string(w.tokens()) + " tokens vLLM's default fused_moe tile re-reads the expert "
+                  "weights many times over (2-36x on an H100, validation/results/h100-groupncu), which the price does "
+                  "not count: measured on an H100 at 4096-24576 tokens, its grouped GEMMs are 9.0 / 31.5 % off median "
+                  "/ p90, long-K down projections (Mixtral) up to 37 % fast and fine-grained experts 7-15 % slow "
+                  "(h100-slabcheck); a vLLM tuned file (--moe-config) prices 4.7 / 12.7 % there");
   if (w.impl == Impl::fused && linear_kind(w) == LinearKind::weight_only)
     out.push_back(std::string("the fused profile prices ") + (w.weight_dtype == DType::int8 ? "W8A16" : "W4A16") +
                   " linears as a serving engine's mixed-input GEMM (Marlin / Machete, TensorRT-LLM's fpA_intB): its "
@@ -174,7 +185,7 @@ Report step_report(const std::string& command, const Context& ctx, const Loaded&
   r.root.set("status", std::move(status));
   Node warnings = Node::array();
   for (const auto& w : card.card.warnings) warnings.push(Node::text(w));
-  for (const std::string& c : profile_caveats(p.workload)) {
+  for (const std::string& c : profile_caveats(p.workload, &m)) {
     warnings.push(Node::text(c));
     r.notes.push_back("note: " + c);
   }

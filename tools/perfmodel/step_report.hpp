@@ -21,7 +21,8 @@ Node analysis_node(const Analysis& a);
 // Where a profile's price rests on a kernel other than the one its engine runs (the fused profile's
 // weight-only linears: PyTorch's kernels, not Marlin-class ones): said beside the numbers (a step's
 // JSON `warnings` and table notes, `gemm`'s table notes), not left for the user to guess.
-std::vector<std::string> profile_caveats(const Workload& w);
+// `m`: the model, where a caveat depends on it (the fused_moe price past what it models); null for a lone GEMM.
+std::vector<std::string> profile_caveats(const Workload& w, const Model* m = nullptr);
 
 // Full report of a step; `detailed` adds the per-op distances and tiles (the `ops` command).
 Report step_report(const std::string& command, const Context& ctx, const Loaded& card,
