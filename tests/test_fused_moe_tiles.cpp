@@ -268,4 +268,8 @@ TEST_CASE("a long prefill at vLLM's default fused_moe tile says what its price d
                              "fused_moe"));
   const Run table = cli("prefill --model mixtral-8x7b --card h200 --batch 1 --ctx 8192");
   CHECK(test::contains(table.out, "note: at 8192 tokens vLLM's default fused_moe tile"));
+  // sweep-batch says it for its largest batch (decode: a token a sequence), not where no batch reaches 4096 tokens.
+  const std::string sweep = "sweep-batch --model qwen3-30b-a3b --card h200 --ctx 512 --format json --batches ";
+  CHECK(test::contains(warns(json_of(cli(sweep + "1,64,4096"))), "at 4096 tokens vLLM's default fused_moe tile"));
+  CHECK(json_of(cli(sweep + "1,64")).at("warnings")->arr.empty());
 }

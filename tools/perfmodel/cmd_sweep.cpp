@@ -106,6 +106,16 @@ int cmd_sweep_batch(const std::vector<std::string>& args, Context& ctx) {
   summary.set("ridge", Node::number(p1.analysis.ridge, Hint::intensity));
   summary.set("b_star", p1.analysis.b_star ? Node::number(*p1.analysis.b_star, Hint::intensity) : Node::text("never"));
   r.root.set("summary", std::move(summary));
+  // What the profile's price does not count, at the sweep's largest batch (a caveat that holds there may not at
+  // batch 1: the fused_moe re-reads from 4096 tokens a step), as the step commands say it.
+  Workload largest = base;
+  largest.batch = list.back();
+  Node warnings = Node::array();
+  for (const std::string& c : profile_caveats(largest, &m)) {
+    warnings.push(Node::text(c));
+    r.notes.push_back("note (batch " + std::to_string(largest.batch) + "): " + c);
+  }
+  r.root.set("warnings", std::move(warnings));
   r.fields.push_back({m.name + " on " + l.card.name + ", " + phase + ", ctx " + std::to_string(base.ctx) + ", " +
                           dtype_label(base) + ", " + impl_label(base),
                       "summary",
