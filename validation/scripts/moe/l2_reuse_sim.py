@@ -7,6 +7,7 @@ knobs, set on the command line.
     python3 validation/scripts/moe/l2_reuse_sim.py [sigma] [usable L2 share] [--quick] [--routed]
     (--routed: the routed prefills of h200- / h100-prefillncu and h100-bigncu instead of the fixed-routing sets;
      --quick: up to 1024 picks an expert, or 4096 routed tokens)
+    python3 validation/scripts/moe/l2_reuse_sim.py --predict 16,32 1024 [sigma] [usable]   # other group sizes
 
 The mechanism simulated: the kernel's grid order (GROUP_SIZE_M row blocks, every column of a group before the next),
 CTAs dispatched in that order into the card's resident slots as slots free, each walking its K steps at its own
@@ -143,7 +144,26 @@ def main_routed(sigma, usable, quick):
               f"{a * slice_bytes / weights:.2f}x | {w * slice_bytes / weights:.2f}x |", flush=True)
 
 
-if __name__ == "__main__":
+def predict(sigma, usable, group_sizes, picks):
+    """Mixtral-8x7B with fixed routing (`picks` an expert) under other GROUP_SIZE_M: the simulation's DRAM bytes over
+    the weights, written down before a run measures them."""
+    print(f"sigma {sigma}, usable L2 {usable:.2f} of 50 MiB (H100)\n")
+    print("| GROUP_SIZE_M | picks an expert | GEMM | simulated DRAM / weights | A | weights |")
+    print("| ---: | ---: | --- | ---: | ---: | ---: |")
+    E, _, d, inter = MODELS["mixtral-8x7b"]
+    for gm in group_sizes:
+        for gemm in ("w13", "w2"):
+            n, k = (2 * inter, d) if gemm == "w13" else (d, inter)
+            a, w = simulate([picks] * E, n, k, gm, usable * L2_BYTES["h100"], sigma)
+            wb = weight_bytes("mixtral-8x7b", gemm) / (BM * BK * 2)
+            print(f"| {gm} | {picks} | {gemm} | {(a + w) / wb:.2f}x | {a / wb:.2f}x | {w / wb:.2f}x |", flush=True)
+
+
+if __name__ == "__main__" and sys.argv[1:2] == ["--predict"]:
+    # --predict GM,GM PICKS [sigma] [usable]
+    predict(float(sys.argv[4]) if len(sys.argv) > 4 else 0.1, float(sys.argv[5]) if len(sys.argv) > 5 else 1.0,
+            [int(g) for g in sys.argv[2].split(",")], int(sys.argv[3]))
+elif __name__ == "__main__":
     args = [a for a in sys.argv[1:] if not a.startswith("--")]
     run = main_routed if "--routed" in sys.argv else main
     run(float(args[0]) if args else 0.1, float(args[1]) if len(args) > 1 else 1.0, "--quick" in sys.argv)
