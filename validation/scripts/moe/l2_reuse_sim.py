@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A reuse simulation of vLLM's fused_moe grouped GEMM through an LRU L2, against the DRAM bytes Nsight Compute read
-(fixed routing: h100-driftncu, h100-groupncu). A prototype for the re-read model the price lacks (h100-slabcheck,
+(fixed routing: h100-driftncu, h100-groupncu, h100-groupncu2). A prototype for the re-read model the price lacks (h100-slabcheck,
 h100-groupncu): nothing in the price uses it, nothing is fitted here; `sigma` and the L2's usable share are the two
 knobs, set on the command line.
 
@@ -32,6 +32,10 @@ BM = BN = 64
 BK = 32
 L2_BYTES = {"h100": 50 * 2 ** 20, "h200": 60 * 2 ** 20}
 RESIDENT = 132 * 8  # 132 SMs x 8 CTAs of the 64 x 64 x 32 tile (Nsight, h200-moe6)
+# MISS_PENALTY (environment, default 0): a K step's time grows by this share per slice it misses, so a CTA that reads
+# from DRAM falls behind the ones that hit. Tried after h100-groupncu2: at 0.5-1.0 the followers catch up with the
+# leader and the re-reads fall 3-8x below Nsight's (README there), so the kernel's CTAs do not pace themselves so.
+MISS_PENALTY = float(os.environ.get("MISS_PENALTY", "0"))
 
 
 def grid(num_m, num_n, group_m):
@@ -73,11 +77,12 @@ def simulate(rows, n, k, group_m, l2_bytes, sigma, seed=0):
     def load(key):
         if key in cache:
             cache.move_to_end(key)
-            return
+            return 0
         misses[key[0]] += 1
         cache[key] = None
         if len(cache) > capacity:
             cache.popitem(last=False)
+        return 1
 
     def dispatch(t):
         nxt = next(order, None)
@@ -89,21 +94,23 @@ def simulate(rows, n, k, group_m, l2_bytes, sigma, seed=0):
         dispatch(0.0)
     while running:
         t, step, m, col, pace = heapq.heappop(running)
-        load(("A", m, step))
-        load(("W", expert_of[m], col, step))
+        missed = load(("A", m, step)) + load(("W", expert_of[m], col, step))
+        dt = pace * (1 + MISS_PENALTY * missed)
         if step + 1 < steps:
-            heapq.heappush(running, (t + pace, step + 1, m, col, pace))
+            heapq.heappush(running, (t + dt, step + 1, m, col, pace))
         else:
             for half in range(BM * BN // (BM * BK)):  # the epilogue's output tile, written back through the L2
                 load(("C", m, col, half))
-            dispatch(t + pace)
+            dispatch(t + dt)
     return misses["A"], misses["W"]
 
 
 def measured():
-    """(set, model, picks an expert, GEMM, GROUP_SIZE_M, DRAM read over the weights), fixed routing, H100."""
+    """(set, model, picks an expert, GEMM, GROUP_SIZE_M, DRAM read over the weights), fixed routing, H100
+    (h100-groupncu2 ran after its predictions were committed)."""
     for folder, gm in (("h100-driftncu", 8), ("h100-groupncu/gm1", 1), ("h100-groupncu/gm8", 8),
-                       ("h100-groupncu/gm64", 64)):
+                       ("h100-groupncu/gm64", 64), ("h100-groupncu2/gm2", 2), ("h100-groupncu2/gm16", 16),
+                       ("h100-groupncu2/gm32", 32)):
         for c in ncu_cases(os.path.join(RESULTS, folder)):
             yield folder, c["model"], c["picks"], c["gemm"], gm, c["dram_read_bytes"] / weight_bytes(c["model"], c["gemm"])
 
