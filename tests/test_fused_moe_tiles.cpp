@@ -4,6 +4,7 @@
 #include <doctest/doctest.h>
 
 #include <cmath>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <optional>
@@ -18,7 +19,9 @@
 #include "perfmodel/errors.hpp"
 #include "perfmodel/fused_moe_tiles.hpp"
 #include "perfmodel/ops.hpp"
+#include "perfmodel/parallel_step.hpp"
 #include "perfmodel/price.hpp"
+#include "perfmodel/vllm_moe_configs.hpp"
 #include "test_support.hpp"
 
 using namespace perfmodel;
@@ -26,7 +29,7 @@ using namespace cli_test;
 
 namespace {
 
-const std::string kMixtralH200 = "/validation/vllm-fused-moe-configs/E=8,N=14336,device_name=NVIDIA_H200.json";
+const std::string kMixtralH200 = "/hardware/vllm-fused-moe/E=8,N=14336,device_name=NVIDIA_H200.json";
 
 std::string write_tmp(const std::string& name, const std::string& text) {
   const std::string path = (tmp_dir() / name).string();
@@ -72,7 +75,7 @@ double grouped_pair_s(const std::string& model, int64_t T, const FusedMoeTiles& 
 struct TunedRun {
   std::vector<double> default_err, tuned_err;
   explicit TunedRun(const std::string& set) {
-    const std::string dir = test::root() + "/validation/vllm-fused-moe-configs/";
+    const std::string dir = test::root() + "/hardware/vllm-fused-moe/";
     const std::map<std::string, std::string> file = {
         {"mixtral-8x7b", "E=8,N=14336,device_name=NVIDIA_H200.json"},
         {"mixtral-8x22b", "E=8,N=14336,device_name=NVIDIA_H200.json"},
@@ -182,7 +185,7 @@ TEST_CASE("a config's CTAs an SM: Nsight Compute's occupancy limits (h100-tunedm
 
 TEST_CASE("--moe-config: the fused step prices the tuned file's tiles; refused outside the fused profile") {
   const std::string base = "decode --model mixtral-8x7b --card h200 --batch 32 --ctx 512 --format json";
-  const test::Json plain = json_of(cli(base));
+  const test::Json plain = json_of(cli(base + " --moe-config default"));
   const test::Json tuned = json_of(cli(base + " --moe-config '" + test::root() + kMixtralH200 + "'"));
   CHECK(test::contains(tuned.at("inputs.workload.moe_config")->str, "E=8,N=14336"));
   CHECK(plain.at("inputs.workload.moe_config") == nullptr);
@@ -193,6 +196,58 @@ TEST_CASE("--moe-config: the fused step prices the tuned file's tiles; refused o
   CHECK(test::contains(table.out, "fused (fused_moe tiles: E=8,N=14336,device_name=NVIDIA_H200.json)"));
   expect_input_error(cli(base + " --impl eager --moe-config '" + test::root() + kMixtralH200 + "'"), {"--moe-config"});
   expect_input_error(cli(base + " --moe-config /nonexistent/moe.json"), {"/nonexistent/moe.json"});
+  expect_input_error(cli(base + " --moe-config ''"), {"--moe-config"});
+}
+
+TEST_CASE("--moe-config auto (the default): the file vLLM ships for the GPU's experts, their width, the card and dtype") {
+  // vLLM's get_config_file_name: E=<experts on the GPU>,N=<each expert's intermediate on the GPU>,device_name=<the
+  // CUDA name, spaces as _>[,dtype=fp8_w8a8][,block_shape=[128,128]].json; without one vLLM runs its default config.
+  const Card h100 = test::catalogue().card("h100-sxm"), mi300x = test::catalogue().card("mi300x");
+  const Model mixtral = test::catalogue().model("mixtral-8x7b"), v3 = test::catalogue().model("deepseek-v3");
+  Workload w;
+  CHECK(vllm_fused_moe_file_name(h100, shard_model(mixtral, w.parallel), w) ==
+        "E=8,N=14336,device_name=NVIDIA_H100_80GB_HBM3.json");
+  w.parallel.tp = 2;  // the experts' width splits over tensor parallelism
+  CHECK(vllm_fused_moe_file_name(h100, shard_model(mixtral, w.parallel), w) ==
+        "E=8,N=7168,device_name=NVIDIA_H100_80GB_HBM3.json");
+  w.parallel = {};
+  w.parallel.ep = 8;  // expert parallelism: the GPU's experts
+  w.weight_dtype = DType::fp8;
+  w.quant.gemm_act = DType::fp8;
+  w.quant.scaling = Scaling::block;
+  CHECK(vllm_fused_moe_file_name(h100, shard_model(v3, w.parallel), w) ==
+        "E=32,N=2048,device_name=NVIDIA_H100_80GB_HBM3,dtype=fp8_w8a8,block_shape=[128,128].json");
+  w = Workload{};
+  w.weight_dtype = DType::int4;  // weight-only int4: vLLM's fused_moe files here do not cover it
+  CHECK(vllm_fused_moe_file_name(h100, mixtral, w).empty());
+  CHECK(vllm_fused_moe_file_name(mi300x, mixtral, Workload{}).empty());  // no CUDA name in its YAML
+  CHECK(vllm_fused_moe_file_name(h100, test::catalogue().model("llama3-8b"), Workload{}).empty());     // no experts
+
+  // Every file the catalogue ships loads (vLLM's triton_version stamp is skipped) and is named as vLLM names files.
+  int files = 0;
+  for (const auto& f : std::filesystem::directory_iterator(test::root() + "/hardware/vllm-fused-moe")) {
+    if (f.path().extension() != ".json") continue;
+    ++files;
+    CAPTURE(f.path().string());
+    CHECK_FALSE(load_fused_moe_tiles(f.path().string()).empty());
+    CHECK(f.path().filename().string().rfind("E=", 0) == 0);
+    CHECK(test::contains(f.path().filename().string(), ",device_name=NVIDIA_H"));
+  }
+  CHECK(files >= 40);
+
+  // Through the CLI: the shipped file is found and priced exactly as naming it would; `default` keeps vLLM's default.
+  const std::string base = "decode --model mixtral-8x7b --card h200 --batch 32 --ctx 512 --format json";
+  const test::Json autod = json_of(cli(base));
+  const test::Json named = json_of(cli(base + " --moe-config '" + test::root() + kMixtralH200 + "'"));
+  const test::Json plain = json_of(cli(base + " --moe-config default"));
+  CHECK(test::contains(autod.at("inputs.workload.moe_config")->str, "hardware/vllm-fused-moe/E=8,N=14336,device_name=NVIDIA_H200.json"));
+  CHECK(autod.at("step.device_time_s")->num == test::approx(named.at("step.device_time_s")->num).epsilon(1e-12));
+  CHECK(autod.at("step.device_time_s")->num != test::approx(plain.at("step.device_time_s")->num).epsilon(1e-3));
+  // A card vLLM ships no file for (no CUDA name in its YAML): the default config, no file named.
+  CHECK(json_of(cli("decode --model mixtral-8x7b --card mi300x --batch 32 --ctx 512 --format json"))
+            .at("inputs.workload.moe_config") == nullptr);
+  // The eager profile runs transformers' experts, not fused_moe: nothing to pick.
+  CHECK(json_of(cli(base + " --impl eager")).at("inputs.workload.moe_config") == nullptr);
 }
 
 TEST_CASE("the align pads to the tuned entry's BLOCK_M: fewer row blocks to own at 128 than the default's 64") {
@@ -256,20 +311,24 @@ TEST_CASE("a long prefill at vLLM's default fused_moe tile says what its price d
     for (const test::Json& w : j.at("warnings")->arr) all += w.str + "\n";
     return all;
   };
-  const std::string base = "prefill --model mixtral-8x7b --card h200 --batch 1 --format json --ctx ";
+  const std::string base = "prefill --model mixtral-8x7b --card h200 --batch 1 --moe-config default --format json --ctx ";
   CHECK(test::contains(warns(json_of(cli(base + "8192"))), "re-reads the expert weights"));
   CHECK(test::contains(warns(json_of(cli(base + "8192"))), "h100-slabcheck"));
   CHECK_FALSE(test::contains(warns(json_of(cli(base + "2048"))), "re-reads the expert weights"));
-  CHECK_FALSE(test::contains(warns(json_of(cli(base + "8192 --moe-config '" + test::root() + kMixtralH200 + "'"))),
+  CHECK_FALSE(test::contains(warns(json_of(cli("prefill --model mixtral-8x7b --card h200 --batch 1 --format json --ctx 8192 "
+                                                "--moe-config '" + test::root() + kMixtralH200 + "'"))),
+                             "re-reads the expert weights"));
+  // vLLM's shipped file, picked by default on this card, is a tuned file too.
+  CHECK_FALSE(test::contains(warns(json_of(cli("prefill --model mixtral-8x7b --card h200 --batch 1 --format json --ctx 8192"))),
                              "re-reads the expert weights"));
   CHECK_FALSE(test::contains(warns(json_of(cli(base + "8192 --impl eager"))), "re-reads the expert weights"));
   // A dense model never: the caveat is the fused_moe kernel's.
   CHECK_FALSE(test::contains(warns(json_of(cli("prefill --model llama2-7b --card h200 --batch 4 --ctx 2048 --format json"))),
                              "fused_moe"));
-  const Run table = cli("prefill --model mixtral-8x7b --card h200 --batch 1 --ctx 8192");
+  const Run table = cli("prefill --model mixtral-8x7b --card h200 --batch 1 --ctx 8192 --moe-config default");
   CHECK(test::contains(table.out, "note: at 8192 tokens vLLM's default fused_moe tile"));
   // sweep-batch says it for its largest batch (decode: a token a sequence), not where no batch reaches 4096 tokens.
-  const std::string sweep = "sweep-batch --model qwen3-30b-a3b --card h200 --ctx 512 --format json --batches ";
+  const std::string sweep = "sweep-batch --model qwen3-30b-a3b --card h200 --ctx 512 --moe-config default --format json --batches ";
   CHECK(test::contains(warns(json_of(cli(sweep + "1,64,4096"))), "at 4096 tokens vLLM's default fused_moe tile"));
   CHECK(json_of(cli(sweep + "1,64")).at("warnings")->arr.empty());
 }

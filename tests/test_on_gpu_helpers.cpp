@@ -26,8 +26,7 @@ fs::path stand_in_root(const std::string& name, const std::string& helper, const
   fs::create_directories(root / "validation/scripts/production");
   fs::create_directory_symlink(fs::path(test::root()) / "models", root / "models");
   fs::create_directories(root / "hardware");
-  for (const auto& e : fs::directory_iterator(fs::path(test::root()) / "hardware"))
-    fs::copy_file(e.path(), root / "hardware" / e.path().filename());
+  fs::copy(fs::path(test::root()) / "hardware", root / "hardware", fs::copy_options::recursive);
   std::ofstream(root / "validation/scripts/production" / helper) << code;
   return root;
 }

@@ -9,6 +9,7 @@
 #include "perfmodel/quant.hpp"
 #include "perfmodel/text.hpp"
 #include "perfmodel/units.hpp"
+#include "perfmodel/vllm_moe_configs.hpp"
 
 namespace perfmodel::cli {
 
@@ -148,9 +149,11 @@ void add_workload(po::options_description& d, WorkloadArgs& a, bool with_model) 
       "share of device memory usable for weights + KV + activations (vLLM default 0.9)")(
       "routing-skew", po::value(&a.routing_skew)->default_value(a.routing_skew),
       "MoE: router skew, expert i picked with weight i^-skew (0 = uniform routing; fewer experts touched as it grows)")(
-      "moe-config", po::value(&a.moe_config),
-      "MoE, fused profile: vLLM's tuned fused_moe file for the deployment (fused_moe/configs/E=..,N=..,device_name=...json; "
-      "the entry nearest the step's tokens, as vLLM takes it); default: vLLM's default config, what it runs without a file")(
+      "moe-config", po::value(&a.moe_config)->default_value(a.moe_config),
+      "MoE, fused profile: which fused_moe tiles vLLM runs. auto: the tuned file vLLM ships for the GPU's experts, their "
+      "width on the GPU, the card and the dtype (hardware/vllm-fused-moe/E=..,N=..,device_name=...json), else its "
+      "default config, as vLLM picks; default: vLLM's default config; or a tuned file's path. The entry nearest the "
+      "step's tokens runs, as vLLM takes it")(
       "eager-cache", po::value(&a.eager_cache)->default_value(a.eager_cache),
       "eager: the DynamicCache's layout, contiguous (a generate() loop, what users run) or cropped (strided views after "
       "cache.crop() between steps, how the earliest transformers sets measured: a slower torch.cat of the whole cache)")(
@@ -226,7 +229,8 @@ Workload make_workload(const WorkloadArgs& a, Phase phase, const Card& card) {
   w.allow_tf32 = a.tf32;
   if (!(a.routing_skew >= 0 && a.routing_skew <= 4)) throw UsageError("--routing-skew must be in [0, 4]");
   w.routing_skew = a.routing_skew;
-  if (!a.moe_config.empty()) {
+  if (a.moe_config.empty()) throw UsageError("--moe-config must be auto, default or a vLLM fused_moe file's path");
+  if (a.moe_config != "auto" && a.moe_config != "default") {
     if (w.impl != Impl::fused) throw UsageError("--moe-config is vLLM's fused_moe file: it needs --impl fused");
     w.fused_moe_tiles = load_fused_moe_tiles(a.moe_config);
     w.fused_moe_tiles_file = a.moe_config;
@@ -242,6 +246,14 @@ Workload make_workload(const WorkloadArgs& a, Phase phase, const Card& card) {
   if (!(a.gpu_rest >= 0 && a.gpu_rest <= 3600)) throw UsageError("--gpu-rest must be in [0, 3600] seconds");
   w.gpu_rest_s = a.gpu_rest;
   return w;
+}
+
+void resolve_moe_config(const WorkloadArgs& a, Workload& w, const Model& m, const Card& card, const Context& ctx) {
+  if (a.moe_config != "auto" || w.impl != Impl::fused || !m.moe.enabled()) return;
+  const std::string path = find_vllm_fused_moe_file(ctx.data_root, card, m, w);
+  if (path.empty()) return;  // vLLM ships no file here that the catalogue holds: its default config
+  w.fused_moe_tiles = load_fused_moe_tiles(path);
+  w.fused_moe_tiles_file = path;
 }
 
 void apply_quant(const WorkloadArgs& a, Workload& w, const Card& card) {

@@ -80,7 +80,7 @@ struct WorkloadArgs {
   bool tf32 = false;
   double mem_util = 0.9;
   double routing_skew = 0;
-  std::string moe_config;  // --moe-config: a vLLM tuned fused_moe file (Workload::fused_moe_tiles)
+  std::string moe_config = "auto";  // --moe-config: auto, default or a vLLM tuned fused_moe file (Workload::fused_moe_tiles)
   double gpu_rest = 0;  // --gpu-rest: seconds the GPU rests before each step (Workload::gpu_rest_s)
   std::string attn_implementation = "sdpa";  // --attn-implementation sdpa|flash_attention_2 (eager)
   std::string eager_cache = "contiguous";  // --eager-cache contiguous|cropped  // MoE: Zipf exponent of the experts' popularity (0 = uniform)
@@ -89,6 +89,10 @@ void add_workload(po::options_description& d, WorkloadArgs& a, bool with_model =
 // `card` resolves --dtype auto: bf16 where the card has a bf16 peak, else fp16 (T4).
 Workload make_workload(const WorkloadArgs& a, Phase phase, const Card& card);
 Model load_model(const WorkloadArgs& a, Context& ctx);
+// --moe-config auto (the default): the fused profile's MoE steps run the tuned file vLLM ships for the GPU's experts,
+// their width, the card and the dtype, where the catalogue holds it (vllm_moe_configs.hpp); call after the
+// parallelism is set. A path or `default` was settled by make_workload.
+void resolve_moe_config(const WorkloadArgs& a, Workload& w, const Model& m, const Card& card, const Context& ctx);
 // --group-size, --scaling, --act-quant (shared by the step commands and `gemm`).
 void add_quant(po::options_description& d, WorkloadArgs& a);
 // Applies --act-dtype (8- and 4-bit: the GEMMs' inputs), --group-size, --scaling and --act-quant

@@ -203,6 +203,8 @@ int validate_step(const std::vector<std::string>& args, Context& ctx) {
   if (!g.suite.empty()) return run_suite(ctx, l, dev, opt, g, format);
 
   Model m = load_model(wl, ctx);
+  // No --moe-config auto here: the production step (fused_step.py) runs vLLM's default fused_moe config, so the step is
+  // priced at it unless --moe-config names a file.
   Workload w = make_workload(wl, phase == "decode" ? Phase::decode : Phase::prefill, l.card);
   // A StaticCache attends over all its slots: the compiled step is priced at ctx + 40 (hf_compiled.py STEPS).
   Workload priced = w;

@@ -103,6 +103,7 @@ int cmd_plan(const std::vector<std::string>& args, Context& ctx) {
   if (!kv_dtypes.empty()) req.kv_dtypes = parse_dtypes(kv_dtypes, "--kv-dtypes");
   Loaded l = load_card(card, ctx);
   const Model m = load_model(wl, ctx);
+  req.prepare = [&](Workload& w) { resolve_moe_config(wl, w, m, l.card, ctx); };
   const PlanResult res = plan(m, l.card, l.calibration ? &*l.calibration : nullptr, req);
 
   Report r;

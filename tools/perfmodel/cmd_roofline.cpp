@@ -28,6 +28,7 @@ int cmd_roofline(const std::vector<std::string>& args, Context& ctx) {
   Loaded l = load_card(card, ctx);
   Model m = load_model(wl, ctx);
   Workload w = make_workload(wl, phase == "decode" ? Phase::decode : Phase::prefill, l.card);
+  resolve_moe_config(wl, w, m, l.card, ctx);
   PricedStep p = price_workload(m, w, l, wl.mem_util);
   const Precision mm = linear_precision(w);  // the linears' peak, as the step's ridge (quant.hpp)
   const double peak = l.card.peak_flops(mm), bw = l.card.bandwidth;

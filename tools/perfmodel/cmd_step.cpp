@@ -36,6 +36,7 @@ int run_step(const std::vector<std::string>& args, Context& ctx, const std::stri
   Model m = load_model(wl, ctx);
   Workload w = make_workload(wl, phase == "decode" ? Phase::decode : Phase::prefill, l.card);
   apply_parallel(par, w);
+  resolve_moe_config(wl, w, m, l.card, ctx);
   PricedStep p = price_workload(m, w, l, wl.mem_util);
   Report r = step_report(command, ctx, l, m, p, detailed);
   if (explain)

@@ -34,6 +34,7 @@ int cmd_sweep_batch(const std::vector<std::string>& args, Context& ctx) {
   const Phase ph = phase == "decode" ? Phase::decode : Phase::prefill;
   Workload base = make_workload(wl, ph, l.card);
   apply_parallel(par, base);
+  resolve_moe_config(wl, base, m, l.card, ctx);
   // Memory is per GPU: one GPU's share of the model under tp and pp.
   const int64_t fit = plan_memory(base.parallel.sharded() ? shard_model(m, base.parallel) : m, base, l.card, wl.mem_util).max_batch;
 

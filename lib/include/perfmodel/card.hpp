@@ -26,6 +26,9 @@ struct SmLimits {
 struct Card {
   std::string key;  // catalogue key (file stem), e.g. "a100-80gb-sxm"
   std::string name, vendor, architecture, compute_capability;
+  // The name the CUDA runtime reports (torch.cuda.get_device_name), empty where not stated: vLLM names its tuned
+  // fused_moe files by it, spaces as underscores (catalogue/vllm_moe_configs.cpp).
+  std::string cuda_name;
   std::string source_file;
   int sm_count = 0;
   double tensor_clock_hz = 0;  // the clock behind the tensor-core datasheet peaks

@@ -10,6 +10,7 @@
 //  Memory: weights and the KV cache of the whole batch at the longest context, ctx + output_len,
 //        per GPU, within the usable share of its memory.
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,9 @@ struct PlanRequest {
   std::vector<DType> weight_dtypes, kv_dtypes;
   std::vector<Impl> impls;
   size_t max_rejected = 5;    // the best rejected deployments reported
+  // Called on every step's workload before it is priced, its parallelism and dtypes set: the CLI sets the fused
+  // profile's fused_moe tiles there (vLLM's shipped file for the deployment's experts, vllm_moe_configs.hpp).
+  std::function<void(Workload&)> prepare;
 };
 
 struct Deployment {

@@ -87,6 +87,7 @@ Card load_card_file(const std::string& path) {
   c.vendor = r.str("vendor");
   c.architecture = r.str("architecture");
   c.compute_capability = r.str("compute_capability");
+  c.cuda_name = r.opt_str("cuda_name").value_or("");
   c.sm_count = static_cast<int>(r.integer("sm_count", 1, kMaxSms));
   {
     MapReader clocks = r.map("clocks");

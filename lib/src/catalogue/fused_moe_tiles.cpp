@@ -33,6 +33,11 @@ FusedMoeTiles load_fused_moe_tiles(const std::string& path) {
   detail::MapReader r(detail::load_file(path), path, "");
   FusedMoeTiles tiles;
   for (const std::string& key : r.keys()) {
+    // vLLM's tuner stamps its Triton version on newer files; get_moe_configs drops the key before reading tokens.
+    if (key == "triton_version") {
+      r.ignore({key});
+      continue;
+    }
     const int64_t tokens = token_key(r, key);
     detail::MapReader e = r.map(key);
     FusedMoeTile t;

@@ -110,6 +110,7 @@ class Planner {
     w.impl = d.impl;
     w.parallel = d.parallel;
     w.parallel.dp = 1;  // one replica's step; replicas multiply it
+    if (r_.prepare) r_.prepare(w);
     return w;
   }
 

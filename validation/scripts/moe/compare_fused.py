@@ -29,6 +29,11 @@ def run_json(binary, *args, card=None):
     its step, exit code 2: its one layer is what is compared. PERFMODEL_CALIBRATION: another calibration file (a
     trial price set), carried to the card as `--calibration` carries it."""
     cal = ["--calibration", os.environ["PERFMODEL_CALIBRATION"]] if os.environ.get("PERFMODEL_CALIBRATION") else []
+    # Every fused_moe set here ran vLLM's default config (vllm_style_moe.default_config) unless a record names a tuned
+    # file, which its caller passes as --moe-config: price the default explicitly, since the CLI's `auto` takes
+    # vLLM's shipped file wherever the catalogue holds one (hardware/vllm-fused-moe).
+    if args and args[0] in ("decode", "prefill", "ops", "sweep-batch") and "--moe-config" not in args:
+        args = (*args, "--moe-config", "default")
     out = subprocess.run([binary, *args, "--card", card or CARD, *cal, "--format", "json"], capture_output=True, text=True)
     if out.returncode not in (0, 2) or not out.stdout.strip() or (out.returncode == 2 and "does not fit" not in out.stderr):
         raise RuntimeError(f"perfmodel {' '.join(args)}: exit {out.returncode}: {out.stderr.strip()}")

@@ -10,7 +10,7 @@ project ran and the fused profile prices. vLLM ships such files for Mixtral-8x7B
 (E=128, N=768) on the H200 and H100, so a vLLM user there runs the tuned tiles: BLOCK_K 128-256 at decode (full
 128-byte lines, where the default's BLOCK_K 32 loads half lines), 128 x 256 x 64 at prefill.
 
-validation/vllm-fused-moe-configs holds those two H200 files' entries (vLLM main, 2025-2026; values only).
+hardware/vllm-fused-moe holds vLLM's files' entries (vLLM main, 2025-2026; values only).
 Each grouped GEMM (w13, w2) of one MoE layer at uniform random routing is timed under the default config and under
 the tuned entry nearest the tokens: the kernel's device time (torch.profiler), median of 16 launches over 4 weight
 copies in turn (time_us says why), outputs compared between the two.
@@ -34,11 +34,11 @@ import fused_moe_layer  # noqa: E402
 import vllm_style_moe as vmoe  # noqa: E402
 
 
-CONFIGS = os.path.join(HERE, "..", "..", "vllm-fused-moe-configs")
+CONFIGS = os.path.join(HERE, "..", "..", "..", "hardware", "vllm-fused-moe")
 
 
 def load_tuned(name):
-    """A vLLM tuned file (validation/vllm-fused-moe-configs: vLLM's entries, values only) -> {tokens: cfg}."""
+    """A vLLM tuned file (hardware/vllm-fused-moe: vLLM's entries, values only) -> {tokens: cfg}."""
     with open(os.path.join(CONFIGS, name)) as f:
         raw = json.load(f)
     return {int(k): dict(BM=v["BLOCK_SIZE_M"], BN=v["BLOCK_SIZE_N"], BK=v["BLOCK_SIZE_K"], GM=v["GROUP_SIZE_M"],

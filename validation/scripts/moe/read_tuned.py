@@ -21,7 +21,7 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from compare_fused import moe_ops, run_json  # noqa: E402
 
-CONFIGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "vllm-fused-moe-configs")
+CONFIGS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "hardware", "vllm-fused-moe")
 TUNED_FILES = {"mixtral-8x7b": "E=8,N=14336,device_name=NVIDIA_H200.json",
                "qwen3-30b-a3b": "E=128,N=768,device_name=NVIDIA_H200.json"}
 # tunedcheck: the same files on models they were not tuned for (probe_tuned.CHECK_MODELS)
