@@ -199,3 +199,26 @@ TEST_CASE("CLI: perfmodel plan prints a table, CSV and JSON (deployments, schema
   CHECK(measured.at("deployments")->arr.front().get("tp")->num == 2);
   CHECK(measured.at("deployments")->arr.front().get("weight_dtype")->str == "bf16");
 }
+
+TEST_CASE("plan: every step's workload passes through PlanRequest::prepare (the CLI sets vLLM's fused_moe file there)") {
+  // A MoE model: prepare sees each deployment's parallelism and dtypes before its steps are priced, and what it sets
+  // is what the step runs (tiles that slow the fused_moe GEMMs down leave fewer deployments within the TPOT).
+  const Model m = test::catalogue().model("mixtral-8x7b");
+  PlanRequest r;
+  r.max_gpus = 2;
+  r.impls = {Impl::fused};
+  r.weight_dtypes = r.kv_dtypes = {DType::bf16};
+  int calls = 0;
+  bool saw_tp2 = false;
+  r.prepare = [&](Workload& w) {
+    ++calls;
+    saw_tp2 = saw_tp2 || w.parallel.tp == 2;
+  };
+  const PlanResult plain = plan(m, h200(), &h200_cal(), r);
+  CHECK(calls >= plain.evaluated);
+  CHECK(saw_tp2);
+  REQUIRE_FALSE(plain.deployments.empty());
+  r.prepare = [](Workload& w) { w.fused_moe_tiles = {{1, FusedMoeTile{16, 16, 16, 1, 4, 2}}}; };  // a tiny tile
+  const PlanResult slow = plan(m, h200(), &h200_cal(), r);
+  CHECK(slow.deployments.size() < plain.deployments.size());  // fewer meet the 50 ms TPOT at tiles that slow
+}
