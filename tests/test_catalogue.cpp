@@ -245,6 +245,25 @@ TEST_CASE("unknown names throw InputError listing close names") {
   CHECK_THROWS_AS(Catalogue("/nonexistent/folder"), InputError);
 }
 
+TEST_CASE("a Hugging Face repo id names the catalogue's model of that name, whatever the org") {
+  const auto& cat = test::catalogue();
+  CHECK(cat.model("Qwen/Qwen3-30B-A3B").key == "qwen3-30b-a3b");
+  CHECK(cat.model("meta-llama/Meta-Llama-3-8B-Instruct").key == "llama3-8b");  // an alias of the repo name
+  CHECK(cat.model("mistralai/Mixtral-8x7B-v0.1").key == "mixtral-8x7b");
+  CHECK(cat.model("deepseek-ai/DeepSeek-V3").key == "deepseek-v3");
+  // Not in the catalogue: the error names the id and says where the names are listed.
+  try {
+    (void)cat.model("some-org/not-a-model");
+    FAIL("expected InputError");
+  } catch (const InputError& e) {
+    CHECK(test::contains(e.what(), "model file 'some-org/not-a-model' does not exist"));
+    CHECK(test::contains(e.what(), "no catalogue model or alias is named 'not-a-model'"));
+  }
+  // Paths stay paths: a missing YAML or a nested folder is not read as a repo id.
+  CHECK_THROWS_AS((void)cat.model("models/qwen3-30b-a3b.yaml.missing/x"), InputError);
+  CHECK_THROWS_AS((void)cat.model("./qwen3-30b-a3b"), InputError);
+}
+
 TEST_CASE("an unknown card suggests the close alias") {
   try {
     (void)test::catalogue().card("a10O");

@@ -133,7 +133,7 @@ Loaded load_card(const CardArgs& a, Context& ctx) {
 void add_workload(po::options_description& d, WorkloadArgs& a, bool with_model) {
   if (with_model)
     d.add_options()("model", po::value(&a.model)->default_value(a.model),
-                    "model: catalogue key, alias, YAML path or Hugging Face config.json");
+                    "model: catalogue key, alias, a catalogue model's Hugging Face repo id (Qwen/Qwen3-30B-A3B), YAML path or Hugging Face config.json");
   d.add_options()("batch", po::value(&a.batch)->default_value(a.batch), "sequences per step")(
       "ctx", po::value(&a.ctx)->default_value(a.ctx),
       "context: decode = tokens in the KV cache (new one included); prefill = prompt length")(

@@ -64,7 +64,7 @@ int cmd_plan(const std::vector<std::string>& args, Context& ctx) {
   int top = 10;
   add_card(d, card);
   d.add_options()("model", po::value(&wl.model)->default_value(wl.model),
-                  "model: catalogue key, alias, YAML path or Hugging Face config.json")(
+                  "model: catalogue key, alias, a catalogue model's Hugging Face repo id (Qwen/Qwen3-30B-A3B), YAML path or Hugging Face config.json")(
       "ctx", po::value(&req.ctx)->default_value(req.ctx), "prompt tokens per request")(
       "output-len", po::value(&req.output_len)->default_value(req.output_len), "generated tokens per request")(
       "ttft", po::value(&ttft)->default_value(ttft),

@@ -103,11 +103,24 @@ Card Catalogue::card(const std::string& name) const {
 }
 
 Model Catalogue::model(const std::string& name) const {
+  std::string key;
   if (looks_like_path(name)) {
-    if (!path_exists(name)) throw InputError("model file '" + name + "' does not exist");
-    return load_model_file(name);
+    if (path_exists(name)) return load_model_file(name);
+    // A Hugging Face repo id (org/name, e.g. Qwen/Qwen3-30B-A3B) that is not a local folder: the catalogue's model or
+    // alias of that name; the same architecture whatever the org.
+    const size_t slash = name.find('/');
+    const bool repo_id = slash != std::string::npos && slash > 0 && name.find('/', slash + 1) == std::string::npos &&
+                         name.front() != '.' && !name.ends_with(".yaml") && !name.ends_with(".yml") &&
+                         !name.ends_with(".json");
+    if (repo_id) key = model_key(name.substr(slash + 1));
+    if (key.empty())
+      throw InputError("model file '" + name + "' does not exist" +
+                       (repo_id ? ", and no catalogue model or alias is named '" + name.substr(slash + 1) +
+                                      "' (`perfmodel models` lists them)"
+                                : std::string()));
+  } else {
+    key = model_key(name);
   }
-  std::string key = model_key(name);
   if (key.empty()) {
     std::string close = detail::close_names(lower(name), with_aliases(model_keys(), root_ + "/models/aliases.yaml"));
     throw InputError("unknown model '" + name + "'" + (close.empty() ? "" : "; did you mean " + close + "?") +
