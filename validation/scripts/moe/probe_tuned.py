@@ -18,6 +18,7 @@ copies in turn (time_us says why), outputs compared between the two.
     python3 probe_tuned.py [--h100-files] out.jsonl [tokens, comma separated: a subset of TOKENS for a short lease]
                                      [models, comma separated: MODELS' or CHECK_MODELS' names; MODELS' two by default]
     --h100-files: each model runs vLLM's H100 file (H100_FILES) instead of its H200 one
+    --auto-files: AUTO_LAYOUTS (one GPU's share under tensor parallelism), each under vLLM's file for this GPU
     ncu ... python3 probe_tuned.py --once /dev/null 1,16,64,256,2048   # one launch a kernel, for Nsight Compute's
                                                                         # occupancy limits (read_tuned.py --ncu)
 """
@@ -58,6 +59,12 @@ H100_FILES = {"qwen3-30b-a3b": "E=128,N=768,device_name=NVIDIA_H100_80GB_HBM3.js
 CHECK_MODELS = {"mixtral-8x22b": (8, 2, 6144, 16384, "E=8,N=14336,device_name=NVIDIA_H200.json"),
                 "qwen3-235b-a22b": (128, 8, 4096, 1536, "E=128,N=768,device_name=NVIDIA_H200.json"),
                 "deepseek-v2-lite": (64, 6, 2048, 1408, "E=128,N=768,device_name=NVIDIA_H200.json")}
+# autocheck (thirty-sixth session): layouts whose vLLM file `perfmodel --moe-config auto` now takes and no set here has
+# measured: one GPU's share under tensor parallelism (experts whole, each expert's intermediate / tp), with the file
+# vLLM ships for the GPU in hand (E=..,N=<intermediate / tp>,device_name=<this GPU>.json, hardware/vllm-fused-moe).
+AUTO_LAYOUTS = {"mixtral-8x7b-tp2": (8, 2, 4096, 7168), "mixtral-8x7b-tp4": (8, 2, 4096, 3584),
+                "mixtral-8x22b-tp4": (8, 2, 6144, 4096), "qwen3-30b-a3b-tp2": (128, 8, 2048, 384),
+                "qwen3-235b-a22b-tp8": (128, 8, 4096, 192)}
 TOKENS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048)
 
 
@@ -105,10 +112,19 @@ def main():
     h100_files = len(sys.argv) > 1 and sys.argv[1] == "--h100-files"
     if h100_files:
         del sys.argv[1]
+    auto_files = len(sys.argv) > 1 and sys.argv[1] == "--auto-files"
+    if auto_files:
+        del sys.argv[1]
     out = open(sys.argv[1], "a") if len(sys.argv) > 1 else None
     tokens = tuple(int(t) for t in sys.argv[2].split(",")) if len(sys.argv) > 2 and sys.argv[2] else TOKENS
     every = {**MODELS, **CHECK_MODELS}
-    models = {m: every[m] for m in sys.argv[3].split(",")} if len(sys.argv) > 3 else MODELS
+    if auto_files:
+        device = torch.cuda.get_device_name(0).replace(" ", "_")  # vLLM's device_name
+        every = {m: (E, k, d, I, f"E={E},N={I},device_name={device}.json") for m, (E, k, d, I) in AUTO_LAYOUTS.items()}
+        for m, v in every.items():
+            if not os.path.exists(os.path.join(CONFIGS, v[4])):
+                raise SystemExit(f"{m}: no {v[4]} in {CONFIGS}")
+    models = {m: every[m] for m in sys.argv[3].split(",")} if len(sys.argv) > 3 else (every if auto_files else MODELS)
     if h100_files:
         models = {m: v[:4] + (H100_FILES[m],) for m, v in models.items()}
     dev = "cuda"

@@ -10,6 +10,8 @@ tokens: experts.w13 / experts.w2): without a file (vLLM's default config) agains
     python3 validation/scripts/moe/read_tuned.py --check-prices <perfmodel binary> <card> [tokens]  # tunedcheck's models
     python3 validation/scripts/moe/read_tuned.py --h100-prices <perfmodel binary> <card> [tokens, comma separated]
                                                                                   # tunedh100: vLLM's H100 files
+    python3 validation/scripts/moe/read_tuned.py --auto-prices <perfmodel binary> <card> <tokens, comma separated>
+                                                         # autocheck: AUTO_LAYOUTS under --tp, auto and default
     python3 validation/scripts/moe/read_tuned.py --score <results dir> <prices file>...    # stored prices vs a run
 """
 import json
@@ -42,6 +44,37 @@ def priced(binary, card, model, T, tuned=False, file=None):
                  card=card)
     ops = moe_ops(d)
     return ops["experts.w13"][1] * 1e6, ops["experts.w2"][1] * 1e6
+
+
+# autocheck: probe_tuned.AUTO_LAYOUTS' names -> (catalogue model, tensor-parallel GPUs), priced as a user asks for
+# them: `decode --tp` with `--moe-config auto` (the file vLLM ships, as the CLI finds it) and `default`.
+AUTO_LAYOUTS = {"mixtral-8x7b-tp2": ("mixtral-8x7b", 2), "mixtral-8x7b-tp4": ("mixtral-8x7b", 4),
+                "mixtral-8x22b-tp4": ("mixtral-8x22b", 4), "qwen3-30b-a3b-tp2": ("qwen3-30b-a3b", 2),
+                "qwen3-235b-a22b-tp8": ("qwen3-235b-a22b", 8)}
+
+
+def auto_priced(binary, card, name, T, auto):
+    """One GPU's w13 / w2 (us) of an AUTO_LAYOUTS layout at T tokens, and the file `auto` took."""
+    model, tp = AUTO_LAYOUTS[name]
+    d = run_json(binary, "decode", "--model", model, "--tp", str(tp), "--batch", str(T), "--ctx", "512", "--impl",
+                 "fused", "--moe-config", "auto" if auto else "default", card=card)
+    ops = moe_ops(d)
+    return ops["experts.w13"][1] * 1e6, ops["experts.w2"][1] * 1e6, os.path.basename(
+        d["inputs"]["workload"].get("moe_config", "(default config)"))
+
+
+def auto_prices(binary, card, tokens):
+    """The autocheck price table (the --score format), written before a run measures it."""
+    print(f"card {card}: `decode --tp <tp> --moe-config default` and `--moe-config auto` (the file named)\n")
+    print("| layout | tokens | priced default w13 / w2 us | priced tuned (--moe-config auto) w13 / w2 us | tuned / default |"
+          " file |")
+    print("| --- | ---: | ---: | ---: | ---: | --- |")
+    for name in AUTO_LAYOUTS:
+        for T in tokens:
+            pw13, pw2, _ = auto_priced(binary, card, name, T, False)
+            tw13, tw2, f = auto_priced(binary, card, name, T, True)
+            print(f"| {name} | {T} | {pw13:.1f} / {pw2:.1f} | {tw13:.1f} / {tw2:.1f} | {(tw13 + tw2) / (pw13 + pw2):.3f} |"
+                  f" {f} |")
 
 
 def quantile(v, q):
@@ -111,7 +144,7 @@ def score(folder, price_files):
         errs = {"default": [], "tuned": []}
         for line in open(path):
             cells = [c.strip() for c in line.split("|")[1:-1]]
-            if len(cells) != 5 or not cells[1].isdigit():
+            if len(cells) not in (5, 6) or not cells[1].isdigit():  # 6: auto_prices' file column
                 continue
             model, T = cells[0], int(cells[1])
             for config, cell in (("default", cells[2]), ("tuned", cells[3])):
@@ -189,6 +222,8 @@ elif __name__ == "__main__" and sys.argv[1:2] == ["--score"]:
 elif __name__ == "__main__" and sys.argv[1:2] == ["--h100-prices"]:
     prices(sys.argv[2], sys.argv[3], H100_FILES,
            *([tuple(int(t) for t in sys.argv[4].split(","))] if len(sys.argv) > 4 else []))
+elif __name__ == "__main__" and sys.argv[1:2] == ["--auto-prices"]:
+    auto_prices(sys.argv[2], sys.argv[3], tuple(int(t) for t in sys.argv[4].split(",")))
 elif __name__ == "__main__" and sys.argv[1:2] == ["--check-prices"]:
     prices(sys.argv[2], sys.argv[3], CHECK_FILES,
            *([tuple(int(t) for t in sys.argv[4].split(","))] if len(sys.argv) > 4 else []))
