@@ -43,7 +43,8 @@ def load_tuned(name):
     with open(os.path.join(CONFIGS, name)) as f:
         raw = json.load(f)
     return {int(k): dict(BM=v["BLOCK_SIZE_M"], BN=v["BLOCK_SIZE_N"], BK=v["BLOCK_SIZE_K"], GM=v["GROUP_SIZE_M"],
-                         num_warps=v["num_warps"], num_stages=v["num_stages"]) for k, v in raw.items()}
+                         num_warps=v["num_warps"], num_stages=v["num_stages"]) for k, v in raw.items()
+            if k != "triton_version"}  # vLLM's tuner stamps newer files with it; get_moe_configs drops it
 
 
 # (experts, top_k, hidden, intermediate, tuned file): Mixtral-8x7B and Qwen3-30B-A3B at TP 1 on the H200
