@@ -533,6 +533,19 @@ def issue11(binary):
         how = f"read_tuned.py (`h100-sxm`), {folder}: {what}"
         for (label, note), line in ((tuned_row, tuned), (default_row, default)):
             t.add(f"fused_moe grouped GEMMs, {label}", how, tuned_stats(out, line), (0.05, 0.15), note)
+    # Thirty-sixth session: autocheck, the files `--moe-config auto` takes on TP layouts never measured, on whichever
+    # card the run got (validation/results/autocheck/README.md).
+    for card, folder in (("h100-sxm", "h100-autocheck"), ("h200", "h200-autocheck")):
+        if not os.path.isdir(f"validation/results/{folder}"):
+            continue
+        out = run([PY, os.path.join(HERE, "moe", "read_tuned.py"), f"validation/results/{folder}", binary, card])
+        how = (f"read_tuned.py (`{card}`), {folder}: Mixtral-8x7B TP 2 / 4, Mixtral-8x22B TP 4, Qwen3-30B-A3B TP 2, "
+               "Qwen3-235B-A22B TP 8 at 1-16384 tokens (priced before the run, never fitted)")
+        where = "an H100" if card == "h100-sxm" else "an H200"
+        t.add(f"fused_moe grouped GEMMs, vLLM's files as `--moe-config auto` picks them under --tp, on {where}", how,
+              tuned_stats(out, tuned), (0.05, 0.15))
+        t.add(f"fused_moe grouped GEMMs, vLLM's default config, the same layouts, on {where}", how,
+              tuned_stats(out, default), (0.05, 0.15))
     return t
 
 

@@ -38,7 +38,14 @@ H100_FILES = {"qwen3-30b-a3b": "E=128,N=768,device_name=NVIDIA_H100_80GB_HBM3.js
 
 
 def priced(binary, card, model, T, tuned=False, file=None):
-    """`file`: the tuned file a run's record names (probe_tuned.py's `file`); else the model's in FILES."""
+    """`file`: the tuned file a run's record names (probe_tuned.py's `file`); else the model's in FILES. An autocheck
+    layout (AUTO_LAYOUTS) is priced as a user asks for it, `--tp` with `--moe-config auto`, whose pick must be the file
+    the run measured."""
+    if model in AUTO_LAYOUTS:
+        w13, w2, picked = auto_priced(binary, card, model, T, tuned)
+        if tuned and file and picked != file:
+            raise SystemExit(f"{model} at {T} tokens: --moe-config auto took {picked}, the run measured {file}")
+        return w13, w2
     extra = ["--moe-config", os.path.join(CONFIGS, file or FILES[model])] if tuned else []
     d = run_json(binary, "decode", "--model", model, "--batch", str(T), "--ctx", "512", "--impl", "fused", *extra,
                  card=card)
