@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""stagesweep (issue 10; planned 2026-12-07): one fused_moe GEMM under tiles, warps and pipeline stages that vLLM's
+H100 files mix at prefill, on the same routed rows, so what a tile costs can be read apart from what the shape costs.
+A measurement: nothing is priced or fitted on it here (read_stages.py prices it with the prices committed first).
+
+Why: the price misses two kinds of vLLM's tuned prefill entries on the H100: the 2-stage BLOCK_K 128 tiles
+(DeepSeek-V2-Lite's 4096-token 128 x 256 x 128 s2 -34 %, its 24576-token 256 x 128 x 128 s2 -26 %) and the short-K
+w2 of the 128 x 256 x 64 s4 tile (Qwen3-30B's K 768, -15 to -29 %); h100-tunedncu read a tile's SM cycles as a fixed
+part plus a K-linear one. Here the same GEMMs run under every config of CONFIGS, so a stage count, a BLOCK_K or a
+second CTA an SM is the only change between two records.
+
+    python3 probe_stages.py out.jsonl [tokens, comma separated] [models, comma separated]
+
+Each record: the model's w13 and w2 kernel times (CUPTI, median of 4 rounds over 4 weight copies, probe_tuned.time_us)
+under one config, and the largest difference from the default config's output.
+"""
+import json
+import os
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+sys.path.insert(0, os.path.join(HERE, "..", "production"))
+
+# (BLOCK_M, BLOCK_N, BLOCK_K, warps, stages), GROUP_SIZE_M 1 (vLLM's H100 prefill entries for these models)
+CONFIGS = ((128, 256, 64, 8, 4), (128, 256, 64, 8, 3), (128, 256, 64, 8, 2), (128, 256, 128, 8, 2),
+           (256, 128, 128, 8, 2), (128, 128, 64, 8, 3), (128, 128, 64, 4, 4), (64, 256, 64, 8, 5))
+MODELS = {"qwen3-30b-a3b": (128, 8, 2048, 768), "deepseek-v2-lite": (64, 6, 2048, 1408)}
+TOKENS = (4096, 16384)
+
+
+def main():
+    import torch  # here, not at the top: read_stages.py imports the constants on a machine without torch
+
+    import fused_moe_layer
+    import probe_tuned
+    import vllm_style_moe as vmoe
+    out = open(sys.argv[1], "a") if len(sys.argv) > 1 else None
+    tokens = tuple(int(t) for t in sys.argv[2].split(",")) if len(sys.argv) > 2 and sys.argv[2] else TOKENS
+    models = {m: MODELS[m] for m in sys.argv[3].split(",")} if len(sys.argv) > 3 else MODELS
+    dev = "cuda"
+    gen = torch.Generator(device=dev).manual_seed(0)
+    props = torch.cuda.get_device_properties(0)
+    print(f"device {props.name} sms {props.multi_processor_count}", flush=True)
+    with torch.no_grad():
+        for model, (E, k, d, I) in models.items():
+            copies = [fused_moe_layer.make_weights(E, d, I, 0, dev, gen) for _ in range(probe_tuned.COPIES)]
+            for T in tokens:
+                x = torch.randn(T, d, device=dev, dtype=torch.bfloat16, generator=gen)
+                logits = torch.randn(T, E, device=dev, dtype=torch.float32, generator=gen)
+                topw, ids = torch.topk(torch.softmax(logits, -1), k, dim=-1)
+                ids = ids.to(torch.int32).contiguous()
+                act = torch.randn(T * k, I, device=dev, dtype=torch.bfloat16, generator=gen)
+                ref = {}
+                for c in [vmoe.default_config(T, E)] + [dict(BM=m, BN=n, BK=kk, GM=1, num_warps=w, num_stages=s)
+                                                        for m, n, kk, w, s in CONFIGS]:
+                    sorted_ids, expert_ids, post_pad = vmoe.moe_align_block_size(ids, E, c["BM"])
+                    h = torch.empty(T * k, 2 * I, device=dev, dtype=torch.bfloat16)
+                    y = torch.empty(T * k, d, device=dev, dtype=torch.bfloat16)
+                    rec = dict(model=model, experts=E, top_k=k, hidden=d, intermediate=I, tokens=T,
+                               config="default" if not ref else "sweep", BM=c["BM"], BN=c["BN"], BK=c["BK"],
+                               GM=c["GM"], warps=c["num_warps"], stages=c["num_stages"],
+                               padded_rows=int(post_pad.item()))
+                    try:
+                        for name, a, o, tk, mul in (("w13", x, h, k, False), ("w2", act, y, 1, True)):
+                            def launch(w):
+                                vmoe.fused_moe_gemm(a, w, o, topw.flatten().contiguous(), sorted_ids, expert_ids,
+                                                    post_pad, tk, mul, c)
+                            med, q1, q3 = probe_tuned.time_us([lambda w=wts[name]: launch(w)
+                                                               for wts in reversed(copies)])
+                            rec[name + "_us"], rec[name + "_q1_us"], rec[name + "_q3_us"] = (
+                                round(med, 2), round(q1, 2), round(q3, 2))
+                            if name not in ref:
+                                ref[name] = o.float().clone()
+                            else:
+                                rec[name + "_rel_diff"] = float((o.float() - ref[name]).abs().max() /
+                                                                ref[name].abs().max().clamp_min(1e-6))
+                    except Exception as e:  # a config Triton cannot place (shared memory): recorded, not fatal
+                        rec["error"] = str(e).splitlines()[0][:200]
+                    print(json.dumps(rec), flush=True)
+                    if out:
+                        out.write(json.dumps(rec) + "\n")
+                        out.flush()
+            del copies
+            torch.cuda.empty_cache()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,82 @@
+#!/usr/bin/env python3
+"""stagesweep's reading (probe_stages.py): each config's w13 and w2 against the fused profile's price under the same
+config (`perfmodel decode --moe-config <a one-entry vLLM file>`), and each tile's time over the waves.
+
+    python3 validation/scripts/moe/read_stages.py --prices <perfmodel binary> <card>   # before a run: the prices
+    python3 validation/scripts/moe/read_stages.py <results dir holding stages.jsonl> <perfmodel binary> <card>
+"""
+import json
+import os
+import statistics
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compare_fused import moe_ops, run_json  # noqa: E402
+from probe_stages import CONFIGS, MODELS, TOKENS  # noqa: E402  (torch-free at import)
+
+
+def priced(binary, card, model, T, c):
+    """w13, w2 (us) of `model` at T tokens under config c (BM, BN, BK, warps, stages), GROUP_SIZE_M 1."""
+    BM, BN, BK, warps, stages = c
+    entry = {str(T): dict(BLOCK_SIZE_M=BM, BLOCK_SIZE_N=BN, BLOCK_SIZE_K=BK, GROUP_SIZE_M=1, num_warps=warps,
+                          num_stages=stages)}
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(entry, f)
+    try:
+        d = run_json(binary, "decode", "--model", model, "--batch", str(T), "--ctx", "512", "--impl", "fused",
+                     "--moe-config", f.name, card=card)
+    finally:
+        os.unlink(f.name)
+    ops = moe_ops(d)
+    return ops["experts.w13"][1] * 1e6, ops["experts.w2"][1] * 1e6
+
+
+def name(c):
+    return f"{c[0]}x{c[1]}x{c[2]} w{c[3]} s{c[4]}"
+
+
+def prices(binary, card):
+    print(f"card {card}: `perfmodel decode --model <model> --batch <tokens> --moe-config <one entry>` (us)\n")
+    print("| model | tokens | config | priced w13 / w2 us |")
+    print("| --- | ---: | --- | ---: |")
+    for model in MODELS:
+        for T in TOKENS:
+            for c in CONFIGS:
+                w13, w2 = priced(binary, card, model, T, c)
+                print(f"| {model} | {T} | {name(c)} | {w13:.1f} / {w2:.1f} |")
+
+
+def main(folder, binary, card):
+    recs = [json.loads(l) for l in open(os.path.join(folder, "stages.jsonl")) if l.strip()]
+    print("| model | tokens | config | K w13 / w2 | measured w13 / w2 us | us a tile w13 / w2 | priced w13 / w2 us "
+          "| err w13 / w2 |")
+    print("| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: |")
+    errs = []
+    for r in recs:
+        if r["config"] != "sweep" or "error" in r:
+            if "error" in r:
+                print(f"| {r['model']} | {r['tokens']} | {r['BM']}x{r['BN']}x{r['BK']} w{r['warps']} s{r['stages']} "
+                      f"| | failed: {r['error'][:60]} | | | |")
+            continue
+        c = (r["BM"], r["BN"], r["BK"], r["warps"], r["stages"])
+        p13, p2 = priced(binary, card, r["model"], r["tokens"], c)
+        I, d = r["intermediate"], r["hidden"]
+        row_blocks = r["padded_rows"] / r["BM"]
+        tiles13, tiles2 = row_blocks * -(-2 * I // r["BN"]), row_blocks * -(-d // r["BN"])
+        e13, e2 = p13 / r["w13_us"] - 1, p2 / r["w2_us"] - 1
+        errs += [e13, e2]
+        print(f"| {r['model']} | {r['tokens']} | {name(c)} | {d} / {I} | {r['w13_us']:.1f} / {r['w2_us']:.1f} "
+              f"| {r['w13_us'] / (tiles13 / 132):.2f} / {r['w2_us'] / (tiles2 / 132):.2f} | {p13:.1f} / {p2:.1f} "
+              f"| {100 * e13:+.1f} / {100 * e2:+.1f} % |")
+    if errs:
+        a = sorted(abs(e) for e in errs)
+        print(f"\nkernels {len(errs)}: median / p90 |error| {100 * statistics.median(a):.1f} % / "
+              f"{100 * a[min(len(a) - 1, int(0.9 * len(a)))]:.1f} %")
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "--prices":
+        prices(sys.argv[2], sys.argv[3])
+    else:
+        main(sys.argv[1], sys.argv[2], sys.argv[3])
