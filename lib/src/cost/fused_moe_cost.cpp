@@ -56,6 +56,7 @@ struct FusedMoeConfig {
   // the K-loop's latency-bound rate (cta_rate, fitted on them) scales with it, by Little's law.
   double in_flight_ratio = 1;
   int64_t group_m = 1;  // GROUP_SIZE_M: the row blocks one column sweep takes together
+  int64_t stages = 3;   // Triton's pipeline stages (num_stages)
 };
 
 int64_t ceil_div(int64_t a, int64_t b) { return (a + b - 1) / b; }
@@ -85,7 +86,8 @@ FusedMoeConfig tuned_config(const FusedMoeTile& t, double element_bytes) {
   const int64_t ctas = std::min({kSmWarps / t.warps, kSmBlocks, kSmSharedBytes / std::max<int64_t>(1, buffers * stage_bytes),
                                  kSmRegisters / (threads * regs)});
   const double in_flight = static_cast<double>(std::max<int64_t>(1, t.stages - 1) * t.block_k * t.block_n) / (2.0 * 64 * 32);
-  return {t.block_m, t.block_n, t.block_k, std::max<int64_t>(1, ctas), in_flight, std::max<int64_t>(1, t.group_m)};
+  return {t.block_m,  t.block_n, t.block_k, std::max<int64_t>(1, ctas), in_flight, std::max<int64_t>(1, t.group_m),
+          std::max<int64_t>(1, t.stages)};
 }
 
 // vLLM's default (get_default_config): 16 x 32 x 64 while the tokens are at most the experts (decode: a few rows per
@@ -96,7 +98,7 @@ FusedMoeConfig tuned_config(const FusedMoeTile& t, double element_bytes) {
 // decode layers' grouped GEMMs 3.5 / 10.6 % median / p90 at 16, 4.8 / 13.2 % at 12). In this additive form the
 // per-wave K-loop term stands for more than the resident count.
 FusedMoeConfig vllm_default_config(int64_t tokens, int64_t experts, double element_bytes) {
-  if (tokens <= experts) return {16, 32, 64, 16, 1, 1};
+  if (tokens <= experts) return {16, 32, 64, 16, 1, 1, 3};
   return tuned_config({64, 64, 32, 8, 4, 3}, element_bytes);
 }
 
@@ -183,6 +185,37 @@ double straddle_reread_bytes(const Op& op, const FusedMoeConfig& c, double padde
   return experts * expert_bytes * dram_share;
 }
 
+// Full lines (BLOCK_K x the element at least 128 bytes: vLLM's tuned tiles, the default's decode 16 x 32 x 64).
+// h100-stagesweep ran one GEMM's routed rows under eight such configs: a tile's K loop is bound by the tile loads the
+// SM takes from the L2, two ways (fused_moe_full_line_s):
+//   - their rate: every K step loads BLOCK_M x BLOCK_K of A and BLOCK_K x BLOCK_N of weights, as at half lines, at
+//     kFullLineL2Rate x l2_tile_rate (128 x 128 x 64 and 64 x 256 x 64 tiles, 51-64 FLOP a loaded byte against
+//     128 x 256's 85, ran 13-35 % slower than the MMA price);
+//   - their latency: a CTA keeps stages - 1 stage loads in flight (Triton's pipeliner holds one buffer for the MMA),
+//     each taking the idle latency plus the stage's transfer at the SM's share of that rate, shared by the CTAs
+//     resident: 2 stages left the 128 x 256 tiles 40-50 % slower than 3 or 4, at BLOCK_K 64 and 128 alike. The
+//     idle latency is the default tile's bytes in flight over its idle CTA rate (cta_rate, Little's law).
+// kFullLineL2Rate: 1.1, the best of 1.0-1.4 on stagesweep (64 kernels) with the rate term alone. With the latency
+// term stagesweep is flat from 0.95 to 1.1 (median |error| 9.2-10.7 %); 1.0 priced Mixtral's long-K 128 x 256 tiles in
+// the held-out sets 2-6 % slower (h100-tunedh100's median 4.9 -> 5.6 %), so those sets saw this choice and
+// h100-stagecheck (new models, committed prices) is its held-out test.
+constexpr double kFullLineL2Rate = 1.1;
+
+double fused_moe_full_line_s(const Op& op, const FusedMoeConfig& c, double padded_tiles, const FusedMoeGemm& f,
+                             const Roofs& r) {
+  const double element = bytes_of(op.dtype);
+  const double rate = kFullLineL2Rate * *f.l2_tile_rate;
+  const double k = static_cast<double>(op.gemm.k);
+  const double loads_s = padded_tiles * k * static_cast<double>(c.block_m + c.block_n) * element / rate;
+  const double sms = static_cast<double>(r.card.sm_count);
+  const double resident = std::min(static_cast<double>(c.ctas_per_sm), std::ceil(padded_tiles / sms));
+  const double stage_bytes = static_cast<double>((c.block_m + c.block_n) * c.block_k) * element;
+  const double latency_s = 2.0 * 64 * 32 * element / *f.cta_rate;  // the default tile's in flight (in_flight_ratio)
+  const double step_s = (latency_s + resident * stage_bytes / (rate / sms)) / static_cast<double>(std::max<int64_t>(1, c.stages - 1));
+  const double rounds = std::ceil(padded_tiles / (sms * resident));
+  return std::max(loads_s, rounds * std::ceil(k / static_cast<double>(c.block_k)) * step_s);
+}
+
 }  // namespace
 
 KernelTimes fused_moe_gemm_cost(const Op& op, const Roofs& r) {
@@ -230,6 +263,7 @@ KernelTimes fused_moe_gemm_cost(const Op& op, const Roofs& r) {
     half_line_stream_s = (op.bytes() + rereads) * inv;
     t.memory_s = std::max(waves * slab / (kHalfLineLoadedCtaRate * cta_rate), half_line_stream_s);
   }
+  if (!half_line && f.l2_tile_rate) t.memory_s = std::max(t.memory_s, fused_moe_full_line_s(op, c, padded_tiles, f, r));
   if (half_line && f.l2_tile_rate) {
     // h100-prefillncu (see the header): each CTA K step loads BLOCK_M x BLOCK_K of A and BLOCK_K x BLOCK_N of
     // weights through the L2, at one rate.

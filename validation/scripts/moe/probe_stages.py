@@ -9,7 +9,8 @@ w2 of the 128 x 256 x 64 s4 tile (Qwen3-30B's K 768, -15 to -29 %); h100-tunednc
 part plus a K-linear one. Here the same GEMMs run under every config of CONFIGS, so a stage count, a BLOCK_K or a
 second CTA an SM is the only change between two records.
 
-    python3 probe_stages.py out.jsonl [tokens, comma separated] [models, comma separated]
+    python3 probe_stages.py [--check] out.jsonl [tokens, comma separated] [models, comma separated]
+    --check: CHECK_MODELS at CHECK_TOKENS (stagecheck)
 
 Each record: the model's w13 and w2 kernel times (CUPTI, median of 4 rounds over 4 weight copies, probe_tuned.time_us)
 under one config, and the largest difference from the default config's output.
@@ -27,6 +28,10 @@ CONFIGS = ((128, 256, 64, 8, 4), (128, 256, 64, 8, 3), (128, 256, 64, 8, 2), (12
            (256, 128, 128, 8, 2), (128, 128, 64, 8, 3), (128, 128, 64, 4, 4), (64, 256, 64, 8, 5))
 MODELS = {"qwen3-30b-a3b": (128, 8, 2048, 768), "deepseek-v2-lite": (64, 6, 2048, 1408)}
 TOKENS = (4096, 16384)
+# stagecheck (planned after stagesweep's reading): the same configs on models stagesweep did not run, long K among
+# them (Mixtral-8x7B's w2 K 14336, Qwen3-235B-A22B's w13 K 4096), at other lengths; prices committed before the run.
+CHECK_MODELS = {"mixtral-8x7b": (8, 2, 4096, 14336), "qwen3-235b-a22b": (128, 8, 4096, 1536)}
+CHECK_TOKENS = (2048, 8192)
 
 
 def main():
@@ -35,9 +40,13 @@ def main():
     import fused_moe_layer
     import probe_tuned
     import vllm_style_moe as vmoe
+    check = len(sys.argv) > 1 and sys.argv[1] == "--check"
+    if check:
+        del sys.argv[1]
+    every, default_tokens = (CHECK_MODELS, CHECK_TOKENS) if check else (MODELS, TOKENS)
     out = open(sys.argv[1], "a") if len(sys.argv) > 1 else None
-    tokens = tuple(int(t) for t in sys.argv[2].split(",")) if len(sys.argv) > 2 and sys.argv[2] else TOKENS
-    models = {m: MODELS[m] for m in sys.argv[3].split(",")} if len(sys.argv) > 3 else MODELS
+    tokens = tuple(int(t) for t in sys.argv[2].split(",")) if len(sys.argv) > 2 and sys.argv[2] else default_tokens
+    models = {m: every[m] for m in sys.argv[3].split(",")} if len(sys.argv) > 3 else every
     dev = "cuda"
     gen = torch.Generator(device=dev).manual_seed(0)
     props = torch.cuda.get_device_properties(0)

@@ -3,6 +3,7 @@
 config (`perfmodel decode --moe-config <a one-entry vLLM file>`), and each tile's time over the waves.
 
     python3 validation/scripts/moe/read_stages.py --prices <perfmodel binary> <card>   # before a run: the prices
+    python3 validation/scripts/moe/read_stages.py --check-prices <perfmodel binary> <card>   # stagecheck's
     python3 validation/scripts/moe/read_stages.py <results dir holding stages.jsonl> <perfmodel binary> <card>
 """
 import json
@@ -13,7 +14,7 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from compare_fused import moe_ops, run_json  # noqa: E402
-from probe_stages import CONFIGS, MODELS, TOKENS  # noqa: E402  (torch-free at import)
+from probe_stages import CHECK_MODELS, CHECK_TOKENS, CONFIGS, MODELS, TOKENS  # noqa: E402  (torch-free at import)
 
 
 def priced(binary, card, model, T, c):
@@ -36,12 +37,12 @@ def name(c):
     return f"{c[0]}x{c[1]}x{c[2]} w{c[3]} s{c[4]}"
 
 
-def prices(binary, card):
+def prices(binary, card, models=MODELS, tokens=TOKENS):
     print(f"card {card}: `perfmodel decode --model <model> --batch <tokens> --moe-config <one entry>` (us)\n")
     print("| model | tokens | config | priced w13 / w2 us |")
     print("| --- | ---: | --- | ---: |")
-    for model in MODELS:
-        for T in TOKENS:
+    for model in models:
+        for T in tokens:
             for c in CONFIGS:
                 w13, w2 = priced(binary, card, model, T, c)
                 print(f"| {model} | {T} | {name(c)} | {w13:.1f} / {w2:.1f} |")
@@ -78,5 +79,7 @@ def main(folder, binary, card):
 if __name__ == "__main__":
     if sys.argv[1] == "--prices":
         prices(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "--check-prices":
+        prices(sys.argv[2], sys.argv[3], CHECK_MODELS, CHECK_TOKENS)
     else:
         main(sys.argv[1], sys.argv[2], sys.argv[3])
