@@ -263,7 +263,12 @@ KernelTimes fused_moe_gemm_cost(const Op& op, const Roofs& r) {
     half_line_stream_s = (op.bytes() + rereads) * inv;
     t.memory_s = std::max(waves * slab / (kHalfLineLoadedCtaRate * cta_rate), half_line_stream_s);
   }
-  if (!half_line && f.l2_tile_rate) t.memory_s = std::max(t.memory_s, fused_moe_full_line_s(op, c, padded_tiles, f, r));
+  if (!half_line && f.l2_tile_rate) {
+    t.memory_s = std::max(t.memory_s, fused_moe_full_line_s(op, c, padded_tiles, f, r));
+    // GROUP_SIZE_M's straddle at full lines too (h100-stagecheck: Mixtral-8x7B's w13 at GROUP_SIZE_M 1, each of an
+    // expert's row blocks streaming its 235 MB of weights again from DRAM, ran 1.7-2.1x the price without it).
+    t.memory_s = std::max(t.memory_s, (op.bytes() + straddle_reread_bytes(op, c, padded_tiles, col_blocks, r)) / *f.stream);
+  }
   if (half_line && f.l2_tile_rate) {
     // h100-prefillncu (see the header): each CTA K step loads BLOCK_M x BLOCK_K of A and BLOCK_K x BLOCK_N of
     // weights through the L2, at one rate.
