@@ -11,6 +11,7 @@ second CTA an SM is the only change between two records.
 
     python3 probe_stages.py [--check] out.jsonl [tokens, comma separated] [models, comma separated]
     --check: CHECK_MODELS at CHECK_TOKENS (stagecheck)
+    --gm: GM_CONFIGS on GM_MODELS at GM_TOKENS (gmcheck)
 
 Each record: the model's w13 and w2 kernel times (CUPTI, median of 4 rounds over 4 weight copies, probe_tuned.time_us)
 under one config, and the largest difference from the default config's output.
@@ -32,6 +33,12 @@ TOKENS = (4096, 16384)
 # them (Mixtral-8x7B's w2 K 14336, Qwen3-235B-A22B's w13 K 4096), at other lengths; prices committed before the run.
 CHECK_MODELS = {"mixtral-8x7b": (8, 2, 4096, 14336), "qwen3-235b-a22b": (128, 8, 4096, 1536)}
 CHECK_TOKENS = (2048, 8192)
+# gmcheck (planned after stagecheck): GROUP_SIZE_M's straddle re-reads at full lines, which the price took on after
+# stagecheck's Mixtral w13 at GROUP_SIZE_M 1; one tile, GROUP_SIZE_M 1-32, experts past the L2 and within it.
+GM_CONFIGS = tuple((128, 256, 64, 8, 4, gm) for gm in (1, 2, 4, 8, 32))
+GM_MODELS = {"mixtral-8x7b": (8, 2, 4096, 14336), "mixtral-8x22b": (8, 2, 6144, 16384),
+             "qwen3-235b-a22b": (128, 8, 4096, 1536)}
+GM_TOKENS = (4096,)
 
 
 def main():
@@ -40,10 +47,11 @@ def main():
     import fused_moe_layer
     import probe_tuned
     import vllm_style_moe as vmoe
-    check = len(sys.argv) > 1 and sys.argv[1] == "--check"
-    if check:
+    mode = sys.argv[1] if len(sys.argv) > 1 and sys.argv[1] in ("--check", "--gm") else None
+    if mode:
         del sys.argv[1]
-    every, default_tokens = (CHECK_MODELS, CHECK_TOKENS) if check else (MODELS, TOKENS)
+    every, default_tokens, configs = {"--check": (CHECK_MODELS, CHECK_TOKENS, CONFIGS),
+                                      "--gm": (GM_MODELS, GM_TOKENS, GM_CONFIGS)}.get(mode, (MODELS, TOKENS, CONFIGS))
     out = open(sys.argv[1], "a") if len(sys.argv) > 1 else None
     tokens = tuple(int(t) for t in sys.argv[2].split(",")) if len(sys.argv) > 2 and sys.argv[2] else default_tokens
     models = {m: every[m] for m in sys.argv[3].split(",")} if len(sys.argv) > 3 else every
@@ -61,8 +69,9 @@ def main():
                 ids = ids.to(torch.int32).contiguous()
                 act = torch.randn(T * k, I, device=dev, dtype=torch.bfloat16, generator=gen)
                 ref = {}
-                for c in [vmoe.default_config(T, E)] + [dict(BM=m, BN=n, BK=kk, GM=1, num_warps=w, num_stages=s)
-                                                        for m, n, kk, w, s in CONFIGS]:
+                for c in [vmoe.default_config(T, E)] + [dict(BM=cf[0], BN=cf[1], BK=cf[2], num_warps=cf[3],
+                                                             num_stages=cf[4], GM=cf[5] if len(cf) > 5 else 1)
+                                                        for cf in configs]:
                     sorted_ids, expert_ids, post_pad = vmoe.moe_align_block_size(ids, E, c["BM"])
                     h = torch.empty(T * k, 2 * I, device=dev, dtype=torch.bfloat16)
                     y = torch.empty(T * k, d, device=dev, dtype=torch.bfloat16)

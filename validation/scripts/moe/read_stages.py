@@ -4,6 +4,7 @@ config (`perfmodel decode --moe-config <a one-entry vLLM file>`), and each tile'
 
     python3 validation/scripts/moe/read_stages.py --prices <perfmodel binary> <card>   # before a run: the prices
     python3 validation/scripts/moe/read_stages.py --check-prices <perfmodel binary> <card>   # stagecheck's
+    python3 validation/scripts/moe/read_stages.py --gm-prices <perfmodel binary> <card>      # gmcheck's
     python3 validation/scripts/moe/read_stages.py <results dir holding stages.jsonl> <perfmodel binary> <card>
 """
 import json
@@ -14,13 +15,14 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from compare_fused import moe_ops, run_json  # noqa: E402
-from probe_stages import CHECK_MODELS, CHECK_TOKENS, CONFIGS, MODELS, TOKENS  # noqa: E402  (torch-free at import)
+from probe_stages import CHECK_MODELS, CHECK_TOKENS, CONFIGS, GM_CONFIGS, GM_MODELS, GM_TOKENS, MODELS, TOKENS  # noqa: E402  (torch-free at import)
 
 
 def priced(binary, card, model, T, c):
-    """w13, w2 (us) of `model` at T tokens under config c (BM, BN, BK, warps, stages), GROUP_SIZE_M 1."""
-    BM, BN, BK, warps, stages = c
-    entry = {str(T): dict(BLOCK_SIZE_M=BM, BLOCK_SIZE_N=BN, BLOCK_SIZE_K=BK, GROUP_SIZE_M=1, num_warps=warps,
+    """w13, w2 (us) of `model` at T tokens under config c (BM, BN, BK, warps, stages[, GROUP_SIZE_M, else 1])."""
+    BM, BN, BK, warps, stages = c[:5]
+    entry = {str(T): dict(BLOCK_SIZE_M=BM, BLOCK_SIZE_N=BN, BLOCK_SIZE_K=BK, GROUP_SIZE_M=c[5] if len(c) > 5 else 1,
+                          num_warps=warps,
                           num_stages=stages)}
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(entry, f)
@@ -34,16 +36,16 @@ def priced(binary, card, model, T, c):
 
 
 def name(c):
-    return f"{c[0]}x{c[1]}x{c[2]} w{c[3]} s{c[4]}"
+    return f"{c[0]}x{c[1]}x{c[2]} w{c[3]} s{c[4]}" + (f" GM{c[5]}" if len(c) > 5 and c[5] != 1 else "")
 
 
-def prices(binary, card, models=MODELS, tokens=TOKENS):
+def prices(binary, card, models=MODELS, tokens=TOKENS, configs=CONFIGS):
     print(f"card {card}: `perfmodel decode --model <model> --batch <tokens> --moe-config <one entry>` (us)\n")
     print("| model | tokens | config | priced w13 / w2 us |")
     print("| --- | ---: | --- | ---: |")
     for model in models:
         for T in tokens:
-            for c in CONFIGS:
+            for c in configs:
                 w13, w2 = priced(binary, card, model, T, c)
                 print(f"| {model} | {T} | {name(c)} | {w13:.1f} / {w2:.1f} |")
 
@@ -60,7 +62,7 @@ def main(folder, binary, card):
                 print(f"| {r['model']} | {r['tokens']} | {r['BM']}x{r['BN']}x{r['BK']} w{r['warps']} s{r['stages']} "
                       f"| | failed: {r['error'][:60]} | | | |")
             continue
-        c = (r["BM"], r["BN"], r["BK"], r["warps"], r["stages"])
+        c = (r["BM"], r["BN"], r["BK"], r["warps"], r["stages"], r.get("GM", 1))
         p13, p2 = priced(binary, card, r["model"], r["tokens"], c)
         I, d = r["intermediate"], r["hidden"]
         row_blocks = r["padded_rows"] / r["BM"]
@@ -79,6 +81,8 @@ def main(folder, binary, card):
 if __name__ == "__main__":
     if sys.argv[1] == "--prices":
         prices(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "--gm-prices":
+        prices(sys.argv[2], sys.argv[3], GM_MODELS, GM_TOKENS, GM_CONFIGS)
     elif sys.argv[1] == "--check-prices":
         prices(sys.argv[2], sys.argv[3], CHECK_MODELS, CHECK_TOKENS)
     else:
