@@ -303,8 +303,8 @@ TEST_CASE("every committed result file reads as its kind") {
   // h200-normissue (kernels.json), h200-heldout29 (kernels.json), h200-flash30, h200-lonecta and h200-headdims (kernels.json),
   // h200-heldout30, h200-oddsplit, h200-x256, h200-tailpace and h200-tailprobe (kernels.json), h200-heldout31, h200-widegroup, h200-wideprobe, h200-widecheck and h200-flash2wide (kernels.json);
   // on the H100: h100-first (prod, ho16), h100-second (ho25, tailpace, widegroup, widecheck; third/ flash30, headdims,
-  // heldout31, tailprobe, x256), h100-widencu/tailpace, h100-heldout33, h100-heldout34, h100-heldout35 and h100-lonesplit, h100-rerun25 (lonesplit, heldout35, heldout34), h100-splitgap, h100-combinel2, h100-gapstate (cold, hot, idle), h100-combinewave, h100-combinedim, h100-widesplit (widegroup, widecheck, wideprobe), h100-x256check, h100-heldout36, h100-rerun26 (x256check, widesplit's three, heldout36), h100-quanth100 (quant-0, quant3, quant6), h100-quanth100b (quant-1), h100-quanth100c (quant5, fp8mm14, quant2); h200-heldout33, h200-heldout36.
-  CHECK(suites == 132);
+  // heldout31, tailprobe, x256), h100-widencu/tailpace, h100-heldout33, h100-heldout34, h100-heldout35 and h100-lonesplit, h100-rerun25 (lonesplit, heldout35, heldout34), h100-splitgap, h100-combinel2, h100-gapstate (cold, hot, idle), h100-combinewave, h100-combinedim, h100-widesplit (widegroup, widecheck, wideprobe), h100-x256check, h100-heldout36, h100-rerun26 (x256check, widesplit's three, heldout36), h100-quanth100 (quant-0, quant3, quant6), h100-quanth100b (quant-1), h100-quanth100c (quant5, fp8mm14, quant2); h200-heldout33, h200-heldout36, h200-heldout35 and h200-x256check (checks37).
+  CHECK(suites == 134);
   CHECK(steps == 42);
   CHECK(raws == 9);  // h100power/power-raw.json: the H100's power section (calibrate --on-gpu --only power)
   CHECK(eager == 2);

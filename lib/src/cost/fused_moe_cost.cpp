@@ -266,8 +266,12 @@ KernelTimes fused_moe_gemm_cost(const Op& op, const Roofs& r) {
   if (!half_line && f.l2_tile_rate) {
     t.memory_s = std::max(t.memory_s, fused_moe_full_line_s(op, c, padded_tiles, f, r));
     // GROUP_SIZE_M's straddle at full lines too (h100-stagecheck: Mixtral-8x7B's w13 at GROUP_SIZE_M 1, each of an
-    // expert's row blocks streaming its 235 MB of weights again from DRAM, ran 1.7-2.1x the price without it).
-    t.memory_s = std::max(t.memory_s, (op.bytes() + straddle_reread_bytes(op, c, padded_tiles, col_blocks, r)) / *f.stream);
+    // expert's row blocks streaming its 235 MB of weights again from DRAM, ran 1.7-2.1x the price without it). The
+    // resident CTAs walk resident / col_blocks row blocks at once whatever GROUP_SIZE_M, and those share each weight
+    // tile in flight (h100-gmcheck: Mixtral-8x22B's w2, 24 column blocks, ran alike at GROUP_SIZE_M 1 and 2).
+    FusedMoeConfig walked = c;
+    walked.group_m = std::max(c.group_m, resident / col_blocks);
+    t.memory_s = std::max(t.memory_s, (op.bytes() + straddle_reread_bytes(op, walked, padded_tiles, col_blocks, r)) / *f.stream);
   }
   if (half_line && f.l2_tile_rate) {
     // h100-prefillncu (see the header): each CTA K step loads BLOCK_M x BLOCK_K of A and BLOCK_K x BLOCK_N of
