@@ -338,13 +338,13 @@ TEST_CASE("full-line fused_moe tiles: the tile loads' rate and the pipeline's st
   CHECK(w13({128, 256, 128, 1, 8, 2}) > 1.2 * s4);  // measured 1.41x
   CHECK(w13({128, 128, 64, 1, 8, 3}) > 1.1 * s4);   // measured 1.18x
   // h100-stagesweep: eight configs on the same rows, 64 kernels, the fit set of kFullLineL2Rate (21.5 / 34.8 % before
-  // the terms, 10.7 / 23.0 % with them: read_stages.py).
+  // the terms, 10.7 / 22.9 % with them: read_stages.py).
   const std::vector<double> sweep = stage_errors("h100-stagesweep");
   REQUIRE(sweep.size() == 64);
   check_band("h100-stagesweep", sweep, 0.115, 0.24);
-  // h100-stagecheck: held out (Mixtral-8x7B, Qwen3-235B-A22B; prices before and after committed): 25.7 / 43.4 % ->
-  // 11.4 / 37.3 % (read_stages.py's p90; 34.7 % interpolated, as here); 11.4 / 25.5 % with GROUP_SIZE_M's straddle at
-  // full lines, which this run led to.
+  // h100-stagecheck: held out (Mixtral-8x7B, Qwen3-235B-A22B; prices before and after committed): 25.6 / 43.4 % ->
+  // 11.4 / 34.7 %; 12.1 / 25.5 % with GROUP_SIZE_M's straddle at full lines, which this run led to, and 11.4 / 25.5 %
+  // with h100-gmcheck's row-block group.
   const std::vector<double> check = stage_errors("h100-stagecheck");
   REQUIRE(check.size() == 64);
   check_band("h100-stagecheck", check, 0.12, 0.26);

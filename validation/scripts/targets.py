@@ -546,7 +546,30 @@ def issue11(binary):
               tuned_stats(out, tuned), (0.05, 0.15))
         t.add(f"fused_moe grouped GEMMs, vLLM's default config, the same layouts, on {where}", how,
               tuned_stats(out, default), (0.05, 0.15))
+    # Thirty-seventh session: one GEMM's rows under tuned-style configs, one change at a time (probe_stages.py),
+    # read_stages.py per kernel (w13 and w2 apart).
+    for folder, label, note in (
+            ("h100-stagesweep", "eight full-line configs (stages 2-5, BLOCK_K 64 / 128, 1-2 CTAs an SM) on "
+             "Qwen3-30B-A3B and DeepSeek-V2-Lite, on an H100 (the fit set of kFullLineL2Rate)",
+             "21.5 / 34.8 % before the full-line terms (fused_moe_cost.cpp, fused_moe_full_line_s)"),
+            ("h100-stagecheck", "the same configs on Mixtral-8x7B and Qwen3-235B-A22B (held out), on an H100",
+             "25.6 / 43.4 % before the terms, 11.4 / 34.7 % as priced before the run; GROUP_SIZE_M's straddle at "
+             "full lines added after it"),
+            ("h100-gmcheck", "128 x 256 x 64 at GROUP_SIZE_M 1-32 on Mixtral-8x7B / -8x22B and Qwen3-235B-A22B "
+             "(held out for the straddle at full lines), on an H100",
+             "10.0 / 22.0 % as priced before the run; the resident CTAs' row blocks as a group after it")):
+        out = run([PY, os.path.join(HERE, "moe", "read_stages.py"), f"validation/results/{folder}", binary, "h100-sxm"])
+        t.add(f"fused_moe grouped GEMMs, {label}", f"read_stages.py (`h100-sxm`), {folder}", stage_stats(out),
+              (0.05, 0.15), note)
     return t
+
+
+def stage_stats(out):
+    """(kernels, median, p90) from read_stages.py's last line: `kernels N: median / p90 |error| a % / b %`."""
+    m = re.search(r"^kernels (\d+): median / p90 \|error\| ([\d.]+) % / ([\d.]+) %", out, re.M)
+    if not m:
+        raise SystemExit("targets.py: no summary in read_stages.py's output")
+    return int(m.group(1)), float(m.group(2)) / 100, float(m.group(3)) / 100
 
 
 def tuned_stats(out, label):

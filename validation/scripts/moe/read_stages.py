@@ -9,7 +9,6 @@ config (`perfmodel decode --moe-config <a one-entry vLLM file>`), and each tile'
 """
 import json
 import os
-import statistics
 import sys
 import tempfile
 
@@ -33,6 +32,14 @@ def priced(binary, card, model, T, c):
         os.unlink(f.name)
     ops = moe_ops(d)
     return ops["experts.w13"][1] * 1e6, ops["experts.w2"][1] * 1e6
+
+
+def quantile(v, q):
+    """Linear interpolation between the sorted values, as perfmodel's stats.cpp (and so tests/) take it."""
+    v = sorted(v)
+    pos = q * (len(v) - 1)
+    lo, hi = int(pos), min(len(v) - 1, int(pos) + 1)
+    return v[lo] + (v[hi] - v[lo]) * (pos - lo)
 
 
 def name(c):
@@ -73,9 +80,9 @@ def main(folder, binary, card):
               f"| {r['w13_us'] / (tiles13 / 132):.2f} / {r['w2_us'] / (tiles2 / 132):.2f} | {p13:.1f} / {p2:.1f} "
               f"| {100 * e13:+.1f} / {100 * e2:+.1f} % |")
     if errs:
-        a = sorted(abs(e) for e in errs)
-        print(f"\nkernels {len(errs)}: median / p90 |error| {100 * statistics.median(a):.1f} % / "
-              f"{100 * a[min(len(a) - 1, int(0.9 * len(a)))]:.1f} %")
+        a = [abs(e) for e in errs]
+        print(f"\nkernels {len(errs)}: median / p90 |error| {100 * quantile(a, 0.5):.1f} % / "
+              f"{100 * quantile(a, 0.9):.1f} %")
 
 
 if __name__ == "__main__":
