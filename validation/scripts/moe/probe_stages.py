@@ -16,7 +16,6 @@ second CTA an SM is the only change between two records.
 Each record: the model's w13 and w2 kernel times (CUPTI, median of 4 rounds over 4 weight copies, probe_tuned.time_us)
 under one config, and the largest difference from the default config's output.
 """
-import json
 import os
 import sys
 
@@ -63,42 +62,24 @@ def main():
         for model, (E, k, d, I) in models.items():
             copies = [fused_moe_layer.make_weights(E, d, I, 0, dev, gen) for _ in range(probe_tuned.COPIES)]
             for T in tokens:
-                x = torch.randn(T, d, device=dev, dtype=torch.bfloat16, generator=gen)
-                logits = torch.randn(T, E, device=dev, dtype=torch.float32, generator=gen)
-                topw, ids = torch.topk(torch.softmax(logits, -1), k, dim=-1)
-                ids = ids.to(torch.int32).contiguous()
-                act = torch.randn(T * k, I, device=dev, dtype=torch.bfloat16, generator=gen)
+                x, topw, ids, act = probe_tuned.routed_inputs(T, E, k, d, I, gen)
                 ref = {}
                 for c in [vmoe.default_config(T, E)] + [dict(BM=cf[0], BN=cf[1], BK=cf[2], num_warps=cf[3],
                                                              num_stages=cf[4], GM=cf[5] if len(cf) > 5 else 1)
                                                         for cf in configs]:
-                    sorted_ids, expert_ids, post_pad = vmoe.moe_align_block_size(ids, E, c["BM"])
-                    h = torch.empty(T * k, 2 * I, device=dev, dtype=torch.bfloat16)
-                    y = torch.empty(T * k, d, device=dev, dtype=torch.bfloat16)
                     rec = dict(model=model, experts=E, top_k=k, hidden=d, intermediate=I, tokens=T,
                                config="default" if not ref else "sweep", BM=c["BM"], BN=c["BN"], BK=c["BK"],
-                               GM=c["GM"], warps=c["num_warps"], stages=c["num_stages"],
-                               padded_rows=int(post_pad.item()))
+                               GM=c["GM"], warps=c["num_warps"], stages=c["num_stages"])
                     try:
-                        for name, a, o, tk, mul in (("w13", x, h, k, False), ("w2", act, y, 1, True)):
-                            def launch(w):
-                                vmoe.fused_moe_gemm(a, w, o, topw.flatten().contiguous(), sorted_ids, expert_ids,
-                                                    post_pad, tk, mul, c)
-                            med, q1, q3 = probe_tuned.time_us([lambda w=wts[name]: launch(w)
-                                                               for wts in reversed(copies)])
-                            rec[name + "_us"], rec[name + "_q1_us"], rec[name + "_q3_us"] = (
-                                round(med, 2), round(q1, 2), round(q3, 2))
+                        for name, o in probe_tuned.time_layer(x, act, topw, ids, c, copies, rec).items():
                             if name not in ref:
-                                ref[name] = o.float().clone()
+                                ref[name] = o
                             else:
-                                rec[name + "_rel_diff"] = float((o.float() - ref[name]).abs().max() /
+                                rec[name + "_rel_diff"] = float((o - ref[name]).abs().max() /
                                                                 ref[name].abs().max().clamp_min(1e-6))
                     except Exception as e:  # a config Triton cannot place (shared memory): recorded, not fatal
                         rec["error"] = str(e).splitlines()[0][:200]
-                    print(json.dumps(rec), flush=True)
-                    if out:
-                        out.write(json.dumps(rec) + "\n")
-                        out.flush()
+                    probe_tuned.emit(rec, out)
             del copies
             torch.cuda.empty_cache()
 

@@ -105,6 +105,44 @@ def time_us(launches):
     return times[len(times) // 2], times[len(times) // 4], times[3 * len(times) // 4]
 
 
+def routed_inputs(T, E, k, d, I, gen):
+    """T tokens' activations [T, d], top-k routing of random logits over E experts (weights [T, k], ids [T, k] int32)
+    and the w2 input [T k, I], bf16 on gen's device."""
+    dev = gen.device
+    x = torch.randn(T, d, device=dev, dtype=torch.bfloat16, generator=gen)
+    logits = torch.randn(T, E, device=dev, dtype=torch.float32, generator=gen)
+    topw, ids = torch.topk(torch.softmax(logits, -1), k, dim=-1)
+    act = torch.randn(T * k, I, device=dev, dtype=torch.bfloat16, generator=gen)
+    return x, topw, ids.to(torch.int32).contiguous(), act
+
+
+def emit(rec, out):
+    """A record to stdout and, where given, the results file (flushed: a run cut short keeps what it measured)."""
+    print(json.dumps(rec), flush=True)
+    if out:
+        out.write(json.dumps(rec) + "\n")
+        out.flush()
+
+
+def time_layer(x, act, topw, ids, c, copies, rec):
+    """One MoE layer's w13 and w2 under config c, each timed over the weight copies (time_us): rec takes the padded
+    rows and <gemm>_us / _q1_us / _q3_us; returns each GEMM's output (fp32) from copy 0's launch, the last one run."""
+    T, k = ids.shape
+    E, I = copies[0]["w13"].shape[0], copies[0]["w2"].shape[2]
+    sorted_ids, expert_ids, post_pad = vmoe.moe_align_block_size(ids, E, c["BM"])
+    h = torch.empty(T * k, 2 * I, device=x.device, dtype=torch.bfloat16)
+    y = torch.empty(T * k, x.shape[1], device=x.device, dtype=torch.bfloat16)
+    rec["padded_rows"] = int(post_pad.item())
+    outs = {}
+    for name, a, o, tk, mul in (("w13", x, h, k, False), ("w2", act, y, 1, True)):
+        def launch(w):
+            vmoe.fused_moe_gemm(a, w, o, topw.flatten().contiguous(), sorted_ids, expert_ids, post_pad, tk, mul, c)
+        med, q1, q3 = time_us([lambda w=wts[name]: launch(w) for wts in reversed(copies)])
+        rec[name + "_us"], rec[name + "_q1_us"], rec[name + "_q3_us"] = round(med, 2), round(q1, 2), round(q3, 2)
+        outs[name] = o.float().clone()
+    return outs
+
+
 def main():
     global ONCE
     if len(sys.argv) > 1 and sys.argv[1] == "--once":
@@ -137,37 +175,20 @@ def main():
             table = load_tuned(fname)
             copies = [fused_moe_layer.make_weights(E, d, I, 0, dev, gen) for _ in range(1 if ONCE else COPIES)]
             for T in tokens:
-                x = torch.randn(T, d, device=dev, dtype=torch.bfloat16, generator=gen)
-                logits = torch.randn(T, E, device=dev, dtype=torch.float32, generator=gen)
-                topw, ids = torch.topk(torch.softmax(logits, -1), k, dim=-1)
-                ids = ids.to(torch.int32).contiguous()
-                act = torch.randn(T * k, I, device=dev, dtype=torch.bfloat16, generator=gen)
+                x, topw, ids, act = routed_inputs(T, E, k, d, I, gen)
                 outs = {}
                 for which, c in (("default", vmoe.default_config(T, E)), ("tuned", nearest(table, T))):
-                    sorted_ids, expert_ids, post_pad = vmoe.moe_align_block_size(ids, E, c["BM"])
-                    h = torch.empty(T * k, 2 * I, device=dev, dtype=torch.bfloat16)
-                    y = torch.empty(T * k, d, device=dev, dtype=torch.bfloat16)
                     rec = dict(model=model, experts=E, top_k=k, hidden=d, intermediate=I, tokens=T, config=which,
                                BM=c["BM"], BN=c["BN"], BK=c["BK"], GM=c["GM"], warps=c["num_warps"],
-                               stages=c["num_stages"], padded_rows=int(post_pad.item()), file=fname)
-                    for name, a, o, tk, mul in (("w13", x, h, k, False), ("w2", act, y, 1, True)):
-                        def launch(w):
-                            vmoe.fused_moe_gemm(a, w, o, topw.flatten().contiguous(), sorted_ids, expert_ids,
-                                                post_pad, tk, mul, c)
-                        # every copy's launch; the last one run is copy 0's, whose output the check compares
-                        med, q1, q3 = time_us([lambda w=wts[name]: launch(w) for wts in reversed(copies)])
-                        rec[name + "_us"], rec[name + "_q1_us"], rec[name + "_q3_us"] = (round(med, 2), round(q1, 2),
-                                                                                         round(q3, 2))
-                        outs[(which, name)] = o.float().clone()
+                               stages=c["num_stages"], file=fname)
+                    for name, o in time_layer(x, act, topw, ids, c, copies, rec).items():
+                        outs[(which, name)] = o
                     if which == "tuned":
                         for name in ("w13", "w2"):
                             ref, got = outs[("default", name)], outs[("tuned", name)]
                             rec[name + "_rel_diff"] = float((got - ref).abs().max() / ref.abs().max().clamp_min(1e-6))
                         rec["correct"] = all(rec[n + "_rel_diff"] < 2e-2 for n in ("w13", "w2"))
-                    print(json.dumps(rec), flush=True)
-                    if out:
-                        out.write(json.dumps(rec) + "\n")
-                        out.flush()
+                    emit(rec, out)
             del copies
             torch.cuda.empty_cache()
 
