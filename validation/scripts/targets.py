@@ -557,9 +557,13 @@ def issue11(binary):
              "full lines added after it"),
             ("h100-gmcheck", "128 x 256 x 64 at GROUP_SIZE_M 1-32 on Mixtral-8x7B / -8x22B and Qwen3-235B-A22B "
              "(held out for the straddle at full lines), on an H100",
-             "10.0 / 22.0 % as priced before the run; the resident CTAs' row blocks as a group after it")):
-        out = run([PY, os.path.join(HERE, "moe", "read_stages.py"), f"validation/results/{folder}", binary, "h100-sxm"])
-        t.add(f"fused_moe grouped GEMMs, {label}", f"read_stages.py (`h100-sxm`), {folder}", stage_stats(out),
+             "10.0 / 22.0 % as priced before the run; the resident CTAs' row blocks as a group after it"),
+            ("h200-stagesweep", "stagesweep's eight configs on an H200 (prices committed before the run)",
+             "25.5 / 37.4 % before the full-line terms, 16.3 / 32.2 % as committed; the load rate held as the SM's "
+             "after it")):
+        card = "h200" if folder.startswith("h200") else "h100-sxm"
+        out = run([PY, os.path.join(HERE, "moe", "read_stages.py"), f"validation/results/{folder}", binary, card])
+        t.add(f"fused_moe grouped GEMMs, {label}", f"read_stages.py (`{card}`), {folder}", stage_stats(out),
               (0.05, 0.15), note)
     return t
 

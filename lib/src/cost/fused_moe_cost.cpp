@@ -191,22 +191,32 @@ double straddle_reread_bytes(const Op& op, const FusedMoeConfig& c, double padde
 // h100-stagesweep ran one GEMM's routed rows under eight such configs: a tile's K loop is bound by the tile loads the
 // SM takes from the L2, two ways (fused_moe_full_line_s):
 //   - their rate: every K step loads BLOCK_M x BLOCK_K of A and BLOCK_K x BLOCK_N of weights, as at half lines, at
-//     kFullLineL2Rate x l2_tile_rate (128 x 128 x 64 and 64 x 256 x 64 tiles, 51-64 FLOP a loaded byte against
+//     the SM's full-line load rate (128 x 128 x 64 and 64 x 256 x 64 tiles, 51-64 FLOP a loaded byte against
 //     128 x 256's 85, ran 13-35 % slower than the MMA price);
 //   - their latency: a CTA keeps stages - 1 stage loads in flight (Triton's pipeliner holds one buffer for the MMA),
 //     each taking the idle latency plus the stage's transfer at the SM's share of that rate, shared by the CTAs
 //     resident: 2 stages left the 128 x 256 tiles 40-50 % slower than 3 or 4, at BLOCK_K 64 and 128 alike. The
 //     idle latency is the default tile's bytes in flight over its idle CTA rate (cta_rate, Little's law).
-// kFullLineL2Rate: 1.1, the best of 1.0-1.4 on stagesweep (64 kernels) with the rate term alone. With the latency
-// term stagesweep is flat from 0.95 to 1.1 (median |error| 9.2-10.7 %); 1.0 priced Mixtral's long-K 128 x 256 tiles in
-// the held-out sets 2-6 % slower (h100-tunedh100's median 4.9 -> 5.6 %), so those sets saw this choice and
-// h100-stagecheck (new models, prices committed before its run) is its held-out test: 25.6 / 43.4 -> 11.4 / 34.7 %.
-constexpr double kFullLineL2Rate = 1.1;
+// That rate: 1.1 x l2_tile_rate on the H100, the best of 1.0-1.4 on stagesweep (64 kernels) with the rate term
+// alone. With the latency term stagesweep is flat from 0.95 to 1.1 (median |error| 9.2-10.7 %); 1.0 priced Mixtral's
+// long-K 128 x 256 tiles in the held-out sets 2-6 % slower (h100-tunedh100's median 4.9 -> 5.6 %), so those sets saw
+// this choice, and h100-stagecheck (new models, prices committed before its run) is its held-out test: 25.6 / 43.4 ->
+// 11.4 / 34.7 %. The rate is the SM's, not the L2's: the same configs ran as fast on an H200 (h200-stagesweep: 16.3 /
+// 32.2 % with the rate carried by the L2's size as l2_tile_rate is, nearly every kernel priced fast), whose 60 MB of
+// L2 slices serve the same 132 SMs at the same clock. So the H100's rate is held as bytes a tensor clock an SM, which
+// any card of the die shares (h200-stagesweep then 11.3 / 22.8 %, seen); a card without a tensor clock takes
+// l2_tile_rate itself.
+constexpr double kFullLineSmBytesPerClock = 31.87;  // 1.1 x 6999 GB/s (the H100's l2_tile_rate) / 132 / 1830 MHz
+
+double full_line_rate(const FusedMoeGemm& f, const Roofs& r) {
+  if (r.card.tensor_clock_hz > 0) return kFullLineSmBytesPerClock * r.card.tensor_clock_hz * r.card.sm_count;
+  return *f.l2_tile_rate;
+}
 
 double fused_moe_full_line_s(const Op& op, const FusedMoeConfig& c, double padded_tiles, const FusedMoeGemm& f,
                              const Roofs& r) {
   const double element = bytes_of(op.dtype);
-  const double rate = kFullLineL2Rate * *f.l2_tile_rate;
+  const double rate = full_line_rate(f, r);
   const double k = static_cast<double>(op.gemm.k);
   const double loads_s = padded_tiles * k * static_cast<double>(c.block_m + c.block_n) * element / rate;
   const double sms = static_cast<double>(r.card.sm_count);
