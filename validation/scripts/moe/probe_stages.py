@@ -12,6 +12,7 @@ second CTA an SM is the only change between two records.
     python3 probe_stages.py [--check] out.jsonl [tokens, comma separated] [models, comma separated]
     --check: CHECK_MODELS at CHECK_TOKENS (stagecheck)
     --gm: GM_CONFIGS on GM_MODELS at GM_TOKENS (gmcheck)
+    --check2: CHECK2_MODELS at CHECK2_TOKENS (stagecheck2)
 
 Each record: the model's w13 and w2 kernel times (CUPTI, median of 4 rounds over 4 weight copies, probe_tuned.time_us)
 under one config, and the largest difference from the default config's output.
@@ -38,6 +39,10 @@ GM_CONFIGS = tuple((128, 256, 64, 8, 4, gm) for gm in (1, 2, 4, 8, 32))
 GM_MODELS = {"mixtral-8x7b": (8, 2, 4096, 14336), "mixtral-8x22b": (8, 2, 6144, 16384),
              "qwen3-235b-a22b": (128, 8, 4096, 1536)}
 GM_TOKENS = (4096,)
+# stagecheck2 (planned after h200-stagesweep): the three choices made after seeing their data (the load rate's 1.1, the
+# straddle's row-block group, the rate held as the SM's) held out together: new model, new lengths.
+CHECK2_MODELS = {"mixtral-8x22b": (8, 2, 6144, 16384), "qwen3-235b-a22b": (128, 8, 4096, 1536)}
+CHECK2_TOKENS = (1024, 4096)
 
 
 def main():
@@ -46,11 +51,12 @@ def main():
     import fused_moe_layer
     import probe_tuned
     import vllm_style_moe as vmoe
-    mode = sys.argv[1] if len(sys.argv) > 1 and sys.argv[1] in ("--check", "--gm") else None
+    mode = sys.argv[1] if len(sys.argv) > 1 and sys.argv[1] in ("--check", "--gm", "--check2") else None
     if mode:
         del sys.argv[1]
     every, default_tokens, configs = {"--check": (CHECK_MODELS, CHECK_TOKENS, CONFIGS),
-                                      "--gm": (GM_MODELS, GM_TOKENS, GM_CONFIGS)}.get(mode, (MODELS, TOKENS, CONFIGS))
+                                      "--gm": (GM_MODELS, GM_TOKENS, GM_CONFIGS),
+                                      "--check2": (CHECK2_MODELS, CHECK2_TOKENS, CONFIGS)}.get(mode, (MODELS, TOKENS, CONFIGS))
     out = open(sys.argv[1], "a") if len(sys.argv) > 1 else None
     tokens = tuple(int(t) for t in sys.argv[2].split(",")) if len(sys.argv) > 2 and sys.argv[2] else default_tokens
     models = {m: every[m] for m in sys.argv[3].split(",")} if len(sys.argv) > 3 else every

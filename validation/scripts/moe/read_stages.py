@@ -5,6 +5,7 @@ config (`perfmodel decode --moe-config <a one-entry vLLM file>`), and each tile'
     python3 validation/scripts/moe/read_stages.py --prices <perfmodel binary> <card>   # before a run: the prices
     python3 validation/scripts/moe/read_stages.py --check-prices <perfmodel binary> <card>   # stagecheck's
     python3 validation/scripts/moe/read_stages.py --gm-prices <perfmodel binary> <card>      # gmcheck's
+    python3 validation/scripts/moe/read_stages.py --check2-prices <perfmodel binary> <card>  # stagecheck2's
     python3 validation/scripts/moe/read_stages.py <results dir holding stages.jsonl> <perfmodel binary> <card>
 """
 import json
@@ -14,7 +15,8 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from compare_fused import moe_ops, run_json  # noqa: E402
-from probe_stages import CHECK_MODELS, CHECK_TOKENS, CONFIGS, GM_CONFIGS, GM_MODELS, GM_TOKENS, MODELS, TOKENS  # noqa: E402  (torch-free at import)
+from probe_stages import (CHECK2_MODELS, CHECK2_TOKENS, CHECK_MODELS, CHECK_TOKENS, CONFIGS, GM_CONFIGS,  # noqa: E402
+                          GM_MODELS, GM_TOKENS, MODELS, TOKENS)  # noqa: E402  (torch-free at import)
 
 
 def priced(binary, card, model, T, c):
@@ -88,6 +90,8 @@ def main(folder, binary, card):
 if __name__ == "__main__":
     if sys.argv[1] == "--prices":
         prices(sys.argv[2], sys.argv[3])
+    elif sys.argv[1] == "--check2-prices":
+        prices(sys.argv[2], sys.argv[3], CHECK2_MODELS, CHECK2_TOKENS)
     elif sys.argv[1] == "--gm-prices":
         prices(sys.argv[2], sys.argv[3], GM_MODELS, GM_TOKENS, GM_CONFIGS)
     elif sys.argv[1] == "--check-prices":
