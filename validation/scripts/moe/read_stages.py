@@ -15,16 +15,15 @@ import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from compare_fused import moe_ops, run_json  # noqa: E402
-from probe_stages import (CHECK2_MODELS, CHECK2_TOKENS, CHECK_MODELS, CHECK_TOKENS, CONFIGS, GM_CONFIGS,  # noqa: E402
-                          GM_MODELS, GM_TOKENS, MODELS, TOKENS)  # noqa: E402  (torch-free at import)
+from probe_stages import (CHECK2_MODELS, CHECK2_TOKENS, CHECK_MODELS, CHECK_TOKENS, CONFIGS,  # noqa: E402
+                          GM_CONFIGS, GM_MODELS, GM_TOKENS, MODELS, TOKENS)  # torch-free at import
 
 
 def priced(binary, card, model, T, c):
     """w13, w2 (us) of `model` at T tokens under config c (BM, BN, BK, warps, stages[, GROUP_SIZE_M, else 1])."""
     BM, BN, BK, warps, stages = c[:5]
     entry = {str(T): dict(BLOCK_SIZE_M=BM, BLOCK_SIZE_N=BN, BLOCK_SIZE_K=BK, GROUP_SIZE_M=c[5] if len(c) > 5 else 1,
-                          num_warps=warps,
-                          num_stages=stages)}
+                          num_warps=warps, num_stages=stages)}
     with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
         json.dump(entry, f)
     try:
