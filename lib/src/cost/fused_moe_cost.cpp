@@ -35,8 +35,8 @@
 //     below: h100-moeh100e), which moves those prefills to +3.5 / +1.0 and +5.7 / +2.1 / +3.4 %;
 //   re-reads (half lines): the partner lag and GROUP_SIZE_M's straddle add expert weight bytes the stream carries
 //     again (partner_reread_bytes, straddle_reread_bytes below);
-//   full lines (BLOCK_K 64 and more: vLLM's tuned files): the tile loads' L2 rate, the pipeline's latency with
-//     stages - 1 loads in flight, and GROUP_SIZE_M's straddle (fused_moe_full_line_s, h100-stagesweep);
+//   full lines (BLOCK_K 64 and more: vLLM's tuned files): the stage loads at the SM's rate, queued n / (n + 1) with n
+//     in flight, a tile's two ends, and GROUP_SIZE_M's straddle (fused_moe_full_line_s, h100-stagesweep);
 //   compute: the padded rows' tiles over the SMs at a share of the GEMM peak (a roof the L2
 //     keeps the tiles under: ~270 TFLOP/s over the padded rows was the L2's, not the MMA's);
 //   fixed: the launch floor, once.
@@ -188,44 +188,49 @@ double straddle_reread_bytes(const Op& op, const FusedMoeConfig& c, double padde
 }
 
 // Full lines (BLOCK_K x the element at least 128 bytes: vLLM's tuned tiles, the default's decode 16 x 32 x 64).
-// h100-stagesweep ran one GEMM's routed rows under eight such configs: a tile's K loop is bound by the tile loads the
-// SM takes from the L2, two ways (fused_moe_full_line_s):
-//   - their rate: every K step loads BLOCK_M x BLOCK_K of A and BLOCK_K x BLOCK_N of weights, as at half lines, at
-//     the SM's full-line load rate (128 x 128 x 64 and 64 x 256 x 64 tiles, 51-64 FLOP a loaded byte against
+// h100-stagesweep ran one GEMM's routed rows under eight such configs; a tile's K loop is bound by the stage loads the
+// SM takes from the L2 (fused_moe_full_line_s):
+//   - their rate: every K step loads BLOCK_M x BLOCK_K of A and BLOCK_K x BLOCK_N of weights, as at half lines, and an
+//     SM's loads stream at one rate (128 x 128 x 64 and 64 x 256 x 64 tiles, 51-64 FLOP a loaded byte against
 //     128 x 256's 85, ran 13-35 % slower than the MMA price);
-//   - their latency: a CTA keeps stages - 1 stage loads in flight (Triton's pipeliner holds one buffer for the MMA),
-//     each taking the idle latency plus the stage's transfer at the SM's share of that rate, shared by the CTAs
-//     resident: 2 stages left the 128 x 256 tiles 40-50 % slower than 3 or 4, at BLOCK_K 64 and 128 alike. The
-//     idle latency is the default tile's bytes in flight over its idle CTA rate (cta_rate, Little's law).
-// That rate: 1.1 x l2_tile_rate on the H100, the best of 1.0-1.4 on stagesweep (64 kernels) with the rate term
-// alone. With the latency term stagesweep is flat from 0.95 to 1.1 (median |error| 9.2-10.7 %); 1.0 priced Mixtral's
-// long-K 128 x 256 tiles in the held-out sets 2-6 % slower (h100-tunedh100's median 4.9 -> 5.6 %), so those sets saw
-// this choice, and h100-stagecheck (new models, prices committed before its run) is its held-out test: 25.6 / 43.4 ->
-// 11.4 / 34.7 %. The rate is the SM's, not the L2's: the same configs ran as fast on an H200 (h200-stagesweep: 16.3 /
-// 32.2 % with the rate carried by the L2's size as l2_tile_rate is, nearly every kernel priced fast), whose 60 MB of
-// L2 slices serve the same 132 SMs at the same clock. So the H100's rate is held as bytes a tensor clock an SM, which
-// any card of the die shares (h200-stagesweep then 11.3 / 22.8 %, seen); a card without a tensor clock takes
-// l2_tile_rate itself.
-constexpr double kFullLineSmBytesPerClock = 31.87;  // 1.1 x 6999 GB/s (the H100's l2_tile_rate) / 132 / 1830 MHz
+//   - their queue: a CTA keeps stages - 1 stage loads in flight (Triton's pipeliner holds one buffer for the MMA), the
+//     SM n = resident CTAs x (stages - 1), and the SM's loads run at rate x n / (n + 1): a stage is issued only once
+//     the MMA frees its buffer, and the wait for that (the stage before it landing, then its MMA) is about one more
+//     stage's transfer, so each load takes its transfer plus that wait shared by the n in flight (a closed loop of n
+//     loads, its think time one transfer). What showed it: 128 x 256 tiles at 2 stages took the same time a tile at
+//     BLOCK_K 64 and 128 (45.8 / 42.8 us at K 2048), half the rate of many stages in flight, so the lost time grows
+//     with the stage's bytes, not a fixed latency; 3 and 4 stages ran 2 / 3 and 3 / 4 of the rate (n / (n + 1));
+//   - a tile's ends: its first stage's latency and transfer before the K loop, and the output tile's store after it,
+//     are not overlapped by the CTA's own loads, only by the other resident CTAs' (so over the resident CTAs): short
+//     K loops paid them (Qwen3-30B's w2, K 768, ran 2.3 us a tile above its K steps' time; h100-tunedncu's Nsight
+//     Compute line ~5400 cycles + 19.3 a K element).
+// The rate, bytes a tensor clock an SM (the H200 ran these tiles as fast as the H100, h200-stagesweep: the rate is the
+// SM's, not the L2's), fitted on h100-stagesweep alone (64 kernels: 43 / 44.5 / 46 gave 5.8 / 11.9, 5.2 / 12.1,
+// 4.7 / 14.0 % median / p90; 44.5 x 1.83 GHz = 81 GB/s an SM). The latency is the default tile's bytes in flight over
+// its idle CTA rate (cta_rate, Little's law); nothing else is fitted here. A card without a tensor clock takes
+// l2_tile_rate by the H100's ratio of the two.
+constexpr double kFullLineSmBytesPerClock = 44.5;
+constexpr double kFullLineOverL2TileRate = 44.5 / (6999e9 / 132 / 1.83e9);  // the H100's l2_tile_rate, 29.0 B a clock an SM
 
 double full_line_rate(const FusedMoeGemm& f, const Roofs& r) {
   if (r.card.tensor_clock_hz > 0) return kFullLineSmBytesPerClock * r.card.tensor_clock_hz * r.card.sm_count;
-  return *f.l2_tile_rate;
+  return kFullLineOverL2TileRate * *f.l2_tile_rate;
 }
 
 double fused_moe_full_line_s(const Op& op, const FusedMoeConfig& c, double padded_tiles, const FusedMoeGemm& f,
                              const Roofs& r) {
   const double element = bytes_of(op.dtype);
-  const double rate = full_line_rate(f, r);
-  const double k = static_cast<double>(op.gemm.k);
-  const double loads_s = padded_tiles * k * static_cast<double>(c.block_m + c.block_n) * element / rate;
   const double sms = static_cast<double>(r.card.sm_count);
+  const double sm_rate = full_line_rate(f, r) / sms;
   const double resident = std::min(static_cast<double>(c.ctas_per_sm), std::ceil(padded_tiles / sms));
   const double stage_bytes = static_cast<double>((c.block_m + c.block_n) * c.block_k) * element;
+  const double in_flight = resident * static_cast<double>(std::max<int64_t>(1, c.stages - 1));
+  const double load_s = stage_bytes / sm_rate * (1 + 1 / in_flight);
   const double latency_s = 2.0 * 64 * 32 * element / *f.cta_rate;  // the default tile's in flight (in_flight_ratio)
-  const double step_s = (latency_s + resident * stage_bytes / (rate / sms)) / static_cast<double>(std::max<int64_t>(1, c.stages - 1));
-  const double rounds = std::ceil(padded_tiles / (sms * resident));
-  return std::max(loads_s, rounds * std::ceil(k / static_cast<double>(c.block_k)) * step_s);
+  const double out_bytes = static_cast<double>(c.block_m * c.block_n) * element;
+  const double ends_s = (latency_s + (stage_bytes + out_bytes) / sm_rate) / resident;
+  const double k_steps = std::ceil(static_cast<double>(op.gemm.k) / static_cast<double>(c.block_k));
+  return std::ceil(padded_tiles / sms) * (k_steps * load_s + ends_s);
 }
 
 }  // namespace
@@ -276,14 +281,18 @@ KernelTimes fused_moe_gemm_cost(const Op& op, const Roofs& r) {
     t.memory_s = std::max(waves * slab / (kHalfLineLoadedCtaRate * cta_rate), half_line_stream_s);
   }
   if (!half_line && f.l2_tile_rate) {
-    t.memory_s = std::max(t.memory_s, fused_moe_full_line_s(op, c, padded_tiles, f, r));
+    const double loads_s = fused_moe_full_line_s(op, c, padded_tiles, f, r);
     // GROUP_SIZE_M's straddle at full lines too (h100-stagecheck: Mixtral-8x7B's w13 at GROUP_SIZE_M 1, each of an
     // expert's row blocks streaming its 235 MB of weights again from DRAM, ran 1.7-2.1x the price without it). The
     // resident CTAs walk resident / col_blocks row blocks at once whatever GROUP_SIZE_M, and those share each weight
     // tile in flight (h100-gmcheck: Mixtral-8x22B's w2, 24 column blocks, ran alike at GROUP_SIZE_M 1 and 2).
     FusedMoeConfig walked = c;
     walked.group_m = std::max(c.group_m, resident / col_blocks);
-    t.memory_s = std::max(t.memory_s, (op.bytes() + straddle_reread_bytes(op, walked, padded_tiles, col_blocks, r)) / *f.stream);
+    const double stream_s = (op.bytes() + straddle_reread_bytes(op, walked, padded_tiles, col_blocks, r)) / *f.stream;
+    // The larger of the two, not the half lines' p-norm (l2_stream_norm): the norm moved Mixtral-8x7B's w13 at
+    // GROUP_SIZE_M 1 (its weights from DRAM, -22 to -29 % on h100-stagecheck) to within 10 %, but priced the 2-4 row
+    // blocks an expert of vLLM's own files 6-12 % slow (h100-tunedh100's median 4.9 -> 6.2 %).
+    t.memory_s = std::max({t.memory_s, loads_s, stream_s});
   }
   if (half_line && f.l2_tile_rate) {
     // h100-prefillncu (see the header): each CTA K step loads BLOCK_M x BLOCK_K of A and BLOCK_K x BLOCK_N of
