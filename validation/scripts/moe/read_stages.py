@@ -7,6 +7,7 @@ config (`perfmodel decode --moe-config <a one-entry vLLM file>`), and each tile'
     python3 validation/scripts/moe/read_stages.py --gm-prices <perfmodel binary> <card>      # gmcheck's
     python3 validation/scripts/moe/read_stages.py --check2-prices <perfmodel binary> <card>  # stagecheck2's
     python3 validation/scripts/moe/read_stages.py <results dir holding stages.jsonl> <perfmodel binary> <card>
+    python3 validation/scripts/moe/read_stages.py <results dir> <a committed prices_*.txt> <card>  # as committed
 """
 import json
 import os
@@ -58,7 +59,19 @@ def prices(binary, card, models=MODELS, tokens=TOKENS, configs=CONFIGS):
                 print(f"| {model} | {T} | {name(c)} | {w13:.1f} / {w2:.1f} |")
 
 
+def committed(path):
+    """A prices_*.txt table (prices() above): {(model, tokens, config name): (w13, w2) us}."""
+    table = {}
+    for line in open(path):
+        cells = [x.strip() for x in line.strip().strip("|").split("|")]
+        if len(cells) == 4 and cells[1].isdigit():
+            w13, w2 = (float(x) for x in cells[3].split("/"))
+            table[(cells[0], int(cells[1]), cells[2])] = (w13, w2)
+    return table
+
+
 def main(folder, binary, card):
+    table = committed(binary) if binary.endswith(".txt") else None
     recs = [json.loads(l) for l in open(os.path.join(folder, "stages.jsonl")) if l.strip()]
     print("| model | tokens | config | K w13 / w2 | measured w13 / w2 us | us a tile w13 / w2 | priced w13 / w2 us "
           "| err w13 / w2 |")
@@ -71,7 +84,7 @@ def main(folder, binary, card):
                       f"| | failed: {r['error'][:60]} | | | |")
             continue
         c = (r["BM"], r["BN"], r["BK"], r["warps"], r["stages"], r.get("GM", 1))
-        p13, p2 = priced(binary, card, r["model"], r["tokens"], c)
+        p13, p2 = table[(r["model"], r["tokens"], name(c))] if table else priced(binary, card, r["model"], r["tokens"], c)
         I, d = r["intermediate"], r["hidden"]
         row_blocks = r["padded_rows"] / r["BM"]
         tiles13, tiles2 = row_blocks * -(-2 * I // r["BN"]), row_blocks * -(-d // r["BN"])
