@@ -519,13 +519,15 @@ def issue11(binary):
              ("vLLM's default config, the same three models, on an H100 (h100-tunedh100)", "")),
             ("h100-tunedbig", "vLLM's own H100 files at 4096-16384-token prefills, the same three models (never fitted)",
              ("vLLM's H100 tuned configs at long prefills, on an H100",
-              "w2 at short K priced fast (Qwen3-30B -29 %); DeepSeek-V2-Lite's 2-stage 128 x 256 x 128 -34 %"),
+              "since the load queue (thirty-eighth session; 7.2 / 13.1 % before): Mixtral-8x7B's 3-stage entries +15 % "
+              "(pairs), DeepSeek-V2-Lite's 2-stage 128 x 256 x 128 -20 -> -1 %"),
              ("vLLM's default config at long prefills, on an H100",
               "Mixtral-8x7B's w2 at K 14336 -25 / -34 %; Qwen3-30B / DeepSeek-V2-Lite +20-23 % at 16384 tokens")),
             ("h100-slabcheck", "vLLM's H100 files at 6144-24576 tokens and the H200 files' tiles on Mixtral-8x22B, "
                                "Qwen3-235B-A22B, DeepSeek-V2-Lite at 4096-16384 (priced before the run, never fitted)",
              ("vLLM's tuned configs at long prefills on new shapes, on an H100",
-              "DeepSeek-V2-Lite's 256 x 128 x 128 2-stage entry at 24576 tokens -30 %"),
+              "since the load queue (4.7 / 10.8 % before): DeepSeek-V2-Lite's 2-stage 256 x 128 x 128 at 24576 tokens "
+              "-15 -> +5 % (pairs); Qwen3-235B at 16384 -21 %"),
              ("vLLM's default config at long prefills on new shapes, on an H100",
               "Mixtral's long-K w2 -17 to -37 % (re-reads within a group); the slab fix (p90 13.6 %) reverted by "
               "the run's rule (median 9.0 -> 9.3 %)"))):
@@ -550,17 +552,19 @@ def issue11(binary):
     # read_stages.py per kernel (w13 and w2 apart).
     for folder, label, note in (
             ("h100-stagesweep", "eight full-line configs (stages 2-5, BLOCK_K 64 / 128, 1-2 CTAs an SM) on "
-             "Qwen3-30B-A3B and DeepSeek-V2-Lite, on an H100 (the fit set of kFullLineL2Rate)",
-             "21.5 / 34.8 % before the full-line terms (fused_moe_cost.cpp, fused_moe_full_line_s)"),
+             "Qwen3-30B-A3B and DeepSeek-V2-Lite, on an H100 (the fit set of kFullLineSmBytesPerClock)",
+             "21.5 / 34.8 % before the full-line terms (fused_moe_cost.cpp, fused_moe_full_line_s), 10.7 / 22.9 % "
+             "with the exposed-latency walk; the load queue (thirty-eighth session) after"),
             ("h100-stagecheck", "the same configs on Mixtral-8x7B and Qwen3-235B-A22B (held out), on an H100",
              "25.6 / 43.4 % before the terms, 11.4 / 34.7 % as priced before the run; GROUP_SIZE_M's straddle at "
-             "full lines added after it"),
+             "full lines added after it; 11.4 / 25.5 % before the load queue (seen here when the queue was written)"),
             ("h100-gmcheck", "128 x 256 x 64 at GROUP_SIZE_M 1-32 on Mixtral-8x7B / -8x22B and Qwen3-235B-A22B "
              "(held out for the straddle at full lines), on an H100",
-             "10.0 / 22.0 % as priced before the run; the resident CTAs' row blocks as a group after it"),
+             "10.0 / 22.0 % as priced before the run; the resident CTAs' row blocks as a group after it; 8.9 / 15.6 % "
+             "before the load queue"),
             ("h200-stagesweep", "stagesweep's eight configs on an H200 (prices committed before the run)",
              "25.5 / 37.4 % before the full-line terms, 16.3 / 32.2 % as committed; the load rate held as the SM's "
-             "after it")):
+             "after it; 11.3 / 22.8 % before the load queue")):
         card = "h200" if folder.startswith("h200") else "h100-sxm"
         out = run([PY, os.path.join(HERE, "moe", "read_stages.py"), f"validation/results/{folder}", binary, card])
         t.add(f"fused_moe grouped GEMMs, {label}", f"read_stages.py (`{card}`), {folder}", stage_stats(out),
