@@ -351,16 +351,17 @@ TEST_CASE("full-line fused_moe tiles: the tile loads' rate and the pipeline's st
   // h100-stagecheck: held out (Mixtral-8x7B, Qwen3-235B-A22B; prices before and after committed): 25.6 / 43.4 % ->
   // 11.4 / 34.7 %; 12.1 / 25.5 % with GROUP_SIZE_M's straddle at full lines, which this run led to, and 11.4 / 25.5 %
   // with h100-gmcheck's row-block group; 8.9 / 24.4 % with the load queue (Mixtral-8x7B's w13 at GROUP_SIZE_M 1, its
-  // weights from DRAM, still -22 to -29 %).
+  // weights from DRAM, still -22 to -29 %); 6.1 / 14.6 % with the straddle all-or-none (a cyclic walk past an LRU L2).
   const std::vector<double> check = stage_errors("h100-stagecheck");
   REQUIRE(check.size() == 64);
-  check_band("h100-stagecheck", check, 0.095, 0.25);
+  check_band("h100-stagecheck", check, 0.07, 0.16);
   // h100-gmcheck: GROUP_SIZE_M 1-32, held out for that straddle: 10.0 / 22.0 % as committed; 8.9 / 15.6 % once the
   // row blocks the resident CTAs walk at once count as a group (Mixtral-8x22B's w2, seen on this run); 8.9 / 17.0 %
-  // with no straddle at full lines, whose GROUP_SIZE_M 1 w13 kernels were 45-46 % fast; 8.3 / 14.6 % with the load queue.
+  // with no straddle at full lines, whose GROUP_SIZE_M 1 w13 kernels were 45-46 % fast; 8.3 / 14.6 % with the load queue,
+  // 8.3 / 13.5 % with the straddle all-or-none.
   const std::vector<double> gm = stage_errors("h100-gmcheck");
   REQUIRE(gm.size() == 30);
-  check_band("h100-gmcheck", gm, 0.09, 0.155);
+  check_band("h100-gmcheck", gm, 0.09, 0.145);
   // h200-stagesweep: stagesweep's run on an H200, prices of both binaries committed before it: 25.5 / 37.4 % before
   // the full-line terms, 16.3 / 32.2 % with the load rate carried by the L2's size, 11.3 / 22.8 % with it held as the
   // SM's (bytes a clock, chosen after this run: the H200's tiles ran as fast as the H100's); 5.7 / 14.7 % with the load

@@ -557,11 +557,12 @@ def issue11(binary):
              "with the exposed-latency walk; the load queue (thirty-eighth session) after"),
             ("h100-stagecheck", "the same configs on Mixtral-8x7B and Qwen3-235B-A22B (held out), on an H100",
              "25.6 / 43.4 % before the terms, 11.4 / 34.7 % as priced before the run; GROUP_SIZE_M's straddle at "
-             "full lines added after it; 11.4 / 25.5 % before the load queue (seen here when the queue was written)"),
+             "full lines added after it; 11.4 / 25.5 % before the load queue (seen here when the queue was written), "
+             "8.9 / 24.4 % before the straddle all-or-none (Mixtral-8x7B's w13 at GROUP_SIZE_M 1, seen here)"),
             ("h100-gmcheck", "128 x 256 x 64 at GROUP_SIZE_M 1-32 on Mixtral-8x7B / -8x22B and Qwen3-235B-A22B "
              "(held out for the straddle at full lines), on an H100",
              "10.0 / 22.0 % as priced before the run; the resident CTAs' row blocks as a group after it; 8.9 / 15.6 % "
-             "before the load queue"),
+             "before the load queue, 8.3 / 14.6 % before the straddle all-or-none"),
             ("h200-stagesweep", "stagesweep's eight configs on an H200 (prices committed before the run)",
              "25.5 / 37.4 % before the full-line terms, 16.3 / 32.2 % as committed; the load rate held as the SM's "
              "after it; 11.3 / 22.8 % before the load queue")):

@@ -160,7 +160,12 @@ double partner_reread_bytes(const Op& op, const FusedMoeConfig& c, double padded
 // 9.6 % median / p90 over 14 new layers; nothing fitted). The kernel walks its grid in groups of group_m row blocks,
 // every column of a group before the next group. An expert whose blocks fall in two groups streams its weights once
 // in each, the second pass a whole group's columns later; what the group streamed in between (its experts' weights)
-// evicts them from the L2 unless it fits: the share 1 - L2 / (a group's weight bytes) comes from DRAM. An expert of
+// evicts them from the L2 unless it fits. The walk is cyclic, so an LRU L2 keeps none of it once it does not fit
+// (each line is evicted just before its reuse): the second pass comes all from DRAM past the L2, none below it. Until
+// the thirty-eighth session the share 1 - L2 / (a group's weight bytes) came from DRAM; that priced Mixtral-8x7B's w13
+// at GROUP_SIZE_M 1 (235 MB an expert) 22-29 % fast on h100-stagecheck (seen there; stagecheck2 holds it out), and
+// the all-or-none rule moved no H100 MoE set's median up (h100-lagcheck 4.0 -> 2.8 %, h100-moecheck34 5.0 -> 4.0 %,
+// h100-stagecheck 8.9 / 24.4 -> 6.1 / 14.6 %; h100-moeh100d's p90 6.1 -> 6.7 %). An expert of
 // b blocks at a uniform offset spans 1 + (b - 1) / group_m groups on average; where every expert takes every token
 // (h200-twoblock's fixed routing) the blocks lie end to end and the straddles are counted exactly.
 double straddle_reread_bytes(const Op& op, const FusedMoeConfig& c, double padded_tiles, int64_t col_blocks,
@@ -170,7 +175,7 @@ double straddle_reread_bytes(const Op& op, const FusedMoeConfig& c, double padde
   const double blocks_per_expert = std::max(1.0, padded_tiles / static_cast<double>(col_blocks) / op.moe.experts_touched);
   // A group streams its experts' weights, at least one expert's whole (its columns all walked).
   const double group_bytes = std::max(1.0, static_cast<double>(c.group_m) / blocks_per_expert) * expert_bytes;
-  const double dram_share = std::max(0.0, 1.0 - r.card.l2_bytes / group_bytes);
+  const double dram_share = group_bytes > r.card.l2_bytes ? 1.0 : 0.0;
   double experts = 0;  // the extra passes over an expert's weights, summed over the experts
   if (op.moe.top_k >= op.moe.experts) {
     // Every expert takes every token: the same blocks each, laid end to end, so the straddles are exact.
