@@ -13,6 +13,7 @@ second CTA an SM is the only change between two records.
     --check: CHECK_MODELS at CHECK_TOKENS (stagecheck)
     --gm: GM_CONFIGS on GM_MODELS at GM_TOKENS (gmcheck)
     --check2: CHECK2_MODELS at CHECK2_TOKENS (stagecheck2)
+    --queue: QUEUE_CONFIGS on QUEUE_MODELS at QUEUE_TOKENS (queuecheck)
 
 Each record: the model's w13 and w2 kernel times (CUPTI, median of 4 rounds over 4 weight copies, probe_tuned.time_us)
 under one config, and the largest difference from the default config's output.
@@ -43,6 +44,13 @@ GM_TOKENS = (4096,)
 # straddle's row-block group, the rate held as the SM's) held out together: new model, new lengths.
 CHECK2_MODELS = {"mixtral-8x22b": (8, 2, 6144, 16384), "qwen3-235b-a22b": (128, 8, 4096, 1536)}
 CHECK2_TOKENS = (1024, 4096)
+# queuecheck (planned 2026-12-07, thirty-eighth session, after the full-line loads became a queue: rate x n / (n + 1),
+# n = resident CTAs x (stages - 1)): tiles no stage set ran, n from 1 to 6 by stages and by CTAs an SM, BLOCK_K 64 and
+# 128, on two models at lengths the stage sets did not run.
+QUEUE_CONFIGS = ((64, 128, 64, 4, 3), (64, 128, 128, 4, 2), (128, 128, 128, 8, 2), (64, 64, 128, 4, 4),
+                 (128, 64, 64, 4, 4), (256, 128, 64, 8, 3), (64, 256, 128, 8, 2), (32, 128, 128, 4, 3))
+QUEUE_MODELS = {"deepseek-v2-lite": (64, 6, 2048, 1408), "mixtral-8x7b": (8, 2, 4096, 14336)}
+QUEUE_TOKENS = (2048, 8192)
 
 
 def main():
@@ -51,12 +59,13 @@ def main():
     import fused_moe_layer
     import probe_tuned
     import vllm_style_moe as vmoe
-    mode = sys.argv[1] if len(sys.argv) > 1 and sys.argv[1] in ("--check", "--gm", "--check2") else None
+    mode = sys.argv[1] if len(sys.argv) > 1 and sys.argv[1] in ("--check", "--gm", "--check2", "--queue") else None
     if mode:
         del sys.argv[1]
     every, default_tokens, configs = {"--check": (CHECK_MODELS, CHECK_TOKENS, CONFIGS),
                                       "--gm": (GM_MODELS, GM_TOKENS, GM_CONFIGS),
-                                      "--check2": (CHECK2_MODELS, CHECK2_TOKENS, CONFIGS)}.get(mode, (MODELS, TOKENS, CONFIGS))
+                                      "--check2": (CHECK2_MODELS, CHECK2_TOKENS, CONFIGS),
+                                      "--queue": (QUEUE_MODELS, QUEUE_TOKENS, QUEUE_CONFIGS)}.get(mode, (MODELS, TOKENS, CONFIGS))
     out = open(sys.argv[1], "a") if len(sys.argv) > 1 else None
     tokens = tuple(int(t) for t in sys.argv[2].split(",")) if len(sys.argv) > 2 and sys.argv[2] else default_tokens
     models = {m: every[m] for m in sys.argv[3].split(",")} if len(sys.argv) > 3 else every

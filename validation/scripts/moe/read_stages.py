@@ -6,6 +6,7 @@ config (`perfmodel decode --moe-config <a one-entry vLLM file>`), and each tile'
     python3 validation/scripts/moe/read_stages.py --check-prices <perfmodel binary> <card>   # stagecheck's
     python3 validation/scripts/moe/read_stages.py --gm-prices <perfmodel binary> <card>      # gmcheck's
     python3 validation/scripts/moe/read_stages.py --check2-prices <perfmodel binary> <card>  # stagecheck2's
+    python3 validation/scripts/moe/read_stages.py --queue-prices <perfmodel binary> <card>   # queuecheck's
     python3 validation/scripts/moe/read_stages.py <results dir holding stages.jsonl> <perfmodel binary> <card>
     python3 validation/scripts/moe/read_stages.py <results dir> <a committed prices_*.txt> <card>  # as committed
 """
@@ -17,7 +18,8 @@ import tempfile
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from compare_fused import moe_ops, run_json  # noqa: E402
 from probe_stages import (CHECK2_MODELS, CHECK2_TOKENS, CHECK_MODELS, CHECK_TOKENS, CONFIGS,  # noqa: E402
-                          GM_CONFIGS, GM_MODELS, GM_TOKENS, MODELS, TOKENS)  # torch-free at import
+                          GM_CONFIGS, GM_MODELS, GM_TOKENS, MODELS, QUEUE_CONFIGS, QUEUE_MODELS, QUEUE_TOKENS,
+                          TOKENS)  # torch-free at import
 
 
 def priced(binary, card, model, T, c):
@@ -106,6 +108,8 @@ if __name__ == "__main__":
         prices(sys.argv[2], sys.argv[3], CHECK2_MODELS, CHECK2_TOKENS)
     elif sys.argv[1] == "--gm-prices":
         prices(sys.argv[2], sys.argv[3], GM_MODELS, GM_TOKENS, GM_CONFIGS)
+    elif sys.argv[1] == "--queue-prices":
+        prices(sys.argv[2], sys.argv[3], QUEUE_MODELS, QUEUE_TOKENS, QUEUE_CONFIGS)
     elif sys.argv[1] == "--check-prices":
         prices(sys.argv[2], sys.argv[3], CHECK_MODELS, CHECK_TOKENS)
     else:
