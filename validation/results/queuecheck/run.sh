@@ -6,7 +6,7 @@
 export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1 CUDA_VISIBLE_DEVICES=0 PYTHONUNBUFFERED=1
 mkdir -p $OUT/queuecheck
 nvidia-smi -L > $OUT/queuecheck/card.txt 2>&1; date -u >> $OUT/queuecheck/card.txt
-timeout 420 python3 validation/scripts/moe/probe_stages.py --queue $OUT/queuecheck/stages.jsonl > $OUT/queuecheck/log.txt 2>&1
+timeout 330 python3 validation/scripts/moe/probe_stages.py --queue $OUT/queuecheck/stages.jsonl > $OUT/queuecheck/log.txt 2>&1
 echo "probe_stages rc=$? $(wc -l < $OUT/queuecheck/stages.jsonl) records"; tail -1 $OUT/queuecheck/log.txt | cut -c1-200
 nvidia-smi -q -d CLOCK | grep -A3 "^    Clocks$" >> $OUT/queuecheck/card.txt; date -u >> $OUT/queuecheck/card.txt
-cd $OUT && tar czf k.tgz queuecheck && rm -rf queuecheck
+cd $OUT && tar czf q.tgz queuecheck && rm -rf queuecheck
