@@ -369,6 +369,15 @@ TEST_CASE("full-line fused_moe tiles: the tile loads' rate and the pipeline's st
   const std::vector<double> h200 = stage_errors("h200-stagesweep", "h200");
   REQUIRE(h200.size() == 64);
   check_band("h200-stagesweep", h200, 0.065, 0.16);
+  // h100-stagecheck2 and h100-queuecheck: every form held out, its prices committed before the run (read_stages.py):
+  // 27.0 / 46.1 % before the full-line terms, 11.9 / 23.9 % with the exposed-latency walk, 6.9 / 15.1 % now; eight new
+  // tiles (n 1-6 in flight, BLOCK_M 32-256) 12.4 / 25.5 -> 7.3 / 18.1 %.
+  const std::vector<double> check2 = stage_errors("h100-stagecheck2");
+  REQUIRE(check2.size() == 64);
+  check_band("h100-stagecheck2", check2, 0.075, 0.16);
+  const std::vector<double> queue = stage_errors("h100-queuecheck");
+  REQUIRE(queue.size() == 64);
+  check_band("h100-queuecheck", queue, 0.08, 0.19);
   CHECK(grouped_s("mixtral-8x7b", 4096, {{4096, {128, 256, 64, 1, 8, 4}}}).first >
         1.2 * grouped_s("mixtral-8x7b", 4096, {{4096, {128, 256, 64, 8, 8, 4}}}).first);  // measured 1.84x
 }

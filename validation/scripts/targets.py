@@ -565,7 +565,14 @@ def issue11(binary):
              "before the load queue, 8.3 / 14.6 % before the straddle all-or-none"),
             ("h200-stagesweep", "stagesweep's eight configs on an H200 (prices committed before the run)",
              "25.5 / 37.4 % before the full-line terms, 16.3 / 32.2 % as committed; the load rate held as the SM's "
-             "after it; 11.3 / 22.8 % before the load queue")):
+             "after it; 11.3 / 22.8 % before the load queue"),
+            ("h100-stagecheck2", "stagesweep's configs on Mixtral-8x22B and Qwen3-235B-A22B at 1024 / 4096 tokens (every "
+             "form held out, prices committed before the run), on an H100",
+             "27.0 / 46.1 % before the full-line terms, 11.9 / 23.9 % with the thirty-seventh session's, 7.4 / 20.2 % "
+             "with the load queue alone (each as committed)"),
+            ("h100-queuecheck", "eight tiles no stage set ran (n 1-6 loads in flight, BLOCK_M 32-256) on DeepSeek-V2-Lite "
+             "and Mixtral-8x7B at 2048 / 8192 tokens (prices committed before the run), on an H100",
+             "12.4 / 25.5 % with the thirty-seventh session's terms (as committed)")):
         card = "h200" if folder.startswith("h200") else "h100-sxm"
         out = run([PY, os.path.join(HERE, "moe", "read_stages.py"), f"validation/results/{folder}", binary, card])
         t.add(f"fused_moe grouped GEMMs, {label}", f"read_stages.py (`{card}`), {folder}", stage_stats(out),
