@@ -65,7 +65,10 @@ CHECK_MODELS = {"mixtral-8x22b": (8, 2, 6144, 16384, "E=8,N=14336,device_name=NV
 # vLLM ships for the GPU in hand (E=..,N=<intermediate / tp>,device_name=<this GPU>.json, hardware/vllm-fused-moe).
 AUTO_LAYOUTS = {"mixtral-8x7b-tp2": (8, 2, 4096, 7168), "mixtral-8x7b-tp4": (8, 2, 4096, 3584),
                 "mixtral-8x22b-tp4": (8, 2, 6144, 4096), "qwen3-30b-a3b-tp2": (128, 8, 2048, 384),
-                "qwen3-235b-a22b-tp8": (128, 8, 4096, 192)}
+                "qwen3-235b-a22b-tp8": (128, 8, 4096, 192),
+                # autocheck2 (thirty-eighth session): layouts whose files ship for both cards, never measured
+                "mixtral-8x7b-tp8": (8, 2, 4096, 1792), "mixtral-8x22b-tp8": (8, 2, 6144, 2048),
+                "qwen3-235b-a22b-tp2": (128, 8, 4096, 768)}
 TOKENS = (1, 2, 4, 8, 16, 32, 64, 128, 256, 512, 1024, 2048)
 
 

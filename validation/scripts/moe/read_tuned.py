@@ -11,6 +11,7 @@ tokens: experts.w13 / experts.w2): without a file (vLLM's default config) agains
     python3 validation/scripts/moe/read_tuned.py --h100-prices <perfmodel binary> <card> [tokens, comma separated]
                                                                                   # tunedh100: vLLM's H100 files
     python3 validation/scripts/moe/read_tuned.py --auto-prices <perfmodel binary> <card> <tokens, comma separated>
+                                                         [layouts, comma separated]
                                                          # autocheck: AUTO_LAYOUTS under --tp, auto and default
     python3 validation/scripts/moe/read_tuned.py --score <results dir> <prices file>...    # stored prices vs a run
 """
@@ -57,7 +58,9 @@ def priced(binary, card, model, T, tuned=False, file=None):
 # them: `decode --tp` with `--moe-config auto` (the file vLLM ships, as the CLI finds it) and `default`.
 AUTO_LAYOUTS = {"mixtral-8x7b-tp2": ("mixtral-8x7b", 2), "mixtral-8x7b-tp4": ("mixtral-8x7b", 4),
                 "mixtral-8x22b-tp4": ("mixtral-8x22b", 4), "qwen3-30b-a3b-tp2": ("qwen3-30b-a3b", 2),
-                "qwen3-235b-a22b-tp8": ("qwen3-235b-a22b", 8)}
+                "qwen3-235b-a22b-tp8": ("qwen3-235b-a22b", 8),
+                "mixtral-8x7b-tp8": ("mixtral-8x7b", 8), "mixtral-8x22b-tp8": ("mixtral-8x22b", 8),
+                "qwen3-235b-a22b-tp2": ("qwen3-235b-a22b", 2)}
 
 
 def auto_priced(binary, card, name, T, auto):
@@ -70,13 +73,14 @@ def auto_priced(binary, card, name, T, auto):
         d["inputs"]["workload"].get("moe_config", "(default config)"))
 
 
-def auto_prices(binary, card, tokens):
-    """The autocheck price table (the --score format), written before a run measures it."""
+def auto_prices(binary, card, tokens, layouts=None):
+    """The autocheck price table (the --score format), written before a run measures it: `layouts` (default every
+    AUTO_LAYOUTS name)."""
     print(f"card {card}: `decode --tp <tp> --moe-config default` and `--moe-config auto` (the file named)\n")
     print("| layout | tokens | priced default w13 / w2 us | priced tuned (--moe-config auto) w13 / w2 us | tuned / default |"
           " file |")
     print("| --- | ---: | ---: | ---: | ---: | --- |")
-    for name in AUTO_LAYOUTS:
+    for name in layouts or AUTO_LAYOUTS:
         for T in tokens:
             pw13, pw2, _ = auto_priced(binary, card, name, T, False)
             tw13, tw2, f = auto_priced(binary, card, name, T, True)
@@ -230,7 +234,8 @@ elif __name__ == "__main__" and sys.argv[1:2] == ["--h100-prices"]:
     prices(sys.argv[2], sys.argv[3], H100_FILES,
            *([tuple(int(t) for t in sys.argv[4].split(","))] if len(sys.argv) > 4 else []))
 elif __name__ == "__main__" and sys.argv[1:2] == ["--auto-prices"]:
-    auto_prices(sys.argv[2], sys.argv[3], tuple(int(t) for t in sys.argv[4].split(",")))
+    auto_prices(sys.argv[2], sys.argv[3], tuple(int(t) for t in sys.argv[4].split(",")),
+                sys.argv[5].split(",") if len(sys.argv) > 5 else None)
 elif __name__ == "__main__" and sys.argv[1:2] == ["--check-prices"]:
     prices(sys.argv[2], sys.argv[3], CHECK_FILES,
            *([tuple(int(t) for t in sys.argv[4].split(","))] if len(sys.argv) > 4 else []))
