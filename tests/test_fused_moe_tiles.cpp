@@ -137,6 +137,14 @@ void check_band(const std::string& what, const std::vector<double>& err, double 
   if (p90_max) CHECK(p90 <= *p90_max);
 }
 
+// A stage set's kernels (stage_errors) against its bounds; `kernels` is how many the run holds (two a record).
+void check_stage_set(const std::string& set, size_t kernels, double median_max, double p90_max,
+                     const std::string& card = "h100-sxm") {
+  const std::vector<double> err = stage_errors(set, card);
+  REQUIRE(err.size() == kernels);
+  check_band(set, err, median_max, p90_max);
+}
+
 }  // namespace
 
 TEST_CASE("load_fused_moe_tiles: vLLM's tuned file, every entry's six fields") {
@@ -345,39 +353,27 @@ TEST_CASE("full-line fused_moe tiles: the tile loads' rate and the pipeline's st
   CHECK(std::fabs(bk128 / bk64 - 1) < 0.1);          // measured 0.93x; the exposed-latency terms before: 0.84x
   // h100-stagesweep: eight configs on the same rows, 64 kernels, the fit set of kFullLineSmBytesPerClock (21.5 / 34.8 %
   // before full-line terms, 10.7 / 22.9 % with the exposed-latency walk, 5.2 / 12.1 % with the load queue: read_stages.py).
-  const std::vector<double> sweep = stage_errors("h100-stagesweep");
-  REQUIRE(sweep.size() == 64);
-  check_band("h100-stagesweep", sweep, 0.06, 0.13);
+  check_stage_set("h100-stagesweep", 64, 0.06, 0.13);
   // h100-stagecheck: held out (Mixtral-8x7B, Qwen3-235B-A22B; prices before and after committed): 25.6 / 43.4 % ->
   // 11.4 / 34.7 %; 12.1 / 25.5 % with GROUP_SIZE_M's straddle at full lines, which this run led to, and 11.4 / 25.5 %
   // with h100-gmcheck's row-block group; 8.9 / 24.4 % with the load queue (Mixtral-8x7B's w13 at GROUP_SIZE_M 1, its
   // weights from DRAM, still -22 to -29 %); 6.1 / 14.6 % with the straddle all-or-none (a cyclic walk past an LRU L2).
-  const std::vector<double> check = stage_errors("h100-stagecheck");
-  REQUIRE(check.size() == 64);
-  check_band("h100-stagecheck", check, 0.07, 0.16);
+  check_stage_set("h100-stagecheck", 64, 0.07, 0.16);
   // h100-gmcheck: GROUP_SIZE_M 1-32, held out for that straddle: 10.0 / 22.0 % as committed; 8.9 / 15.6 % once the
   // row blocks the resident CTAs walk at once count as a group (Mixtral-8x22B's w2, seen on this run); 8.9 / 17.0 %
   // with no straddle at full lines, whose GROUP_SIZE_M 1 w13 kernels were 45-46 % fast; 8.3 / 14.6 % with the load queue,
   // 8.3 / 13.5 % with the straddle all-or-none.
-  const std::vector<double> gm = stage_errors("h100-gmcheck");
-  REQUIRE(gm.size() == 30);
-  check_band("h100-gmcheck", gm, 0.09, 0.145);
+  check_stage_set("h100-gmcheck", 30, 0.09, 0.145);
   // h200-stagesweep: stagesweep's run on an H200, prices of both binaries committed before it: 25.5 / 37.4 % before
   // the full-line terms, 16.3 / 32.2 % with the load rate carried by the L2's size, 11.3 / 22.8 % with it held as the
   // SM's (bytes a clock, chosen after this run: the H200's tiles ran as fast as the H100's); 5.7 / 14.7 % with the load
   // queue (its rate fitted on the H100's stagesweep alone).
-  const std::vector<double> h200 = stage_errors("h200-stagesweep", "h200");
-  REQUIRE(h200.size() == 64);
-  check_band("h200-stagesweep", h200, 0.065, 0.16);
+  check_stage_set("h200-stagesweep", 64, 0.065, 0.16, "h200");
   // h100-stagecheck2 and h100-queuecheck: every form held out, its prices committed before the run (read_stages.py):
   // 27.0 / 46.1 % before the full-line terms, 11.9 / 23.9 % with the exposed-latency walk, 6.9 / 15.1 % now; eight new
   // tiles (n 1-6 in flight, BLOCK_M 32-256) 12.4 / 25.5 -> 7.3 / 18.1 %.
-  const std::vector<double> check2 = stage_errors("h100-stagecheck2");
-  REQUIRE(check2.size() == 64);
-  check_band("h100-stagecheck2", check2, 0.075, 0.16);
-  const std::vector<double> queue = stage_errors("h100-queuecheck");
-  REQUIRE(queue.size() == 64);
-  check_band("h100-queuecheck", queue, 0.08, 0.19);
+  check_stage_set("h100-stagecheck2", 64, 0.075, 0.16);
+  check_stage_set("h100-queuecheck", 64, 0.08, 0.19);
   CHECK(grouped_s("mixtral-8x7b", 4096, {{4096, {128, 256, 64, 1, 8, 4}}}).first >
         1.2 * grouped_s("mixtral-8x7b", 4096, {{4096, {128, 256, 64, 8, 8, 4}}}).first);  // measured 1.84x
 }
