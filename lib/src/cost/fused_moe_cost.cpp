@@ -294,9 +294,9 @@ KernelTimes fused_moe_gemm_cost(const Op& op, const Roofs& r) {
     FusedMoeConfig walked = c;
     walked.group_m = std::max(c.group_m, resident / col_blocks);
     const double stream_s = (op.bytes() + straddle_reread_bytes(op, walked, padded_tiles, col_blocks, r)) / *f.stream;
-    // The larger of the two, not the half lines' p-norm (l2_stream_norm): the norm moved Mixtral-8x7B's w13 at
-    // GROUP_SIZE_M 1 (its weights from DRAM, -22 to -29 % on h100-stagecheck) to within 10 %, but priced the 2-4 row
-    // blocks an expert of vLLM's own files 6-12 % slow (h100-tunedh100's median 4.9 -> 6.2 %).
+    // The larger of the two, not the half lines' p-norm (l2_stream_norm): before the straddle was all-or-none the norm
+    // moved Mixtral-8x7B's w13 at GROUP_SIZE_M 1 (its weights from DRAM, -22 to -29 % on h100-stagecheck) to within
+    // 10 %, but it priced the 2-4 row blocks an expert of vLLM's own files 6-12 % slow (h100-tunedh100 4.9 -> 6.2 %).
     t.memory_s = std::max({t.memory_s, loads_s, stream_s});
   }
   if (half_line && f.l2_tile_rate) {
