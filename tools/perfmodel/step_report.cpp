@@ -152,9 +152,9 @@ std::vector<std::string> profile_caveats(const Workload& w, const Model* m) {
       w.tokens() >= kFusedMoeRereadTokens)
     out.push_back("at " + std::to_string(w.tokens()) + " tokens vLLM's default fused_moe tile re-reads the expert "
                   "weights many times over (2-36x on an H100, validation/results/h100-groupncu), which the price does "
-                  "not count: measured on an H100 at 4096-24576 tokens, its grouped GEMMs are 9.0 / 31.5 % off median "
-                  "/ p90, long-K down projections (Mixtral) up to 37 % fast and fine-grained experts 7-15 % slow "
-                  "(h100-slabcheck); a vLLM tuned file (--moe-config) prices 4.7 / 12.7 % there");
+                  "not count: measured on an H100 at 4096-24576 tokens, its grouped GEMMs are 10.3 / 13.6 % off median "
+                  "/ p90, long-K down projections (Mixtral) up to 37 % fast and fine-grained experts 6-15 % slow "
+                  "(h100-slabcheck); a vLLM tuned file (--moe-config) prices 2.8 / 9.3 % there");
   if (w.impl == Impl::fused && linear_kind(w) == LinearKind::weight_only)
     out.push_back(std::string("the fused profile prices ") + (w.weight_dtype == DType::int8 ? "W8A16" : "W4A16") +
                   " linears as a serving engine's mixed-input GEMM (Marlin / Machete, TensorRT-LLM's fpA_intB): its "
