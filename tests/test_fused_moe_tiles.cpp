@@ -337,7 +337,7 @@ TEST_CASE("long prefills on new shapes (h100-slabcheck): vLLM's files and the de
   // h100-slabcheck: 18 pairs (Qwen3-30B-A3B, Mixtral-8x7B, DeepSeek-V2-Lite under vLLM's H100 files at 6144-24576
   // tokens; Mixtral-8x22B, Qwen3-235B-A22B, DeepSeek-V2-Lite under the H200 files' tiles at 4096-16384), never fitted.
   // Tuned 4.7 / 12.7 % as priced, 2.8 / 9.3 % now. Default 9.0 / 31.5 % as priced; 10.3 / 13.6 % since a CTA's K-loop
-  // counts its own slab (thirty-ninth session, seen here): Mixtral's long-K w2 is priced 17-37 % fast (the within-group
+  // counts its own row block (thirty-ninth session, seen here): Mixtral's long-K w2 is priced 17-37 % fast (the within-group
   // re-reads of h100-driftncu, no term yet) and the fine-grained experts 6-15 % slow.
   const TunedRun big("h100-slabcheck");
   REQUIRE(big.tuned_err.size() == 18);
@@ -355,7 +355,7 @@ TEST_CASE("long prefills on new shapes (h100-slabcheck): vLLM's files and the de
 TEST_CASE("--moe-config auto's files under --tp, and the default config at 16384 tokens (h100-autocheck, h200-autocheck)") {
   // Five tensor-parallel layouts at 1-16384 tokens, priced before the run. The default's CTA K-loop counted its
   // expert's whole A and output columns until the thirty-ninth session: at 16384 tokens Qwen3-235B-A22B TP 8's w2
-  // (K 192) was priced 2.7x its time. Default 6.7 / 22.5 -> 5.4 / 10.5 % (H100), 3.5 / 33.6 -> 3.4 / 11.8 % (H200);
+  // (K 192) was priced 2.7x its time. Default 6.7 / 22.5 -> 5.4 / 10.5 % (H100), 3.5 / 33.6 -> 3.5 / 11.9 % (H200);
   // the tuned files 4.1 / 16.5 -> 4.1 / 15.2 % and 6.5 / 12.3 -> 6.5 / 13.5 % (read_tuned.py; seen when chosen).
   const TunedRun h100("h100-autocheck");
   REQUIRE(h100.default_err.size() == 30);

@@ -250,22 +250,20 @@ KernelTimes fused_moe_gemm_cost(const Op& op, const Roofs& r) {
   const int64_t resident = std::max<int64_t>(1, r.card.sm_count * c.ctas_per_sm);
   // Short independent CTAs: a late CTA starts as soon as a slot frees, so no wave tail.
   const double waves = std::max(1.0, static_cast<double>(tiles) / static_cast<double>(resident));
-  // One CTA's K-loop: its expert's BLOCK_N x K weight slab, streamed step by step (latency-bound: a step's A tile is
-  // in flight beside its weight tile), and its own BLOCK_M x BLOCK_N output tile. Until the thirty-ninth session this
-  // was the op's bytes over the slabs, which charged each CTA its expert's whole A and output columns: at many row
-  // blocks an expert the term grew with the tokens squared and priced vLLM's default at 16384 tokens up to 2.7x slow
-  // (h100-autocheck: Qwen3-235B-A22B TP 8's w2, K 192, 2680 us against 1009; default 6.7 / 22.5 -> 5.4 / 10.5 %
-  // median / p90, h200-autocheck 3.5 / 33.6 -> 3.4 / 11.8 %, h100-tunedbig 9.3 / 20.8 -> 9.3 / 12.7 %,
-  // h100-slabcheck 9.0 / 31.5 -> 10.3 / 13.6 %; all seen when this was chosen, autocheck2 holds it out). At one row
-  // block an expert (decode, where cta_rate was fitted) the two differ by the A rows over the column blocks, a few
-  // tenths of a percent. That growth had stood in for Mixtral's long-K re-reads (h100-driftncu), which no term
-  // carries: those w2 GEMMs stay priced 11-35 % fast.
-  // The weights' bytes as the op counts them (their own dtype: fp8 / int8 weights under bf16 activations), over the
-  // launch's slabs: the expected experts touched over the groups the waves count, as the old form had them.
+  // One CTA's K-loop: its expert's BLOCK_N x K weight slab and its row block's share of the routed rows in and out,
+  // over the column slabs. At one row block an expert this is the op's bytes over the slabs, the form cta_rate was
+  // fitted with (h200-moe5 / -6 / -7); each further row block adds CTAs of its own, not bytes to every CTA's loop.
+  // Until the thirty-ninth session the rows were not divided by the row blocks: each CTA was charged its expert's whole
+  // A and output columns, the term grew with the tokens squared and priced vLLM's default at 16384 tokens up to 2.7x
+  // slow (h100-autocheck: Qwen3-235B-A22B TP 8's w2, K 192, 2680 us against 1009; default 6.7 / 22.5 -> 5.4 / 10.5 %
+  // median / p90, h200-autocheck 3.5 / 33.6 -> 3.5 / 11.9 %, h100-tunedbig 9.3 / 20.8 -> 9.3 / 12.7 %,
+  // h100-slabcheck 9.0 / 31.5 -> 10.3 / 13.6 %; all seen when this was chosen, autocheck2 holds it out). That growth
+  // had stood in for Mixtral's long-K re-reads (h100-driftncu), which no term carries: those w2 GEMMs stay 11-37 % fast.
+  // The weights are the op's own bytes (their dtype: fp8 / int8 weights under bf16 activations).
   const double routed_rows = static_cast<double>(op.moe.tokens) * static_cast<double>(op.moe.top_k);
   const double weights = op.bytes_read - routed_rows * static_cast<double>(op.gemm.k) * bytes_of(op.dtype);
-  const double slab = weights / static_cast<double>(groups * col_blocks) +
-                      static_cast<double>(c.block_m * std::min(c.block_n, op.gemm.n)) * bytes_of(op.dtype);
+  const double rows_in_out = op.bytes() - weights;
+  const double slab = (weights + rows_in_out / static_cast<double>(row_blocks)) / static_cast<double>(groups * col_blocks);
   const double tile_flops = 2.0 * static_cast<double>(c.block_m) * static_cast<double>(c.block_n) *
                             static_cast<double>(op.gemm.k);
   const double sm_rate = effective_peak(r, op.precision) * *f.mma_efficiency / r.card.sm_count;
