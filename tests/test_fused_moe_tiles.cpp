@@ -151,6 +151,20 @@ void check_stage_set(const std::string& set, size_t kernels, double median_max, 
   check_band(set, err, median_max, p90_max);
 }
 
+// A tunedmoe-style run's pairs (probe_tuned.py): how many of each config, and each config's median and p90 bounds.
+struct Bounds {
+  double median;
+  std::optional<double> p90;
+};
+void check_tuned_set(const std::string& set, size_t pairs, Bounds tuned, Bounds by_default,
+                     const std::string& card = "h100-sxm") {
+  const TunedRun run(set, card);
+  REQUIRE(run.tuned_err.size() == pairs);
+  REQUIRE(run.default_err.size() == pairs);
+  check_band(set + " tuned", run.tuned_err, tuned.median, tuned.p90);
+  check_band(set + " default", run.default_err, by_default.median, by_default.p90);
+}
+
 }  // namespace
 
 TEST_CASE("load_fused_moe_tiles: vLLM's tuned file, every entry's six fields") {
@@ -309,28 +323,18 @@ TEST_CASE("the align pads to the tuned entry's BLOCK_M: fewer row blocks to own 
 TEST_CASE("vLLM's tuned configs on an H100 (h100-tunedmoe, h100-tunedcheck): kernel times against the prices") {
   // h100-tunedmoe: the files' own models, its rule decided before the buffer count (6.1 / 11.8 % tuned then); since
   // Nsight's buffer count (seen): default 2.8 / 9.9 %, tuned 3.5 / 7.5 % (median / p90, read_tuned.py).
-  const TunedRun seen("h100-tunedmoe");
-  REQUIRE(seen.tuned_err.size() == 24);
-  REQUIRE(seen.default_err.size() == 24);
-  check_band("h100-tunedmoe default", seen.default_err, 0.035);
-  check_band("h100-tunedmoe tuned", seen.tuned_err, 0.04, 0.085);
+  check_tuned_set("h100-tunedmoe", 24, {0.04, 0.085}, {0.035, {}});
   // h100-tunedcheck: three models the files were not tuned for, priced before the run (never fitted): tuned 3.5 / 8.5 %
   // (5.0 / 12.4 % with `stages` buffers), default 4.5 / 9.8 % (Mixtral-8x22B at 4 tokens +91 %: its routing draw
   // touched 3 of 8 experts).
-  const TunedRun held("h100-tunedcheck");
-  REQUIRE(held.tuned_err.size() == 36);
-  check_band("h100-tunedcheck tuned", held.tuned_err, 0.04, 0.095);
-  check_band("h100-tunedcheck default", held.default_err, 0.05, 0.11);
+  check_tuned_set("h100-tunedcheck", 36, {0.04, 0.095}, {0.05, 0.11});
 }
 
 TEST_CASE("vLLM's own H100 files on an H100 (h100-tunedh100): what an H100 user runs, priced before the run") {
   // h100-tunedh100: Qwen3-30B-A3B, Mixtral-8x7B and DeepSeek-V2-Lite under vLLM's H100 files at 1-2048 tokens, 36
   // pairs, never fitted. Tuned 4.9 / 11.6 %, default 3.6 / 11.0 % (read_tuned.py). The largest, Mixtral-8x7B at 8
   // tokens (+46 %), is the routing draw: 5 experts touched where the price expects 7.2.
-  const TunedRun h100("h100-tunedh100");
-  REQUIRE(h100.tuned_err.size() == 36);
-  check_band("h100-tunedh100 tuned", h100.tuned_err, 0.055, 0.125);
-  check_band("h100-tunedh100 default", h100.default_err, 0.045);
+  check_tuned_set("h100-tunedh100", 36, {0.055, 0.125}, {0.045, {}});
 }
 
 TEST_CASE("long prefills on new shapes (h100-slabcheck): vLLM's files and the default config, priced before the run") {
@@ -339,17 +343,10 @@ TEST_CASE("long prefills on new shapes (h100-slabcheck): vLLM's files and the de
   // Tuned 4.7 / 12.7 % as priced, 2.8 / 9.3 % now. Default 9.0 / 31.5 % as priced; 10.3 / 13.6 % since a CTA's K-loop
   // counts its own row block (thirty-ninth session, seen here): Mixtral's long-K w2 is priced 17-37 % fast (the within-group
   // re-reads of h100-driftncu, no term yet) and the fine-grained experts 6-15 % slow.
-  const TunedRun big("h100-slabcheck");
-  REQUIRE(big.tuned_err.size() == 18);
-  REQUIRE(big.default_err.size() == 18);
-  check_band("h100-slabcheck tuned", big.tuned_err, 0.035, 0.10);
-  check_band("h100-slabcheck default", big.default_err, 0.11, 0.15);
+  check_tuned_set("h100-slabcheck", 18, {0.035, 0.10}, {0.11, 0.15});
   // h100-tunedbig: vLLM's H100 files at 4096-16384 tokens (9 pairs, never fitted). Default 9.3 / 20.8 % -> 9.3 / 12.7 %
   // with the CTA's own slab (Qwen3-30B's and DeepSeek-V2-Lite's short-K w2 at 16384 tokens had been 34-40 % slow).
-  const TunedRun tunedbig("h100-tunedbig");
-  REQUIRE(tunedbig.default_err.size() == 9);
-  check_band("h100-tunedbig tuned", tunedbig.tuned_err, 0.07, 0.16);
-  check_band("h100-tunedbig default", tunedbig.default_err, 0.10, 0.14);
+  check_tuned_set("h100-tunedbig", 9, {0.07, 0.16}, {0.10, 0.14});
 }
 
 TEST_CASE("--moe-config auto's files under --tp, and the default config at 16384 tokens (h100-autocheck, h200-autocheck)") {
@@ -357,15 +354,8 @@ TEST_CASE("--moe-config auto's files under --tp, and the default config at 16384
   // expert's whole A and output columns until the thirty-ninth session: at 16384 tokens Qwen3-235B-A22B TP 8's w2
   // (K 192) was priced 2.7x its time. Default 6.7 / 22.5 -> 5.4 / 10.5 % (H100), 3.5 / 33.6 -> 3.5 / 11.9 % (H200);
   // the tuned files 4.1 / 16.5 -> 4.1 / 15.2 % and 6.5 / 12.3 -> 6.5 / 13.5 % (read_tuned.py; seen when chosen).
-  const TunedRun h100("h100-autocheck");
-  REQUIRE(h100.default_err.size() == 30);
-  REQUIRE(h100.tuned_err.size() == 30);
-  check_band("h100-autocheck default", h100.default_err, 0.06, 0.12);
-  check_band("h100-autocheck tuned", h100.tuned_err, 0.05, 0.17);
-  const TunedRun h200("h200-autocheck", "h200");
-  REQUIRE(h200.default_err.size() == 30);
-  check_band("h200-autocheck default", h200.default_err, 0.04, 0.13);
-  check_band("h200-autocheck tuned", h200.tuned_err, 0.07, 0.145);
+  check_tuned_set("h100-autocheck", 30, {0.05, 0.17}, {0.06, 0.12});
+  check_tuned_set("h200-autocheck", 30, {0.07, 0.145}, {0.04, 0.13}, "h200");
   // The mechanism: at 16384 tokens the default's K-loop term no longer grows with the tokens squared. Qwen3-235B-A22B
   // TP 8's w2 (measured 1009 us on the H100) within 15 % of its time; the old form's 2680 us is not.
   const double w2 = grouped_s("qwen3-235b-a22b-tp8", 16384, {}).second;
