@@ -1,0 +1,35 @@
+#!/usr/bin/env python3
+"""roworder's reading (probe_roworder.py): per model and tokens, the default tile's w13 / w2 kernel times under the
+align's, sorted and shuffled row orders, each over the align's, and the fused price (`perfmodel decode --impl fused
+--moe-config default`, routed rows: it prices one order, whichever the mechanism it follows).
+
+    python3 validation/scripts/moe/read_roworder.py <results dir holding order.jsonl> [perfmodel binary] [card]
+"""
+import json
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from compare_fused import moe_ops, run_json  # noqa: E402
+
+
+def main(folder, binary=None, card="h100-sxm"):
+    recs = [json.loads(line) for line in open(os.path.join(folder, "order.jsonl"))]
+    base = {(r["model"], r["tokens"]): r for r in recs if r["order"] == "align"}
+    print("| model | tokens | order | w13 us | w2 us | w13 / align | w2 / align | max diff w13 / w2 | priced w13 / w2 us |")
+    print("| --- | ---: | --- | ---: | ---: | ---: | ---: | --- | ---: |")
+    for r in recs:
+        b = base[(r["model"], r["tokens"])]
+        price = ""
+        if binary and r["order"] == "align":
+            d = run_json(binary, "decode", "--model", r["model"], "--batch", str(r["tokens"]), "--ctx", "512", "--impl",
+                         "fused", card=card)
+            ops = moe_ops(d)
+            price = f"{ops['experts.w13'][1] * 1e6:.0f} / {ops['experts.w2'][1] * 1e6:.0f}"
+        print(f"| {r['model']} | {r['tokens']} | {r['order']} | {r['w13_us']:.0f} | {r['w2_us']:.0f} | "
+              f"{r['w13_us'] / b['w13_us']:.3f} | {r['w2_us'] / b['w2_us']:.3f} | "
+              f"{r['w13_max_diff']:.2g} / {r['w2_max_diff']:.2g} | {price} |")
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:])
