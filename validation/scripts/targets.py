@@ -522,15 +522,17 @@ def issue11(binary):
               "since the load queue (thirty-eighth session; 7.2 / 13.1 % before): Mixtral-8x7B's 3-stage entries +15 % "
               "(pairs), DeepSeek-V2-Lite's 2-stage 128 x 256 x 128 -20 -> -1 %"),
              ("vLLM's default config at long prefills, on an H100",
-              "Mixtral-8x7B's w2 at K 14336 -25 / -34 %; Qwen3-30B / DeepSeek-V2-Lite +20-23 % at 16384 tokens")),
+              "9.3 / 20.8 % before the CTA's row-block slab (thirty-ninth session, seen here): Mixtral-8x7B's w2 at K "
+              "14336 -25 / -34 %; Qwen3-30B / DeepSeek-V2-Lite +6-14 % at 16384 tokens")),
             ("h100-slabcheck", "vLLM's H100 files at 6144-24576 tokens and the H200 files' tiles on Mixtral-8x22B, "
                                "Qwen3-235B-A22B, DeepSeek-V2-Lite at 4096-16384 (priced before the run, never fitted)",
              ("vLLM's tuned configs at long prefills on new shapes, on an H100",
               "since the load queue (4.7 / 10.8 % before): DeepSeek-V2-Lite's 2-stage 256 x 128 x 128 at 24576 tokens "
               "-15 -> +5 % (pairs); Qwen3-235B at 16384 -21 %"),
              ("vLLM's default config at long prefills on new shapes, on an H100",
-              "Mixtral's long-K w2 -17 to -37 % (re-reads within a group); the slab fix (p90 13.6 %) reverted by "
-              "the run's rule (median 9.0 -> 9.3 %)"))):
+              "Mixtral's long-K w2 -17 to -37 % (re-reads within a group); 9.0 / 31.5 % before the CTA's row-block "
+              "slab (thirty-ninth session, seen here; 0b361e3's form was reverted by the run's rule, median 9.0 -> "
+              "9.3 %)"))):
         out = run([PY, os.path.join(HERE, "moe", "read_tuned.py"), f"validation/results/{folder}", binary, "h100-sxm"])
         how = f"read_tuned.py (`h100-sxm`), {folder}: {what}"
         for (label, note), line in ((tuned_row, tuned), (default_row, default)):
@@ -547,7 +549,9 @@ def issue11(binary):
         t.add(f"fused_moe grouped GEMMs, vLLM's files as `--moe-config auto` picks them under --tp, on {where}", how,
               tuned_stats(out, tuned), (0.05, 0.15))
         t.add(f"fused_moe grouped GEMMs, vLLM's default config, the same layouts, on {where}", how,
-              tuned_stats(out, default), (0.05, 0.15))
+              tuned_stats(out, default), (0.05, 0.15),
+              "6.7 / 22.5 % before the CTA's row-block slab (thirty-ninth session, seen here)" if card == "h100-sxm"
+              else "3.5 / 33.6 % before the CTA's row-block slab (thirty-ninth session, seen here)")
     # Thirty-seventh session: one GEMM's rows under tuned-style configs, one change at a time (probe_stages.py),
     # read_stages.py per kernel (w13 and w2 apart).
     for folder, label, note in (
