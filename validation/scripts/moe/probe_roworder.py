@@ -26,6 +26,10 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "production"))
 
 MODELS = {"mixtral-8x7b": (8, 2, 4096, 14336), "qwen3-30b-a3b": (128, 8, 2048, 768)}
+# roworder2 (after the first run: only Mixtral-8x7B's w2 moved): inputs of other sizes and row lengths, to tell the
+# input's footprint (Mixtral-8x7B's w2 940 MB at 16384 tokens, 235 at 4096) from its row length (28 KB).
+MODELS2 = {"mixtral-8x22b": (8, 2, 6144, 16384), "qwen3-235b-a22b": (128, 8, 4096, 1536),
+           "deepseek-v2-lite": (64, 6, 2048, 1408), "mixtral-8x7b": (8, 2, 4096, 14336)}
 TOKENS = (4096, 16384)
 ORDERS = ("align", "sorted", "shuffled")
 
@@ -56,7 +60,7 @@ def main():
     import vllm_style_moe as vmoe
     out = open(sys.argv[1], "a") if len(sys.argv) > 1 else None
     tokens = tuple(int(t) for t in sys.argv[2].split(",")) if len(sys.argv) > 2 and sys.argv[2] else TOKENS
-    models = {m: MODELS[m] for m in sys.argv[3].split(",")} if len(sys.argv) > 3 else MODELS
+    models = {m: {**MODELS, **MODELS2}[m] for m in sys.argv[3].split(",")} if len(sys.argv) > 3 else MODELS
     dev = "cuda"
     gen = torch.Generator(device=dev).manual_seed(0)
     props = torch.cuda.get_device_properties(0)
