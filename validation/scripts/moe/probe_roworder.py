@@ -17,6 +17,8 @@ align's order (rows are computed alone, so it must be 0):
   - shuffled: each expert's rows in a random order.
 
     python3 probe_roworder.py out.jsonl [tokens, comma separated] [models, comma separated]
+    ROWORDER_CONFIGS="BM,BN,BK,warps,stages[,GM];...": these configs in place of vLLM's default (roworder3)
+    ROWORDER_ONCE=1: each kernel launched once, untimed (under Nsight Compute)
 """
 import os
 import sys
@@ -52,6 +54,48 @@ def reorder(sorted_ids, ids, E, BM, order, gen):
     return out
 
 
+def configs(default):
+    """vLLM's default config, or ROWORDER_CONFIGS' list (BM,BN,BK,warps,stages[,GM]; ... )."""
+    spec = os.environ.get("ROWORDER_CONFIGS")
+    if not spec:
+        return [default]
+    out = []
+    for item in spec.split(";"):
+        v = [int(x) for x in item.split(",")]
+        out.append(dict(BM=v[0], BN=v[1], BK=v[2], num_warps=v[3], num_stages=v[4], GM=v[5] if len(v) > 5 else 1))
+    return out
+
+
+def time_orders(model, shape, T, inputs, c, copies, gen, out):
+    """One record per order: the model's w13 and w2 under config c over the same routed rows."""
+    import torch
+
+    import probe_tuned
+    import vllm_style_moe as vmoe
+    E, k, d, I = shape
+    x, topw, ids, act = inputs
+    dev = x.device
+    base_ids, expert_ids, post_pad = vmoe.moe_align_block_size(ids, E, c["BM"])
+    ref = {}
+    for order in ORDERS:
+        sorted_ids = reorder(base_ids, ids, E, c["BM"], order, gen)
+        rec = dict(model=model, experts=E, top_k=k, hidden=d, intermediate=I, tokens=T, order=order, BM=c["BM"],
+                   BN=c["BN"], BK=c["BK"], GM=c["GM"], warps=c["num_warps"], stages=c["num_stages"],
+                   padded_rows=int(post_pad.item()))
+        h = torch.empty(T * k, 2 * I, device=dev, dtype=torch.bfloat16)
+        y = torch.empty(T * k, d, device=dev, dtype=torch.bfloat16)
+        for name, a, o, tk, mul in (("w13", x, h, k, False), ("w2", act, y, 1, True)):
+            def launch(w, a=a, o=o, tk=tk, mul=mul):
+                vmoe.fused_moe_gemm(a, w, o, topw.flatten().contiguous(), sorted_ids, expert_ids, post_pad, tk, mul, c)
+            med, q1, q3 = probe_tuned.time_us([lambda w=wts[name]: launch(w) for wts in reversed(copies)])
+            rec[name + "_us"], rec[name + "_q1_us"], rec[name + "_q3_us"] = round(med, 2), round(q1, 2), round(q3, 2)
+            got = o.float()
+            if name not in ref:
+                ref[name] = got.clone()
+            rec[name + "_max_diff"] = float((got - ref[name]).abs().max())
+        probe_tuned.emit(rec, out)
+
+
 def main():
     import torch
 
@@ -61,6 +105,7 @@ def main():
     out = open(sys.argv[1], "a") if len(sys.argv) > 1 else None
     tokens = tuple(int(t) for t in sys.argv[2].split(",")) if len(sys.argv) > 2 and sys.argv[2] else TOKENS
     models = {m: {**MODELS, **MODELS2}[m] for m in sys.argv[3].split(",")} if len(sys.argv) > 3 else MODELS
+    probe_tuned.ONCE = os.environ.get("ROWORDER_ONCE") == "1"
     dev = "cuda"
     gen = torch.Generator(device=dev).manual_seed(0)
     props = torch.cuda.get_device_properties(0)
@@ -70,27 +115,8 @@ def main():
             copies = [fused_moe_layer.make_weights(E, d, I, 0, dev, gen) for _ in range(probe_tuned.COPIES)]
             for T in tokens:
                 x, topw, ids, act = probe_tuned.routed_inputs(T, E, k, d, I, gen)
-                c = vmoe.default_config(T, E)
-                base_ids, expert_ids, post_pad = vmoe.moe_align_block_size(ids, E, c["BM"])
-                ref = {}
-                for order in ORDERS:
-                    sorted_ids = reorder(base_ids, ids, E, c["BM"], order, gen)
-                    rec = dict(model=model, experts=E, top_k=k, hidden=d, intermediate=I, tokens=T, order=order,
-                               BM=c["BM"], BN=c["BN"], BK=c["BK"], GM=c["GM"], warps=c["num_warps"],
-                               stages=c["num_stages"], padded_rows=int(post_pad.item()))
-                    h = torch.empty(T * k, 2 * I, device=dev, dtype=torch.bfloat16)
-                    y = torch.empty(T * k, d, device=dev, dtype=torch.bfloat16)
-                    for name, a, o, tk, mul in (("w13", x, h, k, False), ("w2", act, y, 1, True)):
-                        def launch(w, a=a, o=o, tk=tk, mul=mul):
-                            vmoe.fused_moe_gemm(a, w, o, topw.flatten().contiguous(), sorted_ids, expert_ids,
-                                                post_pad, tk, mul, c)
-                        med, q1, q3 = probe_tuned.time_us([lambda w=wts[name]: launch(w) for wts in reversed(copies)])
-                        rec[name + "_us"], rec[name + "_q1_us"], rec[name + "_q3_us"] = round(med, 2), round(q1, 2), round(q3, 2)
-                        got = o.float()
-                        if name not in ref:
-                            ref[name] = got.clone()
-                        rec[name + "_max_diff"] = float((got - ref[name]).abs().max())
-                    probe_tuned.emit(rec, out)
+                for c in configs(vmoe.default_config(T, E)):
+                    time_orders(model, (E, k, d, I), T, (x, topw, ids, act), c, copies, gen, out)
             del copies
             torch.cuda.empty_cache()
 
