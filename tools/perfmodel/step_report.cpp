@@ -142,19 +142,23 @@ Node analysis_node(const Analysis& a) {
   return n;
 }
 
-// From this many tokens a step the default fused_moe tile's weight re-reads grow past what the price counts
-// (h100-tunedbig, h100-slabcheck; docs/model.md, "Long prefills at the default tile").
-constexpr int64_t kFusedMoeRereadTokens = 4096;
+// From this many tokens a step the default fused_moe tile's long-K down projections run slower than priced: vLLM's
+// align scatters each expert's rows over the input, which those GEMMs pay for and the price does not count
+// (h100-roworder: sorted rows run at the price; h100-tunedbig, h100-slabcheck; docs/model.md, "Long prefills at the
+// default tile").
+constexpr int64_t kFusedMoeScatterTokens = 4096;
 
 std::vector<std::string> profile_caveats(const Workload& w, const Model* m) {
   std::vector<std::string> out;
   if (m && m->moe.enabled() && w.impl == Impl::fused && w.fused_moe_tiles.empty() &&
-      w.tokens() >= kFusedMoeRereadTokens)
-    out.push_back("at " + std::to_string(w.tokens()) + " tokens vLLM's default fused_moe tile re-reads the expert "
-                  "weights many times over (2-36x on an H100, validation/results/h100-groupncu), which the price does "
-                  "not count: measured on an H100 at 4096-24576 tokens, its grouped GEMMs are 10.3 / 13.6 % off median "
-                  "/ p90, long-K down projections (Mixtral) up to 37 % fast and fine-grained experts 6-15 % slow "
-                  "(h100-slabcheck); a vLLM tuned file (--moe-config) prices 2.8 / 9.3 % there");
+      w.tokens() >= kFusedMoeScatterTokens)
+    out.push_back("at " + std::to_string(w.tokens()) + " tokens vLLM's default fused_moe tile walks each expert's "
+                  "rows in the order vLLM's align scatters them, which slows long-K down projections by a cost the "
+                  "price does not count (Mixtral's w2 1.07 / 1.38 / 1.50x its sorted-row time at 4096 / 8192 / 16384 "
+                  "tokens on an H100, validation/results/h100-roworder): measured on an H100 at 4096-24576 tokens, "
+                  "the default's grouped GEMMs are 10.3 / 13.6 % off median / p90, long-K down projections up to 37 % "
+                  "fast and fine-grained experts 6-15 % slow (h100-slabcheck); a vLLM tuned file (--moe-config) "
+                  "prices 2.8 / 9.3 % there");
   if (w.impl == Impl::fused && linear_kind(w) == LinearKind::weight_only)
     out.push_back(std::string("the fused profile prices ") + (w.weight_dtype == DType::int8 ? "W8A16" : "W4A16") +
                   " linears as a serving engine's mixed-input GEMM (Marlin / Machete, TensorRT-LLM's fpA_intB): its "
