@@ -341,8 +341,8 @@ TEST_CASE("long prefills on new shapes (h100-slabcheck): vLLM's files and the de
   // h100-slabcheck: 18 pairs (Qwen3-30B-A3B, Mixtral-8x7B, DeepSeek-V2-Lite under vLLM's H100 files at 6144-24576
   // tokens; Mixtral-8x22B, Qwen3-235B-A22B, DeepSeek-V2-Lite under the H200 files' tiles at 4096-16384), never fitted.
   // Tuned 4.7 / 12.7 % as priced, 2.8 / 9.3 % now. Default 9.0 / 31.5 % as priced; 10.3 / 13.6 % since a CTA's K-loop
-  // counts its own row block (thirty-ninth session, seen here): Mixtral's long-K w2 is priced 17-37 % fast (the within-group
-  // re-reads of h100-driftncu, no term yet) and the fine-grained experts 6-15 % slow.
+  // counts its own row block (thirty-ninth session, seen here): Mixtral's long-K w2 is priced 17-37 % fast (the align's
+  // scattered rows, h100-roworder; no term yet) and the fine-grained experts 6-15 % slow.
   check_tuned_set("h100-slabcheck", 18, {0.035, 0.10}, {0.11, 0.15});
   // h100-tunedbig: vLLM's H100 files at 4096-16384 tokens (9 pairs, never fitted). Default 9.3 / 20.8 % -> 9.3 / 12.7 %
   // with the CTA's own slab (Qwen3-30B's and DeepSeek-V2-Lite's short-K w2 at 16384 tokens had been 34-40 % slow).

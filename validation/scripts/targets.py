@@ -530,7 +530,7 @@ def issue11(binary):
               "since the load queue (4.7 / 10.8 % before): DeepSeek-V2-Lite's 2-stage 256 x 128 x 128 at 24576 tokens "
               "-15 -> +5 % (pairs); Qwen3-235B at 16384 -21 %"),
              ("vLLM's default config at long prefills on new shapes, on an H100",
-              "Mixtral's long-K w2 -17 to -37 % (re-reads within a group); 9.0 / 31.5 % before the CTA's row-block "
+              "Mixtral's long-K w2 -17 to -37 % (the align's scattered rows, h100-roworder); 9.0 / 31.5 % before the CTA's row-block "
               "slab (thirty-ninth session, seen here; 0b361e3's form was reverted by the run's rule, median 9.0 -> "
               "9.3 %)"))):
         out = run([PY, os.path.join(HERE, "moe", "read_tuned.py"), f"validation/results/{folder}", binary, "h100-sxm"])

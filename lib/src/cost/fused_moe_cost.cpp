@@ -258,7 +258,8 @@ KernelTimes fused_moe_gemm_cost(const Op& op, const Roofs& r) {
   // slow (h100-autocheck: Qwen3-235B-A22B TP 8's w2, K 192, 2680 us against 1009; default 6.7 / 22.5 -> 5.4 / 10.5 %
   // median / p90, h200-autocheck 3.5 / 33.6 -> 3.5 / 11.9 %, h100-tunedbig 9.3 / 20.8 -> 9.3 / 12.7 %,
   // h100-slabcheck 9.0 / 31.5 -> 10.3 / 13.6 %; all seen when this was chosen, autocheck2 holds it out). That growth
-  // had stood in for Mixtral's long-K re-reads (h100-driftncu), which no term carries: those w2 GEMMs stay 11-37 % fast.
+  // had stood in for what Mixtral's long-K w2 pays for the align's scattered rows (h100-roworder: sorted rows run at the
+  // price), which no term carries: those w2 GEMMs stay 11-37 % fast.
   // The weights are the op's own bytes (their dtype: fp8 / int8 weights under bf16 activations).
   const double routed_rows = static_cast<double>(op.moe.tokens) * static_cast<double>(op.moe.top_k);
   const double weights = op.bytes_read - routed_rows * static_cast<double>(op.gemm.k) * bytes_of(op.dtype);
