@@ -19,6 +19,8 @@ align's order (rows are computed alone, so it must be 0):
     python3 probe_roworder.py out.jsonl [tokens, comma separated] [models, comma separated]
     ROWORDER_CONFIGS="BM,BN,BK,warps,stages[,GM];...": these configs in place of vLLM's default (roworder3)
     ROWORDER_ONCE=1: each kernel launched once, untimed (under Nsight Compute)
+    ROWORDER_SPREAD="1,2,4": the w2 input's rows F apart in a buffer F times its size (a strided view, the same rows,
+        indices and output), so the footprint the scattered rows span grows with no other change (roworder4)
 """
 import os
 import sys
@@ -66,7 +68,12 @@ def configs(default):
     return out
 
 
-def time_orders(model, shape, T, inputs, c, copies, gen, out):
+def spreads():
+    """ROWORDER_SPREAD's factors (default 1: the input as routed)."""
+    return [int(f) for f in os.environ.get("ROWORDER_SPREAD", "1").split(",")]
+
+
+def time_orders(model, shape, T, inputs, c, copies, gen, out, spread=1):
     """One record per order: the model's w13 and w2 under config c over the same routed rows."""
     import torch
 
@@ -81,7 +88,7 @@ def time_orders(model, shape, T, inputs, c, copies, gen, out):
         sorted_ids = reorder(base_ids, ids, E, c["BM"], order, gen)
         rec = dict(model=model, experts=E, top_k=k, hidden=d, intermediate=I, tokens=T, order=order, BM=c["BM"],
                    BN=c["BN"], BK=c["BK"], GM=c["GM"], warps=c["num_warps"], stages=c["num_stages"],
-                   padded_rows=int(post_pad.item()))
+                   padded_rows=int(post_pad.item()), spread=spread)
         h = torch.empty(T * k, 2 * I, device=dev, dtype=torch.bfloat16)
         y = torch.empty(T * k, d, device=dev, dtype=torch.bfloat16)
         for name, a, o, tk, mul in (("w13", x, h, k, False), ("w2", act, y, 1, True)):
@@ -115,8 +122,14 @@ def main():
             copies = [fused_moe_layer.make_weights(E, d, I, 0, dev, gen) for _ in range(probe_tuned.COPIES)]
             for T in tokens:
                 x, topw, ids, act = probe_tuned.routed_inputs(T, E, k, d, I, gen)
-                for c in configs(vmoe.default_config(T, E)):
-                    time_orders(model, (E, k, d, I), T, (x, topw, ids, act), c, copies, gen, out)
+                for F in spreads():
+                    spread = act
+                    if F > 1:  # the same rows, F apart: the kernel reads row r at r x stride(0)
+                        spread = torch.zeros(T * k * F, I, device=dev, dtype=act.dtype)[::F]
+                        spread.copy_(act)
+                    for c in configs(vmoe.default_config(T, E)):
+                        time_orders(model, (E, k, d, I), T, (x, topw, ids, spread), c, copies, gen, out, F)
+                    del spread
             del copies
             torch.cuda.empty_cache()
 
