@@ -538,35 +538,28 @@ def issue11(binary):
         for (label, note), line in ((tuned_row, tuned), (default_row, default)):
             t.add(f"fused_moe grouped GEMMs, {label}", how, tuned_stats(out, line), (0.05, 0.15), note)
     # Thirty-sixth session: autocheck, the files `--moe-config auto` takes on TP layouts never measured, on whichever
-    # card the run got (validation/results/autocheck/README.md).
-    for card, folder in (("h100-sxm", "h100-autocheck"), ("h200", "h200-autocheck")):
+    # card the run got (validation/results/autocheck/README.md); thirty-ninth: autocheck2, three more layouts (priced
+    # before the run, both forms of the CTA's slab).
+    first = "Mixtral-8x7B TP 2 / 4, Mixtral-8x22B TP 4, Qwen3-30B-A3B TP 2, Qwen3-235B-A22B TP 8"
+    more = "Mixtral-8x7B TP 8, Mixtral-8x22B TP 8, Qwen3-235B-A22B TP 2"
+    slab = "before the CTA's row-block slab (thirty-ninth session, seen here)"
+    eight_warps = "Mixtral-8x7B TP 8 at 1 token -32 %: the file's 16 x 32 x 64 at 8 warps ran 1.4x the default's 4"
+    for card, folder, layouts, which, tuned_note, default_note in (
+            ("h100-sxm", "h100-autocheck", first, "", "", f"6.7 / 22.5 % {slab}"),
+            ("h200", "h200-autocheck", first, "", "", f"3.5 / 33.6 % {slab}"),
+            ("h100-sxm", "h100-autocheck2", more, "three more layouts", eight_warps,
+             "the CTA's row-block slab held out by the rule set before the run: 6.2 / 21.9 % at the old form's "
+             "committed prices"),
+            ("h200", "h200-autocheck2", more, "three more layouts", eight_warps, "")):
         if not os.path.isdir(f"validation/results/{folder}"):
             continue
         out = run([PY, os.path.join(HERE, "moe", "read_tuned.py"), f"validation/results/{folder}", binary, card])
-        how = (f"read_tuned.py (`{card}`), {folder}: Mixtral-8x7B TP 2 / 4, Mixtral-8x22B TP 4, Qwen3-30B-A3B TP 2, "
-               "Qwen3-235B-A22B TP 8 at 1-16384 tokens (priced before the run, never fitted)")
+        how = f"read_tuned.py (`{card}`), {folder}: {layouts} at 1-16384 tokens (priced before the run, never fitted)"
         where = "an H100" if card == "h100-sxm" else "an H200"
-        t.add(f"fused_moe grouped GEMMs, vLLM's files as `--moe-config auto` picks them under --tp, on {where}", how,
-              tuned_stats(out, tuned), (0.05, 0.15))
-        t.add(f"fused_moe grouped GEMMs, vLLM's default config, the same layouts, on {where}", how,
-              tuned_stats(out, default), (0.05, 0.15),
-              "6.7 / 22.5 % before the CTA's row-block slab (thirty-ninth session, seen here)" if card == "h100-sxm"
-              else "3.5 / 33.6 % before the CTA's row-block slab (thirty-ninth session, seen here)")
-    # Thirty-ninth session: autocheck2, three more layouts (priced before the run, both forms of the CTA's slab).
-    for card, folder in (("h100-sxm", "h100-autocheck2"), ("h200", "h200-autocheck2")):
-        if not os.path.isdir(f"validation/results/{folder}"):
-            continue
-        out = run([PY, os.path.join(HERE, "moe", "read_tuned.py"), f"validation/results/{folder}", binary, card])
-        how = (f"read_tuned.py (`{card}`), {folder}: Mixtral-8x7B TP 8, Mixtral-8x22B TP 8, Qwen3-235B-A22B TP 2 at "
-               "1-16384 tokens (priced before the run, never fitted)")
-        where = "an H100" if card == "h100-sxm" else "an H200"
-        t.add(f"fused_moe grouped GEMMs, vLLM's files as `--moe-config auto` picks them under --tp, three more "
-              f"layouts, on {where}", how, tuned_stats(out, tuned), (0.05, 0.15),
-              "Mixtral-8x7B TP 8 at 1 token -32 %: the file's 16 x 32 x 64 at 8 warps ran 1.4x the default's 4")
-        t.add(f"fused_moe grouped GEMMs, vLLM's default config, three more layouts, on {where}", how,
-              tuned_stats(out, default), (0.05, 0.15),
-              "the CTA's row-block slab held out by the rule set before the run: 6.2 / 21.9 % at the old form's "
-              "committed prices" if card == "h100-sxm" else "")
+        t.add(f"fused_moe grouped GEMMs, vLLM's files as `--moe-config auto` picks them under --tp, "
+              f"{which + ', ' if which else ''}on {where}", how, tuned_stats(out, tuned), (0.05, 0.15), tuned_note)
+        t.add(f"fused_moe grouped GEMMs, vLLM's default config, {which or 'the same layouts'}, on {where}", how,
+              tuned_stats(out, default), (0.05, 0.15), default_note)
     # Thirty-seventh session: one GEMM's rows under tuned-style configs, one change at a time (probe_stages.py),
     # read_stages.py per kernel (w13 and w2 apart).
     for folder, label, note in (
